@@ -1,0 +1,219 @@
+"""The ledger: a thin application of verbs over the memory aggregate.
+
+Each verb gets what it changes, changes it and saves it in one transaction. A concurrent
+writer that touched the same stream first makes the save fail with the library's
+IntegrityError; the verb then re-runs against fresh state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from ledger import validation
+from ledger.errors import InvalidInput, MemoryNotFound
+from ledger.memory import Memory
+from ledger.policy import DEFAULT_IMPORTANCE, DEFAULT_KIND, DEFAULT_LINK_TYPE, DEFAULT_SOURCE
+from ledger.provenance import Provenance, acting_as
+from ledger.records import EventRecord, RecordDecoder
+from ledger.settings import Settings
+from ledger.store import persistence_env
+
+T = TypeVar("T")
+
+CONFLICT_RETRIES = 5
+"""How often a verb re-runs after an optimistic-concurrency conflict before giving up."""
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    """What a caller asks to remember."""
+
+    content: str
+    kind: str = DEFAULT_KIND
+    tags: Sequence[str] = ()
+    source: str = DEFAULT_SOURCE
+    namespace: str = "default"
+    importance: float = DEFAULT_IMPORTANCE
+
+
+class Ledger(Application[UUID]):
+    """The event-sourced memory ledger: every change is an event in one log."""
+
+    name = "mnemoledger"
+
+    def __init__(self, settings: Settings | None = None, **kwargs: Any) -> None:
+        self.settings = settings or Settings()
+        env = dict(persistence_env(self.settings))
+        env.update(kwargs.pop("env", None) or {})
+        super().__init__(env=env, **kwargs)
+        self._decoder = RecordDecoder(self.mapper)
+
+    # --- verbs ---------------------------------------------------------------------------
+
+    def add(self, provenance: Provenance, items: Sequence[NewMemory]) -> list[Memory]:
+        """Remember one or more things for `provenance.user_id`, in one transaction."""
+        user_id = validation.identifier("user", provenance.user_id)
+        if not items:
+            raise InvalidInput("nothing to add: give at least one content")
+        checked = [
+            NewMemory(
+                content=validation.content(item.content),
+                kind=validation.kind(item.kind),
+                tags=validation.tags(item.tags),
+                source=validation.source(item.source),
+                namespace=validation.identifier("namespace", item.namespace) or "default",
+                importance=validation.unit_interval("importance", item.importance),
+            )
+            for item in items
+        ]
+        with acting_as(provenance):
+            memories = [
+                Memory(
+                    user_id=str(user_id),
+                    content=item.content,
+                    kind=item.kind,
+                    tags=list(item.tags),
+                    source=item.source,
+                    namespace=item.namespace,
+                    importance=item.importance,
+                )
+                for item in checked
+            ]
+        self.save(*memories)
+        return memories
+
+    def update(
+        self,
+        provenance: Provenance,
+        memory_id: str,
+        content: str,
+        tags: Sequence[str] | None = None,
+    ) -> Memory:
+        """Replace a memory's content (and tags, if given)."""
+        new_content = validation.content(content)
+        new_tags = validation.tags(tags) if tags is not None else None
+        return self._change(
+            provenance, memory_id, lambda memory: memory.update(new_content, new_tags)
+        )
+
+    def reinforce(self, provenance: Provenance, memory_id: str) -> Memory:
+        """Count one more statement of the same fact (a dedup hit)."""
+        return self._change(provenance, memory_id, lambda memory: memory.reinforce())
+
+    def link(
+        self,
+        provenance: Provenance,
+        source_id: str,
+        target_id: str,
+        link_type: str = DEFAULT_LINK_TYPE,
+        strength: float = 1.0,
+    ) -> Memory:
+        """Record a relation edge from one memory to another of the same user."""
+        link_type = str(validation.identifier("link type", link_type))
+        strength = validation.unit_interval("strength", strength)
+        target = self.memory(target_id)
+        source = self.memory(source_id)
+        if source.id == target.id:
+            raise InvalidInput("a memory cannot be linked to itself")
+        if source.user_id != target.user_id:
+            raise InvalidInput("memories of different users cannot be linked")
+        return self._change(
+            provenance,
+            source_id,
+            lambda memory: memory.link(target.id.hex, link_type, strength),
+        )
+
+    def set_ttl(self, provenance: Provenance, memory_id: str, days: float) -> Memory:
+        """Make a memory expire `days` from now."""
+        days = validation.ttl_days(days)
+        expires_at = (datetime.now(UTC) + timedelta(days=days)).isoformat()
+        return self._change(
+            provenance, memory_id, lambda memory: memory.set_ttl(days, expires_at)
+        )
+
+    def forget(self, provenance: Provenance, memory_id: str) -> Memory:
+        """Soft-delete a memory: hidden from readers, restorable, its events kept."""
+        return self._change(provenance, memory_id, lambda memory: memory.forget())
+
+    def restore(self, provenance: Provenance, memory_id: str) -> Memory:
+        """Bring a soft-deleted memory back."""
+        return self._change(provenance, memory_id, lambda memory: memory.restore())
+
+    # --- readers of the write model ------------------------------------------------------
+
+    def memory(self, memory_id: str | UUID) -> Memory:
+        """The memory's current state, folded from its events."""
+        uuid = parse_memory_id(memory_id)
+        try:
+            memory = self.repository.get(uuid)
+        except AggregateNotFoundError:
+            raise MemoryNotFound(str(memory_id)) from None
+        if not isinstance(memory, Memory):
+            raise MemoryNotFound(str(memory_id))
+        return memory
+
+    def stream(self, memory_id: str | UUID) -> list[EventRecord]:
+        """Every event of one stream, oldest first."""
+        uuid = parse_memory_id(memory_id)
+        stored = self.recorder.select_events(uuid)
+        if not stored:
+            raise MemoryNotFound(str(memory_id))
+        return [
+            self._decoder.decode(None, s.originator_id, s.originator_version, s.topic, s.state)
+            for s in stored
+        ]
+
+    def read(self, after: int = 0, limit: int = 1000, stop: int | None = None) -> list[EventRecord]:
+        """Up to `limit` events of the global log with positions greater than `after`."""
+        notifications = self.recorder.select_notifications(
+            after, limit, stop=stop, inclusive_of_start=False
+        )
+        decode = self._decoder.decode
+        return [
+            decode(n.id, n.originator_id, n.originator_version, n.topic, n.state)
+            for n in notifications
+        ]
+
+    def last_position(self) -> int:
+        """The position of the newest event in the log (0 when empty)."""
+        return self.recorder.max_notification_id() or 0
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _change(
+        self, provenance: Provenance, memory_id: str, change: Callable[[Memory], None]
+    ) -> Memory:
+        def attempt() -> Memory:
+            memory = self.memory(memory_id)
+            with acting_as(provenance, user_id=memory.user_id):
+                change(memory)
+            self.save(memory)
+            return memory
+
+        return retry_on_conflict(attempt)
+
+
+def retry_on_conflict(attempt: Callable[[], T]) -> T:
+    """Run `attempt`; on an optimistic-concurrency conflict run it again on fresh state."""
+    for _ in range(CONFLICT_RETRIES - 1):
+        try:
+            return attempt()
+        except IntegrityError:
+            continue
+    return attempt()
+
+
+def parse_memory_id(memory_id: str | UUID) -> UUID:
+    if isinstance(memory_id, UUID):
+        return memory_id
+    try:
+        return UUID(str(memory_id).strip())
+    except ValueError:
+        raise MemoryNotFound(str(memory_id)) from None

@@ -1,0 +1,50 @@
+"""Every seed threshold and policy the ledger enforces, in one place.
+
+Each constant carries the seed section it comes from; where a seed is silent the comment
+says so. Settings that a deployment may tune live in `ledger.settings` and take their
+defaults from here.
+"""
+
+from typing import Final
+
+# --- input limits: seed 001 §1 (memory model) and §2.1 (insert validation) ---------------
+MAX_CONTENT_CHARS: Final = 8192
+MAX_TAGS: Final = 20
+MAX_TAG_CHARS: Final = 32
+MAX_SOURCE_CHARS: Final = 64
+
+# --- layers: seed 001 §1 ("All API writes enter Buffer regardless of any layer parameter")
+BUFFER: Final = "buffer"
+WORKING: Final = "working"
+CORE: Final = "core"
+LAYERS: Final = (BUFFER, WORKING, CORE)
+ENTRY_LAYER: Final = BUFFER
+
+# --- kinds: seed 001 §1 ("semantic" is the default kind) ------------------------------
+SEMANTIC: Final = "semantic"
+EPISODIC: Final = "episodic"
+PROCEDURAL: Final = "procedural"
+KINDS: Final = (SEMANTIC, EPISODIC, PROCEDURAL)
+DEFAULT_KIND: Final = SEMANTIC
+
+# --- states of a memory: seed 003 §7 (TTL + soft delete) -------------------------------
+ACTIVE: Final = "active"
+FORGOTTEN: Final = "forgotten"  # soft-deleted, restorable
+STATES: Final = (ACTIVE, FORGOTTEN)
+
+# --- importance: seed 001 §1 (0.0-1.0). No seed names an initial value; 0.5 is neutral.
+MIN_IMPORTANCE: Final = 0.0
+MAX_IMPORTANCE: Final = 1.0
+DEFAULT_IMPORTANCE: Final = 0.5
+
+# --- relations: seed 003 §2 (edges carry a strength in 0..1) ---------------------------
+DEFAULT_LINK_TYPE: Final = "related"
+DEFAULT_LINK_STRENGTH: Final = 1.0
+
+# --- TTL: seed 002 (ttlDays) and 003 §7; bounded so expiry dates stay representable ----
+MAX_TTL_DAYS: Final = 36500
+
+# --- identifiers: not in the seeds; bounded so ids stay printable and indexable --------
+MAX_ID_CHARS: Final = 128
+DEFAULT_SOURCE: Final = "api"
+SYSTEM_ACTOR: Final = "system"

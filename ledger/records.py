@@ -1,0 +1,107 @@
+"""A read-only, fast view of stored events for readers of the log.
+
+Projections read hundreds of thousands of events on a rebuild; folding each into a library
+domain event object costs more than the rest of the work, so readers get `EventRecord`s
+decoded straight from the stored JSON. Ledger events hold only JSON-native values plus the
+library's timestamp, which is the one field converted here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import Mapper
+
+from ledger.event import METADATA_FIELDS
+
+_LIBRARY_FIELDS = ("originator_topic",)
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One event as readers see it."""
+
+    position: int | None
+    """Notification id in the global log (None when read from a single stream)."""
+    stream_id: str
+    """The aggregate (memory, core document, command) the event belongs to."""
+    version: int
+    """The event's version within its stream."""
+    type: str
+    """The event's name, e.g. `MemoryAdded`."""
+    at: datetime
+    """When it happened (UTC)."""
+    user_id: str
+    actor: str
+    agent_id: str | None
+    thread_id: str | None
+    causation_id: str
+    prompt_version: str | None
+    data: dict[str, Any] = field(default_factory=dict)
+    """The event's own fields."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "type": self.type,
+            "stream": self.stream_id,
+            "version": self.version,
+            "at": self.at.isoformat(),
+            "user_id": self.user_id,
+            "actor": self.actor,
+            "agent_id": self.agent_id,
+            "thread_id": self.thread_id,
+            "causation_id": self.causation_id,
+            "prompt_version": self.prompt_version,
+            "data": self.data,
+        }
+
+
+def event_type(topic: str) -> str:
+    """`ledger.memory:Memory.MemoryAdded` -> `MemoryAdded`."""
+    return topic.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+
+
+class RecordDecoder:
+    """Turns stored (topic, state) pairs into `EventRecord`s, honouring the app's mapper."""
+
+    def __init__(self, mapper: Mapper[Any]) -> None:
+        self._cipher = mapper.cipher
+        self._compressor = mapper.compressor
+
+    def decode(
+        self,
+        position: int | None,
+        originator_id: UUID | str,
+        version: int,
+        topic: str,
+        state: bytes,
+    ) -> EventRecord:
+        if self._cipher is not None:
+            state = self._cipher.decrypt(state)
+        if self._compressor is not None:
+            state = self._compressor.decompress(state)
+        data: dict[str, Any] = json.loads(state)
+        timestamp = data.pop("timestamp")
+        for name in _LIBRARY_FIELDS:
+            data.pop(name, None)
+        data.pop("class_version", None)
+        meta = [data.pop(name, None) for name in METADATA_FIELDS]
+        return EventRecord(
+            position,
+            originator_id.hex if isinstance(originator_id, UUID) else originator_id,
+            version,
+            event_type(topic),
+            datetime.fromisoformat(timestamp["_data_"]),
+            meta[0] or "",
+            meta[1] or "",
+            meta[2],
+            meta[3],
+            meta[4] or "",
+            meta[5],
+            data,
+        )

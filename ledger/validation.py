@@ -1,0 +1,108 @@
+"""Input validation of seed 001 §2.1, with errors a person can act on."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable
+
+from ledger.errors import InvalidInput
+from ledger.policy import (
+    KINDS,
+    MAX_CONTENT_CHARS,
+    MAX_ID_CHARS,
+    MAX_IMPORTANCE,
+    MAX_SOURCE_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TTL_DAYS,
+    MIN_IMPORTANCE,
+)
+
+
+def normalize_text(text: str) -> str:
+    """NFC, no control characters but newlines and tabs, trimmed (HAEMA step 1)."""
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+    return text.strip()
+
+
+def content(text: object) -> str:
+    if not isinstance(text, str):
+        raise InvalidInput(f"content must be text, not {type(text).__name__}")
+    normalized = normalize_text(text)
+    if not normalized:
+        raise InvalidInput("content is empty")
+    if len(normalized) > MAX_CONTENT_CHARS:
+        raise InvalidInput(
+            f"content has {len(normalized)} characters; the limit is {MAX_CONTENT_CHARS}"
+        )
+    return normalized
+
+
+def tags(values: Iterable[object] | None) -> list[str]:
+    if values is None:
+        return []
+    if isinstance(values, str):
+        raise InvalidInput("tags must be a list of strings, not one string")
+    cleaned: list[str] = []
+    for value in values:
+        if not isinstance(value, str):
+            raise InvalidInput(f"tag {value!r} is not text")
+        tag = normalize_text(value)
+        if not tag:
+            raise InvalidInput("tags must not be empty")
+        if len(tag) > MAX_TAG_CHARS:
+            raise InvalidInput(f"tag {tag[:40]!r} is longer than {MAX_TAG_CHARS} characters")
+        if tag not in cleaned:
+            cleaned.append(tag)
+    if len(cleaned) > MAX_TAGS:
+        raise InvalidInput(f"{len(cleaned)} tags given; the limit is {MAX_TAGS}")
+    return cleaned
+
+
+def source(value: object) -> str:
+    if not isinstance(value, str) or not normalize_text(value):
+        raise InvalidInput("source must be non-empty text")
+    value = normalize_text(value)
+    if len(value) > MAX_SOURCE_CHARS:
+        raise InvalidInput(f"source is longer than {MAX_SOURCE_CHARS} characters")
+    return value
+
+
+def kind(value: object) -> str:
+    if value not in KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}; got {value!r}")
+    assert isinstance(value, str)
+    return value
+
+
+def identifier(name: str, value: object, *, required: bool = True) -> str | None:
+    """A user, agent, thread or namespace id: printable, no spaces, bounded."""
+    if value is None or value == "":
+        if required:
+            raise InvalidInput(f"{name} is required")
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be text")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInput(f"{name} is longer than {MAX_ID_CHARS} characters")
+    if not value.isprintable() or any(ch.isspace() for ch in value):
+        raise InvalidInput(f"{name} {value!r} must be printable with no spaces")
+    return value
+
+
+def unit_interval(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise InvalidInput(f"{name} must be a number")
+    if not MIN_IMPORTANCE <= value <= MAX_IMPORTANCE:
+        raise InvalidInput(f"{name} must be between 0 and 1; got {value}")
+    return float(value)
+
+
+def ttl_days(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise InvalidInput("days must be a number")
+    if not 0 < value <= MAX_TTL_DAYS:
+        raise InvalidInput(f"days must be more than 0 and at most {MAX_TTL_DAYS}; got {value}")
+    return float(value)
