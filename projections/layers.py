@@ -1,0 +1,424 @@
+"""The `layers` read model: the current state of every memory, with an FTS5 keyword index.
+
+SQLAlchemy defines the schema and owns the connection; the hot path uses executemany over
+plain tuples, because a rebuild pushes every event of the log through here. Each page of
+events is one transaction that also records the page's last position.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    text,
+)
+
+from ledger import EventRecord
+from ledger.policy import ACTIVE, ENTRY_LAYER, FORGOTTEN
+
+metadata = MetaData()
+
+memories = Table(
+    "memories",
+    metadata,
+    Column("seq", Integer, primary_key=True),  # also the FTS5 rowid
+    Column("id", String(32), unique=True, nullable=False),
+    Column("user_id", String, nullable=False, index=True),
+    Column("content", Text, nullable=False),
+    Column("kind", String, nullable=False),
+    Column("tags", Text, nullable=False),
+    Column("source", String, nullable=False),
+    Column("namespace", String, nullable=False),
+    Column("importance", Float, nullable=False),
+    Column("layer", String, nullable=False),
+    Column("state", String, nullable=False),
+    Column("repetition_count", Integer, nullable=False),
+    Column("expires_at", String),
+    Column("created_at", String, nullable=False),
+    Column("updated_at", String, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("position", Integer, nullable=False),
+)
+
+links = Table(
+    "links",
+    metadata,
+    Column("source_id", String(32), primary_key=True),
+    Column("target_id", String(32), primary_key=True),
+    Column("user_id", String, nullable=False, index=True),
+    Column("type", String, nullable=False),
+    Column("strength", Float, nullable=False),
+    Column("at", String, nullable=False),
+)
+
+positions = Table(
+    "projection_position",
+    metadata,
+    Column("name", String, primary_key=True),
+    Column("position", Integer, nullable=False),
+)
+
+_COLUMNS = [c.name for c in memories.columns]
+_UPSERT = (
+    f"INSERT OR REPLACE INTO memories ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(_COLUMNS))})"
+)
+_FTS_CREATE = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5("
+    "content, tokenize = 'unicode61 remove_diacritics 2')"
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    """A memory as the read model holds it."""
+
+    id: str
+    user_id: str
+    content: str
+    kind: str
+    tags: list[str]
+    source: str
+    namespace: str
+    importance: float
+    layer: str
+    state: str
+    repetition_count: int
+    expires_at: str | None
+    created_at: str
+    updated_at: str
+    version: int
+    position: int
+
+    def is_expired(self, now: datetime | None = None) -> bool:
+        if self.expires_at is None:
+            return False
+        return datetime.fromisoformat(self.expires_at) <= (now or datetime.now(UTC))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "user_id": self.user_id,
+            "content": self.content,
+            "layer": self.layer,
+            "kind": self.kind,
+            "state": self.state,
+            "importance": self.importance,
+            "tags": self.tags,
+            "source": self.source,
+            "namespace": self.namespace,
+            "repetition_count": self.repetition_count,
+            "expires_at": self.expires_at,
+            "expired": self.is_expired(),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "version": self.version,
+        }
+
+
+class LayersProjection:
+    """Current state of every memory (layer, kind, state, counters, TTL) + keyword index."""
+
+    name = "layers"
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.engine: Engine = create_engine(f"sqlite:///{path}")
+        event.listen(self.engine, "connect", _configure_sqlite)
+        self._create()
+
+    def _create(self) -> None:
+        with self.engine.begin() as conn:
+            metadata.create_all(conn)
+            conn.exec_driver_sql(_FTS_CREATE)
+
+    # --- Projection ----------------------------------------------------------------------
+
+    def position(self) -> int:
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                text("SELECT position FROM projection_position WHERE name = :name"),
+                {"name": self.name},
+            ).scalar()
+        return int(value or 0)
+
+    def reset(self) -> None:
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
+            metadata.drop_all(conn)
+        self._create()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def apply(self, records: Sequence[EventRecord]) -> None:
+        if not records:
+            return
+        with self.engine.begin() as conn:
+            _Page(conn).apply(records)
+            conn.exec_driver_sql(
+                "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, ?)",
+                (self.name, records[-1].position),
+            )
+
+    # --- queries -------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRow | None:
+        with self.engine.connect() as conn:
+            rows = _select(conn, "WHERE id = ?", (memory_id,))
+        return rows[0] if rows else None
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRow]:
+        found: dict[str, MemoryRow] = {}
+        with self.engine.connect() as conn:
+            for chunk in _chunks(list(memory_ids), 500):
+                marks = ", ".join("?" * len(chunk))
+                for row in _select(conn, f"WHERE id IN ({marks})", tuple(chunk)):
+                    found[row.id] = row
+        return found
+
+    def list(
+        self, user_id: str | None = None, layer: str | None = None, state: str | None = None
+    ) -> list[MemoryRow]:
+        """Memories ordered by id, filtered by user, layer and state when given."""
+        clauses, params = [], []
+        for column, value in (("user_id", user_id), ("layer", layer), ("state", state)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+        with self.engine.connect() as conn:
+            return _select(conn, where + " ORDER BY id", tuple(params))
+
+    def links_of(self, memory_id: str) -> list[dict[str, Any]]:
+        with self.engine.connect() as conn:
+            result = conn.exec_driver_sql(
+                "SELECT target_id, type, strength, at FROM links WHERE source_id = ? "
+                "ORDER BY target_id",
+                (memory_id,),
+            )
+            return [
+                {"from": memory_id, "to": r[0], "type": r[1], "strength": r[2], "at": r[3]}
+                for r in result
+            ]
+
+    def keyword_search(self, user_id: str, query: str, k: int) -> list[tuple[str, float]]:
+        """Active memories of `user_id` matching any word of `query`, best BM25 first."""
+        words = _WORD.findall(query.lower())
+        if not words:
+            return []
+        match = " OR ".join('"' + w + '"' for w in dict.fromkeys(words))
+        with self.engine.connect() as conn:
+            result = conn.exec_driver_sql(
+                "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
+                "JOIN memories m ON m.seq = memories_fts.rowid "
+                "WHERE memories_fts MATCH ? AND m.user_id = ? AND m.state = ? "
+                "ORDER BY rank LIMIT ?",
+                (match, user_id, ACTIVE, k),
+            )
+            return [(r[0], -float(r[1])) for r in result]
+
+    def counts(self) -> dict[str, Any]:
+        with self.engine.connect() as conn:
+            by = conn.exec_driver_sql(
+                "SELECT layer, state, COUNT(*) FROM memories GROUP BY layer, state"
+            ).all()
+            users = conn.exec_driver_sql("SELECT COUNT(DISTINCT user_id) FROM memories").scalar()
+            edges = conn.exec_driver_sql("SELECT COUNT(*) FROM links").scalar()
+        return {
+            "memories": sum(r[2] for r in by),
+            "users": int(users or 0),
+            "links": int(edges or 0),
+            "by_layer": _sum_by(by, 0),
+            "by_state": _sum_by(by, 1),
+        }
+
+
+class _Page:
+    """Folds one page of events into rows, then writes them with a few executemany calls."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.rows: dict[str, list[Any]] = {}
+        self.new: set[str] = set()
+        self.reindex: set[str] = set()
+        self.edges: list[tuple[str, str, str, str, float, str]] = []
+        self._next_seq = int(
+            conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0
+        ) + 1
+
+    def apply(self, records: Sequence[EventRecord]) -> None:
+        self._load(
+            {r.stream_id for r in records if r.type != "MemoryAdded" and r.type in _HANDLED}
+        )
+        for record in records:
+            handler = _HANDLED.get(record.type)
+            if handler is not None:
+                handler(self, record)
+        self._write()
+
+    def _load(self, ids: set[str]) -> None:
+        for chunk in _chunks(sorted(ids), 500):
+            marks = ", ".join("?" * len(chunk))
+            result = self.conn.exec_driver_sql(
+                f"SELECT {', '.join(_COLUMNS)} FROM memories WHERE id IN ({marks})",
+                tuple(chunk),
+            )
+            for row in result:
+                self.rows[row[1]] = list(row)
+
+    def _row(self, record: EventRecord) -> list[Any] | None:
+        row = self.rows.get(record.stream_id)
+        if row is not None:
+            row[_I["version"]] = record.version
+            row[_I["updated_at"]] = record.at.isoformat()
+            row[_I["position"]] = record.position
+        return row
+
+    def added(self, record: EventRecord) -> None:
+        d = record.data
+        at = record.at.isoformat()
+        self.rows[record.stream_id] = [
+            self._next_seq,
+            record.stream_id,
+            record.user_id,
+            d["content"],
+            d["kind"],
+            json.dumps(d["tags"]),
+            d["source"],
+            d["namespace"],
+            d["importance"],
+            ENTRY_LAYER,
+            ACTIVE,
+            0,
+            None,
+            at,
+            at,
+            record.version,
+            record.position,
+        ]
+        self._next_seq += 1
+        self.new.add(record.stream_id)
+
+    def updated(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is None:
+            return
+        row[_I["content"]] = record.data["content"]
+        if record.data.get("tags") is not None:
+            row[_I["tags"]] = json.dumps(record.data["tags"])
+        self.reindex.add(record.stream_id)
+
+    def reinforced(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["repetition_count"]] += 1
+
+    def ttl_set(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["expires_at"]] = record.data["expires_at"]
+
+    def soft_deleted(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["state"]] = FORGOTTEN
+
+    def restored(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["state"]] = ACTIVE
+
+    def linked(self, record: EventRecord) -> None:
+        self._row(record)
+        d = record.data
+        self.edges.append(
+            (
+                record.stream_id,
+                d["target_id"],
+                record.user_id,
+                d["link_type"],
+                d["strength"],
+                record.at.isoformat(),
+            )
+        )
+
+    def _write(self) -> None:
+        if self.rows:
+            self.conn.exec_driver_sql(_UPSERT, [tuple(r) for r in self.rows.values()])
+        seq, content = _I["seq"], _I["content"]
+        stale = [(self.rows[i][seq],) for i in self.reindex - self.new if i in self.rows]
+        if stale:
+            self.conn.exec_driver_sql("DELETE FROM memories_fts WHERE rowid = ?", stale)
+        fresh = [(self.rows[i][seq], self.rows[i][content]) for i in self.new | self.reindex]
+        if fresh:
+            self.conn.exec_driver_sql(
+                "INSERT INTO memories_fts (rowid, content) VALUES (?, ?)", fresh
+            )
+        if self.edges:
+            self.conn.exec_driver_sql(
+                "INSERT OR REPLACE INTO links (source_id, target_id, user_id, type, strength, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                self.edges,
+            )
+
+
+_I = {name: index for index, name in enumerate(_COLUMNS)}
+_HANDLED = {
+    "MemoryAdded": _Page.added,
+    "MemoryUpdated": _Page.updated,
+    "MemoryReinforced": _Page.reinforced,
+    "TTLSet": _Page.ttl_set,
+    "MemorySoftDeleted": _Page.soft_deleted,
+    "MemoryRestored": _Page.restored,
+    "MemoryLinked": _Page.linked,
+}
+
+
+def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _select(conn: Connection, where: str, params: tuple[Any, ...]) -> list[MemoryRow]:
+    result = conn.exec_driver_sql(f"SELECT {', '.join(_COLUMNS[1:])} FROM memories {where}", params)
+    rows = []
+    for r in result:
+        values = list(r)
+        values[_I["tags"] - 1] = json.loads(values[_I["tags"] - 1])
+        rows.append(MemoryRow(*values))
+    return rows
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _sum_by(rows: Sequence[Any], column: int) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for row in rows:
+        totals[row[column]] = totals.get(row[column], 0) + row[2]
+    return totals
