@@ -34,12 +34,12 @@ class Provenance:
     """The prompt that decided the change, where an LLM decided."""
 
 
-_current: ContextVar[Provenance] = ContextVar("provenance", default=Provenance())
+_current: ContextVar[Provenance | None] = ContextVar("provenance", default=None)
 
 
 def current() -> Provenance:
-    """The provenance of the command being executed."""
-    return _current.get()
+    """The provenance of the command being executed (a system one outside any command)."""
+    return _current.get() or Provenance()
 
 
 @contextmanager

@@ -1,0 +1,5 @@
+"""`python -m commands` runs the CLI (the same as the `mnemoledger` script)."""
+
+from commands.cli import main
+
+main()

@@ -1,0 +1,276 @@
+"""The `mnemoledger` command line: a thin skin over `MnemoLedger` (see ../shared/CLI.md).
+
+Errors are one line on stderr starting with `error:`; exit status 2 for bad usage or bad
+input, 1 for anything else. A refused command writes nothing to the log.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from commands import output
+from commands.demo import run_demo
+from commands.options import CliState, global_options, pass_state, writer_options
+from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
+from ledger.policy import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_LINK_STRENGTH,
+    DEFAULT_LINK_TYPE,
+    KINDS,
+    LAYERS,
+    SEARCH_DEFAULT_K,
+    STATES,
+)
+
+BAD_INPUT = (InvalidInput, MemoryNotFound, InvalidTransition)
+
+
+class LedgerGroup(click.Group):
+    """Turns every failure into one `error:` line and the contract's exit status."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            _fail("aborted", 1)
+        except click.UsageError as error:
+            _fail(error.format_message(), 2)
+        except click.ClickException as error:
+            _fail(error.format_message(), error.exit_code)
+        except BAD_INPUT as error:
+            _fail(str(error), 2)
+        except LedgerError as error:
+            _fail(str(error), 1)
+        except BrokenPipeError:
+            sys.exit(1)
+        except Exception as error:
+            if os.environ.get("MNEMOLEDGER_DEBUG"):
+                raise
+            _fail(f"{type(error).__name__}: {error} (set MNEMOLEDGER_DEBUG=1 for a traceback)", 1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def _fail(message: str, status: int) -> None:
+    first_line = message.strip().splitlines()[0] if message.strip() else "failed"
+    click.echo(f"error: {first_line}", err=True)
+    sys.exit(status)
+
+
+def _tags(value: str | None) -> list[str]:
+    return [] if not value else [tag.strip() for tag in value.split(",")]
+
+
+@click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@global_options
+@click.version_option(package_name="mnemoledger")
+def cli() -> None:
+    """An event-sourced memory ledger for AI agents.
+
+    Every change is an immutable event in one log; the layers, the search indexes and the
+    history are read models rebuilt from it. Start with `mnemoledger demo`.
+    """
+
+
+@cli.command()
+@global_options
+@pass_state
+def demo(state: CliState) -> None:
+    """Load a bundled sample conversation into a fresh home and show what the ledger keeps."""
+    run_demo(state.home, as_json=state.as_json)
+
+
+@cli.command()
+@click.argument("text", nargs=-1, required=True)
+@click.option("--user", required=True, help="User the memories belong to.")
+@writer_options
+@click.option("--kind", type=click.Choice(KINDS), default=DEFAULT_KIND, show_default=True)
+@click.option("--tags", help="Comma-separated tags (at most 20 of at most 32 characters).")
+@click.option("--source", default="cli", show_default=True, help="Where the content came from.")
+@click.option("--namespace", default="default", show_default=True)
+@click.option("--importance", type=float, default=DEFAULT_IMPORTANCE, show_default=True)
+@global_options
+@pass_state
+def add(
+    state: CliState, text: tuple[str, ...], user: str, agent: str | None, thread: str | None,
+    kind: str, tags: str | None, source: str, namespace: str, importance: float,
+) -> None:
+    """Remember one or more TEXTs for a user, in one atomic write."""
+    result = state.ledger().add(
+        list(text), user=user, agent=agent, thread=thread, kind=kind, tags=_tags(tags),
+        source=source, namespace=namespace, importance=importance,
+    )
+    output.emit(
+        state.as_json, result, lambda: output.memories_table(result.memories, "added")
+    )
+
+
+@cli.command()
+@click.argument("memory_id")
+@global_options
+@pass_state
+def get(state: CliState, memory_id: str) -> None:
+    """Show one memory's current state."""
+    memory = state.ledger().get(memory_id)
+    output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
+
+
+@cli.command(name="list")
+@click.option("--user", help="Only this user's memories.")
+@click.option("--layer", type=click.Choice(LAYERS))
+@click.option("--state", "memory_state", type=click.Choice(STATES))
+@global_options
+@pass_state
+def list_memories(
+    state: CliState, user: str | None, layer: str | None, memory_state: str | None
+) -> None:
+    """List current memories, ordered by id."""
+    memories = state.ledger().list(user=user, layer=layer, state=memory_state)
+    output.emit(state.as_json, memories, lambda: output.memories_table(memories))
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--user", required=True)
+@click.option("--k", "k", type=int, default=SEARCH_DEFAULT_K, show_default=True)
+@global_options
+@pass_state
+def search(state: CliState, query: str, user: str, k: int) -> None:
+    """Hybrid search (vectors + keywords, fused by reciprocal rank) in a user's memories."""
+    hits = state.ledger().search(query, user=user, k=k)
+    output.emit(state.as_json, hits, lambda: output.hits_table(hits))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.argument("text")
+@click.option("--tags", help="Replace the tags (comma-separated).")
+@writer_options
+@global_options
+@pass_state
+def update(
+    state: CliState, memory_id: str, text: str, tags: str | None, agent: str | None,
+    thread: str | None,
+) -> None:
+    """Replace a memory's content (UPDATE)."""
+    memory = state.ledger().update(
+        memory_id, text, tags=_tags(tags) if tags is not None else None, agent=agent,
+        thread=thread,
+    )
+    output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
+
+
+@cli.command()
+@click.argument("source_id")
+@click.argument("target_id")
+@click.option("--type", "link_type", default=DEFAULT_LINK_TYPE, show_default=True)
+@click.option("--strength", type=float, default=DEFAULT_LINK_STRENGTH, show_default=True)
+@click.option("--agent")
+@global_options
+@pass_state
+def link(
+    state: CliState, source_id: str, target_id: str, link_type: str, strength: float,
+    agent: str | None,
+) -> None:
+    """Relate two memories of the same user (LINK)."""
+    edge = state.ledger().link(
+        source_id, target_id, link_type=link_type, strength=strength, agent=agent
+    )
+    output.emit(
+        state.as_json, edge,
+        lambda: output.stdout.print(f"{edge.from_id} -[{edge.type} {edge.strength}]-> {edge.to}"),
+    )
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--days", type=float, required=True, help="Expire this many days from now.")
+@click.option("--agent")
+@global_options
+@pass_state
+def ttl(state: CliState, memory_id: str, days: float, agent: str | None) -> None:
+    """Make a memory expire after a number of days (TTL)."""
+    memory = state.ledger().ttl(memory_id, days, agent=agent)
+    output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--agent")
+@global_options
+@pass_state
+def forget(state: CliState, memory_id: str, agent: str | None) -> None:
+    """Soft-delete a memory (its events stay; `restore` brings it back)."""
+    memory = state.ledger().forget(memory_id, agent=agent)
+    output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--agent")
+@global_options
+@pass_state
+def restore(state: CliState, memory_id: str, agent: str | None) -> None:
+    """Bring back a soft-deleted memory (RESTORE)."""
+    memory = state.ledger().restore(memory_id, agent=agent)
+    output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
+
+
+@cli.command()
+@click.argument("memory_id")
+@global_options
+@pass_state
+def history(state: CliState, memory_id: str) -> None:
+    """Every event of one memory, oldest first, with who did it and when."""
+    events = state.ledger().history(memory_id)
+    output.emit(state.as_json, events, lambda: output.events_table(events))
+
+
+@cli.command()
+@click.option("--user", help="Only events of this user.")
+@click.option("--since", type=click.IntRange(min=0), default=0, help="Only after this position.")
+@click.option("--type", "event_type", help="Only events of this type, e.g. MemoryAdded.")
+@click.option("--limit", type=click.IntRange(min=1), help="At most this many events.")
+@global_options
+@pass_state
+def log(
+    state: CliState, user: str | None, since: int, event_type: str | None, limit: int | None
+) -> None:
+    """The raw event log, oldest first."""
+    events = state.ledger().log(user=user, since=since, event_type=event_type, limit=limit)
+    output.emit(state.as_json, events, lambda: output.events_table(events))
+
+
+@cli.command()
+@click.argument("projection", required=False)
+@global_options
+@pass_state
+def rebuild(state: CliState, projection: str | None) -> None:
+    """Drop read models (all, or PROJECTION: layers, vectors) and replay them from the log."""
+    with output.progress_bar(not state.as_json, "rebuilding") as progress:
+        result = state.ledger().rebuild(projection, progress)
+    output.emit(
+        state.as_json, result,
+        lambda: output.stdout.print(
+            f"rebuilt {', '.join(result.projections)} from {result.events} events "
+            f"in {result.seconds:.2f} s"
+        ),
+    )
+
+
+@cli.command()
+@global_options
+@pass_state
+def stats(state: CliState) -> None:
+    """Counts of the log and the read models."""
+    result = state.ledger().stats()
+    output.emit(state.as_json, result, lambda: output.stdout.print_json(result.model_dump_json()))
+
+
+def main() -> None:
+    cli.main(prog_name="mnemoledger")

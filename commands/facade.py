@@ -1,0 +1,302 @@
+"""`MnemoLedger`: the Python API. Every CLI command is one method here.
+
+    from commands import MnemoLedger
+
+    with MnemoLedger(home="~/.agent-memory", actor="me") as memory:
+        result = memory.add(["I moved to Lisbon in May"], user="maya")
+        hits = memory.search("where does she live", user="maya")
+
+Writes go to the event log and return at once; reads first bring the read models up to
+date with the log (a few milliseconds when nothing changed), so a reader always sees every
+acknowledged write.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from projections.vectors import VectorsProjection
+
+from commands.models import (
+    AddResult,
+    EdgeOut,
+    EventOut,
+    MemoryOut,
+    RebuildResult,
+    SearchHit,
+    Stats,
+)
+from commands.search import hybrid_search
+from ledger import Ledger, Memory, NewMemory, Provenance, Settings
+from ledger.errors import InvalidInput, MemoryNotFound
+from ledger.policy import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_LINK_STRENGTH,
+    DEFAULT_LINK_TYPE,
+    DEFAULT_SOURCE,
+    SEARCH_DEFAULT_K,
+    SEARCH_MAX_K,
+)
+from ledger.validation import identifier
+from projections.embeddings import make_embedder
+from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+from projections.layers import LayersProjection, MemoryRow
+from projections.runner import Progress, Runner
+
+
+def default_actor() -> str:
+    """Who is acting when nobody says: `$MNEMOLEDGER_ACTOR`, else `cli:<login>`."""
+    if actor := os.environ.get("MNEMOLEDGER_ACTOR"):
+        return actor
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
+
+
+class MnemoLedger:
+    """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        actor: str | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        base = settings or Settings()
+        if home is not None:
+            base = base.model_copy(update={"home": Path(home).expanduser()})
+        self.settings = base
+        self.actor = actor or default_actor()
+        self.ledger = Ledger(self.settings)
+        directory = self.settings.projections_dir
+        self.embedder = CachedEmbedder(
+            make_embedder(self.settings), EmbeddingCache(self.settings.home / "embeddings.sqlite3")
+        )
+        self.layers = LayersProjection(directory / "layers.sqlite3")
+        self.vectors = VectorsProjection(directory / "vectors", self.embedder)
+        self.runner = Runner(self.ledger, [self.layers, self.vectors], directory / ".lock")
+
+    # --- writes --------------------------------------------------------------------------
+
+    def add(
+        self,
+        contents: Sequence[str],
+        *,
+        user: str,
+        agent: str | None = None,
+        thread: str | None = None,
+        kind: str = DEFAULT_KIND,
+        tags: Sequence[str] = (),
+        source: str = DEFAULT_SOURCE,
+        namespace: str = "default",
+        importance: float = DEFAULT_IMPORTANCE,
+    ) -> AddResult:
+        """Remember one or more contents for `user` in one atomic write."""
+        if isinstance(contents, str):
+            contents = [contents]
+        provenance = self._provenance(user, agent, thread)
+        items = [
+            NewMemory(c, kind, tuple(tags), source, namespace, importance) for c in contents
+        ]
+        memories = self.ledger.add(provenance, items)
+        return AddResult(
+            command_id=provenance.causation_id,
+            memories=[_from_aggregate(m) for m in memories],
+        )
+
+    def update(
+        self, memory_id: str, content: str, *, tags: Sequence[str] | None = None,
+        agent: str | None = None, thread: str | None = None,
+    ) -> MemoryOut:
+        """Replace a memory's content (UPDATE)."""
+        memory = self.ledger.update(self._provenance("", agent, thread), memory_id, content, tags)
+        return self._current(memory)
+
+    def link(
+        self, source_id: str, target_id: str, *, link_type: str = DEFAULT_LINK_TYPE,
+        strength: float = DEFAULT_LINK_STRENGTH, agent: str | None = None,
+    ) -> EdgeOut:
+        """Relate two memories of the same user (LINK)."""
+        memory = self.ledger.link(
+            self._provenance("", agent, None), source_id, target_id, link_type, strength
+        )
+        target = self.ledger.memory(target_id).id.hex
+        edge = memory.links[target]
+        return EdgeOut(
+            from_id=memory.id.hex, to=target, type=edge["type"], strength=edge["strength"]
+        )
+
+    def ttl(self, memory_id: str, days: float, *, agent: str | None = None) -> MemoryOut:
+        """Make a memory expire after `days` (TTL)."""
+        memory = self.ledger.set_ttl(self._provenance("", agent, None), memory_id, days)
+        return self._current(memory)
+
+    def forget(self, memory_id: str, *, agent: str | None = None) -> MemoryOut:
+        """Soft-delete a memory; its history stays and `restore` brings it back."""
+        memory = self.ledger.forget(self._provenance("", agent, None), memory_id)
+        return self._current(memory)
+
+    def restore(self, memory_id: str, *, agent: str | None = None) -> MemoryOut:
+        """Bring back a soft-deleted memory (RESTORE)."""
+        memory = self.ledger.restore(self._provenance("", agent, None), memory_id)
+        return self._current(memory)
+
+    # --- reads ---------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryOut:
+        """One memory, current state."""
+        self.refresh()
+        row = self.layers.get(self.ledger.memory(memory_id).id.hex)
+        if row is None:
+            raise MemoryNotFound(memory_id)
+        return self._out(row)
+
+    def list(
+        self, *, user: str | None = None, layer: str | None = None, state: str | None = None
+    ) -> list[MemoryOut]:
+        """Current memories ordered by id, filtered by user, layer and state."""
+        self.refresh()
+        return [self._out(row) for row in self.layers.list(user, layer, state)]
+
+    def search(self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K) -> list[SearchHit]:
+        """Hybrid search: FAISS vectors + FTS5 keywords fused by reciprocal rank."""
+        identifier("user", user)
+        if not query.strip():
+            raise InvalidInput("query is empty")
+        if not 1 <= k <= SEARCH_MAX_K:
+            raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
+        self.refresh()
+        return hybrid_search(self.layers, self.vectors, self.embedder, query, user, k)
+
+    def history(self, memory_id: str) -> list[EventOut]:
+        """Every event of one memory, oldest first."""
+        return [EventOut(**r.as_json()) for r in self.ledger.stream(memory_id)]
+
+    def log(
+        self,
+        *,
+        user: str | None = None,
+        since: int = 0,
+        event_type: str | None = None,
+        limit: int | None = None,
+    ) -> list[EventOut]:
+        """The raw event log after position `since`, filtered by user and event type."""
+        if since < 0:
+            raise InvalidInput("since must be a position >= 0")
+        found: list[EventOut] = []
+        after = since
+        while limit is None or len(found) < limit:
+            page = self.ledger.read(after, 1000)
+            if not page:
+                break
+            for record in page:
+                if (user is None or record.user_id == user) and (
+                    event_type is None or record.type == event_type
+                ):
+                    found.append(EventOut(**record.as_json()))
+            after = page[-1].position or after
+        return found[:limit] if limit is not None else found
+
+    def stats(self) -> Stats:
+        """Counts of the log and the read models."""
+        self.refresh()
+        counts = self.layers.counts()
+        return Stats(
+            events=self.ledger.last_position(),
+            projections={p.name: p.position() for p in self.runner.projections},
+            embedder=self.embedder.model,
+            **counts,
+        )
+
+    # --- read models ---------------------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> int:
+        """Bring the read models up to date with the log; returns events processed."""
+        return self.runner.catch_up(progress)
+
+    def rebuild(
+        self, projection: str | None = None, progress: Progress | None = None
+    ) -> RebuildResult:
+        """Drop read models (one, or all) and replay them from position 0."""
+        names = [p.name for p in self.runner.projections]
+        if projection is not None and projection not in names:
+            raise InvalidInput(f"unknown projection {projection!r}; choose from {', '.join(names)}")
+        chosen = [projection] if projection else names
+        started = time.perf_counter()
+        events = self.runner.rebuild(chosen, progress)
+        return RebuildResult(
+            projections=chosen, events=events, seconds=round(time.perf_counter() - started, 3)
+        )
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.runner.close()
+        self.ledger.close()
+
+    def __enter__(self) -> MnemoLedger:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
+        return Provenance(
+            user_id=user,
+            actor=self.actor,
+            agent_id=identifier("agent", agent, required=False),
+            thread_id=identifier("thread", thread, required=False),
+        )
+
+    def _current(self, memory: Memory) -> MemoryOut:
+        self.refresh()
+        row = self.layers.get(memory.id.hex)
+        if row is None:  # pragma: no cover - the refresh above guarantees the row
+            raise MemoryNotFound(memory.id.hex)
+        return self._out(row)
+
+    def _out(self, row: MemoryRow) -> MemoryOut:
+        links = [
+            EdgeOut(from_id=e["from"], to=e["to"], type=e["type"], strength=e["strength"])
+            for e in self.layers.links_of(row.id)
+        ]
+        return MemoryOut(**row.as_json(), links=links)
+
+
+def _from_aggregate(memory: Memory) -> MemoryOut:
+    at = memory.created_on.isoformat()
+    fields: dict[str, Any] = {
+        "id": memory.id.hex,
+        "user_id": memory.user_id,
+        "content": memory.content,
+        "layer": memory.layer,
+        "kind": memory.kind,
+        "state": memory.state,
+        "importance": memory.importance,
+        "tags": list(memory.tags),
+        "source": memory.source,
+        "namespace": memory.namespace,
+        "repetition_count": memory.repetition_count,
+        "expires_at": memory.expires_at,
+        "expired": False,
+        "created_at": at,
+        "updated_at": memory.modified_on.isoformat(),
+        "version": memory.version,
+    }
+    return MemoryOut(**fields)

@@ -1,0 +1,99 @@
+"""Response models shared by the Python facade, the CLI's --json output and the HTTP API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class MemoryOut(BaseModel):
+    """One memory, current state."""
+
+    id: str
+    user_id: str
+    content: str
+    layer: str
+    kind: str
+    state: str
+    importance: float
+    tags: list[str]
+    source: str
+    namespace: str
+    repetition_count: int
+    expires_at: str | None
+    expired: bool
+    created_at: str
+    updated_at: str
+    version: int
+    links: list[EdgeOut] = Field(default_factory=list)
+
+
+class EdgeOut(BaseModel):
+    """A relation edge between two memories."""
+
+    from_id: str = Field(serialization_alias="from")
+    to: str
+    type: str
+    strength: float
+
+
+class AddResult(BaseModel):
+    """What one `add` call did."""
+
+    command_id: str
+    memories: list[MemoryOut]
+    superseded: list[str] = Field(default_factory=list)
+
+
+class SearchHit(BaseModel):
+    """One search result, best first."""
+
+    id: str
+    content: str
+    score: float
+    layer: str
+    kind: str
+    keyword_rank: int | None
+    vector_rank: int | None
+
+
+class EventOut(BaseModel):
+    """One event of the log."""
+
+    position: int | None
+    type: str
+    stream: str
+    version: int
+    at: str
+    user_id: str
+    actor: str
+    agent_id: str | None
+    thread_id: str | None
+    causation_id: str
+    prompt_version: str | None
+    data: dict[str, Any]
+
+
+class RebuildResult(BaseModel):
+    """What a rebuild replayed."""
+
+    projections: list[str]
+    events: int
+    seconds: float
+
+
+class Stats(BaseModel):
+    """Counts of the log and the read models."""
+
+    events: int
+    memories: int
+    users: int
+    links: int
+    by_layer: dict[str, int]
+    by_state: dict[str, int]
+    projections: dict[str, int]
+    embedder: str
+
+
+MemoryOut.model_rebuild()

@@ -1,0 +1,106 @@
+"""How results reach a person (rich tables) or a script (`--json`, nothing else on stdout)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from commands.models import EventOut, MemoryOut, SearchHit
+
+stdout = Console(soft_wrap=True)
+stderr = Console(stderr=True)
+
+
+def to_jsonable(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json", by_alias=True)
+    if isinstance(data, list | tuple):
+        return [to_jsonable(item) for item in data]
+    if isinstance(data, dict):
+        return {key: to_jsonable(value) for key, value in data.items()}
+    return data
+
+
+def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
+    """Print `data` as JSON for scripts, or call `human` to render it for people."""
+    if as_json:
+        print(json.dumps(to_jsonable(data), ensure_ascii=False, indent=2))
+    else:
+        human()
+
+
+@contextmanager
+def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, or nothing when output is for scripts."""
+    if not enabled:
+        yield None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=stderr, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def memories_table(memories: Sequence[MemoryOut], title: str | None = None) -> None:
+    table = Table(title=title)
+    for column in ("id", "content", "layer", "kind", "state", "tags"):
+        table.add_column(column, overflow="fold")
+    for m in memories:
+        state = m.state + (" (expired)" if m.expired else "")
+        table.add_row(m.id, m.content, m.layer, m.kind, state, ", ".join(m.tags))
+    stdout.print(table)
+
+
+def memory_panel(memory: MemoryOut) -> None:
+    table = Table(show_header=False, box=None)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for key, value in memory.model_dump(by_alias=True).items():
+        if key == "links":
+            value = ", ".join(f"{e['to']} ({e['type']}, {e['strength']})" for e in value) or "-"
+        elif isinstance(value, list):
+            value = ", ".join(map(str, value)) or "-"
+        table.add_row(key, "-" if value is None else str(value))
+    stdout.print(table)
+
+
+def hits_table(hits: Sequence[SearchHit]) -> None:
+    table = Table()
+    for column in ("score", "id", "content", "layer", "kw", "vec"):
+        table.add_column(column, overflow="fold")
+    for h in hits:
+        table.add_row(
+            f"{h.score:.4f}", h.id, h.content, h.layer,
+            str(h.keyword_rank or "-"), str(h.vector_rank or "-"),
+        )
+    stdout.print(table if hits else "no matches")
+
+
+def events_table(events: Sequence[EventOut], title: str | None = None) -> None:
+    table = Table(title=title)
+    for column in ("pos", "at", "type", "actor", "agent", "user", "data"):
+        table.add_column(column, overflow="fold")
+    for e in events:
+        data = json.dumps(e.data, ensure_ascii=False)
+        table.add_row(
+            str(e.position or "-"), e.at[:19], e.type, e.actor, e.agent_id or "-", e.user_id,
+            data if len(data) < 160 else data[:157] + "...",
+        )
+    stdout.print(table)

