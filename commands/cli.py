@@ -97,17 +97,30 @@ def demo(state: CliState) -> None:
 @global_options
 @pass_state
 def add(
-    state: CliState, text: tuple[str, ...], user: str, agent: str | None, thread: str | None,
-    kind: str, tags: str | None, source: str, namespace: str, importance: float,
+    state: CliState,
+    text: tuple[str, ...],
+    user: str,
+    agent: str | None,
+    thread: str | None,
+    kind: str,
+    tags: str | None,
+    source: str,
+    namespace: str,
+    importance: float,
 ) -> None:
     """Remember one or more TEXTs for a user, in one atomic write."""
     result = state.ledger().add(
-        list(text), user=user, agent=agent, thread=thread, kind=kind, tags=_tags(tags),
-        source=source, namespace=namespace, importance=importance,
+        list(text),
+        user=user,
+        agent=agent,
+        thread=thread,
+        kind=kind,
+        tags=_tags(tags),
+        source=source,
+        namespace=namespace,
+        importance=importance,
     )
-    output.emit(
-        state.as_json, result, lambda: output.memories_table(result.memories, "added")
-    )
+    output.emit(state.as_json, result, lambda: output.memories_table(result.memories, "added"))
 
 
 @cli.command()
@@ -154,12 +167,19 @@ def search(state: CliState, query: str, user: str, k: int) -> None:
 @global_options
 @pass_state
 def update(
-    state: CliState, memory_id: str, text: str, tags: str | None, agent: str | None,
+    state: CliState,
+    memory_id: str,
+    text: str,
+    tags: str | None,
+    agent: str | None,
     thread: str | None,
 ) -> None:
     """Replace a memory's content (UPDATE)."""
     memory = state.ledger().update(
-        memory_id, text, tags=_tags(tags) if tags is not None else None, agent=agent,
+        memory_id,
+        text,
+        tags=_tags(tags) if tags is not None else None,
+        agent=agent,
         thread=thread,
     )
     output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
@@ -174,7 +194,11 @@ def update(
 @global_options
 @pass_state
 def link(
-    state: CliState, source_id: str, target_id: str, link_type: str, strength: float,
+    state: CliState,
+    source_id: str,
+    target_id: str,
+    link_type: str,
+    strength: float,
     agent: str | None,
 ) -> None:
     """Relate two memories of the same user (LINK)."""
@@ -182,7 +206,8 @@ def link(
         source_id, target_id, link_type=link_type, strength=strength, agent=agent
     )
     output.emit(
-        state.as_json, edge,
+        state.as_json,
+        edge,
         lambda: output.stdout.print(f"{edge.from_id} -[{edge.type} {edge.strength}]-> {edge.to}"),
     )
 
@@ -255,7 +280,8 @@ def rebuild(state: CliState, projection: str | None) -> None:
     with output.progress_bar(not state.as_json, "rebuilding") as progress:
         result = state.ledger().rebuild(projection, progress)
     output.emit(
-        state.as_json, result,
+        state.as_json,
+        result,
         lambda: output.stdout.print(
             f"rebuilt {', '.join(result.projections)} from {result.events} events "
             f"in {result.seconds:.2f} s"

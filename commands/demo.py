@@ -35,7 +35,11 @@ def choose_home(home: Path | None) -> Path:
 
 def run_demo(home: Path | None, *, as_json: bool = False) -> None:
     home = choose_home(home)
-    say = (lambda *_: None) if as_json else output.stdout.print
+
+    def say(message: str) -> None:
+        if not as_json:
+            output.stdout.print(message)
+
     say(f"[bold]mnemoledger demo[/] in {home}\n")
     with MnemoLedger(home, actor="demo") as memory:
         by_turn: dict[str, str] = {}
@@ -61,8 +65,13 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
             print(
                 json.dumps(
                     output.to_jsonable(
-                        {"home": str(home), "memories": memories, "search": hits,
-                         "history": history, "stats": stats}
+                        {
+                            "home": str(home),
+                            "memories": memories,
+                            "search": hits,
+                            "history": history,
+                            "stats": stats,
+                        }
                     ),
                     indent=2,
                 )

@@ -13,6 +13,7 @@ acknowledged write.
 
 from __future__ import annotations
 
+import builtins
 import getpass
 import os
 import time
@@ -20,8 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-
-from projections.vectors import VectorsProjection
 
 from commands.models import (
     AddResult,
@@ -49,6 +48,7 @@ from projections.embeddings import make_embedder
 from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress, Runner
+from projections.vectors import VectorsProjection
 
 
 def default_actor() -> str:
@@ -104,9 +104,7 @@ class MnemoLedger:
         if isinstance(contents, str):
             contents = [contents]
         provenance = self._provenance(user, agent, thread)
-        items = [
-            NewMemory(c, kind, tuple(tags), source, namespace, importance) for c in contents
-        ]
+        items = [NewMemory(c, kind, tuple(tags), source, namespace, importance) for c in contents]
         memories = self.ledger.add(provenance, items)
         return AddResult(
             command_id=provenance.causation_id,
@@ -114,16 +112,26 @@ class MnemoLedger:
         )
 
     def update(
-        self, memory_id: str, content: str, *, tags: Sequence[str] | None = None,
-        agent: str | None = None, thread: str | None = None,
+        self,
+        memory_id: str,
+        content: str,
+        *,
+        tags: Sequence[str] | None = None,
+        agent: str | None = None,
+        thread: str | None = None,
     ) -> MemoryOut:
         """Replace a memory's content (UPDATE)."""
         memory = self.ledger.update(self._provenance("", agent, thread), memory_id, content, tags)
         return self._current(memory)
 
     def link(
-        self, source_id: str, target_id: str, *, link_type: str = DEFAULT_LINK_TYPE,
-        strength: float = DEFAULT_LINK_STRENGTH, agent: str | None = None,
+        self,
+        source_id: str,
+        target_id: str,
+        *,
+        link_type: str = DEFAULT_LINK_TYPE,
+        strength: float = DEFAULT_LINK_STRENGTH,
+        agent: str | None = None,
     ) -> EdgeOut:
         """Relate two memories of the same user (LINK)."""
         memory = self.ledger.link(
@@ -162,12 +170,14 @@ class MnemoLedger:
 
     def list(
         self, *, user: str | None = None, layer: str | None = None, state: str | None = None
-    ) -> list[MemoryOut]:
+    ) -> builtins.list[MemoryOut]:
         """Current memories ordered by id, filtered by user, layer and state."""
         self.refresh()
         return [self._out(row) for row in self.layers.list(user, layer, state)]
 
-    def search(self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K) -> list[SearchHit]:
+    def search(
+        self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> builtins.list[SearchHit]:
         """Hybrid search: FAISS vectors + FTS5 keywords fused by reciprocal rank."""
         identifier("user", user)
         if not query.strip():
@@ -177,7 +187,7 @@ class MnemoLedger:
         self.refresh()
         return hybrid_search(self.layers, self.vectors, self.embedder, query, user, k)
 
-    def history(self, memory_id: str) -> list[EventOut]:
+    def history(self, memory_id: str) -> builtins.list[EventOut]:
         """Every event of one memory, oldest first."""
         return [EventOut(**r.as_json()) for r in self.ledger.stream(memory_id)]
 
@@ -188,11 +198,11 @@ class MnemoLedger:
         since: int = 0,
         event_type: str | None = None,
         limit: int | None = None,
-    ) -> list[EventOut]:
+    ) -> builtins.list[EventOut]:
         """The raw event log after position `since`, filtered by user and event type."""
         if since < 0:
             raise InvalidInput("since must be a position >= 0")
-        found: list[EventOut] = []
+        found: builtins.list[EventOut] = []
         after = since
         while limit is None or len(found) < limit:
             page = self.ledger.read(after, 1000)
@@ -241,6 +251,7 @@ class MnemoLedger:
 
     def close(self) -> None:
         self.runner.close()
+        self.embedder.close()
         self.ledger.close()
 
     def __enter__(self) -> MnemoLedger:

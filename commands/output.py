@@ -87,8 +87,12 @@ def hits_table(hits: Sequence[SearchHit]) -> None:
         table.add_column(column, overflow="fold")
     for h in hits:
         table.add_row(
-            f"{h.score:.4f}", h.id, h.content, h.layer,
-            str(h.keyword_rank or "-"), str(h.vector_rank or "-"),
+            f"{h.score:.4f}",
+            h.id,
+            h.content,
+            h.layer,
+            str(h.keyword_rank or "-"),
+            str(h.vector_rank or "-"),
         )
     stdout.print(table if hits else "no matches")
 
@@ -100,7 +104,12 @@ def events_table(events: Sequence[EventOut], title: str | None = None) -> None:
     for e in events:
         data = json.dumps(e.data, ensure_ascii=False)
         table.add_row(
-            str(e.position or "-"), e.at[:19], e.type, e.actor, e.agent_id or "-", e.user_id,
+            str(e.position or "-"),
+            e.at[:19],
+            e.type,
+            e.actor,
+            e.agent_id or "-",
+            e.user_id,
             data if len(data) < 160 else data[:157] + "...",
         )
     stdout.print(table)

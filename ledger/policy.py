@@ -48,3 +48,9 @@ MAX_TTL_DAYS: Final = 36500
 MAX_ID_CHARS: Final = 128
 DEFAULT_SOURCE: Final = "api"
 SYSTEM_ACTOR: Final = "system"
+
+# --- retrieval: seed 004 §6 (hybrid search: over-fetch, reciprocal-rank fusion) --------
+SEARCH_DEFAULT_K: Final = 10
+SEARCH_MAX_K: Final = 200
+SEARCH_OVERFETCH: Final = 8  # each retriever returns k x 8 candidates before fusion
+RRF_K: Final = 60  # reciprocal-rank fusion constant (Cormack et al.; seed 004 §6)

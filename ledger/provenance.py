@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ledger.policy import SYSTEM_ACTOR
 
@@ -43,11 +43,10 @@ def current() -> Provenance:
 
 
 @contextmanager
-def acting_as(provenance: Provenance, **changes: str | None) -> Iterator[Provenance]:
-    """Make `provenance` (with `changes` applied) current for the events created inside."""
-    effective = replace(provenance, **changes) if changes else provenance
-    token = _current.set(effective)
+def acting_as(provenance: Provenance) -> Iterator[Provenance]:
+    """Make `provenance` current for the events created inside."""
+    token = _current.set(provenance)
     try:
-        yield effective
+        yield provenance
     finally:
         _current.reset(token)

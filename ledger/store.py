@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ledger.errors import InvalidInput
@@ -11,11 +12,10 @@ from ledger.settings import Settings
 def persistence_env(settings: Settings) -> dict[str, str]:
     """The library's environment for `settings`: SQLite in `home` unless a URL says otherwise."""
     url = settings.db
-    if not url or url.startswith("sqlite"):
-        path = settings.sqlite_path if not url else url.split("://", 1)[-1].lstrip("/")
-        if url:
-            path = "/" + path if url.startswith("sqlite:////") else path
-        settings.home.mkdir(parents=True, exist_ok=True)
+    if not url or url.startswith("sqlite:///"):
+        # sqlite:///relative/path or sqlite:////absolute/path, as SQLAlchemy spells them
+        path = Path(url.removeprefix("sqlite:///")) if url else settings.sqlite_path
+        path.parent.mkdir(parents=True, exist_ok=True)
         return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
     if url.startswith(("postgresql://", "postgres://")):
         parsed = urlparse(url)

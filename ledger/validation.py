@@ -23,7 +23,10 @@ from ledger.policy import (
 def normalize_text(text: str) -> str:
     """NFC, no control characters but newlines and tabs, trimmed (HAEMA step 1)."""
     text = unicodedata.normalize("NFC", text)
-    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+    # isprintable() is False for every control/format/unassigned character, so the slow
+    # per-character filter only runs when there is something to remove.
+    if not text.replace("\n", "").replace("\t", "").isprintable():
+        text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
     return text.strip()
 
 

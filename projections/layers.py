@@ -7,6 +7,7 @@ events is one transaction that also records the page's last position.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -198,7 +199,7 @@ class LayersProjection:
 
     def list(
         self, user_id: str | None = None, layer: str | None = None, state: str | None = None
-    ) -> list[MemoryRow]:
+    ) -> builtins.list[MemoryRow]:
         """Memories ordered by id, filtered by user, layer and state when given."""
         clauses, params = [], []
         for column, value in (("user_id", user_id), ("layer", layer), ("state", state)):
@@ -209,7 +210,7 @@ class LayersProjection:
         with self.engine.connect() as conn:
             return _select(conn, where + " ORDER BY id", tuple(params))
 
-    def links_of(self, memory_id: str) -> list[dict[str, Any]]:
+    def links_of(self, memory_id: str) -> builtins.list[dict[str, Any]]:
         with self.engine.connect() as conn:
             result = conn.exec_driver_sql(
                 "SELECT target_id, type, strength, at FROM links WHERE source_id = ? "
@@ -221,7 +222,7 @@ class LayersProjection:
                 for r in result
             ]
 
-    def keyword_search(self, user_id: str, query: str, k: int) -> list[tuple[str, float]]:
+    def keyword_search(self, user_id: str, query: str, k: int) -> builtins.list[tuple[str, float]]:
         """Active memories of `user_id` matching any word of `query`, best BM25 first."""
         words = _WORD.findall(query.lower())
         if not words:
@@ -262,14 +263,13 @@ class _Page:
         self.new: set[str] = set()
         self.reindex: set[str] = set()
         self.edges: list[tuple[str, str, str, str, float, str]] = []
-        self._next_seq = int(
-            conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0
-        ) + 1
+        self._next_seq = (
+            int(conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0)
+            + 1
+        )
 
     def apply(self, records: Sequence[EventRecord]) -> None:
-        self._load(
-            {r.stream_id for r in records if r.type != "MemoryAdded" and r.type in _HANDLED}
-        )
+        self._load({r.stream_id for r in records if r.type != "MemoryAdded" and r.type in _HANDLED})
         for record in records:
             handler = _HANDLED.get(record.type)
             if handler is not None:
@@ -402,7 +402,7 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _select(conn: Connection, where: str, params: tuple[Any, ...]) -> list[MemoryRow]:
+def _select(conn: Connection, where: str, params: tuple[Any, ...]) -> builtins.list[MemoryRow]:
     result = conn.exec_driver_sql(f"SELECT {', '.join(_COLUMNS[1:])} FROM memories {where}", params)
     rows = []
     for r in result:

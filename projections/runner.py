@@ -66,9 +66,11 @@ class Runner:
                 break
             for projection in projections:
                 seen = positions[projection.name]
-                unseen = page if page[0].position and page[0].position > seen else [
-                    r for r in page if r.position is not None and r.position > seen
-                ]
+                unseen = (
+                    page
+                    if page[0].position and page[0].position > seen
+                    else [r for r in page if r.position is not None and r.position > seen]
+                )
                 if unseen:
                     projection.apply(unseen)
                     positions[projection.name] = unseen[-1].position or seen
@@ -79,3 +81,8 @@ class Runner:
             if progress:
                 progress(min(done, total), total)
         return done
+
+    def close(self) -> None:
+        """Close every projection."""
+        for projection in self.projections:
+            projection.close()

@@ -29,12 +29,21 @@ def event_count(home: Path) -> int:
 
 def test_add_search_update_history(home: Path) -> None:
     added = run_json(
-        home, "add", "Maya is allergic to peanuts", "Maya runs on Sundays",
-        "--user", "maya", "--agent", "helper", "--tags", "health,food",
+        home,
+        "add",
+        "Maya is allergic to peanuts",
+        "Maya runs on Sundays",
+        "--user",
+        "maya",
+        "--agent",
+        "helper",
+        "--tags",
+        "health,food",
     )
     assert added["command_id"]
     assert [m["content"] for m in added["memories"]] == [
-        "Maya is allergic to peanuts", "Maya runs on Sundays",
+        "Maya is allergic to peanuts",
+        "Maya runs on Sundays",
     ]
     assert all(m["layer"] == "buffer" and m["kind"] == "semantic" for m in added["memories"])
     peanut = added["memories"][0]["id"]
@@ -127,8 +136,22 @@ def test_invalid_transition_is_bad_input(home: Path) -> None:
 def test_help_lists_every_contract_command(home: Path) -> None:
     result = run(home, "--help")
     assert result.exit_code == 0
-    for name in ("demo", "add", "get", "list", "search", "update", "link", "ttl", "forget",
-                 "restore", "history", "log", "rebuild", "stats"):
+    for name in (
+        "demo",
+        "add",
+        "get",
+        "list",
+        "search",
+        "update",
+        "link",
+        "ttl",
+        "forget",
+        "restore",
+        "history",
+        "log",
+        "rebuild",
+        "stats",
+    ):
         assert name in result.stdout
 
 
@@ -152,7 +175,9 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
 
     result = subprocess.run(
         [sys.executable, "-m", "commands", "--home", str(tmp_path / "h"), "--json", "stats"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["events"] == 0

@@ -37,14 +37,19 @@ def test_every_event_carries_provenance_and_utc_time(ledger: Ledger) -> None:
     ledger.restore(Provenance(actor="bob"), memory.id.hex)
     events = ledger.stream(memory.id)
     assert [e.type for e in events] == [
-        "MemoryAdded", "MemoryUpdated", "TTLSet", "MemoryReinforced",
-        "MemorySoftDeleted", "MemoryRestored",
+        "MemoryAdded",
+        "MemoryUpdated",
+        "TTLSet",
+        "MemoryReinforced",
+        "MemorySoftDeleted",
+        "MemoryRestored",
     ]
     assert [e.actor for e in events] == ["alice", "bob", "bob", "carol", "bob", "bob"]
     assert all(e.user_id == "u1" for e in events), "later events inherit the memory's user"
     assert events[0].agent_id == "agent-7" and events[0].thread_id == "t-1"
-    assert all(e.at.utcoffset() is not None and e.at.utcoffset().total_seconds() == 0
-               for e in events)
+    assert all(
+        e.at.utcoffset() is not None and e.at.utcoffset().total_seconds() == 0 for e in events
+    )
     assert len({e.causation_id for e in events}) == len(events)
     current = ledger.memory(memory.id.hex)
     assert current.content == "Maya lives in Lisbon"

@@ -16,10 +16,16 @@ from ledger import InvalidTransition, Settings
 WORDS = ["tea", "coffee", "Lisbon", "Porto", "dog", "marathon", "peanuts", "Neovim", "billing"]
 
 operation = st.one_of(
-    st.tuples(st.just("add"), st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
-              st.sampled_from(["u1", "u2"])),
-    st.tuples(st.just("update"), st.integers(0, 10_000),
-              st.lists(st.sampled_from(WORDS), min_size=1, max_size=4)),
+    st.tuples(
+        st.just("add"),
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+        st.sampled_from(["u1", "u2"]),
+    ),
+    st.tuples(
+        st.just("update"),
+        st.integers(0, 10_000),
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    ),
     st.tuples(st.just("forget"), st.integers(0, 10_000)),
     st.tuples(st.just("restore"), st.integers(0, 10_000)),
     st.tuples(st.just("ttl"), st.integers(0, 10_000), st.integers(1, 30)),

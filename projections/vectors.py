@@ -1,0 +1,607 @@
+"""The `vectors` read model: one embedding per memory, and a FAISS index per user.
+
+SQLite (`vectors.sqlite3`) holds the truth: each memory's vector, user and active flag, and
+the position of the last event applied, written in one transaction per page. The FAISS
+indices (exact inner product over one user's active memories) are a cache derived from
+that table: held in memory, saved under `faiss/` with the position they reflect, and
+repaired from the table (never re-embedded) when a saved index is behind.
+
+Every row records the position of its last change (`changed_at`), so an index that is
+behind, whether read from an old file or held by a process another process wrote past,
+catches up by re-reading only the rows changed since; a generation token, new at every
+reset, keeps indices of a dropped read model from being reused. Plain sqlite3 rather than
+SQLAlchemy: the projection needs explicit snapshot reads (`BEGIN`) and writer locks
+(`BEGIN IMMEDIATE`), and a rebuild pushes every vector through this write path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+import numpy.typing as npt
+
+from ledger import EventRecord
+from projections.embeddings.embedder import Embedder
+
+logger = logging.getLogger(__name__)
+
+# OpenMP makes a single query 4-30x slower on small machines (see STACK.md).
+faiss.omp_set_num_threads(1)
+
+ADDED, UPDATED, SOFT_DELETED, RESTORED = (
+    "MemoryAdded",
+    "MemoryUpdated",
+    "MemorySoftDeleted",
+    "MemoryRestored",
+)
+HANDLED = frozenset({ADDED, UPDATED, SOFT_DELETED, RESTORED})
+
+PERSIST_INTERVAL = 5.0
+"""Least seconds between saves of changed FAISS indices (also saved by `flush()` and
+`close()`). Saving every index a page touched after every page would dominate a rebuild;
+an index saved late is repaired from the table on load, so this bounds only the repair
+work after a crash."""
+
+PERSIST_SHARE = 0.1
+"""Saving may take at most this share of the time: after a save that took 1 s, the next
+waits at least 10 s (many users mean many files)."""
+
+APPLY_ATTEMPTS = 3
+"""How often `apply` starts over when another process moved the position under it."""
+
+MAX_PARAMETERS = 500
+"""Bound parameters per statement."""
+
+_FILE_MAGIC = b"mnemoledger-faiss 1\n"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+    memory_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    faiss_id INTEGER NOT NULL,
+    active INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    changed_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS vectors_by_user ON vectors (user_id, faiss_id);
+CREATE INDEX IF NOT EXISTS vectors_by_change ON vectors (changed_at);
+CREATE TABLE IF NOT EXISTS position (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    position INTEGER NOT NULL,
+    generation TEXT NOT NULL,
+    model TEXT
+);
+INSERT OR IGNORE INTO position (id, position, generation)
+    VALUES (1, 0, lower(hex(randomblob(16))));
+"""
+_UPSERT = (
+    "INSERT INTO vectors (memory_id, user_id, faiss_id, active, vector, changed_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+    "user_id = excluded.user_id, faiss_id = excluded.faiss_id, active = excluded.active, "
+    "vector = excluded.vector, changed_at = excluded.changed_at"
+)
+
+Vector = npt.NDArray[np.float32]
+FaissIndex = Any
+"""`faiss.IndexIDMap2` over `faiss.IndexFlatIP` (faiss ships no type hints)."""
+
+
+def faiss_id(memory_id: str) -> int:
+    """A memory's FAISS id: the top 63 bits of its UUID (stable, non-negative int64)."""
+    return int(memory_id, 16) >> 65
+
+
+def index_file_name(user_id: str) -> str:
+    """User ids are free text: the file is named by their SHA-1."""
+    return hashlib.sha1(user_id.encode("utf-8")).hexdigest() + ".faiss"
+
+
+@dataclass(slots=True)
+class _Row:
+    """A memory's row while a page is applied."""
+
+    memory_id: str
+    user_id: str
+    faiss_id: int
+    active: bool
+    vector: bytes | None
+    """float32 values, as stored."""
+    changed_at: int
+    indexed: bool = False
+    """In the user's FAISS index before this page (i.e. stored and active)."""
+    text: str | None = None
+    """New content whose vector the page still has to compute."""
+
+
+@dataclass
+class _Page:
+    """The rows one `apply` changes, and the state it read them in."""
+
+    rows: dict[str, _Row] = field(default_factory=dict)
+    last_position: int = 0
+    read_at: int = 0
+    generation: str = ""
+
+
+class VectorsProjection:
+    """Embeddings of every memory and per-user FAISS search over the active ones."""
+
+    name = "vectors"
+
+    def __init__(
+        self, directory: Path, embedder: Embedder, persist_interval: float = PERSIST_INTERVAL
+    ) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.embedder = embedder
+        self.persist_interval = persist_interval
+        self._index_dir = directory / "faiss"
+        self._lock = threading.RLock()
+        self._db = _connect(directory / "vectors.sqlite3")
+        self._indices: dict[str, FaissIndex | None] = {}
+        """Loaded users' indices (None: no active memory), all reflecting `_position`."""
+        self._dirty: set[str] = set()
+        self._position = 0
+        self._generation = ""
+        self._next_persist = time.monotonic() + persist_interval
+        self._closed = False
+        self._adopt_embedder()
+
+    # --- Projection ----------------------------------------------------------------------
+
+    def position(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT position FROM position").fetchone()
+        return int(row[0])
+
+    def apply(self, records: Sequence[EventRecord]) -> None:
+        """Embed the page's new texts in one batch, write rows and position in one
+        transaction, then update the loaded FAISS indices."""
+        if not records:
+            return
+        for _ in range(APPLY_ATTEMPTS):
+            with self._lock:
+                page = self._read_page(records)
+            if page is None:
+                return
+            self._embed(page)  # outside the lock: searches go on while a model works
+            with self._lock:
+                if self._write_page(page):
+                    return
+        raise RuntimeError(
+            "the vectors read model kept moving under this process: run catch-ups through "
+            "the runner, which holds a lock"
+        )
+
+    def reset(self) -> None:
+        with self._lock:
+            with self._transaction("IMMEDIATE"):
+                self._db.execute("DELETE FROM vectors")
+                self._db.execute(
+                    "UPDATE position SET position = 0, generation = lower(hex(randomblob(16)))"
+                )
+            shutil.rmtree(self._index_dir, ignore_errors=True)
+            self._forget_indices()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self.flush()
+            finally:
+                self._closed = True
+                self._db.close()
+
+    # --- queries -------------------------------------------------------------------------
+
+    def search(self, user_id: str, query_vector: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
+        """The `k` active memories of `user_id` with the highest inner product with
+        `query_vector`: (memory id, score), best first, ties by memory id."""
+        query = np.ascontiguousarray(query_vector, dtype=np.float32).reshape(1, -1)
+        if k <= 0:
+            return []
+        with self._lock, self._transaction():
+            self._refresh()
+            index = self._index_of(user_id, remember_absent=False)
+            if index is None or index.ntotal == 0:
+                return []
+            if query.shape[1] != index.d:
+                raise ValueError(
+                    f"query vector has {query.shape[1]} dimensions; the index has {index.d}"
+                )
+            scores, ids = _search_with_ties(index, query, k)
+            names = self._memory_ids(user_id, [int(i) for i in ids if i >= 0])
+        hits = [
+            (names[int(i)], float(score))
+            for i, score in zip(ids, scores, strict=True)
+            if int(i) in names
+        ]
+        hits.sort(key=lambda hit: (-hit[1], hit[0]))
+        return hits[:k]
+
+    def vector(self, memory_id: str) -> Vector | None:
+        """The stored vector of a memory (active or forgotten), if it has one."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT vector FROM vectors WHERE memory_id = ?", (memory_id,)
+            ).fetchone()
+        return None if row is None else np.frombuffer(row[0], dtype=np.float32).copy()
+
+    def count(self, user_id: str | None = None, active: bool = True) -> int:
+        """How many memories (of `user_id`, if given) have a vector and the given state."""
+        sql = "SELECT COUNT(*) FROM vectors WHERE active = ?"
+        params: tuple[Any, ...] = (int(active),)
+        if user_id is not None:
+            sql += " AND user_id = ?"
+            params += (user_id,)
+        with self._lock:
+            return int(self._db.execute(sql, params).fetchone()[0])
+
+    def flush(self) -> None:
+        """Save the changed FAISS indices now, with the position they reflect."""
+        with self._lock:
+            started = time.monotonic()
+            for user_id in sorted(self._dirty):
+                self._save_index(user_id)
+            self._dirty.clear()
+            finished = time.monotonic()
+            pause = max(self.persist_interval, (finished - started) / PERSIST_SHARE)
+            self._next_persist = finished + pause
+
+    # --- applying a page -----------------------------------------------------------------
+
+    def _read_page(self, records: Sequence[EventRecord]) -> _Page | None:
+        """Fold the unseen records into rows, from one snapshot; None if none is unseen."""
+        with self._transaction():
+            self._refresh()
+            page = _Page(read_at=self._position, generation=self._generation)
+            unseen = [r for r in records if _position_of(r) > self._position]
+            if not unseen:
+                return None
+            page.last_position = _position_of(unseen[-1])
+            relevant = [r for r in unseen if r.type in HANDLED]
+            first_event = {r.stream_id: r.type for r in reversed(relevant)}
+            stored = [memory_id for memory_id, kind in first_event.items() if kind != ADDED]
+            page.rows = self._stored_rows(stored)
+            for record in relevant:
+                _fold(page.rows, record)
+            for user_id in {row.user_id for row in page.rows.values()}:
+                self._index_of(user_id)
+        return page
+
+    def _embed(self, page: _Page) -> None:
+        texts = list(dict.fromkeys(r.text for r in page.rows.values() if r.text is not None))
+        if not texts:
+            return
+        matrix = np.ascontiguousarray(self.embedder.passages(texts), dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(texts):
+            raise RuntimeError(
+                f"{self.embedder.model} returned {matrix.shape[0]} vectors for {len(texts)} texts"
+            )
+        data, size = matrix.tobytes(), matrix.shape[1] * matrix.itemsize
+        blobs = {text: data[i * size : (i + 1) * size] for i, text in enumerate(texts)}
+        for row in page.rows.values():
+            if row.text is not None:
+                row.vector = blobs[row.text]
+
+    def _write_page(self, page: _Page) -> bool:
+        """Write rows and position, then update the indices; False if the read model moved
+        since the page was read (the caller starts over)."""
+        if (self._position, self._generation) != (page.read_at, page.generation):
+            return False
+        rows = list(page.rows.values())
+        try:
+            with self._transaction("IMMEDIATE"):
+                moved = self._db.execute(
+                    "UPDATE position SET position = ? WHERE position = ? AND generation = ?",
+                    (page.last_position, page.read_at, page.generation),
+                )
+                if moved.rowcount != 1:
+                    raise _Moved
+                self._db.executemany(_UPSERT, [_values(row) for row in rows])
+        except _Moved:
+            return False
+        try:
+            self._update_indices(rows)
+        except BaseException:
+            self._forget_indices()  # the table is right; indices reload from it
+            raise
+        self._position = page.last_position
+        if time.monotonic() >= self._next_persist:
+            self.flush()
+        return True
+
+    def _stored_rows(self, memory_ids: Sequence[str]) -> dict[str, _Row]:
+        rows: dict[str, _Row] = {}
+        for chunk in _chunks(memory_ids, MAX_PARAMETERS):
+            marks = ", ".join("?" * len(chunk))
+            for memory_id, user_id, fid, active, blob, changed_at in self._db.execute(
+                "SELECT memory_id, user_id, faiss_id, active, vector, changed_at "
+                f"FROM vectors WHERE memory_id IN ({marks})",
+                tuple(chunk),
+            ):
+                rows[memory_id] = _Row(
+                    memory_id, user_id, fid, bool(active), blob, changed_at, indexed=bool(active)
+                )
+        return rows
+
+    def _update_indices(self, rows: Iterable[_Row]) -> None:
+        self._change_indices(
+            (r.user_id, r.faiss_id, r.indexed, r.vector if r.active else None) for r in rows
+        )
+
+    def _change_indices(self, changes: Iterable[tuple[str, int, bool, bytes | None]]) -> None:
+        """Apply (user, FAISS id, remove it first?, vector to add or None) to the loaded
+        indices, one removal and one addition per user."""
+        grouped: dict[str, tuple[list[int], list[int], list[bytes]]] = {}
+        for user_id, fid, remove, vector in changes:
+            removed, added, vectors = grouped.setdefault(user_id, ([], [], []))
+            if remove:
+                removed.append(fid)
+            if vector is not None:
+                added.append(fid)
+                vectors.append(vector)
+        for user_id, (removed, added, vectors) in grouped.items():
+            index = self._indices.get(user_id)
+            if removed and index is not None:
+                index.remove_ids(np.asarray(removed, dtype=np.int64))
+            if added:
+                matrix = np.frombuffer(b"".join(vectors), dtype=np.float32)
+                matrix = matrix.reshape(len(vectors), -1)
+                if index is None:
+                    index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+                index.add_with_ids(matrix, np.asarray(added, dtype=np.int64))
+            self._indices[user_id] = index
+            self._dirty.add(user_id)
+
+    # --- keeping the indices in step with the table ---------------------------------------
+
+    def _refresh(self) -> None:
+        """Bring the loaded indices to the table's committed position (call in a read
+        transaction): another process may have applied events or reset the read model."""
+        position, generation = self._db.execute(
+            "SELECT position, generation FROM position"
+        ).fetchone()
+        if generation != self._generation or position < self._position:
+            self._forget_indices()
+            self._generation = generation
+        elif position > self._position and self._indices:
+            changed = self._db.execute(
+                "SELECT user_id, faiss_id, active, vector FROM vectors WHERE changed_at > ?",
+                (self._position,),
+            )
+            self._replay_rows(
+                (user_id, fid, active, blob)
+                for user_id, fid, active, blob in changed
+                if user_id in self._indices
+            )
+        self._position = position
+
+    def _replay_rows(self, rows: Iterable[tuple[str, int, int, bytes]]) -> None:
+        """Make the loaded indices match (user, FAISS id, active, vector) rows read from the
+        table: remove each id, add it back if active (idempotent)."""
+        self._change_indices(
+            (user_id, fid, True, vector if active else None)
+            for user_id, fid, active, vector in rows
+        )
+
+    def _index_of(self, user_id: str, remember_absent: bool = True) -> FaissIndex | None:
+        """The user's index at `_position`: loaded, read from its file (and repaired), or
+        built from the table. Call in a read transaction, after `_refresh()`."""
+        if user_id in self._indices:
+            return self._indices[user_id]
+        found, index = self._read_index_file(user_id)
+        if not found:
+            index = self._index_from_table(user_id)
+            if index is not None:
+                self._dirty.add(user_id)
+        if index is not None or remember_absent:
+            self._indices[user_id] = index
+        return index
+
+    def _read_index_file(self, user_id: str) -> tuple[bool, FaissIndex | None]:
+        """(True, index) if the saved index is usable, brought up to `_position`."""
+        path = self._index_dir / index_file_name(user_id)
+        try:
+            with path.open("rb") as file:
+                if file.readline() != _FILE_MAGIC:
+                    return False, None
+                header = json.loads(file.readline())
+                saved_at = int(header["position"])
+                if (
+                    header.get("user_id") != user_id
+                    or header.get("generation") != self._generation
+                    or saved_at > self._position
+                ):
+                    return False, None
+                payload = file.read()
+            index = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
+        except FileNotFoundError:
+            return False, None
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
+            logger.warning("ignoring unreadable vector index %s: %s", path, error)
+            return False, None
+        self._indices[user_id] = index
+        if saved_at < self._position:
+            # `+user_id`: walk the (few) rows changed since, not all of the user's rows
+            changed = self._db.execute(
+                "SELECT user_id, faiss_id, active, vector FROM vectors "
+                "WHERE changed_at > ? AND +user_id = ?",
+                (saved_at, user_id),
+            )
+            self._replay_rows(changed)
+        return True, self._indices[user_id]
+
+    def _index_from_table(self, user_id: str) -> FaissIndex | None:
+        rows = self._db.execute(
+            "SELECT faiss_id, vector FROM vectors WHERE user_id = ? AND active = 1", (user_id,)
+        ).fetchall()
+        if not rows:
+            return None
+        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
+        matrix = matrix.reshape(len(rows), -1)
+        index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+        index.add_with_ids(matrix, np.asarray([fid for fid, _ in rows], dtype=np.int64))
+        return index
+
+    def _save_index(self, user_id: str) -> None:
+        """Write one file atomically: a header with the position, then the FAISS index."""
+        path = self._index_dir / index_file_name(user_id)
+        index = self._indices.get(user_id)
+        if index is None:
+            path.unlink(missing_ok=True)  # no active memory: the table rebuilds nothing
+            return
+        header = {
+            "user_id": user_id,
+            "position": self._position,
+            "generation": self._generation,
+            "model": self.embedder.model,
+            "count": int(index.ntotal),
+        }
+        self._index_dir.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with temporary.open("wb") as file:
+            file.write(_FILE_MAGIC)
+            file.write(json.dumps(header).encode("utf-8") + b"\n")
+            file.write(faiss.serialize_index(index).data)
+        os.replace(temporary, path)
+
+    def _memory_ids(self, user_id: str, ids: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for chunk in _chunks(ids, MAX_PARAMETERS - 1):
+            marks = ", ".join("?" * len(chunk))
+            found.update(
+                self._db.execute(
+                    "SELECT faiss_id, memory_id FROM vectors "
+                    f"WHERE user_id = ? AND active = 1 AND faiss_id IN ({marks})",
+                    (user_id, *chunk),
+                )
+            )
+        return found
+
+    def _forget_indices(self) -> None:
+        self._indices.clear()
+        self._dirty.clear()
+        self._position = 0
+        self._generation = ""
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _adopt_embedder(self) -> None:
+        """Vectors of another model are useless: drop them, so the runner replays the log."""
+        with self._lock:
+            (model,) = self._db.execute("SELECT model FROM position").fetchone()
+            if model == self.embedder.model:
+                return
+            if model is not None:
+                logger.warning(
+                    "vectors were made by %s and the embedder is now %s: dropping them to rebuild",
+                    model,
+                    self.embedder.model,
+                )
+                self.reset()
+            with self._transaction("IMMEDIATE"):
+                self._db.execute("UPDATE position SET model = ?", (self.embedder.model,))
+
+    @contextmanager
+    def _transaction(self, mode: str = "") -> Iterator[None]:
+        """BEGIN (a snapshot for reads) or BEGIN IMMEDIATE (the writer's lock)."""
+        self._db.execute(f"BEGIN {mode}")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+
+class _Moved(Exception):
+    """Another process wrote the read model between reading and writing a page."""
+
+
+def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
+    """Apply one event to the page's rows."""
+    position = _position_of(record)
+    if record.type == ADDED:
+        rows[record.stream_id] = _Row(
+            record.stream_id,
+            record.user_id,
+            faiss_id(record.stream_id),
+            active=True,
+            vector=None,
+            changed_at=position,
+            text=str(record.data["content"]),
+        )
+        return
+    row = rows.get(record.stream_id)
+    if row is None:
+        logger.warning("%s at %d for unknown memory %s", record.type, position, record.stream_id)
+        return
+    if record.type == UPDATED:
+        row.text = str(record.data["content"])
+        row.vector = None
+    elif record.type == SOFT_DELETED:
+        row.active = False
+    elif record.type == RESTORED:
+        row.active = True
+    row.changed_at = position
+
+
+def _values(row: _Row) -> tuple[str, str, int, int, bytes, int]:
+    if row.vector is None:
+        raise RuntimeError(f"memory {row.memory_id} has no vector")
+    return (
+        row.memory_id,
+        row.user_id,
+        row.faiss_id,
+        int(row.active),
+        row.vector,
+        row.changed_at,
+    )
+
+
+def _search_with_ties(index: FaissIndex, query: Vector, k: int) -> tuple[Vector, Any]:
+    """Search deep enough that every vector tied with the k-th best is among the results,
+    so that ordering ties by memory id gives the same answer however the index was built."""
+    total = int(index.ntotal)
+    fetch = min(k + 1, total)
+    while True:
+        scores, ids = index.search(query, fetch)
+        if fetch >= total or scores[0, -1] < scores[0, min(k, fetch) - 1]:
+            return scores[0], ids[0]
+        fetch = min(fetch * 2, total)
+
+
+def _position_of(record: EventRecord) -> int:
+    if record.position is None:
+        raise ValueError(f"{record.type} of {record.stream_id} has no log position")
+    return record.position
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA page_size = 32768")  # measured: big pages suit 1.5 KB rows best
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("PRAGMA cache_size = -65536")
+    db.executescript(_SCHEMA)
+    return db

@@ -1,0 +1,403 @@
+"""The vectors read model, fed by the real runner from a real ledger."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import uuid
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ledger import EventRecord, Ledger, NewMemory, Provenance, Settings
+from projections.embeddings import HashingEmbedder
+from projections.embeddings.embedder import Embedder, Vectors
+from projections.runner import Runner
+from projections.vectors import VectorsProjection, faiss_id, index_file_name
+
+U1 = Provenance(user_id="u1", actor="test")
+U2 = Provenance(user_id="u2", actor="test")
+
+FACTS = [
+    "Maya moved to Lisbon in May",
+    "Maya is allergic to peanuts",
+    "Maya runs a marathon every autumn",
+    "Maya's dog is called Rex",
+    "Maya prefers green tea to coffee",
+]
+
+
+class CountingEmbedder:
+    """The hashing embedder, recording each batch it is asked for."""
+
+    def __init__(self, dimensions: int = 128) -> None:
+        self.inner = HashingEmbedder(dimensions)
+        self.model = self.inner.model
+        self.dimensions = dimensions
+        self.batches: list[list[str]] = []
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        self.batches.append(list(texts))
+        return self.inner.passages(texts)
+
+    def query(self, text: str) -> Vectors:
+        return self.inner.query(text)
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    app = Ledger(Settings(home=tmp_path / "home"))
+    yield app
+    app.close()
+
+
+@pytest.fixture
+def embedder() -> CountingEmbedder:
+    return CountingEmbedder()
+
+
+class Setup:
+    """A ledger, a vectors projection on `directory`, and a runner feeding it."""
+
+    def __init__(self, ledger: Ledger, directory: Path, embedder: Embedder) -> None:
+        self.ledger = ledger
+        self.directory = directory
+        self.embedder = embedder
+        self.projections: list[VectorsProjection] = []
+        self.vectors = self.open()
+
+    def open(self, **options: Any) -> VectorsProjection:
+        projection = VectorsProjection(self.directory, self.embedder, **options)
+        self.projections.append(projection)
+        return projection
+
+    def catch_up(self, projection: VectorsProjection | None = None) -> int:
+        runner = Runner(
+            self.ledger, [projection or self.vectors], lock_path=self.directory / "lock"
+        )
+        return runner.catch_up()
+
+    def search(self, query: str, user: str = "u1", k: int = 3) -> list[tuple[str, float]]:
+        return self.vectors.search(user, self.embedder.query(query), k)
+
+    def top(self, query: str, user: str = "u1") -> str | None:
+        hits = self.search(query, user, 1)
+        return hits[0][0] if hits else None
+
+    def close(self) -> None:
+        for projection in self.projections:
+            projection.close()
+
+
+@pytest.fixture
+def setup(ledger: Ledger, tmp_path: Path, embedder: CountingEmbedder) -> Iterator[Setup]:
+    s = Setup(ledger, tmp_path / "vectors", embedder)
+    yield s
+    s.close()
+
+
+def add(ledger: Ledger, facts: Sequence[str], who: Provenance = U1) -> list[str]:
+    return [m.id.hex for m in ledger.add(who, [NewMemory(fact) for fact in facts])]
+
+
+def all_searches(s: Setup) -> list[list[tuple[str, float]]]:
+    queries = ["Lisbon", "peanuts allergy", "marathon", "dog Rex", "tea", "Porto coffee"]
+    return [s.search(q, user, k=4) for q in queries for user in ("u1", "u2")]
+
+
+# --- search follows the log ------------------------------------------------------------
+
+
+def test_search_finds_the_memory_that_matches(setup: Setup) -> None:
+    ids = add(setup.ledger, FACTS)
+    assert setup.catch_up() == len(FACTS)
+    assert setup.vectors.position() == setup.ledger.last_position()
+    assert setup.top("moved to Lisbon") == ids[0]
+    assert setup.top("peanuts") == ids[1]
+    assert setup.top("the dog Rex") == ids[3]
+    hits = setup.search("green tea", k=5)
+    assert hits[0][0] == ids[4]
+    assert [score for _, score in hits] == sorted((score for _, score in hits), reverse=True)
+    assert len(hits) == 5
+
+
+def test_users_only_see_their_own_memories(setup: Setup) -> None:
+    [mine] = add(setup.ledger, ["I drink green tea"], U1)
+    [theirs] = add(setup.ledger, ["I drink green tea too"], U2)
+    setup.catch_up()
+    assert [i for i, _ in setup.search("green tea", "u1", 10)] == [mine]
+    assert [i for i, _ in setup.search("green tea", "u2", 10)] == [theirs]
+    assert setup.search("green tea", "nobody", 10) == []
+
+
+def test_forget_hides_a_memory_and_restore_brings_it_back(setup: Setup) -> None:
+    ids = add(setup.ledger, FACTS)
+    setup.catch_up()
+    setup.ledger.forget(U1, ids[1])
+    setup.catch_up()
+    assert ids[1] not in [i for i, _ in setup.search("peanuts", k=10)]
+    assert setup.vectors.vector(ids[1]) is not None  # kept, only hidden
+    assert setup.vectors.count("u1") == 4 and setup.vectors.count("u1", active=False) == 1
+    setup.ledger.restore(U1, ids[1])
+    setup.catch_up()
+    assert setup.top("peanuts") == ids[1]
+
+
+def test_update_replaces_the_vector(setup: Setup, embedder: CountingEmbedder) -> None:
+    ids = add(setup.ledger, FACTS)
+    setup.catch_up()
+    before = setup.vectors.vector(ids[0])
+    setup.ledger.update(U1, ids[0], "Maya moved back to Porto")
+    setup.catch_up()
+    after = setup.vectors.vector(ids[0])
+    assert before is not None and after is not None and not np.array_equal(before, after)
+    np.testing.assert_array_equal(after, embedder.inner.passages(["Maya moved back to Porto"])[0])
+    assert setup.top("Porto") == ids[0]
+    assert ids[0] not in [i for i, _ in setup.search("Lisbon", k=1)]
+
+
+def test_one_batch_per_page_and_only_the_texts_that_are_needed(
+    setup: Setup, embedder: CountingEmbedder
+) -> None:
+    [first, second] = add(setup.ledger, ["tea in Lisbon", "coffee in Porto"])
+    setup.ledger.update(U1, first, "tea in Madrid")
+    setup.ledger.forget(U1, second)
+    add(setup.ledger, ["coffee in Porto"])  # same text as `second`: embedded once
+    setup.catch_up()
+    assert embedder.batches == [["tea in Madrid", "coffee in Porto"]]
+    np.testing.assert_array_equal(
+        setup.vectors.vector(first), embedder.inner.passages(["tea in Madrid"])[0]
+    )
+    assert second not in [i for i, _ in setup.search("coffee Porto", k=5)]
+
+
+def test_events_it_does_not_handle_still_advance_the_position(setup: Setup) -> None:
+    [memory] = add(setup.ledger, ["tea"])
+    setup.catch_up()
+    setup.ledger.reinforce(U1, memory)
+    setup.ledger.set_ttl(U1, memory, 3)
+    setup.catch_up()
+    assert setup.vectors.position() == setup.ledger.last_position() == 3
+
+
+def test_records_already_applied_are_skipped(setup: Setup, embedder: CountingEmbedder) -> None:
+    add(setup.ledger, FACTS)
+    setup.catch_up()
+    setup.vectors.apply(setup.ledger.read(0))
+    assert len(embedder.batches) == 1
+    assert setup.vectors.count("u1") == len(FACTS)
+
+
+# --- rebuilds, restarts and crashes ------------------------------------------------------
+
+
+def scenario(s: Setup) -> None:
+    """Adds, updates, forgets and restores over two users and several catch-ups."""
+    ids = add(s.ledger, FACTS)
+    add(s.ledger, ["Rex is Maya's dog", "tea and peanuts"], U2)
+    s.catch_up()
+    s.ledger.update(U1, ids[0], "Maya moved to Porto for the coffee")
+    s.ledger.forget(U1, ids[1])
+    s.ledger.forget(U1, ids[2])
+    s.catch_up()
+    s.ledger.restore(U1, ids[2])
+    add(s.ledger, ["Maya's second dog is called Tea"])
+    s.catch_up()
+
+
+def test_reset_and_catch_up_give_identical_results(
+    setup: Setup, embedder: CountingEmbedder
+) -> None:
+    scenario(setup)
+    incremental = all_searches(setup)
+    assert any(incremental)
+    setup.vectors.reset()
+    assert setup.vectors.position() == 0
+    assert setup.vectors.count() == 0 and all_searches(setup) == [[] for _ in incremental]
+    setup.catch_up()
+    assert all_searches(setup) == incremental
+
+
+def test_a_restart_gives_the_same_results_without_embedding_again(
+    setup: Setup, embedder: CountingEmbedder
+) -> None:
+    scenario(setup)
+    expected = all_searches(setup)
+    setup.vectors.close()
+    files = sorted(p.name for p in (setup.directory / "faiss").iterdir())
+    assert files == sorted([index_file_name("u1"), index_file_name("u2")])
+    batches = len(embedder.batches)
+    setup.vectors = setup.open()
+    assert setup.vectors.position() == setup.ledger.last_position()
+    assert all_searches(setup) == expected
+    assert len(embedder.batches) == batches
+
+
+def saved_position(directory: Path, user: str) -> int:
+    with (directory / "faiss" / index_file_name(user)).open("rb") as file:
+        file.readline()
+        header: dict[str, Any] = json.loads(file.readline())
+    return int(header["position"])
+
+
+def test_an_index_file_left_behind_by_a_crash_is_repaired_from_the_table(
+    setup: Setup,
+) -> None:
+    ids = add(setup.ledger, FACTS)
+    setup.catch_up()
+    setup.vectors.flush()
+    stale = setup.directory / "stale.faiss"
+    shutil.copy(setup.directory / "faiss" / index_file_name("u1"), stale)
+    setup.ledger.forget(U1, ids[1])
+    setup.ledger.update(U1, ids[0], "Maya moved to Porto")
+    [new] = add(setup.ledger, ["Maya bought a red bicycle"])
+    setup.catch_up()
+    expected = all_searches(setup)
+    setup.vectors.close()
+    # The crash: the SQLite transaction committed, the index file is an older one.
+    shutil.copy(stale, setup.directory / "faiss" / index_file_name("u1"))
+    assert saved_position(setup.directory, "u1") < setup.ledger.last_position()
+
+    setup.vectors = setup.open()
+    assert all_searches(setup) == expected
+    assert setup.top("red bicycle") == new
+    assert ids[1] not in [i for i, _ in setup.search("peanuts", k=10)]
+    setup.vectors.close()
+    assert saved_position(setup.directory, "u1") == setup.ledger.last_position()
+
+
+def test_missing_or_damaged_index_files_are_rebuilt_from_the_table(
+    setup: Setup, embedder: CountingEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    scenario(setup)
+    expected = all_searches(setup)
+    setup.vectors.close()
+    (setup.directory / "faiss" / index_file_name("u1")).unlink()
+    damaged = setup.directory / "faiss" / index_file_name("u2")
+    damaged.write_bytes(damaged.read_bytes()[:-100])  # header intact, index cut short
+    batches = len(embedder.batches)
+    setup.vectors = setup.open()
+    with caplog.at_level(logging.WARNING):
+        assert all_searches(setup) == expected
+    assert "unreadable vector index" in caplog.text
+    assert len(embedder.batches) == batches
+
+
+def test_indices_never_saved_before_a_crash_are_rebuilt(setup: Setup) -> None:
+    crashed = setup.open(persist_interval=3600.0)
+    add(setup.ledger, FACTS)
+    setup.catch_up(crashed)
+    # `crashed` is never closed or flushed: its indices exist only in its memory.
+    assert not (setup.directory / "faiss").exists()
+    expected = [crashed.search("u1", setup.embedder.query(q), 3) for q in ("tea", "dog")]
+    survivor = setup.open()
+    assert [survivor.search("u1", setup.embedder.query(q), 3) for q in ("tea", "dog")] == expected
+
+
+def test_a_second_instance_sees_what_another_one_applied(setup: Setup) -> None:
+    ids = add(setup.ledger, FACTS)
+    setup.catch_up()
+    reader = setup.open()
+    assert reader.search("u1", setup.embedder.query("Lisbon"), 1)[0][0] == ids[0]
+    writer = setup.open()
+    setup.ledger.update(U1, ids[0], "Maya moved to Porto")
+    setup.ledger.forget(U1, ids[3])
+    [new] = add(setup.ledger, ["Maya adopted a cat"], U1)
+    setup.catch_up(writer)
+    query = setup.embedder.query
+    assert reader.search("u1", query("Porto"), 1)[0][0] == ids[0]
+    assert reader.search("u1", query("cat adopted"), 1)[0][0] == new
+    assert ids[3] not in [i for i, _ in reader.search("u1", query("dog Rex"), 10)]
+    writer.reset()  # another process drops the read model: the reader follows
+    assert reader.search("u1", query("Porto"), 1) == []
+    setup.catch_up(writer)
+    assert reader.search("u1", query("Porto"), 1)[0][0] == ids[0]
+
+
+def test_a_new_embedding_model_drops_the_old_vectors(
+    setup: Setup, caplog: pytest.LogCaptureFixture
+) -> None:
+    add(setup.ledger, FACTS)
+    setup.catch_up()
+    setup.vectors.close()
+    with caplog.at_level(logging.WARNING):
+        other = VectorsProjection(setup.directory, HashingEmbedder(64))
+    try:
+        assert "dropping them" in caplog.text
+        assert other.position() == 0 and other.count() == 0
+        Runner(setup.ledger, [other], lock_path=setup.directory / "lock").catch_up()
+        assert other.search("u1", HashingEmbedder(64).query("peanuts"), 1)
+    finally:
+        other.close()
+
+
+# --- ties, ids and arguments -------------------------------------------------------------
+
+
+def test_ties_are_ordered_by_memory_id_however_the_index_was_built(setup: Setup) -> None:
+    ids = add(setup.ledger, ["green tea"] * 6 + ["black coffee"])
+    setup.catch_up()
+    setup.ledger.forget(U1, ids[0])
+    setup.ledger.restore(U1, ids[0])  # re-added last to the index
+    setup.catch_up()
+    hits = setup.search("green tea", k=3)
+    assert [i for i, _ in hits] == sorted(ids[:6])[:3]
+    setup.vectors.reset()
+    setup.catch_up()
+    assert setup.search("green tea", k=3) == hits
+
+
+def test_search_arguments(setup: Setup) -> None:
+    add(setup.ledger, FACTS)
+    setup.catch_up()
+    assert setup.search("tea", k=0) == []
+    assert len(setup.search("tea", k=50)) == len(FACTS)
+    with pytest.raises(ValueError, match="dimensions"):
+        setup.vectors.search("u1", np.ones(7, dtype=np.float32), 3)
+    assert setup.vectors.vector(uuid.uuid4().hex) is None
+
+
+def test_faiss_ids_are_stable_non_negative_63_bit_integers() -> None:
+    memory_id = "ffffffffffffffffffffffffffffffff"
+    assert faiss_id(memory_id) == 2**63 - 1
+    assert faiss_id("00000000000000000000000000000000") == 0
+    sample = uuid.uuid4().hex
+    assert faiss_id(sample) == faiss_id(sample) == int(sample, 16) >> 65
+
+
+def test_pages_of_records_straight_into_apply(tmp_path: Path) -> None:
+    """Thousands of records straight into apply(), pages of 1000 like the runner."""
+    embedder = HashingEmbedder(384)
+    projection = VectorsProjection(tmp_path / "v", embedder)
+    now = datetime.now(UTC)
+    records = [
+        EventRecord(
+            i + 1,
+            uuid.uuid4().hex,
+            1,
+            "MemoryAdded",
+            now,
+            f"user-{i % 7}",
+            "t",
+            None,
+            None,
+            "c",
+            None,
+            {"content": f"fact {i} about tea and dogs"},
+        )
+        for i in range(5000)
+    ]
+    try:
+        for start in range(0, len(records), 1000):
+            projection.apply(records[start : start + 1000])
+        assert projection.position() == 5000
+        assert projection.count() == 5000
+        [(memory_id, score)] = projection.search("user-3", embedder.query("fact 10 about tea"), 1)
+        assert memory_id == records[10].stream_id and score > 0.7
+    finally:
+        projection.close()
