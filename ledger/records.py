@@ -3,8 +3,7 @@
 Projections read hundreds of thousands of events on a rebuild; folding each into a library
 domain event object costs more than the rest of the work, so readers get `EventRecord`s
 decoded straight from the stored JSON. Ledger events hold only JSON-native values plus the
-library's timestamp, which is the one field converted here. The JSON is read as the
-library's transcoder reads it (`ledger.transcoding.loads`: orjson where it agrees with `json`).
+library's timestamp, which is the one field converted here.
 """
 
 from __future__ import annotations
@@ -14,10 +13,10 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
 from eventsourcing.persistence import Mapper
 
 from ledger.event import METADATA_FIELDS
-from ledger.transcoding import loads
 
 _LIBRARY_FIELDS = ("originator_topic",)
 
@@ -86,7 +85,9 @@ class RecordDecoder:
             state = self._cipher.decrypt(state)
         if self._compressor is not None:
             state = self._compressor.decompress(state)
-        data: dict[str, Any] = loads(state)
+        # Ledger events hold strings, bools, bounded floats and small ints only, which
+        # orjson reads exactly as `json` does.
+        data: dict[str, Any] = orjson.loads(state)
         timestamp = data.pop("timestamp")
         for name in _LIBRARY_FIELDS:
             data.pop(name, None)

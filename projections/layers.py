@@ -83,7 +83,8 @@ _UPSERT = (
 )
 _FTS_CREATE = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5("
-    "content, tokenize = 'unicode61 remove_diacritics 2')"
+    "content, content = 'memories', content_rowid = 'seq', "
+    "tokenize = 'unicode61 remove_diacritics 2')"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -262,6 +263,7 @@ class _Page:
         self.rows: dict[str, list[Any]] = {}
         self.new: set[str] = set()
         self.reindex: set[str] = set()
+        self.indexed: dict[str, str] = {}  # content the FTS index holds, by memory id
         self.edges: list[tuple[str, str, str, str, float, str]] = []
         self._next_seq = (
             int(conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0)
@@ -285,6 +287,7 @@ class _Page:
             )
             for row in result:
                 self.rows[row[1]] = list(row)
+                self.indexed[row[1]] = row[_I["content"]]
 
     def _row(self, record: EventRecord) -> list[Any] | None:
         row = self.rows.get(record.stream_id)
@@ -366,9 +369,13 @@ class _Page:
         if self.rows:
             self.conn.exec_driver_sql(_UPSERT, [tuple(r) for r in self.rows.values()])
         seq, content = _I["seq"], _I["content"]
-        stale = [(self.rows[i][seq],) for i in self.reindex - self.new if i in self.rows]
+        # an external-content FTS5 index forgets a row only when told its old content
+        stale = [(self.rows[i][seq], self.indexed[i]) for i in self.reindex - self.new]
         if stale:
-            self.conn.exec_driver_sql("DELETE FROM memories_fts WHERE rowid = ?", stale)
+            self.conn.exec_driver_sql(
+                "INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', ?, ?)",
+                stale,
+            )
         fresh = [(self.rows[i][seq], self.rows[i][content]) for i in self.new | self.reindex]
         if fresh:
             self.conn.exec_driver_sql(

@@ -322,7 +322,7 @@ def build_ledger(ledger: Ledger, n: int, contents: Contents, report: Reporter) -
         for first in range(0, len(chosen), BATCH):
             memories = [ledger.memory(i) for i in chosen[first : first + BATCH]]
             for k, memory in enumerate(memories):
-                with acting_as(Provenance(actor="bench"), user_id=memory.user_id):
+                with acting_as(Provenance(user_id=memory.user_id, actor="bench")):
                     change(memory, first + k, contents, mix)
             ledger.save(*memories)
             done(adds + first + len(memories))
