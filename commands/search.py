@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from projections.vectors import VectorsProjection
-
 from commands.models import SearchHit
 from ledger.policy import ACTIVE, RRF_K, SEARCH_OVERFETCH
 from projections.embeddings.embedder import Embedder
 from projections.layers import LayersProjection
+from projections.vectors import VectorsProjection
 
 
 def hybrid_search(
