@@ -309,5 +309,13 @@ def _from_aggregate(memory: Memory) -> MemoryOut:
         "created_at": at,
         "updated_at": memory.modified_on.isoformat(),
         "version": memory.version,
+        "key": memory.key,
+        "note_kind": memory.note_kind,
+        "stability": memory.stability,
+        "sensitivity": memory.sensitivity,
+        "confidence": memory.confidence,
+        "evidence": memory.evidence,
+        "metadata": memory.metadata,
+        "superseded_by": memory.superseded_by,
     }
     return MemoryOut(**fields)

@@ -26,6 +26,14 @@ class MemoryOut(BaseModel):
     created_at: str
     updated_at: str
     version: int
+    key: str | None = None
+    note_kind: str | None = None
+    stability: str = "stable"
+    sensitivity: str = "normal"
+    confidence: float | None = None
+    evidence: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    superseded_by: str | None = None
     links: list[EdgeOut] = Field(default_factory=list)
 
 

@@ -8,7 +8,7 @@ IntegrityError; the verb then re-runs against fresh state.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -22,7 +22,17 @@ from eventsourcing.utils import get_topic
 from ledger import validation
 from ledger.errors import InvalidInput, MemoryNotFound
 from ledger.memory import Memory
-from ledger.policy import DEFAULT_IMPORTANCE, DEFAULT_KIND, DEFAULT_LINK_TYPE, DEFAULT_SOURCE
+from ledger.policy import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_LINK_TYPE,
+    DEFAULT_SOURCE,
+    DEFAULT_STABILITY,
+    NORMAL,
+    NOTE_KINDS,
+    SENSITIVITIES,
+    STABILITIES,
+)
 from ledger.provenance import Provenance, acting_as
 from ledger.records import EventRecord, RecordDecoder
 from ledger.settings import Settings
@@ -45,6 +55,13 @@ class NewMemory:
     source: str = DEFAULT_SOURCE
     namespace: str = "default"
     importance: float = DEFAULT_IMPORTANCE
+    key: str | None = None
+    note_kind: str | None = None
+    stability: str = DEFAULT_STABILITY
+    sensitivity: str = NORMAL
+    confidence: float | None = None
+    evidence: Sequence[str] | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 class Ledger(Application[UUID]):
@@ -97,6 +114,13 @@ class Ledger(Application[UUID]):
 
     def add(self, provenance: Provenance, items: Sequence[NewMemory]) -> list[Memory]:
         """Remember one or more things for `provenance.user_id`, in one transaction."""
+        memories = self.draft(provenance, items)
+        self.save(*memories)
+        return memories
+
+    def draft(self, provenance: Provenance, items: Sequence[NewMemory]) -> list[Memory]:
+        """Validated new memories for `provenance.user_id`, not yet saved: a pipeline saves
+        them together with whatever else its command changes, in one transaction."""
         user_id = str(validation.identifier("user", provenance.user_id))
         if not items:
             raise InvalidInput("nothing to add: give at least one content")
@@ -140,11 +164,21 @@ class Ledger(Application[UUID]):
                     source=once(sources, validation.source, item.source),
                     namespace=once(namespaces, check_namespace, item.namespace),
                     importance=validation.unit_interval("importance", item.importance),
+                    key=validation.memory_key(item.key),
+                    note_kind=validation.optional_choice("note kind", item.note_kind, NOTE_KINDS),
+                    stability=validation.choice("stability", item.stability, STABILITIES),
+                    sensitivity=validation.choice("sensitivity", item.sensitivity, SENSITIVITIES),
+                    confidence=(
+                        None
+                        if item.confidence is None
+                        else validation.unit_interval("confidence", item.confidence)
+                    ),
+                    evidence=validation.evidence(item.evidence),
+                    metadata=validation.metadata(item.metadata),
                 )
                 memory: Memory = created.mutate(None)
                 memory.pending_events.append(created)
                 memories.append(memory)
-        self.save(*memories)
         return memories
 
     def update(

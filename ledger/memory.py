@@ -12,8 +12,11 @@ from ledger.event import LedgerEvent
 from ledger.policy import (
     ACTIVE,
     DEFAULT_IMPORTANCE,
+    DEFAULT_STABILITY,
     ENTRY_LAYER,
     FORGOTTEN,
+    NORMAL,
+    SUPERSEDED,
 )
 
 
@@ -38,6 +41,20 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     """The project namespace; `default` is shared by all (seed 001, namespace merging)."""
     importance: float = DEFAULT_IMPORTANCE
     """0.0-1.0; decays per consolidation epoch, derived by projections."""
+    key: str | None = None
+    """A path-like retrieval key (Nebo, seed 004 §2), e.g. `person/sarah`."""
+    note_kind: str | None = None
+    """Luminary note kind (seed 002): log, summary, rule, soul, agent, user."""
+    stability: str = DEFAULT_STABILITY
+    """volatile (TTL required), stable or permanent (seed 002)."""
+    sensitivity: str = NORMAL
+    """normal or sensitive; sensitive memories stay out of agent context (seed 002)."""
+    confidence: float | None = None
+    """How sure the writer was (seed 004 §14: explicit 0.9, inferred 0.6, unknown 0.75)."""
+    evidence: list[str] | None = None
+    """Where the memory came from: source turn ids, note ids, documents."""
+    metadata: dict[str, Any] | None = None
+    """Writer-specific facts, e.g. a style observation's reinforcement count."""
     layer: str = field(default=ENTRY_LAYER, init=False)
     """buffer, working or core: every write enters the buffer."""
     state: str = field(default=ACTIVE, init=False)
@@ -48,6 +65,8 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     """ISO-8601 UTC time after which the memory expires, if a TTL was set."""
     links: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
     """Relation edges to other memories, by target id."""
+    superseded_by: str | None = field(default=None, init=False)
+    """The memory that replaced this one, if any."""
 
     @event("MemoryUpdated")
     def update(self, content: str, tags: list[str] | None = None) -> None:
@@ -56,8 +75,24 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
             self.tags = tags
 
     @event("MemoryReinforced")
-    def reinforce(self) -> None:
+    def reinforce(
+        self, confidence: float | None = None, metadata: dict[str, Any] | None = None
+    ) -> None:
         self.repetition_count += 1
+        if confidence is not None:
+            self.confidence = confidence
+        if metadata is not None:
+            self.metadata = metadata
+
+    def supersede(self, replacement_id: str, reason: str) -> None:
+        if self.state == SUPERSEDED:
+            raise InvalidTransition(f"memory {self.id} is already superseded")
+        self._supersede(replacement_id, reason)
+
+    @event("MemorySuperseded")
+    def _supersede(self, superseded_by: str, reason: str) -> None:
+        self.state = SUPERSEDED
+        self.superseded_by = superseded_by
 
     @event("MemoryLinked")
     def link(self, target_id: str, link_type: str, strength: float) -> None:
@@ -68,8 +103,8 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
         self.expires_at = expires_at
 
     def forget(self) -> None:
-        if self.state == FORGOTTEN:
-            raise InvalidTransition(f"memory {self.id} is already forgotten")
+        if self.state != ACTIVE:
+            raise InvalidTransition(f"memory {self.id} is {self.state}, not active")
         self._soft_delete()
 
     @event("MemorySoftDeleted")

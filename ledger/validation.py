@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from ledger.errors import InvalidInput
 from ledger.policy import (
     KINDS,
     MAX_CONTENT_CHARS,
+    MAX_EVIDENCE_CHARS,
+    MAX_EVIDENCE_ITEMS,
     MAX_ID_CHARS,
     MAX_IMPORTANCE,
+    MAX_KEY_CHARS,
     MAX_SOURCE_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
@@ -109,3 +113,71 @@ def ttl_days(value: object) -> float:
     if not 0 < value <= MAX_TTL_DAYS:
         raise InvalidInput(f"days must be more than 0 and at most {MAX_TTL_DAYS}; got {value}")
     return float(value)
+
+
+def optional_choice(name: str, value: object, allowed: Sequence[str]) -> str | None:
+    """`value` if it is None or one of `allowed`."""
+    return None if value is None else choice(name, value, allowed)
+
+
+def choice(name: str, value: object, allowed: Sequence[str]) -> str:
+    """`value` if it is one of `allowed`."""
+    if value not in allowed:
+        raise InvalidInput(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    assert isinstance(value, str)
+    return value
+
+
+def memory_key(value: object) -> str | None:
+    """A Nebo key (seed 004 §2, §15): normalized, at most 128 characters."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput("key must be text")
+    key = normalize_key(normalize_text(value))
+    if not key:
+        raise InvalidInput("key is empty after normalization")
+    if len(key) > MAX_KEY_CHARS:
+        raise InvalidInput(f"key is longer than {MAX_KEY_CHARS} characters")
+    return key
+
+
+def normalize_key(key: str) -> str:
+    """Seed 004 §2: lowercase, `_` and spaces to `-`, repeated `-`/`/` collapsed, trimmed."""
+    key = key.lower().replace("_", "-").replace(" ", "-")
+    key = re.sub(r"-{2,}", "-", key)
+    key = re.sub(r"/{2,}", "/", key)
+    return key.strip("-/")
+
+
+def evidence(values: Iterable[object] | None) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        raise InvalidInput("evidence must be a list of strings, not one string")
+    items = []
+    for value in values:
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(f"evidence item {value!r} must be non-empty text")
+        if len(value) > MAX_EVIDENCE_CHARS:
+            raise InvalidInput(f"evidence item is longer than {MAX_EVIDENCE_CHARS} characters")
+        items.append(value.strip())
+    if len(items) > MAX_EVIDENCE_ITEMS:
+        raise InvalidInput(f"{len(items)} evidence items; the limit is {MAX_EVIDENCE_ITEMS}")
+    return items
+
+
+def metadata(value: Mapping[str, object] | None) -> dict[str, object] | None:
+    """Flat metadata: text keys, values of JSON scalar types."""
+    if value is None:
+        return None
+    checked: dict[str, object] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise InvalidInput("metadata keys must be text")
+        if item is not None and not isinstance(item, str | int | float | bool):
+            raise InvalidInput(f"metadata value of {key!r} must be text, a number or a bool")
+        if isinstance(item, float) and not math.isfinite(item):
+            raise InvalidInput(f"metadata value of {key!r} must be finite")
+        checked[key] = item
+    return checked

@@ -32,7 +32,14 @@ from sqlalchemy import (
 )
 
 from ledger import EventRecord
-from ledger.policy import ACTIVE, ENTRY_LAYER, FORGOTTEN
+from ledger.policy import (
+    ACTIVE,
+    DEFAULT_STABILITY,
+    ENTRY_LAYER,
+    FORGOTTEN,
+    NORMAL,
+    SUPERSEDED,
+)
 
 metadata = MetaData()
 
@@ -56,6 +63,14 @@ memories = Table(
     Column("updated_at", String, nullable=False),
     Column("version", Integer, nullable=False),
     Column("position", Integer, nullable=False),
+    Column("key", String, index=True),
+    Column("note_kind", String),
+    Column("stability", String, nullable=False),
+    Column("sensitivity", String, nullable=False),
+    Column("confidence", Float),
+    Column("evidence", Text),
+    Column("metadata", Text),
+    Column("superseded_by", String(32)),
 )
 
 links = Table(
@@ -109,6 +124,14 @@ class MemoryRow:
     updated_at: str
     version: int
     position: int
+    key: str | None
+    note_kind: str | None
+    stability: str
+    sensitivity: str
+    confidence: float | None
+    evidence: list[str] | None
+    metadata: dict[str, Any] | None
+    superseded_by: str | None
 
     def is_expired(self, now: datetime | None = None) -> bool:
         if self.expires_at is None:
@@ -133,6 +156,14 @@ class MemoryRow:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "version": self.version,
+            "key": self.key,
+            "note_kind": self.note_kind,
+            "stability": self.stability,
+            "sensitivity": self.sensitivity,
+            "confidence": self.confidence,
+            "evidence": self.evidence,
+            "metadata": self.metadata,
+            "superseded_by": self.superseded_by,
         }
 
 
@@ -318,6 +349,14 @@ class _Page:
             at,
             record.version,
             record.position,
+            d.get("key"),
+            d.get("note_kind"),
+            d.get("stability", DEFAULT_STABILITY),
+            d.get("sensitivity", NORMAL),
+            d.get("confidence"),
+            _json_or_none(d.get("evidence")),
+            _json_or_none(d.get("metadata")),
+            None,
         ]
         self._next_seq += 1
         self.new.add(record.stream_id)
@@ -335,6 +374,16 @@ class _Page:
         row = self._row(record)
         if row is not None:
             row[_I["repetition_count"]] += 1
+            if record.data.get("confidence") is not None:
+                row[_I["confidence"]] = record.data["confidence"]
+            if record.data.get("metadata") is not None:
+                row[_I["metadata"]] = _json_or_none(record.data["metadata"])
+
+    def superseded(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["state"]] = SUPERSEDED
+            row[_I["superseded_by"]] = record.data["superseded_by"]
 
     def ttl_set(self, record: EventRecord) -> None:
         row = self._row(record)
@@ -397,6 +446,7 @@ _HANDLED = {
     "TTLSet": _Page.ttl_set,
     "MemorySoftDeleted": _Page.soft_deleted,
     "MemoryRestored": _Page.restored,
+    "MemorySuperseded": _Page.superseded,
     "MemoryLinked": _Page.linked,
 }
 
@@ -414,7 +464,9 @@ def _select(conn: Connection, where: str, params: tuple[Any, ...]) -> builtins.l
     rows = []
     for r in result:
         values = list(r)
-        values[_I["tags"] - 1] = json.loads(values[_I["tags"] - 1])
+        for name in ("tags", "evidence", "metadata"):
+            raw = values[_I[name] - 1]
+            values[_I[name] - 1] = None if raw is None else json.loads(raw)
         rows.append(MemoryRow(*values))
     return rows
 
@@ -429,3 +481,7 @@ def _sum_by(rows: Sequence[Any], column: int) -> dict[str, int]:
     for row in rows:
         totals[row[column]] = totals.get(row[column], 0) + row[2]
     return totals
+
+
+def _json_or_none(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)
