@@ -120,7 +120,21 @@ def add(
         namespace=namespace,
         importance=importance,
     )
-    output.emit(state.as_json, result, lambda: output.memories_table(result.memories, "added"))
+    output.emit(state.as_json, result, lambda: output.add_summary(result))
+
+
+@cli.command()
+@click.option("--user", required=True, help="Whose core.md to show.")
+@global_options
+@pass_state
+def core(state: CliState, user: str) -> None:
+    """Show a user's core.md: the durable profile HAEMA's core stage maintains."""
+    document = state.ledger().core(user=user)
+    output.emit(
+        state.as_json,
+        document,
+        lambda: output.stdout.print(document.markdown or f"(no core.md for {user} yet)"),
+    )
 
 
 @cli.command()

@@ -22,8 +22,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from commands.llm import make_provider
 from commands.models import (
     AddResult,
+    CoreOut,
     EdgeOut,
     EventOut,
     MemoryOut,
@@ -31,8 +33,9 @@ from commands.models import (
     SearchHit,
     Stats,
 )
+from commands.pipelines.add import AddPipeline, AddRequest
 from commands.search import hybrid_search
-from ledger import Ledger, Memory, NewMemory, Provenance, Settings
+from ledger import Ledger, Memory, Provenance, Settings
 from ledger.errors import InvalidInput, MemoryNotFound
 from ledger.policy import (
     DEFAULT_IMPORTANCE,
@@ -44,6 +47,7 @@ from ledger.policy import (
     SEARCH_MAX_K,
 )
 from ledger.validation import identifier
+from projections.core import CoreProjection
 from projections.embeddings import make_embedder
 from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
 from projections.layers import LayersProjection, MemoryRow
@@ -83,7 +87,14 @@ class MnemoLedger:
         )
         self.layers = LayersProjection(directory / "layers.sqlite3")
         self.vectors = VectorsProjection(directory / "vectors", self.embedder)
-        self.runner = Runner(self.ledger, [self.layers, self.vectors], directory / ".lock")
+        self.core_model = CoreProjection(directory / "core")
+        self.runner = Runner(
+            self.ledger, [self.layers, self.vectors, self.core_model], directory / ".lock"
+        )
+        self.llm = make_provider(self.settings)
+        self.add_pipeline = AddPipeline(
+            self.ledger, self.layers, self.vectors, self.embedder, self.llm, self.settings
+        )
 
     # --- writes --------------------------------------------------------------------------
 
@@ -99,16 +110,47 @@ class MnemoLedger:
         source: str = DEFAULT_SOURCE,
         namespace: str = "default",
         importance: float = DEFAULT_IMPORTANCE,
+        evidence: Sequence[str] | None = None,
     ) -> AddResult:
-        """Remember one or more contents for `user` in one atomic write."""
+        """HAEMA add(): remember one or more contents for `user`.
+
+        The raw input is recorded first; related memories are reconstructed together with
+        the new contents in one LLM pass, replaced ones are superseded, near-duplicates are
+        reinforced instead of stored twice, and core.md is updated once, all in one atomic
+        write."""
         if isinstance(contents, str):
             contents = [contents]
-        provenance = self._provenance(user, agent, thread)
-        items = [NewMemory(c, kind, tuple(tags), source, namespace, importance) for c in contents]
-        memories = self.ledger.add(provenance, items)
+        self.refresh()
+        request = AddRequest(
+            contents=list(contents),
+            kind=kind,
+            tags=tuple(tags),
+            source=source,
+            namespace=namespace,
+            importance=importance,
+            evidence=evidence,
+        )
+        outcome = self.add_pipeline.run(request, self._provenance(user, agent, thread))
         return AddResult(
-            command_id=provenance.causation_id,
-            memories=[_from_aggregate(m) for m in memories],
+            command_id=outcome.command_id,
+            memories=[_from_aggregate(m) for m in outcome.added],
+            superseded=outcome.superseded,
+            reinforced=[_from_aggregate(m) for m in outcome.reinforced],
+            core_updated=outcome.core_updated,
+            fallback=outcome.fallback,
+            llm_calls=outcome.llm_calls,
+        )
+
+    def core(self, *, user: str) -> CoreOut:
+        """The user's core.md (HAEMA core layer) and its version number."""
+        identifier("user", user)
+        self.refresh()
+        markdown, version = self.core_model.current(user)
+        return CoreOut(
+            user_id=user,
+            markdown=markdown,
+            version=version,
+            path=str(self.core_model.path(user)) if version else None,
         )
 
     def update(

@@ -51,7 +51,24 @@ class AddResult(BaseModel):
 
     command_id: str
     memories: list[MemoryOut]
+    """The memories this call created."""
     superseded: list[str] = Field(default_factory=list)
+    """Ids of the related memories the new ones replaced."""
+    reinforced: list[MemoryOut] = Field(default_factory=list)
+    """Existing memories the contents duplicated (repetition + 1, merged wording)."""
+    core_updated: bool = False
+    fallback: bool = False
+    """True when reconstruction failed twice and the normalized contents were stored."""
+    llm_calls: int = 0
+
+
+class CoreOut(BaseModel):
+    """A user's core.md."""
+
+    user_id: str
+    markdown: str
+    version: int
+    path: str | None
 
 
 class SearchHit(BaseModel):

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from commands.models import EventOut, MemoryOut, SearchHit
+from commands.models import AddResult, EventOut, MemoryOut, SearchHit
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -113,3 +113,18 @@ def events_table(events: Sequence[EventOut], title: str | None = None) -> None:
             data if len(data) < 160 else data[:157] + "...",
         )
     stdout.print(table)
+
+
+def add_summary(result: AddResult) -> None:
+    if result.memories:
+        memories_table(result.memories, "added")
+    if result.reinforced:
+        memories_table(result.reinforced, "reinforced (already known)")
+    if result.superseded:
+        stdout.print(f"superseded: {', '.join(result.superseded)}")
+    notes = [f"command {result.command_id}", f"{result.llm_calls} LLM calls"]
+    if result.core_updated:
+        notes.append("core.md updated")
+    if result.fallback:
+        notes.append("reconstruction failed twice: stored the normalized contents")
+    stdout.print("; ".join(notes))

@@ -20,6 +20,8 @@ from eventsourcing.persistence import IntegrityError, Recording, Transcoder
 from eventsourcing.utils import get_topic
 
 from ledger import validation
+from ledger.command import Command
+from ledger.core import CoreDocument
 from ledger.errors import InvalidInput, MemoryNotFound
 from ledger.memory import Memory
 from ledger.policy import (
@@ -248,6 +250,26 @@ class Ledger(Application[UUID]):
         if not isinstance(memory, Memory):
             raise MemoryNotFound(str(memory_id))
         return memory
+
+    def core_document(self, provenance: Provenance, user_id: str) -> CoreDocument:
+        """The user's core document, started (unsaved) if the user has none yet."""
+        try:
+            document: object = self.repository.get(CoreDocument.create_id(user_id))
+        except AggregateNotFoundError:
+            with acting_as(replace(provenance, user_id=user_id)):
+                return CoreDocument(user_id=user_id)
+        assert isinstance(document, CoreDocument)
+        return document
+
+    def command(self, command_id: str | UUID) -> Command:
+        """A command run, folded from its stream."""
+        try:
+            command: object = self.repository.get(parse_memory_id(command_id))
+        except AggregateNotFoundError:
+            raise MemoryNotFound(str(command_id)) from None
+        if not isinstance(command, Command):
+            raise MemoryNotFound(str(command_id))
+        return command
 
     def stream(self, memory_id: str | UUID) -> list[EventRecord]:
         """Every event of one stream, oldest first."""

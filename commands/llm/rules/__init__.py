@@ -1,0 +1,31 @@
+"""Deterministic rules that honour each stage's contract: the offline provider's "model"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+from commands.llm.rules.core import core_update
+from commands.llm.rules.extract import extract
+from commands.llm.rules.merge import insert_merge, merge_notes
+from commands.llm.rules.multi_fact import multi_fact
+from commands.llm.rules.reconstruct import OFFLINE_SUPERSEDE_SIMILARITY, reconstruct, refine
+from commands.llm.rules.split import split
+from commands.llm.rules.synthesize import synthesize
+
+RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
+    "split": split,
+    "reconstruct": reconstruct,
+    "refine": refine,
+    "core_update": core_update,
+    "insert_merge": insert_merge,
+    "extract": extract,
+    "synthesize": synthesize,
+    "multi_fact": multi_fact,
+    "merge_notes": merge_notes,
+}
+"""The rule of each stage, by stage name."""
+
+__all__ = ["OFFLINE_SUPERSEDE_SIMILARITY", "RULES"]

@@ -1,0 +1,167 @@
+"""Offline core update (seed 000, core entry policy): a conservative gate and one-section
+routing by cue words.
+
+A candidate enters core.md only when it states something durable about the user or the
+agent; temporary content never does. A candidate replaces the bullet it supersedes: one
+named in `superseded_memories`, or one of its section about the same subject and holder
+("Maya lives in Paris" / "Maya moved to Berlin").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from commands.llm.rules.text import comparison_key, overlap, single_line
+from commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
+from ledger.core import CORE_SECTIONS, parse_sections
+
+_I = re.IGNORECASE
+
+TRANSIENT: Final = re.compile(
+    r"\b(today|tonight|tomorrow|yesterday|right now|at the moment|for now|for the moment"
+    r"|temporar(y|ily)|this (morning|afternoon|evening|week|weekend|month|session|sprint)"
+    r"|currently (debugging|working on|fixing|investigating|testing|looking|trying|reviewing))\b",
+    _I,
+)
+"""Session-only or passing content, excluded from the core whatever else it says."""
+
+SOUL_CUES: Final = re.compile(
+    r"\b(assistant|agent)('s)? (name|persona|personality|role|identity|values?|principles?)\b"
+    r"|\b(assistant|agent) is (called|named)\b|\byour (name|persona|personality|role)\b"
+    r"|\bcore principle",
+    _I,
+)
+USER_CUES: Final = re.compile(
+    r"\b(name is|named|call me|goes by|lives? in|living in|moved to|relocated to|based in"
+    r"|resides? in|(?-i:from [A-Z]\w+)|works? (at|for|as)|working (at|for|as)|employed|job is"
+    r"|profession|allergic|allergy|allergies|intoleran\w+|pronouns|speaks|native language"
+    r"|mother tongue|time ?zone|married|wife|husband|partner|son|daughter|children|kids?"
+    r"|mother|father|sister|brother|dog|cat|pets?|vegetarian|vegan|birthday|born)\b",
+    _I,
+)
+"""Identity and profile: name, home, work, health, language, timezone, family, pets."""
+RULE_CUES: Final = re.compile(
+    r"\b(always|never|must|should (always|never))\b"
+    r"|^(please\s+)?(don't|do not|avoid|use|answer|reply|respond|write|keep)\b"
+    r"|\bprefers? .*\b(answers?|responses?|replies|explanations?|summaries|format|tone)\b",
+    _I,
+)
+TOOLS_CUES: Final = re.compile(
+    r"\b(uses?|using|runs?|running|works? with|deploys?|deployed|deploy with|installed"
+    r"|editor|ide|terminal|shell|os|operating system|linux|macos|windows|ubuntu|debian"
+    r"|docker|kubernetes|k8s|python|node|git|github|gitlab|postgres\w*|sqlite|vim|neovim"
+    r"|emacs|vs ?code|version)\b|\bv?\d+\.\d+",
+    _I,
+)
+_ROUTES: Final = (("SOUL", SOUL_CUES), ("USER", USER_CUES), ("RULE", RULE_CUES))
+"""Checked in this order; the first that matches wins, then TOOLS."""
+
+SUBJECTS: Final = {
+    "residence": re.compile(
+        r"\b(lives? in|living in|lived in|moved to|moving to|relocated to|based in|resides? in)\b",
+        _I,
+    ),
+    "employer": re.compile(r"\b(works? (at|for)|working (at|for)|employed (at|by))\b", _I),
+    "occupation": re.compile(r"\b(works? as|working as|job is|profession is)\b", _I),
+    "name": re.compile(r"\b(name is|call me|goes by)\b", _I),
+    "pronouns": re.compile(r"\bpronouns\b", _I),
+    "timezone": re.compile(r"\btime ?zone\b", _I),
+    "language": re.compile(r"\b(native language|mother tongue|preferred language)\b", _I),
+    "editor": re.compile(r"\beditor\b", _I),
+}
+"""Single-valued subjects: a newer statement about one replaces the older."""
+
+_SELF: Final = frozenset({"i", "me", "my", "user", "the user", "user's", "the user's"})
+_FILLER: Final = frozenset(
+    {"has", "have", "had", "'ve", "recently", "just", "now", "also", "finally", "already"}
+)
+_STALE_OVERLAP: Final = 0.3
+"""Word overlap from which a superseded bullet is rewritten in place by a candidate."""
+
+
+@dataclass(frozen=True)
+class Topic:
+    subject: str
+    holder: str
+
+
+def section_of(candidate: str) -> str | None:
+    """The section a durable candidate belongs to; None for anything not coreworthy."""
+    if TRANSIENT.search(candidate):
+        return None
+    for section, cues in _ROUTES:
+        if cues.search(candidate):
+            return section
+    return "TOOLS" if TOOLS_CUES.search(candidate) else None
+
+
+def topic_of(text: str) -> Topic | None:
+    """The single-valued subject a text is about, and whose it is ("maya", "user")."""
+    for subject, pattern in SUBJECTS.items():
+        match = pattern.search(text)
+        if match:
+            words = [w for w in text[: match.start()].lower().split() if w not in _FILLER]
+            holder = " ".join(words).removesuffix("'s").replace("i've", "i")
+            return Topic(subject, "user" if holder in _SELF else holder)
+    return None
+
+
+def render_core_markdown(sections: dict[str, list[str]]) -> str:
+    """The four sections in order, each a heading and its bullets."""
+    parts = [
+        "\n".join([f"## {name}", *(f"- {bullet}" for bullet in sections.get(name, []))])
+        for name in CORE_SECTIONS
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def core_update(inputs: CoreUpdateInput) -> CoreUpdateOutput:
+    sections = parse_sections(inputs.current_core_markdown)
+    before = {name: list(bullets) for name, bullets in sections.items()}
+    superseded = {comparison_key(text) for text in inputs.superseded_memories}
+    stale = {
+        (name, bullet)
+        for name, bullets in sections.items()
+        for bullet in bullets
+        if comparison_key(bullet) in superseded
+    }
+    for raw in inputs.candidate_new_memories:
+        candidate = single_line(raw)
+        section = section_of(candidate)
+        if section is None or any(
+            comparison_key(candidate) == comparison_key(b) for bs in sections.values() for b in bs
+        ):
+            continue
+        bullets = sections[section]
+        target = _replaced_bullet(candidate, section, bullets, stale)
+        if target is None:
+            bullets.append(candidate)
+        else:
+            bullets[bullets.index(target)] = candidate
+            stale.discard((section, target))
+    for name, bullet in stale:
+        sections[name].remove(bullet)
+    return CoreUpdateOutput(
+        should_update=sections != before, core_markdown=render_core_markdown(sections)
+    )
+
+
+def _replaced_bullet(
+    candidate: str, section: str, bullets: list[str], stale: set[tuple[str, str]]
+) -> str | None:
+    """The bullet of `section` the candidate replaces: a superseded one about the same
+    subject (or sharing enough words), else any one about the same subject and holder."""
+    topic = topic_of(candidate)
+    for bullet in bullets:
+        if (section, bullet) in stale:
+            old = topic_of(bullet)
+            same_subject = topic is not None and old is not None and old.subject == topic.subject
+            if same_subject or overlap(candidate, bullet) >= _STALE_OVERLAP:
+                return bullet
+    if topic is not None:
+        for bullet in bullets:
+            if topic_of(bullet) == topic:
+                return bullet
+    return None

@@ -1,0 +1,110 @@
+"""A stage (one versioned prompt with typed input and output), one recorded call of it,
+and the protocol every provider implements."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from commands.llm.errors import LLMError, StageOutputInvalid
+
+__all__ = [
+    "InT",
+    "LLMCall",
+    "LLMError",
+    "LLMProvider",
+    "OutT",
+    "Stage",
+    "StageOutputInvalid",
+]
+
+InT = TypeVar("InT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Stage(Generic[InT, OutT]):
+    """One LLM stage: its prompt (id + version), system text, models and user message.
+
+    `renderer` turns the inputs into the user message of boundary-tagged blocks; it is part
+    of the prompt, so changing it means a new `version`.
+    """
+
+    name: str
+    prompt_id: str
+    version: str
+    system: str
+    input_model: type[InT]
+    output_model: type[OutT]
+    renderer: Callable[[InT], str]
+
+    def render(self, inputs: InT) -> str:
+        """The user message for these inputs."""
+        if not isinstance(inputs, self.input_model):
+            raise TypeError(
+                f"stage {self.name!r} takes {self.input_model.__name__}, "
+                f"not {type(inputs).__name__}"
+            )
+        return self.renderer(inputs)
+
+    def messages(self, inputs: InT) -> list[dict[str, str]]:
+        """The chat messages of one call: the system prompt, then the rendered inputs."""
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.render(inputs)},
+        ]
+
+    def response_format(self) -> dict[str, Any]:
+        """Structured-output request: the output model's JSON schema (not strict, so that
+        servers with partial JSON-schema support accept it; the answer is validated here)."""
+        return {
+            "type": "json_schema",
+            "json_schema": {
+                "name": self.name,
+                "schema": self.output_model.model_json_schema(),
+                "strict": False,
+            },
+        }
+
+    def chat_request(self, inputs: InT, model: str) -> dict[str, Any]:
+        """The exact body of a chat-completions request for these inputs."""
+        return {
+            "model": model,
+            "messages": self.messages(inputs),
+            "response_format": self.response_format(),
+            "temperature": 0,
+        }
+
+
+@dataclass(frozen=True)
+class LLMCall(Generic[OutT]):
+    """One completed call of a stage, with everything needed to record and replay it."""
+
+    stage: str
+    prompt_id: str
+    prompt_version: str
+    provider: str
+    model: str
+    request: dict[str, Any]
+    """The exact request sent: model, messages, response_format, temperature."""
+    response: str
+    """The raw text the model returned."""
+    output: OutT
+    """The response, parsed and validated by the stage's output model."""
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+class LLMProvider(Protocol):
+    """Runs stages. Implementations: `OpenAIProvider`, `OfflineProvider`, `ScriptedProvider`."""
+
+    name: str
+    model: str
+
+    def complete(self, stage: Stage[InT, OutT], inputs: InT) -> LLMCall[OutT]:
+        """Run `stage` on `inputs`; raise `LLMError` (or `StageOutputInvalid`) on failure."""
+        ...

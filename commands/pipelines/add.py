@@ -1,0 +1,393 @@
+"""HAEMA `add(contents)` (seed 000), with engram's insert dedup (seed 001 §2.1).
+
+    1. normalize           2. batch-embed          3. related per content (top_k, cutoff)
+    4. union               5. one reconstruction   6. one refinement if incomplete
+    7. fallback to the normalized contents         8. new memories
+    9. supersede the replaced related memories    10. one core update
+The raw input is saved first (`AddRequested`); everything the command decides — new
+memories, superseded ones, reinforced duplicates, the core update, the LLM calls and the
+outcome — is saved in ONE transaction, so a failure leaves no half-done replacement. A
+concurrent writer that got there first makes that save conflict; the command then runs
+again from step 2 on fresh state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from eventsourcing.persistence import IntegrityError
+
+from commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
+from commands.llm.schemas import (
+    CoreUpdateInput,
+    MergeInput,
+    ReconstructInput,
+    ReconstructOutput,
+    RefineInput,
+    RelatedMemory,
+    SplitInput,
+)
+from commands.llm.stage import LLMProvider
+from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
+from commands.pipelines.similarity import jaccard
+from commands.sanitize import screen
+from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
+from ledger.command import AddCommand, Command
+from ledger.core import CORE_SECTIONS, CoreDocument, empty_core_markdown, parse_sections
+from ledger.errors import InvalidInput
+from ledger.policy import (
+    ACTIVE,
+    DEDUP_COSINE_SIM,
+    DEDUP_JACCARD_PREFILTER,
+    INSERT_MERGE_SIM,
+    MAX_WRITTEN_MEMORY_CHARS,
+)
+from ledger.provenance import acting_as
+from projections.embeddings.embedder import Embedder
+from projections.layers import LayersProjection
+from projections.vectors import VectorsProjection
+
+ADD_ATTEMPTS = 5
+"""Runs of one command before an optimistic-concurrency conflict is given up on."""
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    """What the caller asked to remember, and how to file it."""
+
+    contents: Sequence[str]
+    kind: str = "semantic"
+    tags: Sequence[str] = ()
+    source: str = "api"
+    namespace: str = "default"
+    importance: float = 0.5
+    evidence: Sequence[str] | None = None
+    split: bool = True
+    """Run the pre-memory split stage over each raw content (seed 000, stage 1)."""
+
+    def as_input(self) -> dict[str, Any]:
+        return {
+            "contents": list(self.contents),
+            "kind": self.kind,
+            "tags": list(self.tags),
+            "source": self.source,
+            "namespace": self.namespace,
+            "importance": self.importance,
+            "evidence": list(self.evidence) if self.evidence is not None else None,
+            "split": self.split,
+        }
+
+
+@dataclass
+class AddOutcome:
+    """What one add did."""
+
+    command_id: str
+    added: list[Memory] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    reinforced: list[Memory] = field(default_factory=list)
+    core_updated: bool = False
+    fallback: bool = False
+    llm_calls: int = 0
+
+    def as_outcome(self) -> dict[str, Any]:
+        return {
+            "added": [m.id.hex for m in self.added],
+            "superseded": self.superseded,
+            "reinforced": [m.id.hex for m in self.reinforced],
+            "core_updated": self.core_updated,
+            "fallback": self.fallback,
+        }
+
+
+@dataclass
+class AddPipeline:
+    """Everything `add` reads and writes."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: Embedder
+    provider: LLMProvider
+    settings: Settings
+    before_save: Callable[[], None] = lambda: None
+    """Called just before the decisive save (tests inject faults here)."""
+
+    def run(self, request: AddRequest, provenance: Provenance) -> AddOutcome:
+        user_id = str(validation.identifier("user", provenance.user_id))
+        if not request.contents:
+            raise InvalidInput("nothing to add: give at least one content")
+        contents = [validation.content(text) for text in request.contents]
+        # the decisive save validates kind, tags, ... again; failing early writes nothing
+        self.ledger.draft(provenance, [_new_memory(request, contents[0])])
+        with acting_as(provenance):
+            command: Command = AddCommand(input=request.as_input())
+        self.ledger.save(command)
+        decided = replace(provenance, user_id=user_id, causation_id=command.id.hex)
+        for attempt in range(ADD_ATTEMPTS):
+            try:
+                return self._decide(command, request, contents, decided)
+            except IntegrityError:
+                if attempt == ADD_ATTEMPTS - 1:
+                    raise
+                command = self._fresh(command)
+            except Exception as error:
+                self._record_failure(command, error, decided)
+                raise
+        raise AssertionError("unreachable")
+
+    # --- the ten steps -------------------------------------------------------------------
+
+    def _decide(
+        self,
+        command: Command,
+        request: AddRequest,
+        raw_contents: list[str],
+        provenance: Provenance,
+    ) -> AddOutcome:
+        llm = RecordedLLM(self.provider, command)
+        outcome = AddOutcome(command_id=command.id.hex)
+        contents = self._split(llm, request, raw_contents)
+        for text in contents:
+            screen(text)
+        vectors = self.embedder.passages(contents)
+        changed: dict[str, Memory] = {}
+        fresh, fresh_vectors = self._dedup(llm, contents, vectors, provenance, changed, outcome)
+        added: list[Memory] = []
+        superseded: list[Memory] = []
+        if fresh:
+            related = self._related(provenance.user_id, fresh_vectors)
+            output = self._reconstruct(llm, related, fresh)
+            if output is None:
+                outcome.fallback = True
+                output = ReconstructOutput.model_validate(
+                    {
+                        "memories": [
+                            {"content": text, "sources": [f"new:{i}"]}
+                            for i, text in enumerate(fresh)
+                        ],
+                        "coverage": [
+                            {"new_content": i, "memories": [i]} for i in range(len(fresh))
+                        ],
+                    }
+                )
+            added, superseded = self._replacement(output, related, request, provenance)
+        outcome.added = added
+        outcome.superseded = [m.id.hex for m in superseded]
+        outcome.reinforced = list(changed.values())
+        core = self._core_update(llm, provenance, added, superseded) if added else None
+        outcome.core_updated = core is not None
+        outcome.llm_calls = command.llm_calls
+        with acting_as(provenance):
+            command.complete(outcome.as_outcome())
+        self.before_save()
+        extra = [core] if core is not None else []
+        self.ledger.save(command, *added, *superseded, *changed.values(), *extra)
+        return outcome
+
+    def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
+        if not request.split:
+            return list(dict.fromkeys(contents))
+        pieces: list[str] = []
+        for text in contents:
+            output = llm.run(SPLIT, SplitInput(raw_input=text))
+            parts = [p for p in (_clean(c) for c in output.contents) if p] or [text]
+            pieces.extend(parts)
+        return list(dict.fromkeys(pieces))
+
+    def _dedup(
+        self,
+        llm: RecordedLLM,
+        contents: list[str],
+        vectors: np.ndarray[Any, Any],
+        provenance: Provenance,
+        changed: dict[str, Memory],
+        outcome: AddOutcome,
+    ) -> tuple[list[str], np.ndarray[Any, Any]]:
+        """engram §2.1: Jaccard > 0.50 then cosine > 0.85 is a duplicate: reinforce it (and
+        merge the new wording in through the merge stage when similarity > 0.80)."""
+        keep: list[int] = []
+        for index, (text, vector) in enumerate(zip(contents, vectors, strict=True)):
+            duplicate = self._duplicate_of(provenance.user_id, text, vector)
+            if duplicate is None:
+                keep.append(index)
+                continue
+            memory = changed.get(duplicate[0]) or self.ledger.memory(duplicate[0])
+            changed[memory.id.hex] = memory
+            with acting_as(replace(provenance, prompt_version=prompt_version(INSERT_MERGE))):
+                if duplicate[1] > INSERT_MERGE_SIM and text != memory.content:
+                    merged = llm.run(INSERT_MERGE, MergeInput(existing=memory.content, new=text))
+                    content = _clean(merged.content)
+                    if content and content != memory.content:
+                        memory.update(validation.content(content), None)
+                memory.reinforce()
+        return [contents[i] for i in keep], vectors[keep]
+
+    def _duplicate_of(
+        self, user_id: str, text: str, vector: np.ndarray[Any, Any]
+    ) -> tuple[str, float] | None:
+        candidates = self.vectors.search(user_id, vector, 5)
+        rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
+        for memory_id, similarity in candidates:
+            row = rows.get(memory_id)
+            if (
+                row is not None
+                and row.state == ACTIVE
+                and similarity > DEDUP_COSINE_SIM
+                and jaccard(text, row.content) > DEDUP_JACCARD_PREFILTER
+            ):
+                return memory_id, similarity
+        return None
+
+    def _related(self, user_id: str, vectors: np.ndarray[Any, Any]) -> list[RelatedMemory]:
+        """Steps 3-4: each content's top_k neighbours above the cutoff, unioned."""
+        best: dict[str, float] = {}
+        for vector in vectors:
+            for memory_id, similarity in self.vectors.search(
+                user_id, vector, self.settings.related_top_k
+            ):
+                if similarity >= self.settings.related_min_similarity:
+                    best[memory_id] = max(similarity, best.get(memory_id, -1.0))
+        rows = self.layers.get_many(list(best))
+        return [
+            RelatedMemory(id=memory_id, content=rows[memory_id].content, similarity=round(s, 4))
+            for memory_id, s in sorted(best.items(), key=lambda item: (-item[1], item[0]))
+            if memory_id in rows and rows[memory_id].state == ACTIVE
+        ]
+
+    def _reconstruct(
+        self, llm: RecordedLLM, related: list[RelatedMemory], fresh: list[str]
+    ) -> ReconstructOutput | None:
+        """Steps 5-7: one reconstruction, one refinement if incomplete, else None (fallback)."""
+        output = llm.run(RECONSTRUCT, ReconstructInput(related=related, new_contents=fresh))
+        problems = reconstruction_problems(output, related, fresh)
+        if not problems:
+            return output
+        refined = llm.run(
+            REFINE,
+            RefineInput(related=related, new_contents=fresh, previous=output, problems=problems),
+        )
+        return None if reconstruction_problems(refined, related, fresh) else refined
+
+    def _replacement(
+        self,
+        output: ReconstructOutput,
+        related: list[RelatedMemory],
+        request: AddRequest,
+        provenance: Provenance,
+    ) -> tuple[list[Memory], list[Memory]]:
+        """Steps 8-9: the new memories, and the related ones they replace (superseded)."""
+        by_id = {r.id: r for r in related}
+        decided = replace(provenance, prompt_version=prompt_version(RECONSTRUCT))
+        added: list[Memory] = []
+        replaced_by: dict[str, str] = {}
+        for memory in output.memories:
+            content = validation.content(_clean(memory.content))
+            sources = [s for s in memory.sources if s in by_id]
+            if len(sources) == 1 and by_id[sources[0]].content == content:
+                continue  # carried over unchanged: the stored memory stays as it is
+            [draft] = self.ledger.draft(decided, [_new_memory(request, content)])
+            added.append(draft)
+            for source in sources:
+                replaced_by.setdefault(source, draft.id.hex)
+        superseded: list[Memory] = []
+        for memory_id, replacement in replaced_by.items():
+            old = self.ledger.memory(memory_id)
+            with acting_as(decided):
+                old.supersede(replacement, "reconstructed")
+            superseded.append(old)
+        return added, superseded
+
+    def _core_update(
+        self,
+        llm: RecordedLLM,
+        provenance: Provenance,
+        added: list[Memory],
+        superseded: list[Memory],
+    ) -> CoreDocument | None:
+        """Step 10: the core-update stage, once, over the memories this call added."""
+        document = self.ledger.core_document(provenance, provenance.user_id)
+        current = document.markdown or empty_core_markdown()
+        output = llm.run(
+            CORE_UPDATE,
+            CoreUpdateInput(
+                current_core_markdown=current,
+                candidate_new_memories=[m.content for m in added],
+                superseded_memories=[m.content for m in superseded],
+            ),
+        )
+        markdown = output.core_markdown.strip() + "\n"
+        if not output.should_update or markdown == current:
+            return None
+        sections = parse_sections(markdown)
+        if not any(sections.values()) and not any(parse_sections(current).values()):
+            return None
+        with acting_as(replace(provenance, prompt_version=prompt_version(CORE_UPDATE))):
+            document.update(
+                markdown, {k: sections[k] for k in CORE_SECTIONS}, [m.id.hex for m in added]
+            )
+        return document
+
+    # --- failures and retries ------------------------------------------------------------
+
+    def _fresh(self, command: Command) -> Command:
+        return self.ledger.command(command.id)
+
+    def _record_failure(
+        self, command: Command, error: BaseException, provenance: Provenance
+    ) -> None:
+        """The request's stream says why it failed (best effort: the error is raised anyway)."""
+        try:
+            fresh = self._fresh(command)
+            with acting_as(provenance):
+                fresh.fail(str(error)[:500], type(error).__name__)
+            self.ledger.save(fresh)
+        except Exception:
+            return
+
+
+def reconstruction_problems(
+    output: ReconstructOutput, related: list[RelatedMemory], fresh: list[str]
+) -> list[str]:
+    """Why a reconstruction is not acceptable (seed 000 step 6: incomplete or empty)."""
+    problems: list[str] = []
+    if not output.memories:
+        problems.append("no memories in the output")
+    covered = {c.new_content for c in output.coverage if c.memories}
+    missing = [i for i in range(len(fresh)) if i not in covered]
+    if missing:
+        problems.append(f"new contents not covered: {missing}")
+    known = {r.id for r in related} | {f"new:{i}" for i in range(len(fresh))}
+    verbatim = set(fresh) | {r.content for r in related}
+    for index, memory in enumerate(output.memories):
+        text = _clean(memory.content)
+        if not text:
+            problems.append(f"memory {index} is empty")
+        elif len(text) > MAX_WRITTEN_MEMORY_CHARS and text not in verbatim:
+            problems.append(f"memory {index} is longer than {MAX_WRITTEN_MEMORY_CHARS} chars")
+        unknown = [s for s in memory.sources if s not in known]
+        if unknown:
+            problems.append(f"memory {index} names unknown sources {unknown}")
+    for coverage in output.coverage:
+        if any(not 0 <= m < len(output.memories) for m in coverage.memories):
+            problems.append(f"coverage of new content {coverage.new_content} is out of range")
+    return problems
+
+
+def _clean(text: str) -> str:
+    return validation.normalize_text(text) if isinstance(text, str) else ""
+
+
+def _new_memory(request: AddRequest, content: str) -> NewMemory:
+    return NewMemory(
+        content=content,
+        kind=request.kind,
+        tags=tuple(request.tags),
+        source=request.source,
+        namespace=request.namespace,
+        importance=request.importance,
+        evidence=request.evidence,
+    )

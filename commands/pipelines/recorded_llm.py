@@ -1,0 +1,44 @@
+"""LLM calls made on behalf of a command, each recorded as `LLMCallRecorded` on its stream."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from commands.llm.stage import LLMProvider, Stage
+from ledger.command import Command
+
+Out = TypeVar("Out", bound=BaseModel)
+
+
+class RecordedLLM:
+    """Runs stages through a provider and appends every call to the command's stream."""
+
+    def __init__(self, provider: LLMProvider, command: Command) -> None:
+        self.provider = provider
+        self.command = command
+        self.tokens = 0
+
+    def run(self, stage: Stage[Any, Out], inputs: BaseModel) -> Out:
+        call = self.provider.complete(stage, inputs)
+        self.command.record_llm_call(
+            stage=call.stage,
+            prompt_id=call.prompt_id,
+            prompt_version=call.prompt_version,
+            provider=call.provider,
+            model=call.model,
+            request=call.request,
+            response=call.response,
+            prompt_tokens=call.prompt_tokens,
+            completion_tokens=call.completion_tokens,
+            latency_ms=round(call.latency_ms, 3),
+        )
+        self.tokens += call.prompt_tokens + call.completion_tokens
+        output: Out = call.output
+        return output
+
+
+def prompt_version(stage: Stage[Any, Any]) -> str:
+    """How decision events name the prompt that decided them."""
+    return f"{stage.prompt_id}@{stage.version}"
