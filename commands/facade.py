@@ -93,7 +93,13 @@ class MnemoLedger:
         )
         self.llm = make_provider(self.settings)
         self.add_pipeline = AddPipeline(
-            self.ledger, self.layers, self.vectors, self.embedder, self.llm, self.settings
+            self.ledger,
+            self.layers,
+            self.vectors,
+            self.embedder,
+            self.llm,
+            self.settings,
+            refresh=self.refresh,
         )
 
     # --- writes --------------------------------------------------------------------------

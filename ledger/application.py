@@ -40,6 +40,7 @@ from ledger.records import EventRecord, RecordDecoder
 from ledger.settings import Settings
 from ledger.store import persistence_env
 from ledger.transcoding import OrjsonTranscoder
+from ledger.user import UserStream
 
 T = TypeVar("T")
 
@@ -260,6 +261,16 @@ class Ledger(Application[UUID]):
                 return CoreDocument(user_id=user_id)
         assert isinstance(document, CoreDocument)
         return document
+
+    def user_stream(self, provenance: Provenance, user_id: str) -> UserStream:
+        """The user's consistency stream, started (unsaved) if the user has none yet."""
+        try:
+            stream: object = self.repository.get(UserStream.create_id(user_id))
+        except AggregateNotFoundError:
+            with acting_as(replace(provenance, user_id=user_id)):
+                return UserStream(user_id=user_id)
+        assert isinstance(stream, UserStream)
+        return stream
 
     def command(self, command_id: str | UUID) -> Command:
         """A command run, folded from its stream."""

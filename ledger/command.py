@@ -39,7 +39,7 @@ class Command(Aggregate):
         self,
         stage: str,
         prompt_id: str,
-        prompt_version: str,
+        version: str,
         provider: str,
         model: str,
         request: dict[str, Any],

@@ -84,3 +84,21 @@ INSERT_MERGE_SIM: Final = 0.80
 
 # --- writing constraints: seed 003 §9 ---------------------------------------------------
 MAX_WRITTEN_MEMORY_CHARS: Final = 280
+MAX_WRITTEN_MEMORY_SENTENCES: Final = 2  # "1-2 sentences" (semantic and episodic guards)
+WRITING_FIRST_PASS_TARGET: Final = 0.95  # acceptance: >= 95% of new items pass on first pass
+
+# --- consent policy: seed 003 §10 (user_context vs semantic) ----------------------------
+SENSITIVE_PROFILE_FIELDS: Final = ("preferred_name", "pronouns", "city", "language")
+BENIGN_PROFILE_FIELDS: Final = ("tone", "goals_add")
+PROFILE_FIELDS: Final = SENSITIVE_PROFILE_FIELDS + BENIGN_PROFILE_FIELDS
+ACCUMULATING_PROFILE_FIELDS: Final = ("goals_add",)  # values add up instead of replacing
+BENIGN_MIN_SIGNALS: Final = 2  # benign fields auto-apply when corroborated by >= 2 signals
+CONSENT_WINDOW_DAYS: Final = 7  # a proposed sensitive patch is queued for 7 days
+CONSENT_PENDING: Final = "pending"
+CONSENT_GRANTED: Final = "granted"
+CONSENT_DENIED: Final = "denied"
+CONSENT_EXPIRED: Final = "expired"
+CONSENT_STATUSES: Final = (CONSENT_PENDING, CONSENT_GRANTED, CONSENT_DENIED, CONSENT_EXPIRED)
+AUTO_CONSENT: Final = "auto"  # `by` of a benign patch granted by corroboration, not a person
+MAX_PROFILE_VALUE_CHARS: Final = 256  # not in the seeds: bounds one proposed profile value
+MAX_CONSENT_REASON_CHARS: Final = 512  # not in the seeds: bounds a proposal/denial reason

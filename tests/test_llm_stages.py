@@ -105,6 +105,13 @@ def test_split_keeps_a_single_fact_whole_and_drops_empty_pieces() -> None:
     assert run(SPLIT, SplitInput(raw_input="  ; . \n ")).contents == []
 
 
+def test_split_leaves_out_greetings_and_questions() -> None:
+    output = run(
+        SPLIT, SplitInput(raw_input="Hi! What time is it? I live in Porto. Thanks so much!")
+    )
+    assert output.contents == ["I live in Porto."]
+
+
 # --- reconstruct and refine ----------------------------------------------------------------
 
 

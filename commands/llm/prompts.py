@@ -40,7 +40,7 @@ SEMANTIC_STYLE = (
     "pronouns that need outside context; neutral tone; 1-2 sentences; at most 280 characters."
 )
 EPISODIC_STYLE = (
-    "Past tense; 1-2 sentences; focus on what was discussed, decided or done; leave out "
+    "past tense; 1-2 sentences; focus on what was discussed, decided or done; leave out "
     "stable facts unless they changed."
 )
 

@@ -113,6 +113,8 @@ class AddPipeline:
     embedder: Embedder
     provider: LLMProvider
     settings: Settings
+    refresh: Callable[[], object] = lambda: None
+    """Brings the read models up to date (before a re-run after a conflict)."""
     before_save: Callable[[], None] = lambda: None
     """Called just before the decisive save (tests inject faults here)."""
 
@@ -132,8 +134,10 @@ class AddPipeline:
                 return self._decide(command, request, contents, decided)
             except IntegrityError:
                 if attempt == ADD_ATTEMPTS - 1:
+                    self._record_failure(command, RuntimeError("too many conflicts"), decided)
                     raise
                 command = self._fresh(command)
+                self.refresh()
             except Exception as error:
                 self._record_failure(command, error, decided)
                 raise
@@ -148,7 +152,7 @@ class AddPipeline:
         raw_contents: list[str],
         provenance: Provenance,
     ) -> AddOutcome:
-        llm = RecordedLLM(self.provider, command)
+        llm = RecordedLLM(self.provider, command, provenance)
         outcome = AddOutcome(command_id=command.id.hex)
         contents = self._split(llm, request, raw_contents)
         for text in contents:
@@ -181,11 +185,18 @@ class AddPipeline:
         core = self._core_update(llm, provenance, added, superseded) if added else None
         outcome.core_updated = core is not None
         outcome.llm_calls = command.llm_calls
+        user = self.ledger.user_stream(provenance, provenance.user_id)
         with acting_as(provenance):
             command.complete(outcome.as_outcome())
+            user.changed(
+                command.id.hex,
+                [m.id.hex for m in added],
+                outcome.superseded,
+                [m.id.hex for m in changed.values()],
+            )
         self.before_save()
         extra = [core] if core is not None else []
-        self.ledger.save(command, *added, *superseded, *changed.values(), *extra)
+        self.ledger.save(command, user, *added, *superseded, *changed.values(), *extra)
         return outcome
 
     def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
