@@ -1,0 +1,63 @@
+"""add and core update through the real `openai` client against a local fake server; the
+recorded LLM calls hold the exact request and response."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from commands import MnemoLedger
+from ledger import Settings
+from tests.fake_openai import fake_openai_server
+
+CORE = "## SOUL\n\n## TOOLS\n\n## RULE\n\n## USER\n- {}\n"
+
+
+def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> None:
+    with fake_openai_server() as fake:
+        settings = Settings(
+            home=home,
+            llm_provider="openai",
+            llm_model="fake-chat",
+            embedder="openai",
+            embedding_model="fake-embed",
+            openai_base_url=fake.url,
+            openai_api_key="test-key",
+        )
+        fake.answer("split", {"contents": ["I live in Paris"]})
+        fake.answer(
+            "reconstruct",
+            "Here you go:\n```json\n"
+            + json.dumps(
+                {
+                    "memories": [{"content": "The user lives in Paris.", "sources": ["new:0"]}],
+                    "coverage": [{"new_content": 0, "memories": [0]}],
+                }
+            )
+            + "\n```",
+        )
+        fake.answer(
+            "core_update",
+            {"should_update": True, "core_markdown": CORE.format("The user lives in Paris.")},
+        )
+        with MnemoLedger(settings=settings, actor="tester") as memory:
+            result = memory.add(["I live in Paris"], user="u", agent="planner")
+            assert [m.content for m in result.memories] == ["The user lives in Paris."]
+            assert memory.core(user="u").markdown == CORE.format("The user lives in Paris.")
+            assert memory.search("Paris", user="u")[0].id == result.memories[0].id
+
+            calls = [
+                e for e in memory.ledger.stream(result.command_id) if e.type == "LLMCallRecorded"
+            ]
+            assert [c.data["stage"] for c in calls] == ["split", "reconstruct", "core_update"]
+            for call, sent, answered in zip(
+                calls, fake.chat_requests, fake.chat_responses, strict=True
+            ):
+                assert call.data["request"] == sent
+                assert call.data["response"] == answered
+                assert call.data["provider"] == "openai" and call.data["model"] == "fake-chat"
+                assert call.data["prompt_tokens"] == 11 and call.data["completion_tokens"] == 7
+                assert call.agent_id == "planner"
+            assert "<new_contents>" in fake.chat_requests[1]["messages"][1]["content"]
+            assert fake.embedding_requests and fake.embedding_requests[0]["model"] == "fake-embed"
+            assert memory.stats().embedder == "openai/fake-embed"
