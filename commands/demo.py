@@ -16,10 +16,11 @@ from ledger.errors import InvalidInput
 USER = "maya"
 AGENT = "demo-assistant"
 THREAD = "demo-thread"
+QUERY = "which city does she live in now?"
 
 
 def sample_conversation() -> list[dict[str, Any]]:
-    """The bundled turns: `{"id", "role", "content", "corrects"?}` per line."""
+    """The bundled turns: `{"id", "role", "content"}` per line."""
     text = resources.files("commands").joinpath("data/sample_conversation.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
@@ -42,48 +43,58 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
 
     say(f"[bold]mnemoledger demo[/] in {home}\n")
     with MnemoLedger(home, actor="demo") as memory:
-        by_turn: dict[str, str] = {}
-        for turn in sample_conversation():
-            if turn["role"] != "user":
-                continue
-            if corrected := by_turn.get(turn.get("corrects", "")):
-                memory.update(corrected, turn["content"], agent=AGENT, thread=THREAD)
-                say(f"turn {turn['id']} corrects an earlier memory -> UPDATE {corrected[:8]}")
-                continue
-            result = memory.add([turn["content"]], user=USER, agent=AGENT, thread=THREAD)
-            by_turn[turn["id"]] = result.memories[0].id
-        memory.ttl(by_turn["t8"], 7, agent=AGENT)
-        memory.link(by_turn["t10"], by_turn["t1"], link_type="related", strength=0.6)
-        memory.forget(by_turn["t12"])
+        superseded: list[str] = []
+        by_text: dict[str, str] = {}
+        turns = [t for t in sample_conversation() if t["role"] == "user"]
+        with output.progress_bar(not as_json, "remembering the conversation") as progress:
+            for done, turn in enumerate(turns, 1):
+                result = memory.add(
+                    [turn["content"]],
+                    user=USER,
+                    agent=AGENT,
+                    thread=THREAD,
+                    source="demo",
+                    evidence=[turn["id"]],
+                )
+                superseded += result.superseded
+                by_text.update({m.content: m.id for m in result.memories})
+                if progress:
+                    progress(done, len(turns))
+        debugging = next(i for text, i in by_text.items() if "debugging" in text)
+        memory.ttl(debugging, 7, agent=AGENT)
+        editor = next(i for text, i in by_text.items() if "Neovim" in text)
+        memory.forget(editor, agent=AGENT)
 
         memories = memory.list(user=USER)
-        query = "where does Maya live now?"
-        hits = memory.search(query, user=USER, k=3)
-        history = memory.history(by_turn["t1"])
+        hits = memory.search(QUERY, user=USER, k=3)
+        history = memory.history(superseded[0]) if superseded else []
+        core = memory.core(user=USER)
         stats = memory.stats()
+        llm_calls = len(memory.log(event_type="LLMCallRecorded"))
         if as_json:
-            print(
-                json.dumps(
-                    output.to_jsonable(
-                        {
-                            "home": str(home),
-                            "memories": memories,
-                            "search": hits,
-                            "history": history,
-                            "stats": stats,
-                        }
-                    ),
-                    indent=2,
-                )
-            )
+            report = {
+                "home": str(home),
+                "memories": memories,
+                "search": hits,
+                "history": history,
+                "core": core,
+                "superseded": superseded,
+                "llm_calls": llm_calls,
+                "stats": stats,
+            }
+            print(json.dumps(output.to_jsonable(report), indent=2))
             return
-        output.memories_table(memories, f"memories of {USER} (one TTL, one forgotten)")
-        say(f"\n[bold]search[/] {query!r}")
+        output.memories_table(memories, f"memories of {USER}")
+        say(f"\n[bold]search[/] {QUERY!r}")
         output.hits_table(hits)
-        say("\n[bold]history[/] of the corrected memory (every change is an event)")
-        output.events_table(history)
+        if history:
+            say("\n[bold]history[/] of a memory the conversation later corrected")
+            output.events_table(history)
+        say(f"\n[bold]core.md[/] (version {core.version})")
+        say(core.markdown)
         say(
-            f"\n{stats.events} events in the log; read models at "
+            f"{stats.events} events in the log ({llm_calls} LLM calls recorded, offline "
+            f"provider); read models at "
             f"{', '.join(f'{k}={v}' for k, v in stats.projections.items())}."
         )
-        say(f"Try: mnemoledger --home {home} log")
+        say(f"Try: mnemoledger --home {home} log --type MemorySuperseded")

