@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from commands import output
+from commands.cli_notes import note
 from commands.demo import run_demo
 from commands.options import CliState, global_options, pass_state, writer_options
 from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
@@ -310,6 +311,9 @@ def stats(state: CliState) -> None:
     """Counts of the log and the read models."""
     result = state.ledger().stats()
     output.emit(state.as_json, result, lambda: output.stdout.print_json(result.model_dump_json()))
+
+
+cli.add_command(note)
 
 
 def main() -> None:

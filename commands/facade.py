@@ -33,6 +33,7 @@ from commands.models import (
     SearchHit,
     Stats,
 )
+from commands.notes_api import NotesMixin
 from commands.pipelines.add import AddPipeline, AddRequest
 from commands.search import hybrid_search
 from ledger import Ledger, Memory, Provenance, Settings
@@ -65,7 +66,7 @@ def default_actor() -> str:
         return "cli"
 
 
-class MnemoLedger:
+class MnemoLedger(NotesMixin):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 
     def __init__(
