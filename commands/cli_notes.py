@@ -13,7 +13,7 @@ from rich.table import Table
 
 from commands import output
 from commands.models import MemoryOut
-from commands.notes_api import NoteResult, list_notes, merge_notes, write_note
+from commands.notes_api import NoteResult
 from commands.options import CliState, global_options, pass_state, writer_options
 from commands.pipelines.notes import (
     DEFAULT_NOTE_CONFIDENCE,
@@ -67,8 +67,7 @@ def write(
     thread: str | None,
 ) -> None:
     """Write one note (writeNote); a soul, agent or user note replaces the previous one."""
-    result = write_note(
-        state.ledger(),
+    result = state.ledger().write_note(
         text,
         user=user,
         kind=kind,
@@ -95,7 +94,7 @@ def merge(
     state: CliState, note_ids: tuple[str, ...], agent: str | None, thread: str | None
 ) -> None:
     """Merge 2+ active notes of one user into one summary note (mergeNotes)."""
-    result = merge_notes(state.ledger(), list(note_ids), agent=agent, thread=thread)
+    result = state.ledger().merge_notes(list(note_ids), agent=agent, thread=thread)
     output.emit(state.as_json, result, lambda: _result_summary(result, "summary"))
 
 
@@ -116,9 +115,7 @@ def list_command(
     limit: int,
 ) -> None:
     """Active notes of a user, newest first (getNotes: unexpired, not superseded)."""
-    notes = list_notes(
-        state.ledger(), user, kind=kind, tags=_comma_list(tags), limit=limit, scope=scope
-    )
+    notes = state.ledger().notes(user, kind=kind, tags=_comma_list(tags), limit=limit, scope=scope)
     output.emit(state.as_json, notes, lambda: notes_table(notes))
 
 

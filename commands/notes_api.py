@@ -6,9 +6,6 @@
 
     memory.write_note("Prefers short answers", user="maya", kind="rule",
                       evidence=["thread:42"], confidence=0.9)
-
-The same operations are plain functions over any `NotesHost` (what `MnemoLedger` already
-has), which the CLI calls, so they work whether or not the mixin is in the bases.
 """
 
 from __future__ import annotations
@@ -67,69 +64,6 @@ def notes_pipeline(host: NotesHost) -> NotesPipeline:
     return NotesPipeline(host.ledger, host.layers, host.llm, host.settings, refresh=host.refresh)
 
 
-def write_note(
-    host: NotesHost,
-    content: str,
-    *,
-    user: str,
-    kind: str,
-    stability: str | None = None,
-    ttl_days: float | None = None,
-    sensitivity: str = NORMAL,
-    evidence: Sequence[str] = (),
-    confidence: float = DEFAULT_NOTE_CONFIDENCE,
-    tags: Sequence[str] = (),
-    scope: str = DEFAULT_NOTE_SCOPE,
-    source: str = DEFAULT_SOURCE,
-    agent: str | None = None,
-    thread: str | None = None,
-) -> NoteResult:
-    """writeNote (seed 002); see `MnemoLedger.write_note`."""
-    host.refresh()
-    request = WriteNoteRequest(
-        content=content,
-        kind=kind,
-        stability=stability,
-        ttl_days=ttl_days,
-        sensitivity=sensitivity,
-        evidence=tuple(evidence),
-        confidence=confidence,
-        tags=tuple(tags),
-        scope=scope,
-        source=source,
-    )
-    outcome = notes_pipeline(host).write(request, host._provenance(user, agent, thread))
-    return _result(host, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls)
-
-
-def merge_notes(
-    host: NotesHost,
-    note_ids: Sequence[str],
-    *,
-    agent: str | None = None,
-    thread: str | None = None,
-) -> NoteResult:
-    """mergeNotes (seed 002); see `MnemoLedger.merge_notes`."""
-    outcome = notes_pipeline(host).merge(list(note_ids), host._provenance("", agent, thread))
-    return _result(host, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls)
-
-
-def list_notes(
-    host: NotesHost,
-    user: str,
-    *,
-    kind: str | None = None,
-    tags: Sequence[str] | None = None,
-    limit: int = DEFAULT_NOTES_LIMIT,
-    scope: str | None = None,
-    now: datetime | None = None,
-) -> list[MemoryOut]:
-    """getNotes (seed 002); see `MnemoLedger.notes`."""
-    host.refresh()
-    rows = notes_pipeline(host).active_notes(user, kind, tags, limit, scope=scope, now=now)
-    return [host._out(row) for row in rows]
-
-
 class NotesMixin:
     """Luminary notes on `MnemoLedger` (seed 002): a note is a memory with `note_kind` set."""
 
@@ -155,21 +89,22 @@ class NotesMixin:
         volatile needs `ttl_days`, permanent refuses it; a rule needs evidence and
         confidence 0.8+; a soul, agent or user note supersedes the user's previous one.
         The request is recorded first, so a refused injection still leaves its trace."""
-        return write_note(
-            self,
-            content,
-            user=user,
+        self.refresh()
+        request = WriteNoteRequest(
+            content=content,
             kind=kind,
             stability=stability,
             ttl_days=ttl_days,
             sensitivity=sensitivity,
-            evidence=evidence,
+            evidence=tuple(evidence),
             confidence=confidence,
-            tags=tags,
+            tags=tuple(tags),
             scope=scope,
             source=source,
-            agent=agent,
-            thread=thread,
+        )
+        outcome = notes_pipeline(self).write(request, self._provenance(user, agent, thread))
+        return _result(
+            self, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
         )
 
     def merge_notes(
@@ -181,7 +116,10 @@ class NotesMixin:
     ) -> NoteResult:
         """mergeNotes: 2+ active notes of one user become one `summary` note (one recorded
         LLM call); the originals are superseded by it in the same write."""
-        return merge_notes(self, note_ids, agent=agent, thread=thread)
+        outcome = notes_pipeline(self).merge(list(note_ids), self._provenance("", agent, thread))
+        return _result(
+            self, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
+        )
 
     def notes(
         self: NotesHost,
@@ -195,7 +133,9 @@ class NotesMixin:
     ) -> list[MemoryOut]:
         """getNotes: active, unexpired, unsuperseded notes of `user`, newest first; `tags`
         match any (OR); sensitive notes are included with `sensitivity="sensitive"`."""
-        return list_notes(self, user, kind=kind, tags=tags, limit=limit, scope=scope, now=now)
+        self.refresh()
+        rows = notes_pipeline(self).active_notes(user, kind, tags, limit, scope=scope, now=now)
+        return [self._out(row) for row in rows]
 
 
 def _result(
