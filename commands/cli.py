@@ -13,6 +13,8 @@ from typing import Any
 import click
 
 from commands import output
+from commands.cli_consent import consent
+from commands.cli_ingest import ingest, profile
 from commands.cli_notes import note
 from commands.demo import run_demo
 from commands.options import CliState, global_options, pass_state, writer_options
@@ -314,6 +316,9 @@ def stats(state: CliState) -> None:
 
 
 cli.add_command(note)
+cli.add_command(ingest)
+cli.add_command(profile)
+cli.add_command(consent)
 
 
 def main() -> None:

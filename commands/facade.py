@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from commands.consent_api import ConsentMixin
+from commands.ingest_api import IngestMixin
 from commands.llm import make_provider
 from commands.models import (
     AddResult,
@@ -48,6 +50,7 @@ from ledger.policy import (
     SEARCH_MAX_K,
 )
 from ledger.validation import identifier
+from projections.consent import ConsentProjection
 from projections.core import CoreProjection
 from projections.embeddings import make_embedder
 from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
@@ -66,7 +69,7 @@ def default_actor() -> str:
         return "cli"
 
 
-class MnemoLedger(NotesMixin):
+class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 
     def __init__(
@@ -89,8 +92,11 @@ class MnemoLedger(NotesMixin):
         self.layers = LayersProjection(directory / "layers.sqlite3")
         self.vectors = VectorsProjection(directory / "vectors", self.embedder)
         self.core_model = CoreProjection(directory / "core")
+        self.consent_model = ConsentProjection(directory / "consent")
         self.runner = Runner(
-            self.ledger, [self.layers, self.vectors, self.core_model], directory / ".lock"
+            self.ledger,
+            [self.layers, self.vectors, self.core_model, self.consent_model],
+            directory / ".lock",
         )
         self.llm = make_provider(self.settings)
         self.add_pipeline = AddPipeline(

@@ -1,0 +1,158 @@
+"""Conversation ingest (seed 004 §3-§5) in the Python API: `IngestMixin` adds `ingest` and
+`profile` to `MnemoLedger`.
+
+    class MnemoLedger(IngestMixin):  # commands/facade.py
+        ...
+
+    result = memory.ingest("chat.jsonl", user="maya", agent="helper")
+    memory.profile("maya")  # {"display_name": "Maya", "location": "Porto"}
+
+The same operations are plain functions over any `IngestHost` (what `MnemoLedger` already
+has), which the CLI calls, so they work whether or not the mixin is in the bases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from commands.llm.stage import LLMProvider
+from commands.models import AddResult, MemoryOut
+from commands.pipelines.ingest import (
+    IngestPipeline,
+    Progress,
+    Turn,
+    load_turns,
+    user_profile,
+)
+from ledger import Ledger, Provenance, Settings
+from ledger.policy import ACTIVE
+from ledger.validation import identifier
+from projections.layers import LayersProjection
+from projections.runner import Progress as RefreshProgress
+
+TurnsSource = str | Path | Sequence[Turn | Mapping[str, Any]]
+"""A JSONL file, or the turns themselves (`Turn`s or `{"role","content","ts"?,"id"?}`)."""
+
+
+class SkippedFact(BaseModel):
+    """A fact the ingest did not write, and why."""
+
+    namespace: str
+    key: str | None
+    value: str
+    """The value as extracted (at most 200 characters of it)."""
+    reason: str
+    evidence: list[str] = Field(default_factory=list)
+
+
+class IngestResult(AddResult):
+    """What one ingest did: `add`'s result summed over the conversation, plus the rest."""
+
+    updated: list[MemoryOut] = Field(default_factory=list)
+    """Memories whose key got a new value (upsert), and a re-synthesized directive."""
+    skipped: list[SkippedFact] = Field(default_factory=list)
+    """Duplicates and refused facts, each with its reason."""
+    directive_updated: bool = False
+    """True when the personality directive was synthesized anew (seed 004 §4)."""
+    profile_updated: list[str] = Field(default_factory=list)
+    """Profile fields this ingest wrote (seed 004 §5)."""
+    turns: int = 0
+    extractions: int = 0
+
+
+class IngestHost(Protocol):
+    """What the ingest operations use of `MnemoLedger`."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    llm: LLMProvider
+    settings: Settings
+
+    def refresh(self, progress: RefreshProgress | None = None) -> int: ...
+
+    def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance: ...
+
+
+def ingest_pipeline(host: IngestHost) -> IngestPipeline:
+    """The ingest pipeline over the host's ledger, read model and LLM provider."""
+    return IngestPipeline(host.ledger, host.layers, host.llm, host.settings, refresh=host.refresh)
+
+
+def ingest_into(
+    host: IngestHost,
+    source: TurnsSource,
+    *,
+    user: str,
+    agent: str | None = None,
+    thread: str | None = None,
+    multi_fact: bool = False,
+    now: datetime | None = None,
+    progress: Progress | None = None,
+) -> IngestResult:
+    """Ingest a conversation; see `IngestMixin.ingest`."""
+    provenance = host._provenance(user, agent, thread)
+    identifier("user", user)
+    if isinstance(source, str | Path):
+        turns: Sequence[Turn | Mapping[str, Any]] = load_turns(source)
+        name: str | None = str(source)
+    else:
+        turns, name = source, None
+    outcome = ingest_pipeline(host).run(
+        turns, provenance, multi_fact=multi_fact, now=now, source=name, progress=progress
+    )
+    return IngestResult.model_validate(outcome.as_json())
+
+
+def profile_of(host: IngestHost, user: str) -> dict[str, str]:
+    """The user's profile, derived from the log; see `IngestMixin.profile`."""
+    identifier("user", user)
+    host.refresh()
+    return user_profile(host.layers.list(user, state=ACTIVE))
+
+
+class IngestMixin:
+    """Conversation ingest on `MnemoLedger` (Nebo extraction, seed 004 §3-§5)."""
+
+    def ingest(
+        self: IngestHost,
+        path_or_turns: TurnsSource,
+        *,
+        user: str,
+        agent: str | None = None,
+        thread: str | None = None,
+        multi_fact: bool = False,
+        now: datetime | None = None,
+        progress: Progress | None = None,
+    ) -> IngestResult:
+        """Extract durable facts from a conversation and store them for `user`.
+
+        The turns are recorded first; one extraction per user turn over its last 6
+        messages; preferences, entities, decisions (daily/<date>), styles and artifacts
+        land in their Nebo namespaces; styles are reinforced, duplicates skipped, changed
+        values updated, injections refused (each with a reason); the personality directive
+        is re-synthesized from 3+ live style observations. `multi_fact` adds seed 003 §13's
+        pass over long user turns. `now` is the ingest time (decay, style timestamps,
+        undated decisions); default the current UTC time. Everything is one atomic write.
+        A malformed file raises `InvalidInput` naming the line, before anything is written.
+        """
+        return ingest_into(
+            self,
+            path_or_turns,
+            user=user,
+            agent=agent,
+            thread=thread,
+            multi_fact=multi_fact,
+            now=now,
+            progress=progress,
+        )
+
+    def profile(self: IngestHost, user: str) -> dict[str, str]:
+        """The user's profile (seed 004 §5 user_profiles columns: display_name, location,
+        timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
+        `user/<key>` in the tacit layer). Derived from the log; nothing else is stored."""
+        return profile_of(self, user)
