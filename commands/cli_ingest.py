@@ -16,7 +16,7 @@ import click
 from rich.table import Table
 
 from commands import output
-from commands.ingest_api import IngestResult, ingest_into, profile_of
+from commands.ingest_api import IngestResult
 from commands.options import CliState, global_options, pass_state, writer_options
 from commands.pipelines.ingest import parse_turns
 
@@ -47,8 +47,7 @@ def ingest(
     source = parse_turns(sys.stdin.read(), source="<stdin>") if str(file) == STDIN else file
     memory = state.ledger()
     with output.progress_bar(not state.as_json, "extracting") as progress:
-        result = ingest_into(
-            memory,
+        result = memory.ingest(
             source,
             user=user,
             agent=agent,
@@ -65,7 +64,7 @@ def ingest(
 @pass_state
 def profile(state: CliState, user: str) -> None:
     """Show a user's profile, derived from tacit/user memories (seed 004 §5)."""
-    fields = profile_of(state.ledger(), user)
+    fields = state.ledger().profile(user)
 
     def human() -> None:
         if not fields:

@@ -7,8 +7,6 @@
     result = memory.ingest("chat.jsonl", user="maya", agent="helper")
     memory.profile("maya")  # {"display_name": "Maya", "location": "Porto"}
 
-The same operations are plain functions over any `IngestHost` (what `MnemoLedger` already
-has), which the CLI calls, so they work whether or not the mixin is in the bases.
 """
 
 from __future__ import annotations
@@ -83,38 +81,6 @@ def ingest_pipeline(host: IngestHost) -> IngestPipeline:
     return IngestPipeline(host.ledger, host.layers, host.llm, host.settings, refresh=host.refresh)
 
 
-def ingest_into(
-    host: IngestHost,
-    source: TurnsSource,
-    *,
-    user: str,
-    agent: str | None = None,
-    thread: str | None = None,
-    multi_fact: bool = False,
-    now: datetime | None = None,
-    progress: Progress | None = None,
-) -> IngestResult:
-    """Ingest a conversation; see `IngestMixin.ingest`."""
-    provenance = host._provenance(user, agent, thread)
-    identifier("user", user)
-    if isinstance(source, str | Path):
-        turns: Sequence[Turn | Mapping[str, Any]] = load_turns(source)
-        name: str | None = str(source)
-    else:
-        turns, name = source, None
-    outcome = ingest_pipeline(host).run(
-        turns, provenance, multi_fact=multi_fact, now=now, source=name, progress=progress
-    )
-    return IngestResult.model_validate(outcome.as_json())
-
-
-def profile_of(host: IngestHost, user: str) -> dict[str, str]:
-    """The user's profile, derived from the log; see `IngestMixin.profile`."""
-    identifier("user", user)
-    host.refresh()
-    return user_profile(host.layers.list(user, state=ACTIVE))
-
-
 class IngestMixin:
     """Conversation ingest on `MnemoLedger` (Nebo extraction, seed 004 §3-§5)."""
 
@@ -140,19 +106,22 @@ class IngestMixin:
         undated decisions); default the current UTC time. Everything is one atomic write.
         A malformed file raises `InvalidInput` naming the line, before anything is written.
         """
-        return ingest_into(
-            self,
-            path_or_turns,
-            user=user,
-            agent=agent,
-            thread=thread,
-            multi_fact=multi_fact,
-            now=now,
-            progress=progress,
+        provenance = self._provenance(user, agent, thread)
+        identifier("user", user)
+        if isinstance(path_or_turns, str | Path):
+            turns: Sequence[Turn | Mapping[str, Any]] = load_turns(path_or_turns)
+            name: str | None = str(path_or_turns)
+        else:
+            turns, name = path_or_turns, None
+        outcome = ingest_pipeline(self).run(
+            turns, provenance, multi_fact=multi_fact, now=now, source=name, progress=progress
         )
+        return IngestResult.model_validate(outcome.as_json())
 
     def profile(self: IngestHost, user: str) -> dict[str, str]:
         """The user's profile (seed 004 §5 user_profiles columns: display_name, location,
         timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
         `user/<key>` in the tacit layer). Derived from the log; nothing else is stored."""
-        return profile_of(self, user)
+        identifier("user", user)
+        self.refresh()
+        return user_profile(self.layers.list(user, state=ACTIVE))

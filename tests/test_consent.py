@@ -10,35 +10,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from commands import MnemoLedger
-from commands.cli import LedgerGroup
-from commands.cli_consent import consent
+from commands.cli import cli
 from commands.consent import ConsentService
-from commands.consent_api import ConsentMixin
-from commands.options import CliState, global_options
 from ledger import InvalidInput, InvalidTransition, Ledger, MemoryNotFound, Provenance, Settings
 from ledger.policy import CONSENT_WINDOW_DAYS
 from projections.consent import ConsentProjection
 from projections.runner import Runner
 
-
-class ConsentLedger(MnemoLedger, ConsentMixin):
-    """`MnemoLedger` with the consent read model, as the facade will wire it."""
-
-    def __init__(self, home: Path | None, *, actor: str | None = "tester") -> None:
-        super().__init__(home, actor=actor)
-        if not any(p.name == "consent" for p in self.runner.projections):
-            self.consent_model = ConsentProjection(self.settings.projections_dir / "consent")
-            self.runner.projections.append(self.consent_model)
-
-    def __enter__(self) -> ConsentLedger:
-        return self
+ConsentLedger = MnemoLedger  # the facade carries the consent API (ConsentMixin)
 
 
 @pytest.fixture
@@ -332,30 +317,8 @@ def test_any_history_rebuilds_to_the_same_model(
 # --- the command line -------------------------------------------------------------------
 
 
-@dataclass
-class ConsentCliState(CliState):
-    """Opens the consent-enabled ledger (the real CLI opens `MnemoLedger`)."""
-
-    def ledger(self) -> MnemoLedger:
-        if self._ledger is None:
-            self._ledger = ConsentLedger(self.home, actor=self.actor)
-            click.get_current_context().call_on_close(self._ledger.close)
-        return self._ledger
-
-
-@click.group(cls=LedgerGroup)
-@global_options
-def root() -> None:
-    """The root group with the contract's error handling, and `consent` under it."""
-
-
-root.add_command(consent)
-
-
 def run(home: Path, *args: str) -> Result:
-    return CliRunner().invoke(
-        root, ["--home", str(home), *args], obj=ConsentCliState(), prog_name="mnemoledger"
-    )
+    return CliRunner().invoke(cli, ["--home", str(home), *args], prog_name="mnemoledger")
 
 
 def run_json(home: Path, *args: str) -> Any:
