@@ -61,3 +61,50 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
             assert "<new_contents>" in fake.chat_requests[1]["messages"][1]["content"]
             assert fake.embedding_requests and fake.embedding_requests[0]["model"] == "fake-embed"
             assert memory.stats().embedder == "openai/fake-embed"
+
+
+def test_extraction_through_an_openai_compatible_server(home: Path) -> None:
+    with fake_openai_server() as fake:
+        settings = Settings(
+            home=home,
+            llm_provider="openai",
+            llm_model="fake-chat",
+            openai_base_url=fake.url,
+            openai_api_key="test-key",
+            embedder="hashing",
+        )
+        fake.answer(
+            "extract",
+            {
+                "preferences": [
+                    {
+                        "key": "Code_Style",
+                        "value": "Prefers tabs over spaces",
+                        "category": "preference",
+                        "tags": ["code"],
+                        "explicit": True,
+                    }
+                ],
+                "entities": [],
+                "decisions": [],
+                "styles": [],
+                "artifacts": [],
+            },
+        )
+        turns = [
+            {"id": "m1", "role": "user", "content": "I always indent with tabs, never spaces."},
+            {"id": "m2", "role": "assistant", "content": "Noted: tabs."},
+        ]
+        with MnemoLedger(settings=settings, actor="tester") as memory:
+            result = memory.ingest(turns, user="u")
+            [stored] = result.memories
+            assert stored.content == "Prefers tabs over spaces"
+            assert stored.key == "code-style" and stored.confidence == 0.9
+            assert stored.namespace == "tacit/preferences" and stored.evidence == ["m1", "m2"]
+            calls = [
+                e for e in memory.ledger.stream(result.command_id) if e.type == "LLMCallRecorded"
+            ]
+            assert [c.data["stage"] for c in calls] == ["extract"]
+            assert calls[0].data["request"] == fake.chat_requests[0]
+            assert calls[0].data["response"] == fake.chat_responses[0]
+            assert "<conversation>" in fake.chat_requests[0]["messages"][1]["content"]
