@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from eventsourcing.persistence import IntegrityError
 
 from commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
 from commands.llm.schemas import (
@@ -31,6 +30,7 @@ from commands.llm.schemas import (
     SplitInput,
 )
 from commands.llm.stage import LLMProvider
+from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.pipelines.similarity import jaccard
 from commands.sanitize import screen
@@ -49,9 +49,6 @@ from ledger.provenance import acting_as
 from projections.embeddings.embedder import Embedder
 from projections.layers import LayersProjection
 from projections.vectors import VectorsProjection
-
-ADD_ATTEMPTS = 5
-"""Runs of one command before an optimistic-concurrency conflict is given up on."""
 
 
 @dataclass(frozen=True)
@@ -129,19 +126,13 @@ class AddPipeline:
             command: Command = AddCommand(input=request.as_input())
         self.ledger.save(command)
         decided = replace(provenance, user_id=user_id, causation_id=command.id.hex)
-        for attempt in range(ADD_ATTEMPTS):
-            try:
-                return self._decide(command, request, contents, decided)
-            except IntegrityError:
-                if attempt == ADD_ATTEMPTS - 1:
-                    self._record_failure(command, RuntimeError("too many conflicts"), decided)
-                    raise
-                command = self._fresh(command)
-                self.refresh()
-            except Exception as error:
-                self._record_failure(command, error, decided)
-                raise
-        raise AssertionError("unreachable")
+        return decide_until_saved(
+            self.ledger,
+            command,
+            decided,
+            lambda fresh: self._decide(fresh, request, contents, decided),
+            self.refresh,
+        )
 
     # --- the ten steps -------------------------------------------------------------------
 
@@ -341,23 +332,6 @@ class AddPipeline:
                 markdown, {k: sections[k] for k in CORE_SECTIONS}, [m.id.hex for m in added]
             )
         return document
-
-    # --- failures and retries ------------------------------------------------------------
-
-    def _fresh(self, command: Command) -> Command:
-        return self.ledger.command(command.id)
-
-    def _record_failure(
-        self, command: Command, error: BaseException, provenance: Provenance
-    ) -> None:
-        """The request's stream says why it failed (best effort: the error is raised anyway)."""
-        try:
-            fresh = self._fresh(command)
-            with acting_as(provenance):
-                fresh.fail(str(error)[:500], type(error).__name__)
-            self.ledger.save(fresh)
-        except Exception:
-            return
 
 
 def reconstruction_problems(

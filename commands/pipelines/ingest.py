@@ -39,8 +39,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from eventsourcing.persistence import IntegrityError
-
 from commands.llm.prompts import EXTRACT, MULTI_FACT, SYNTHESIZE
 from commands.llm.render import (
     MAX_CONVERSATION_CHARS,
@@ -57,6 +55,7 @@ from commands.llm.schemas import (
     SynthesizeInput,
 )
 from commands.llm.stage import LLMProvider
+from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
@@ -123,7 +122,6 @@ MAX_MULTI_FACT_WRITES_PER_TURN: Final = 3  # "Caps: <= 3 final writes/turn"
 MULTI_FACT_NAMESPACE: Final = "default"
 MULTI_FACT_SOURCE: Final = "multi_fact"
 
-INGEST_ATTEMPTS: Final = 5
 """Runs of one command before an optimistic-concurrency conflict is given up on."""
 SKIPPED_VALUE_PREVIEW_CHARS: Final = 200
 """How much of a skipped fact's value the outcome repeats."""
@@ -743,19 +741,14 @@ class IngestPipeline:
             )
         self.ledger.save(command)
         decided = replace(provenance, causation_id=command.id.hex)
-        for attempt in range(INGEST_ATTEMPTS):
-            try:
-                self.refresh()
-                return self._decide(command, checked, decided, multi_fact, moment, progress)
-            except IntegrityError:
-                if attempt == INGEST_ATTEMPTS - 1:
-                    self._record_failure(command, RuntimeError("too many conflicts"), decided)
-                    raise
-                command = self.ledger.command(command.id)
-            except Exception as error:
-                self._record_failure(command, error, decided)
-                raise
-        raise AssertionError("unreachable")
+        self.refresh()
+        return decide_until_saved(
+            self.ledger,
+            command,
+            decided,
+            lambda fresh: self._decide(fresh, checked, decided, multi_fact, moment, progress),
+            self.refresh,
+        )
 
     def _decide(
         self,
@@ -962,18 +955,6 @@ class IngestPipeline:
             current.update(validation.content(entry.value), None)
             current.reinforce(metadata={**(current.metadata or {}), **metadata})
         return current, False
-
-    def _record_failure(
-        self, command: Command, error: BaseException, provenance: Provenance
-    ) -> None:
-        """The request's stream says why it failed (best effort: the error is raised anyway)."""
-        try:
-            fresh = self.ledger.command(command.id)
-            with acting_as(provenance):
-                fresh.fail(str(error)[:500], type(error).__name__)
-            self.ledger.save(fresh)
-        except Exception:
-            return
 
 
 def _new_memory(

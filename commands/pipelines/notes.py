@@ -26,11 +26,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-from eventsourcing.persistence import IntegrityError
-
 from commands.llm.prompts import MERGE_NOTES
 from commands.llm.schemas import MergeNotesInput
 from commands.llm.stage import LLMProvider
+from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.sanitize import screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
@@ -86,7 +85,6 @@ MEMORY_KIND_OF_NOTE: Final = {
 DURABILITY: Final = {VOLATILE: 0, STABLE: 1, PERMANENT: 2}
 """Stabilities from shortest- to longest-lived, to pick the most durable of several."""
 
-NOTE_ATTEMPTS = 5
 """Runs of one command before an optimistic-concurrency conflict is given up on."""
 SUPERSEDED_BY_NEWER = "replaced by a newer note of the same kind"
 SUPERSEDED_BY_MERGE = "merged into a summary note"
@@ -351,32 +349,7 @@ class NotesPipeline:
         decide: Callable[[Command], NoteOutcome],
     ) -> NoteOutcome:
         """`decide` on fresh state until it saves; a failure is recorded on the command."""
-        for attempt in range(NOTE_ATTEMPTS):
-            try:
-                return decide(command)
-            except IntegrityError:
-                if attempt == NOTE_ATTEMPTS - 1:
-                    self._record_failure(command, "concurrent writes kept conflicting", provenance)
-                    raise
-                self.refresh()
-                command = self.ledger.command(command.id)
-            except Exception as error:
-                self._record_failure(command, error, provenance)
-                raise
-        raise AssertionError("unreachable")
-
-    def _record_failure(
-        self, command: Command, error: BaseException | str, provenance: Provenance
-    ) -> None:
-        """The request's stream says why it failed (best effort: the error is raised anyway)."""
-        kind = "IntegrityError" if isinstance(error, str) else type(error).__name__
-        try:
-            fresh = self.ledger.command(command.id)
-            with acting_as(provenance):
-                fresh.fail(str(error)[:500], kind)
-            self.ledger.save(fresh)
-        except Exception:
-            return
+        return decide_until_saved(self.ledger, command, provenance, decide, self.refresh)
 
 
 def check_write_request(request: WriteNoteRequest) -> None:

@@ -1,0 +1,64 @@
+"""Running a command's decision against fresh state until it saves.
+
+Every write pipeline saves its raw input first, then decides and saves everything in one
+transaction. A concurrent writer that touched the same streams first (the user's stream,
+a memory, a core document) makes that save conflict; the decision then runs again on
+refreshed read models. Any other failure is recorded on the command's stream and raised.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from eventsourcing.persistence import IntegrityError
+
+from ledger import Ledger, Provenance
+from ledger.command import Command
+from ledger.provenance import acting_as
+
+T = TypeVar("T")
+
+DECISION_ATTEMPTS = 10
+"""Runs of one decision before concurrent writers are given up on."""
+RETRY_PAUSE_SECONDS = 0.02
+"""Base of the jittered pause between runs, so two writers stop colliding in step."""
+
+
+def decide_until_saved(
+    ledger: Ledger,
+    command: Command,
+    provenance: Provenance,
+    decide: Callable[[Command], T],
+    refresh: Callable[[], object],
+) -> T:
+    """`decide(command)` until its save succeeds; failures are recorded on the command."""
+    for attempt in range(DECISION_ATTEMPTS):
+        try:
+            return decide(command)
+        except IntegrityError as conflict:
+            if attempt == DECISION_ATTEMPTS - 1:
+                record_failure(ledger, command, conflict, provenance)
+                raise
+            time.sleep(random.uniform(0, RETRY_PAUSE_SECONDS * (attempt + 1)))
+            refresh()
+            command = ledger.command(command.id)
+        except Exception as error:
+            record_failure(ledger, command, error, provenance)
+            raise
+    raise AssertionError("unreachable")
+
+
+def record_failure(
+    ledger: Ledger, command: Command, error: BaseException, provenance: Provenance
+) -> None:
+    """The request's stream says why it failed (best effort: the error is raised anyway)."""
+    try:
+        fresh = ledger.command(command.id)
+        with acting_as(provenance):
+            fresh.fail(str(error)[:500] or type(error).__name__, type(error).__name__)
+        ledger.save(fresh)
+    except Exception:
+        return
