@@ -20,7 +20,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from commands.consent_api import ConsentMixin
 from commands.ingest_api import IngestMixin
@@ -34,6 +33,7 @@ from commands.models import (
     RebuildResult,
     SearchHit,
     Stats,
+    memory_out,
 )
 from commands.notes_api import NotesMixin
 from commands.pipelines.add import AddPipeline, AddRequest
@@ -146,9 +146,9 @@ class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin):
         outcome = self.add_pipeline.run(request, self._provenance(user, agent, thread))
         return AddResult(
             command_id=outcome.command_id,
-            memories=[_from_aggregate(m) for m in outcome.added],
+            memories=[memory_out(m) for m in outcome.added],
             superseded=outcome.superseded,
-            reinforced=[_from_aggregate(m) for m in outcome.reinforced],
+            reinforced=[memory_out(m) for m in outcome.reinforced],
             core_updated=outcome.core_updated,
             fallback=outcome.fallback,
             llm_calls=outcome.llm_calls,
@@ -343,34 +343,3 @@ class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin):
             for e in self.layers.links_of(row.id)
         ]
         return MemoryOut(**row.as_json(), links=links)
-
-
-def _from_aggregate(memory: Memory) -> MemoryOut:
-    at = memory.created_on.isoformat()
-    fields: dict[str, Any] = {
-        "id": memory.id.hex,
-        "user_id": memory.user_id,
-        "content": memory.content,
-        "layer": memory.layer,
-        "kind": memory.kind,
-        "state": memory.state,
-        "importance": memory.importance,
-        "tags": list(memory.tags),
-        "source": memory.source,
-        "namespace": memory.namespace,
-        "repetition_count": memory.repetition_count,
-        "expires_at": memory.expires_at,
-        "expired": False,
-        "created_at": at,
-        "updated_at": memory.modified_on.isoformat(),
-        "version": memory.version,
-        "key": memory.key,
-        "note_kind": memory.note_kind,
-        "stability": memory.stability,
-        "sensitivity": memory.sensitivity,
-        "confidence": memory.confidence,
-        "evidence": memory.evidence,
-        "metadata": memory.metadata,
-        "superseded_by": memory.superseded_by,
-    }
-    return MemoryOut(**fields)

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ledger import Memory
+
 
 class MemoryOut(BaseModel):
     """One memory, current state."""
@@ -122,3 +124,35 @@ class Stats(BaseModel):
 
 
 MemoryOut.model_rebuild()
+
+
+def memory_out(memory: Memory) -> MemoryOut:
+    """A memory aggregate (just decided, maybe not yet projected) as the API shows it."""
+    at = memory.created_on.isoformat()
+    fields: dict[str, Any] = {
+        "id": memory.id.hex,
+        "user_id": memory.user_id,
+        "content": memory.content,
+        "layer": memory.layer,
+        "kind": memory.kind,
+        "state": memory.state,
+        "importance": memory.importance,
+        "tags": list(memory.tags),
+        "source": memory.source,
+        "namespace": memory.namespace,
+        "repetition_count": memory.repetition_count,
+        "expires_at": memory.expires_at,
+        "expired": False,
+        "created_at": at,
+        "updated_at": memory.modified_on.isoformat(),
+        "version": memory.version,
+        "key": memory.key,
+        "note_kind": memory.note_kind,
+        "stability": memory.stability,
+        "sensitivity": memory.sensitivity,
+        "confidence": memory.confidence,
+        "evidence": memory.evidence,
+        "metadata": memory.metadata,
+        "superseded_by": memory.superseded_by,
+    }
+    return MemoryOut(**fields)

@@ -10,7 +10,6 @@ apply.
 from __future__ import annotations
 
 import builtins
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from ledger.policy import (
     CONSENT_GRANTED,
     CONSENT_PENDING,
 )
+from projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS consent_requests ("
@@ -34,7 +34,6 @@ _SCHEMA = (
     " requested_position INTEGER NOT NULL, decided_at TEXT, decided_by TEXT,"
     " decision_actor TEXT, decision_reason TEXT, decided_position INTEGER)",
     "CREATE INDEX IF NOT EXISTS consent_by_user ON consent_requests (user_id, status)",
-    "CREATE TABLE IF NOT EXISTS projection_position (name TEXT PRIMARY KEY, position INTEGER)",
 )
 
 _COLUMNS = (
@@ -95,48 +94,27 @@ class ConsentRow:
         return asdict(self)
 
 
-class ConsentProjection:
+class ConsentProjection(SQLiteReadModel):
     """Consent requests and applied profile fields under `directory/consent.sqlite3`."""
 
     name = "consent"
 
+    schema = _SCHEMA
+    tables = ("consent_requests",)
+
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
-        self._db = sqlite3.connect(directory / "consent.sqlite3", isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
-        for statement in _SCHEMA:
-            self._db.execute(statement)
+        super().__init__(directory / "consent.sqlite3")
 
-    def position(self) -> int:
-        row = self._db.execute(
-            "SELECT position FROM projection_position WHERE name = ?", (self.name,)
-        ).fetchone()
-        return int(row[0]) if row else 0
-
-    def apply(self, records: Sequence[EventRecord]) -> None:
-        if not records:
-            return
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            for record in records:
-                if record.type == "ConsentRequested":
-                    self._requested(record)
-                elif record.type in _DECISIONS:
-                    self._decided(record, _DECISIONS[record.type])
-            self._db.execute(
-                "INSERT OR REPLACE INTO projection_position VALUES (?, ?)",
-                (self.name, records[-1].position),
-            )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+    def handle(self, record: EventRecord) -> None:
+        if record.type == "ConsentRequested":
+            self._requested(record)
+        elif record.type in _DECISIONS:
+            self._decided(record, _DECISIONS[record.type])
 
     def _requested(self, record: EventRecord) -> None:
         data = record.data
-        self._db.execute(
+        self.db.execute(
             f"INSERT OR REPLACE INTO consent_requests ({', '.join(_COLUMNS)}) "
             f"VALUES ({', '.join('?' * len(_COLUMNS))})",
             (
@@ -162,7 +140,7 @@ class ConsentProjection:
         )
 
     def _decided(self, record: EventRecord, status: str) -> None:
-        self._db.execute(
+        self.db.execute(
             "UPDATE consent_requests SET status = ?, decided_at = ?, decided_by = ?,"
             " decision_actor = ?, decision_reason = ?, decided_position = ? WHERE id = ?",
             (
@@ -176,18 +154,11 @@ class ConsentProjection:
             ),
         )
 
-    def reset(self) -> None:
-        self._db.execute("DELETE FROM consent_requests")
-        self._db.execute("DELETE FROM projection_position")
-
-    def close(self) -> None:
-        self._db.close()
-
     # --- queries -------------------------------------------------------------------------
 
     def get(self, request_id: str) -> ConsentRow | None:
         """One request by id (hex, as in the log), or None."""
-        row = self._db.execute(
+        row = self.db.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM consent_requests WHERE id = ?", (request_id,)
         ).fetchone()
         return _row(row) if row else None
@@ -203,7 +174,7 @@ class ConsentProjection:
             clauses.append("status = ?")
             values.append(status)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._db.execute(
+        rows = self.db.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM consent_requests{where} "
             "ORDER BY requested_position",
             values,
@@ -219,7 +190,7 @@ class ConsentProjection:
 
         A later grant replaces an earlier one; accumulating fields (`goals_add`) list every
         granted value once, in the order granted, one per line."""
-        rows = self._db.execute(
+        rows = self.db.execute(
             "SELECT field, proposed_value FROM consent_requests"
             " WHERE user_id = ? AND status = ? ORDER BY decided_position",
             (user, CONSENT_GRANTED),

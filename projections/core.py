@@ -9,86 +9,64 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 
 from ledger import EventRecord
+from projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS core_versions ("
     " user_id TEXT NOT NULL, version INTEGER NOT NULL, markdown TEXT NOT NULL,"
     " at TEXT NOT NULL, position INTEGER NOT NULL, causation_id TEXT,"
     " PRIMARY KEY (user_id, version))",
-    "CREATE TABLE IF NOT EXISTS projection_position (name TEXT PRIMARY KEY, position INTEGER)",
 )
 
 
-class CoreProjection:
+class CoreProjection(SQLiteReadModel):
     """`core.md` per user under `directory/<user>/core.md`, with its version history."""
 
     name = "core"
+    schema = _SCHEMA
+    tables = ("core_versions",)
 
     def __init__(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
-        self._db = sqlite3.connect(directory / "core.sqlite3", isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
-        for statement in _SCHEMA:
-            self._db.execute(statement)
+        self._written: dict[str, str] = {}
+        super().__init__(directory / "core.sqlite3")
 
-    def position(self) -> int:
-        row = self._db.execute(
-            "SELECT position FROM projection_position WHERE name = ?", (self.name,)
-        ).fetchone()
-        return int(row[0]) if row else 0
-
-    def apply(self, records: Sequence[EventRecord]) -> None:
-        if not records:
+    def handle(self, record: EventRecord) -> None:
+        if record.type != "CoreUpdated":
             return
-        latest: dict[str, str] = {}
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            for record in records:
-                if record.type != "CoreUpdated":
-                    continue
-                (current,) = self._db.execute(
-                    "SELECT COALESCE(MAX(version), 0) FROM core_versions WHERE user_id = ?",
-                    (record.user_id,),
-                ).fetchone()
-                self._db.execute(
-                    "INSERT INTO core_versions VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        record.user_id,
-                        current + 1,
-                        record.data["markdown"],
-                        record.at.isoformat(),
-                        record.position,
-                        record.causation_id,
-                    ),
-                )
-                latest[record.user_id] = record.data["markdown"]
-            self._db.execute(
-                "INSERT OR REPLACE INTO projection_position VALUES (?, ?)",
-                (self.name, records[-1].position),
-            )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        for user_id, markdown in latest.items():
+        (current,) = self.db.execute(
+            "SELECT COALESCE(MAX(version), 0) FROM core_versions WHERE user_id = ?",
+            (record.user_id,),
+        ).fetchone()
+        self.db.execute(
+            "INSERT INTO core_versions VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                record.user_id,
+                current + 1,
+                record.data["markdown"],
+                record.at.isoformat(),
+                record.position,
+                record.causation_id,
+            ),
+        )
+        self._written[record.user_id] = record.data["markdown"]
+
+    def after_commit(self) -> None:
+        written, self._written = self._written, {}
+        for user_id, markdown in written.items():
             _replace_file(self.path(user_id), markdown)
 
+    def after_rollback(self) -> None:
+        self._written = {}
+
     def reset(self) -> None:
-        self._db.execute("DELETE FROM core_versions")
-        self._db.execute("DELETE FROM projection_position")
+        super().reset()
         for path in self.directory.glob("*/core.md"):
             path.unlink()
-
-    def close(self) -> None:
-        self._db.close()
 
     # --- queries -------------------------------------------------------------------------
 
@@ -100,7 +78,7 @@ class CoreProjection:
 
     def current(self, user_id: str) -> tuple[str, int]:
         """The latest markdown and its version (empty and 0 before the first update)."""
-        row = self._db.execute(
+        row = self.db.execute(
             "SELECT markdown, version FROM core_versions WHERE user_id = ? "
             "ORDER BY version DESC LIMIT 1",
             (user_id,),
@@ -109,7 +87,7 @@ class CoreProjection:
 
     def versions(self, user_id: str) -> list[dict[str, object]]:
         """Every version, oldest first."""
-        rows = self._db.execute(
+        rows = self.db.execute(
             "SELECT version, markdown, at, position, causation_id FROM core_versions "
             "WHERE user_id = ? ORDER BY version",
             (user_id,),

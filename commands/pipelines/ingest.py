@@ -55,6 +55,7 @@ from commands.llm.schemas import (
     SynthesizeInput,
 )
 from commands.llm.stage import LLMProvider
+from commands.models import memory_out
 from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
@@ -559,32 +560,7 @@ class IngestOutcome:
 
 def memory_json(memory: Memory) -> dict[str, Any]:
     """A memory aggregate in the shape of `commands.models.MemoryOut`."""
-    return {
-        "id": memory.id.hex,
-        "user_id": memory.user_id,
-        "content": memory.content,
-        "layer": memory.layer,
-        "kind": memory.kind,
-        "state": memory.state,
-        "importance": memory.importance,
-        "tags": list(memory.tags),
-        "source": memory.source,
-        "namespace": memory.namespace,
-        "repetition_count": memory.repetition_count,
-        "expires_at": memory.expires_at,
-        "expired": False,
-        "created_at": memory.created_on.isoformat(),
-        "updated_at": memory.modified_on.isoformat(),
-        "version": memory.version,
-        "key": memory.key,
-        "note_kind": memory.note_kind,
-        "stability": memory.stability,
-        "sensitivity": memory.sensitivity,
-        "confidence": memory.confidence,
-        "evidence": memory.evidence,
-        "metadata": memory.metadata,
-        "superseded_by": memory.superseded_by,
-    }
+    return memory_out(memory).model_dump()
 
 
 # --- the decisions of one run ----------------------------------------------------------------
