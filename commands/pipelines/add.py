@@ -47,6 +47,7 @@ from ledger.policy import (
     MAX_WRITTEN_MEMORY_CHARS,
 )
 from ledger.provenance import acting_as
+from ledger.user import UserStream
 from projections.embeddings.embedder import Embedder
 from projections.layers import LayersProjection
 from projections.vectors import VectorsProjection
@@ -131,7 +132,7 @@ class AddPipeline:
             self.ledger,
             command,
             decided,
-            lambda fresh: self._decide(fresh, request, contents, decided),
+            lambda fresh, user: self._decide(fresh, user, request, contents, decided),
             self.refresh,
         )
 
@@ -140,6 +141,7 @@ class AddPipeline:
     def _decide(
         self,
         command: Command,
+        user: UserStream,
         request: AddRequest,
         raw_contents: list[str],
         provenance: Provenance,
@@ -177,7 +179,6 @@ class AddPipeline:
         core = self._core_update(llm, provenance, added, superseded) if added else None
         outcome.core_updated = core is not None
         outcome.llm_calls = command.llm_calls
-        user = self.ledger.user_stream(provenance, provenance.user_id)
         with acting_as(provenance):
             command.complete(outcome.as_outcome())
             user.changed(

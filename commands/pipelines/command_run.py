@@ -1,9 +1,11 @@
 """Running a command's decision against fresh state until it saves.
 
 Every write pipeline saves its raw input first, then decides and saves everything in one
-transaction. A concurrent writer that touched the same streams first (the user's stream,
-a memory, a core document) makes that save conflict; the decision then runs again on
-refreshed read models. Any other failure is recorded on the command's stream and raised.
+transaction, which always appends to the user's stream. Each attempt first reads that
+stream's version and only then brings the read models up to date, so whatever another
+writer commits after the read models were read also moved the stream on, and the save
+conflicts; the decision then runs again on fresh state. Any other failure is recorded on
+the command's stream and raised.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from eventsourcing.persistence import IntegrityError
 from ledger import Ledger, Provenance
 from ledger.command import Command
 from ledger.provenance import acting_as
+from ledger.user import UserStream
 
 T = TypeVar("T")
 
@@ -31,19 +34,21 @@ def decide_until_saved(
     ledger: Ledger,
     command: Command,
     provenance: Provenance,
-    decide: Callable[[Command], T],
+    decide: Callable[[Command, UserStream], T],
     refresh: Callable[[], object],
 ) -> T:
-    """`decide(command)` until its save succeeds; failures are recorded on the command."""
+    """`decide(command, user_stream)` until its save (which must include the user stream)
+    succeeds; failures are recorded on the command."""
     for attempt in range(DECISION_ATTEMPTS):
         try:
-            return decide(command)
+            user = ledger.user_stream(provenance, provenance.user_id)
+            refresh()
+            return decide(command, user)
         except IntegrityError as conflict:
             if attempt == DECISION_ATTEMPTS - 1:
                 record_failure(ledger, command, conflict, provenance)
                 raise
             time.sleep(random.uniform(0, RETRY_PAUSE_SECONDS * (attempt + 1)))
-            refresh()
             command = ledger.command(command.id)
         except Exception as error:
             record_failure(ledger, command, error, provenance)

