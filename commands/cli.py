@@ -14,8 +14,11 @@ import click
 
 from commands import output
 from commands.cli_consent import consent
+from commands.cli_graph import graph
 from commands.cli_ingest import ingest, profile
 from commands.cli_notes import note
+from commands.cli_query import delta, query
+from commands.cli_recall import context, resume, transcripts
 from commands.demo import run_demo
 from commands.options import CliState, global_options, pass_state, writer_options
 from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
@@ -319,6 +322,12 @@ cli.add_command(note)
 cli.add_command(ingest)
 cli.add_command(profile)
 cli.add_command(consent)
+cli.add_command(query)
+cli.add_command(delta)
+cli.add_command(graph)
+cli.add_command(resume)
+cli.add_command(context)
+cli.add_command(transcripts)
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import TracebackType
 
 from commands.consent_api import ConsentMixin
+from commands.graph_api import GraphMixin
 from commands.ingest_api import IngestMixin
 from commands.llm import make_provider
 from commands.models import (
@@ -37,7 +38,9 @@ from commands.models import (
 )
 from commands.notes_api import NotesMixin
 from commands.pipelines.add import AddPipeline, AddRequest
-from commands.search import hybrid_search
+from commands.query_api import QueryMixin
+from commands.recall_api import RecallMixin
+from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
 from ledger import Ledger, Memory, Provenance, Settings
 from ledger.errors import InvalidInput, MemoryNotFound
 from ledger.policy import (
@@ -47,15 +50,20 @@ from ledger.policy import (
     DEFAULT_LINK_TYPE,
     DEFAULT_SOURCE,
     SEARCH_DEFAULT_K,
+    SEARCH_FUSIONS,
     SEARCH_MAX_K,
+    SEARCH_MIN_SCORE,
 )
 from ledger.validation import identifier
 from projections.consent import ConsentProjection
 from projections.core import CoreProjection
+from projections.delta import DeltaProjection
 from projections.embeddings import make_embedder
 from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+from projections.graph import GraphProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress, Runner
+from projections.transcripts import TranscriptsProjection
 from projections.vectors import VectorsProjection
 
 
@@ -69,7 +77,7 @@ def default_actor() -> str:
         return "cli"
 
 
-class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin):
+class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin, QueryMixin, GraphMixin, RecallMixin):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 
     def __init__(
@@ -93,9 +101,20 @@ class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin):
         self.vectors = VectorsProjection(directory / "vectors", self.embedder)
         self.core_model = CoreProjection(directory / "core")
         self.consent_model = ConsentProjection(directory / "consent")
+        self.delta_model = DeltaProjection(directory / "delta")
+        self.graph_model = GraphProjection(directory / "graph")
+        self.transcripts_model = TranscriptsProjection(directory / "transcripts", self.embedder)
         self.runner = Runner(
             self.ledger,
-            [self.layers, self.vectors, self.core_model, self.consent_model],
+            [
+                self.layers,
+                self.vectors,
+                self.core_model,
+                self.consent_model,
+                self.delta_model,
+                self.graph_model,
+                self.transcripts_model,
+            ],
             directory / ".lock",
         )
         self.llm = make_provider(self.settings)
@@ -231,16 +250,38 @@ class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin):
         return [self._out(row) for row in self.layers.list(user, layer, state)]
 
     def search(
-        self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
+        self,
+        query: str,
+        *,
+        user: str,
+        k: int = SEARCH_DEFAULT_K,
+        fusion: Fusion = DEFAULT_FUSION,
+        min_score: float = SEARCH_MIN_SCORE,
+        expand: Expand | None = None,
+        rerank: Rerank | None = None,
     ) -> builtins.list[SearchHit]:
-        """Hybrid search: FAISS vectors + FTS5 keywords fused by reciprocal rank."""
+        """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf" or "weighted")
+        ranked by engram's recall score; see `commands.search`."""
         identifier("user", user)
         if not query.strip():
             raise InvalidInput("query is empty")
         if not 1 <= k <= SEARCH_MAX_K:
             raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
+        if fusion not in SEARCH_FUSIONS:
+            raise InvalidInput(f"fusion must be one of {', '.join(SEARCH_FUSIONS)}; got {fusion}")
         self.refresh()
-        return hybrid_search(self.layers, self.vectors, self.embedder, query, user, k)
+        return hybrid_search(
+            self.layers,
+            self.vectors,
+            self.embedder,
+            query,
+            user,
+            k,
+            fusion=fusion,
+            min_score=min_score,
+            expand=expand,
+            rerank=rerank,
+        )
 
     def history(self, memory_id: str) -> builtins.list[EventOut]:
         """Every event of one memory, oldest first."""

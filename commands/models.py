@@ -36,6 +36,8 @@ class MemoryOut(BaseModel):
     evidence: list[str] | None = None
     metadata: dict[str, Any] | None = None
     superseded_by: str | None = None
+    category: str | None = None
+    """The category its writer named (seed 003 §5); queries derive one when it is None."""
     links: list[EdgeOut] = Field(default_factory=list)
 
 
@@ -83,6 +85,14 @@ class SearchHit(BaseModel):
     kind: str
     keyword_rank: int | None
     vector_rank: int | None
+    relevance: float | None = None
+    """The fused query relevance (0-1) the recall score is built on."""
+    vector_score: float | None = None
+    """Cosine similarity with the query, when the vector retriever returned the memory."""
+    text_score: float | None = None
+    """Normalised BM25 (0-1), when the keyword retriever returned the memory."""
+    recency: float | None = None
+    """0-1, halving every week since the memory last changed (seed 001 §4.2)."""
 
 
 class EventOut(BaseModel):
@@ -154,5 +164,6 @@ def memory_out(memory: Memory) -> MemoryOut:
         "evidence": memory.evidence,
         "metadata": memory.metadata,
         "superseded_by": memory.superseded_by,
+        "category": memory.category,
     }
     return MemoryOut(**fields)

@@ -1,14 +1,347 @@
-"""Hybrid search: vector and keyword candidates fused by reciprocal rank (seed 004 §6)."""
+"""Hybrid search (seed 004 §6) ranked by engram's recall score (seed 001 §4).
+
+Two retrievers each over-fetch `k x 8` candidates of one user: FAISS (cosine similarity of
+the query embedding) and FTS5 (BM25). Their candidates are fused into a relevance in 0-1:
+
+- `fusion="weighted"` (seed 004 §6): `w_v x cosine + w_t x bm25_score`, the weights chosen
+  by the query's shape (`query_weights`); a candidate missing from one retriever gets 0
+  there;
+- `fusion="rrf"`: reciprocal-rank fusion, `sum 1 / (60 + rank)`, divided by its largest
+  possible value (first in both lists) so that it is in 0-1 as well.
+
+Candidates below `min_score` relevance are dropped (seed 004 MinScore 0.3, the same value as
+engram's similarity floor); the others are ranked by engram's recall score
+
+    score = (0.6 relevance + 0.2 importance + 0.2 recency) x layer bonus, capped at 1.0
+
+where recency halves every week since the memory last changed (faster for episodic, slower
+for procedural memories) and the layer bonus is 0.9 / 1.0 / 1.1 for buffer / working / core.
+Only active, unexpired memories of the user are returned: superseded, forgotten and
+expired ones never are.
+
+Keyword query (seed 004 §6): tokens (letters, digits, underscore) are quoted and joined with
+AND; when fewer than the wanted candidates match all of them, memories matching any of them
+(OR) fill the rest, so the memories with every word come first. If FTS5 fails (damaged
+index), a LIKE scan stands in (text score 0.5); if the vector side fails, keywords alone
+answer. When the best relevance is below 0.25 and an `expand` hook is given, the query's
+alternatives are searched too and used when they do better (seed 001 §4.4). An optional
+`rerank` hook reorders the scored candidates before the top `k` are kept.
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
 
 from commands.models import SearchHit
-from ledger.policy import ACTIVE, RRF_K, SEARCH_OVERFETCH
+from ledger.policy import (
+    ACTIVE,
+    AUTO_EXPAND_THRESHOLD,
+    BUFFER,
+    CORE,
+    EPISODIC,
+    LAYER_BONUS_BUFFER,
+    LAYER_BONUS_CORE,
+    LAYER_BONUS_WORKING,
+    PROCEDURAL,
+    RECALL_MAX_SCORE,
+    RECALL_WEIGHT_IMPORTANCE,
+    RECALL_WEIGHT_RECENCY,
+    RECALL_WEIGHT_RELEVANCE,
+    RECENCY_HALF_LIFE_HOURS,
+    RECENCY_RATE_EPISODIC,
+    RECENCY_RATE_PROCEDURAL,
+    RECENCY_RATE_SEMANTIC,
+    RRF_K,
+    SEARCH_LIKE_SCORE,
+    SEARCH_MEDIUM_MAX_WORDS,
+    SEARCH_MIN_SCORE,
+    SEARCH_OVERFETCH,
+    SEARCH_SHORT_MAX_WORDS,
+    SEARCH_WEIGHTS_LONG,
+    SEARCH_WEIGHTS_MEDIUM,
+    SEARCH_WEIGHTS_SHORT,
+    SEARCH_WEIGHTS_SHORT_PROPER_NOUN,
+    SEMANTIC,
+    WORKING,
+)
 from projections.embeddings.embedder import Embedder
-from projections.layers import LayersProjection
+from projections.layers import LayersProjection, MemoryRow
 from projections.vectors import VectorsProjection
+
+logger = logging.getLogger(__name__)
+
+Fusion = Literal["weighted", "rrf"]
+Expand = Callable[[str], Sequence[str]]
+"""Alternative phrasings of a query (e.g. an LLM's); the original is searched anyway."""
+Rerank = Callable[[str, list[SearchHit]], list[SearchHit]]
+"""Reorders (and may drop) the scored candidates, best first; the top `k` are kept."""
+
+DEFAULT_FUSION: Fusion = "rrf"
+"""Measured on LoCoMo dev (see README, Search): rank fusion retrieves a little better."""
+
+FTS_OPERATORS: tuple[str, ...] = ("AND", "OR")
+"""Keyword queries tried in turn until the candidate pool is full (seed 004 joins with AND;
+OR fills the rest, which LoCoMo questions need: few memories contain every word)."""
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_CAPITALISED = re.compile(r"^[^\W\d_][^\W_]*$", re.UNICODE)
+_NOT_NAMES_TEXT = (
+    "a an and are can could did do does for from had has have he her his how i in is it "
+    "its me my of on or our she should that the their them they this to was we were what "
+    "when where which who whom whose why will with would you your"
+)
+_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
+"""Capitalised words that do not make a query about a name (question words, pronouns)."""
+_RECENCY_RATES = {
+    EPISODIC: RECENCY_RATE_EPISODIC,
+    SEMANTIC: RECENCY_RATE_SEMANTIC,
+    PROCEDURAL: RECENCY_RATE_PROCEDURAL,
+}
+_LAYER_BONUS = {BUFFER: LAYER_BONUS_BUFFER, WORKING: LAYER_BONUS_WORKING, CORE: LAYER_BONUS_CORE}
+_RRF_BEST = 2.0 / (RRF_K + 1)
+
+
+# --- query analysis ----------------------------------------------------------------------
+
+
+def has_proper_noun(query: str) -> bool:
+    """A capitalised word that is not a question word or pronoun ("Sarah", "Lisbon")."""
+    return any(
+        word[0].isupper() and word.lower() not in _NOT_NAMES
+        for word in (w.strip(".,;:!?\"'()") for w in query.split())
+        if word and _CAPITALISED.match(word)
+    )
+
+
+def query_weights(query: str) -> tuple[float, float]:
+    """(vector weight, text weight) by the query's shape (seed 004 §6, adaptive weights)."""
+    words = len(query.split())
+    if words <= SEARCH_SHORT_MAX_WORDS:
+        return SEARCH_WEIGHTS_SHORT_PROPER_NOUN if has_proper_noun(query) else SEARCH_WEIGHTS_SHORT
+    if words <= SEARCH_MEDIUM_MAX_WORDS:
+        return SEARCH_WEIGHTS_MEDIUM
+    return SEARCH_WEIGHTS_LONG
+
+
+def query_tokens(query: str) -> list[str]:
+    """The query's distinct words, lower-cased, in order."""
+    return list(dict.fromkeys(_TOKEN.findall(query.lower())))
+
+
+def fts_expression(query: str, operator: str = "AND") -> str | None:
+    """The FTS5 MATCH expression: tokens quoted and joined by `operator` (seed 004 §6:
+    `"golang tutorials"` -> `"golang" AND "tutorials"`); None if the query has no token."""
+    tokens = query_tokens(query)
+    return f" {operator} ".join(f'"{t}"' for t in tokens) if tokens else None
+
+
+def bm25_score(rank: float) -> float:
+    """FTS5's bm25() rank (negative, lower is better) as a 0-1 score, higher is better.
+
+    Seed 004 §6 writes `1 / (1 - rank)` for negative ranks, which gives the *best* matches
+    the *lowest* scores (rank -10 -> 0.09, rank -1 -> 0.5); we keep its shape and range but
+    turn it the right way round: `1 - 1 / (1 - rank) = -rank / (1 - rank)`."""
+    strength = max(0.0, -rank)
+    return strength / (1.0 + strength)
+
+
+# --- recall scoring (seed 001 §4.2) ------------------------------------------------------
+
+
+def recency(updated_at: str, kind: str, now: datetime) -> float:
+    """1.0 when just changed, halving every `RECENCY_HALF_LIFE_HOURS` scaled by the kind's
+    decay rate (episodic full, semantic 60%, procedural 20%)."""
+    changed = datetime.fromisoformat(updated_at)
+    if changed.tzinfo is None:
+        changed = changed.replace(tzinfo=UTC)
+    age_hours = max(0.0, (now - changed).total_seconds() / 3600.0)
+    rate = _RECENCY_RATES.get(kind, RECENCY_RATE_EPISODIC)
+    return float(0.5 ** (rate * age_hours / RECENCY_HALF_LIFE_HOURS))
+
+
+def layer_bonus(layer: str) -> float:
+    """buffer 0.9, working 1.0, core 1.1 (seed 001 §1)."""
+    return _LAYER_BONUS.get(layer, LAYER_BONUS_WORKING)
+
+
+def recall_score(relevance: float, importance: float, recency: float, layer: str) -> float:
+    """(0.6 relevance + 0.2 importance + 0.2 recency) x layer bonus, capped at 1.0."""
+    base = (
+        RECALL_WEIGHT_RELEVANCE * relevance
+        + RECALL_WEIGHT_IMPORTANCE * importance
+        + RECALL_WEIGHT_RECENCY * recency
+    )
+    return min(RECALL_MAX_SCORE, base * layer_bonus(layer))
+
+
+def score_row(row: MemoryRow, relevance: float, now: datetime) -> tuple[float, float]:
+    """A memory's (recall score, recency) for a query it is `relevance` relevant to."""
+    fresh = recency(row.updated_at, row.kind, now)
+    return recall_score(relevance, row.importance, fresh, row.layer), fresh
+
+
+# --- retrieval and fusion -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Candidate:
+    vector_rank: int | None = None
+    vector_score: float | None = None
+    text_rank: int | None = None
+    text_score: float | None = None
+    relevance: float = 0.0
+
+
+def _keyword_candidates(
+    layers: LayersProjection, user_id: str, query: str, pool: int
+) -> list[tuple[str, float]]:
+    """(memory id, text score), best first: FTS5 with AND, then OR; LIKE if FTS5 fails."""
+    found: dict[str, float] = {}
+    try:
+        for operator in FTS_OPERATORS:
+            expression = fts_expression(query, operator)
+            if expression is None or len(found) >= pool:
+                break
+            for memory_id, rank in layers.fts_search(user_id, expression, pool):
+                if memory_id not in found and len(found) < pool:
+                    found[memory_id] = bm25_score(rank)
+    except Exception as error:  # seed 004 §6: FTS5 -> LIKE -> vector-only
+        logger.warning("keyword search failed (%s); falling back to LIKE", error)
+        try:
+            like = layers.like_search(user_id, query_tokens(query), pool)
+        except Exception as like_error:
+            logger.warning("LIKE search failed too (%s); vectors only", like_error)
+            return []
+        return [(memory_id, SEARCH_LIKE_SCORE) for memory_id in like]
+    return list(found.items())
+
+
+def _vector_candidates(
+    vectors: VectorsProjection,
+    embedder: Embedder,
+    query: str,
+    query_vector: npt.ArrayLike | None,
+    user_id: str,
+    pool: int,
+) -> list[tuple[str, float]]:
+    try:
+        vector = embedder.query(query) if query_vector is None else query_vector
+        return vectors.search(user_id, np.asarray(vector, dtype=np.float32), pool)
+    except Exception as error:  # seed 004 §6: keywords alone still answer
+        logger.warning("vector search failed (%s); keywords only", error)
+        return []
+
+
+def _fuse(
+    keyword: list[tuple[str, float]],
+    vector: list[tuple[str, float]],
+    fusion: Fusion,
+    weights: tuple[float, float],
+) -> dict[str, _Candidate]:
+    candidates: dict[str, _Candidate] = {}
+    for rank, (memory_id, score) in enumerate(vector, start=1):
+        candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=score)
+    for rank, (memory_id, score) in enumerate(keyword, start=1):
+        candidate = candidates.setdefault(memory_id, _Candidate())
+        candidate.text_rank, candidate.text_score = rank, score
+    vector_weight, text_weight = weights
+    for c in candidates.values():
+        if fusion == "rrf":
+            fused = sum(1.0 / (RRF_K + r) for r in (c.vector_rank, c.text_rank) if r is not None)
+            c.relevance = fused / _RRF_BEST
+        else:
+            c.relevance = vector_weight * max(0.0, c.vector_score or 0.0) + text_weight * (
+                c.text_score or 0.0
+            )
+    return candidates
+
+
+@dataclass(slots=True)
+class _Scored:
+    hits: list[SearchHit]
+    best_relevance: float
+    """Over every eligible candidate, before the floor (what query expansion looks at)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """One search's sources and settings."""
+
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: Embedder
+    user_id: str
+    pool: int
+    fusion: Fusion
+    weights: tuple[float, float] | None
+    min_score: float
+    now: datetime
+
+    def once(self, query: str, query_vector: npt.ArrayLike | None = None) -> _Scored:
+        keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool)
+        vector = _vector_candidates(
+            self.vectors, self.embedder, query, query_vector, self.user_id, self.pool
+        )
+        candidates = _fuse(keyword, vector, self.fusion, self.weights or query_weights(query))
+        rows = self.layers.get_many(list(candidates))
+        hits: list[SearchHit] = []
+        best = 0.0
+        for memory_id, c in candidates.items():
+            row = rows.get(memory_id)
+            if row is None or not self._eligible(row):
+                continue
+            best = max(best, c.relevance)
+            if c.relevance >= self.min_score:
+                hits.append(self._hit(row, c))
+        hits.sort(key=_order)
+        return _Scored(hits, best)
+
+    def expanded(self, query: str, expand: Expand, original: _Scored) -> _Scored:
+        """Search the alternatives too, keeping each memory's best hit; the merged result
+        only if its best relevance beats the original's (seed 001 §4.4)."""
+        best = {hit.id: hit for hit in original.hits}
+        best_relevance = original.best_relevance
+        for alternative in dict.fromkeys(a for a in expand(query) if a.strip() and a != query):
+            found = self.once(alternative)
+            best_relevance = max(best_relevance, found.best_relevance)
+            for hit in found.hits:
+                if hit.id not in best or hit.score > best[hit.id].score:
+                    best[hit.id] = hit
+        if best_relevance <= original.best_relevance:
+            return original
+        return _Scored(sorted(best.values(), key=_order), best_relevance)
+
+    def _eligible(self, row: MemoryRow) -> bool:
+        """The user's, active (not superseded or forgotten) and unexpired."""
+        return row.user_id == self.user_id and row.state == ACTIVE and not row.is_expired(self.now)
+
+    def _hit(self, row: MemoryRow, c: _Candidate) -> SearchHit:
+        score, fresh = score_row(row, c.relevance, self.now)
+        return SearchHit(
+            id=row.id,
+            content=row.content,
+            score=round(score, 6),
+            layer=row.layer,
+            kind=row.kind,
+            keyword_rank=c.text_rank,
+            vector_rank=c.vector_rank,
+            relevance=round(c.relevance, 6),
+            vector_score=None if c.vector_score is None else round(c.vector_score, 6),
+            text_score=None if c.text_score is None else round(c.text_score, 6),
+            recency=round(fresh, 6),
+        )
+
+
+def _order(hit: SearchHit) -> tuple[float, float, str]:
+    return (-hit.score, -(hit.relevance or 0.0), hit.id)
 
 
 def hybrid_search(
@@ -18,33 +351,39 @@ def hybrid_search(
     query: str,
     user_id: str,
     k: int,
+    *,
+    fusion: Fusion = DEFAULT_FUSION,
+    weights: tuple[float, float] | None = None,
+    min_score: float = SEARCH_MIN_SCORE,
+    expand: Expand | None = None,
+    rerank: Rerank | None = None,
+    now: datetime | None = None,
+    query_vector: npt.ArrayLike | None = None,
 ) -> list[SearchHit]:
-    """The `k` best active, unexpired memories of `user_id` for `query`, best first."""
-    pool = k * SEARCH_OVERFETCH
-    keyword = [memory_id for memory_id, _ in layers.keyword_search(user_id, query, pool)]
-    vector = [memory_id for memory_id, _ in vectors.search(user_id, embedder.query(query), pool)]
-    scores: dict[str, float] = {}
-    for ranking in (keyword, vector):
-        for rank, memory_id in enumerate(ranking):
-            scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (RRF_K + rank + 1)
-    rows = layers.get_many(list(scores))
-    now = datetime.now(UTC)
-    keyword_rank = {memory_id: i + 1 for i, memory_id in enumerate(keyword)}
-    vector_rank = {memory_id: i + 1 for i, memory_id in enumerate(vector)}
-    hits = [
-        SearchHit(
-            id=memory_id,
-            content=row.content,
-            score=round(score, 6),
-            layer=row.layer,
-            kind=row.kind,
-            keyword_rank=keyword_rank.get(memory_id),
-            vector_rank=vector_rank.get(memory_id),
-        )
-        for memory_id, score in scores.items()
-        if (row := rows.get(memory_id)) is not None
-        and row.state == ACTIVE
-        and not row.is_expired(now)
-    ]
-    hits.sort(key=lambda hit: (-hit.score, hit.id))
+    """The `k` best active, unexpired memories of `user_id` for `query`, best first.
+
+    `weights` (vector, text) overrides the adaptive ones of the weighted fusion;
+    `query_vector` is the query's embedding when the caller already has it; `now` is the
+    time recency and expiry are judged at."""
+    if k <= 0:
+        return []
+    if fusion not in ("weighted", "rrf"):
+        raise ValueError(f"unknown fusion {fusion!r}; use 'weighted' or 'rrf'")
+    search = _Search(
+        layers,
+        vectors,
+        embedder,
+        user_id,
+        k * SEARCH_OVERFETCH,
+        fusion,
+        weights,
+        min_score,
+        now or datetime.now(UTC),
+    )
+    result = search.once(query, query_vector)
+    if expand is not None and result.best_relevance < AUTO_EXPAND_THRESHOLD:
+        result = search.expanded(query, expand, result)
+    hits = result.hits[: search.pool]
+    if rerank is not None:
+        hits = list(rerank(query, hits))
     return hits[:k]

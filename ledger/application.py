@@ -65,6 +65,8 @@ class NewMemory:
     confidence: float | None = None
     evidence: Sequence[str] | None = None
     metadata: Mapping[str, Any] | None = None
+    category: str | None = None
+    """Seed 003 §5: the memory's category (an identifier), if the writer names one."""
 
 
 class Ledger(Application[UUID]):
@@ -130,6 +132,7 @@ class Ledger(Application[UUID]):
         kinds: dict[str, str] = {}
         sources: dict[str, str] = {}
         namespaces: dict[str, str] = {}
+        categories: dict[str, str | None] = {}
 
         def once(memo: dict[str, T], check: Callable[[Any], T], value: Any) -> T:
             """`check(value)`, computed once per distinct text in this call (kinds, sources
@@ -144,6 +147,9 @@ class Ledger(Application[UUID]):
 
         def check_namespace(value: object) -> str:
             return validation.identifier("namespace", value) or "default"
+
+        def check_category(value: object) -> str | None:
+            return validation.identifier("category", value, required=False)
 
         # What `Memory(...)` does (`Memory._create`: the created event, then the aggregate
         # folded from it by the event's `mutate`), without the generic argument handling of
@@ -178,6 +184,7 @@ class Ledger(Application[UUID]):
                     ),
                     evidence=validation.evidence(item.evidence),
                     metadata=validation.metadata(item.metadata),
+                    category=once(categories, check_category, item.category),
                 )
                 memory: Memory = created.mutate(None)
                 memory.pending_events.append(created)

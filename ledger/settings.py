@@ -54,3 +54,7 @@ class Settings(BaseSettings):
     @property
     def projections_dir(self) -> Path:
         return self.home / "projections"
+
+    categories_file: Path | None = None
+    """Seed 003 §5: the categories + agent allowlists YAML (`$MNEMOLEDGER_CATEGORIES` also
+    names one); unset = the default shipped in `commands/data/categories.yaml`."""

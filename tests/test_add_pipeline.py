@@ -89,10 +89,11 @@ def test_the_command_stream_holds_the_raw_input_and_every_llm_call(memory: Mnemo
 
 
 def test_a_repeated_fact_is_reinforced_not_stored_twice(memory: MnemoLedger) -> None:
-    [first] = memory.add(["Maya is allergic to peanuts"], user="u").memories
-    again = memory.add(["Maya is allergic to peanuts"], user="u")
+    [first] = memory.add(["Maya is allergic to peanuts"], user="u", evidence=["t1"]).memories
+    again = memory.add(["Maya is allergic to peanuts"], user="u", evidence=["t9"])
     assert again.memories == [] and [m.id for m in again.reinforced] == [first.id]
     assert memory.get(first.id).repetition_count == 1
+    assert memory.get(first.id).evidence == ["t1", "t9"], "a restatement keeps its provenance"
     assert [m.id for m in memory.list(user="u")] == [first.id]
 
 

@@ -105,6 +105,14 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
     shutil.rmtree(home / "projections")
     result = run_json(home, "rebuild")
     assert result["events"] == run_json(home, "stats")["events"] > 32
-    assert set(result["projections"]) == {"layers", "vectors", "core", "consent"}
+    assert set(result["projections"]) == {
+        "layers",
+        "vectors",
+        "core",
+        "consent",
+        "delta",
+        "graph",
+        "transcripts",
+    }
     after = (run_json(home, "list"), run_json(home, "search", "coffee Porto", "--user", "u1"))
     assert after == before

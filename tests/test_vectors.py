@@ -401,3 +401,110 @@ def test_pages_of_records_straight_into_apply(tmp_path: Path) -> None:
         assert memory_id == records[10].stream_id and score > 0.7
     finally:
         projection.close()
+
+
+# --- the approximate index of large users ------------------------------------------------
+
+TOPICS = ["tea", "dogs", "Lisbon", "chess", "jazz", "sailing", "billing", "running"]
+
+
+def record(
+    position: int, memory_id: str, kind: str, user: str, data: dict[str, Any]
+) -> EventRecord:
+    now = datetime.now(UTC)
+    return EventRecord(position, memory_id, 1, kind, now, user, "t", None, None, "c", None, data)
+
+
+def added(start: int, count: int, user: str = "big") -> list[EventRecord]:
+    return [
+        record(
+            start + i,
+            uuid.UUID(int=random_bits(start + i)).hex,
+            "MemoryAdded",
+            user,
+            {"content": f"note {i}: {TOPICS[i % 8]} with {TOPICS[(i * 7) % 8]} on day {i % 97}"},
+        )
+        for i in range(count)
+    ]
+
+
+def random_bits(seed: int) -> int:
+    return int.from_bytes(np.random.default_rng(seed).bytes(16), "big")
+
+
+def exact_top(projection: VectorsProjection, user: str, query: Any, k: int) -> list[str]:
+    rows = projection._db.execute(
+        "SELECT memory_id, vector FROM vectors WHERE user_id = ? AND active = 1", (user,)
+    ).fetchall()
+    matrix = np.stack([np.frombuffer(blob, dtype=np.float32) for _, blob in rows])
+    order = np.argsort(-(matrix @ query), kind="stable")[:k]
+    return [rows[i][0] for i in order]
+
+
+def test_a_large_user_gets_an_ivf_index_that_agrees_with_exact_search(tmp_path: Path) -> None:
+    embedder = HashingEmbedder(64)
+    projection = VectorsProjection(tmp_path / "v", embedder, exact_max_vectors=1000)
+    records = added(1, 3000) + [
+        record(3001 + i, uuid.uuid4().hex, "MemoryAdded", "small", {"content": f"tea {i}"})
+        for i in range(20)
+    ]
+    try:
+        for start in range(0, len(records), 500):
+            projection.apply(records[start : start + 500])
+        assert projection.index_kind("big") == "ivf"
+        assert projection.index_kind("small") == "exact"
+        assert projection.index_kind("nobody") is None
+        queries = [f"{a} and {b} day {d}" for a in TOPICS for b in TOPICS[:3] for d in (3, 50)]
+        found = 0
+        for text in queries:
+            query = embedder.query(text)
+            hits = [i for i, _ in projection.search("big", query, 10)]
+            found += len(set(hits) & set(exact_top(projection, "big", query, 10)))
+        assert found / (10 * len(queries)) >= 0.95
+
+        # forgetting and superseding remove vectors from the IVF index in place
+        gone = [records[5].stream_id, records[6].stream_id]
+        projection.apply(
+            [
+                record(4000, gone[0], "MemorySoftDeleted", "big", {}),
+                record(4001, gone[1], "MemorySuperseded", "big", {"superseded_by": "x"}),
+            ]
+        )
+        for memory_id in gone:
+            vector = projection.vector(memory_id)
+            assert memory_id not in [i for i, _ in projection.search("big", vector, 5)]
+        assert projection.count("big") == 2998
+
+        # saved and loaded as it is
+        expected = [projection.search("big", embedder.query(q), 10) for q in queries]
+        projection.close()
+        projection = VectorsProjection(tmp_path / "v", embedder, exact_max_vectors=1000)
+        assert projection.index_kind("big") == "ivf"
+        assert [projection.search("big", embedder.query(q), 10) for q in queries] == expected
+    finally:
+        projection.close()
+
+
+def test_an_ivf_index_is_retrained_as_it_grows_and_goes_exact_when_it_shrinks(
+    tmp_path: Path,
+) -> None:
+    projection = VectorsProjection(tmp_path / "v", HashingEmbedder(32), exact_max_vectors=200)
+    records = added(1, 1200)
+    try:
+        projection.apply(records[:250])
+        assert projection.index_kind("big") == "ivf"
+        first = projection._indices["big"].nlist
+        projection.apply(records[250:])  # four times the training size: trained again
+        assert projection._indices["big"].nlist >= 2 * first
+        forgets = [
+            record(2000 + i, r.stream_id, "MemorySoftDeleted", "big", {})
+            for i, r in enumerate(records[:1101])
+        ]
+        projection.apply(forgets)  # 99 left, below half the threshold
+        assert projection.index_kind("big") == "exact"
+        assert projection.count("big") == 99
+        survivor = records[1150]
+        vector = projection.vector(survivor.stream_id)
+        assert projection.search("big", vector, 1)[0][0] == survivor.stream_id
+    finally:
+        projection.close()

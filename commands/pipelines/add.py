@@ -33,6 +33,7 @@ from commands.llm.stage import LLMProvider
 from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.pipelines.similarity import jaccard
+from commands.relations import apply_links, auto_links
 from commands.sanitize import screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from ledger.command import AddCommand, Command
@@ -153,7 +154,9 @@ class AddPipeline:
             screen(text)
         vectors = self.embedder.passages(contents)
         changed: dict[str, Memory] = {}
-        fresh, fresh_vectors = self._dedup(llm, contents, vectors, provenance, changed, outcome)
+        fresh, fresh_vectors = self._dedup(
+            llm, contents, vectors, provenance, changed, request.evidence
+        )
         added: list[Memory] = []
         superseded: list[Memory] = []
         if fresh:
@@ -173,6 +176,7 @@ class AddPipeline:
                     }
                 )
             added, superseded = self._replacement(output, related, request, provenance)
+            self._link(added, superseded, provenance)
         outcome.added = added
         outcome.superseded = [m.id.hex for m in superseded]
         outcome.reinforced = list(changed.values())
@@ -209,7 +213,7 @@ class AddPipeline:
         vectors: np.ndarray[Any, Any],
         provenance: Provenance,
         changed: dict[str, Memory],
-        outcome: AddOutcome,
+        evidence: Sequence[str] | None,
     ) -> tuple[list[str], np.ndarray[Any, Any]]:
         """engram §2.1: Jaccard > 0.50 then cosine > 0.85 is a duplicate: reinforce it (and
         merge the new wording in through the merge stage when similarity > 0.80)."""
@@ -227,7 +231,7 @@ class AddPipeline:
                     content = _clean(merged.content)
                     if content and content != memory.content:
                         memory.update(validation.content(content), None)
-                memory.reinforce()
+                memory.reinforce(evidence=list(evidence) if evidence else None)
         return [contents[i] for i in keep], vectors[keep]
 
     def _duplicate_of(
@@ -308,6 +312,20 @@ class AddPipeline:
                         old.supersede(draft.id.hex, "reconstructed")
                     superseded.append(old)
         return added, superseded
+
+    def _link(self, added: list[Memory], superseded: list[Memory], provenance: Provenance) -> None:
+        """Seed 003 §2: edges from each new memory to its top-K neighbours above link_min
+        (the vectors come from the embedding cache: nothing is embedded twice)."""
+        if not added:
+            return
+        vectors = self.embedder.passages([m.content for m in added])
+        links = auto_links(
+            [(m.id.hex, v) for m, v in zip(added, vectors, strict=True)],
+            provenance.user_id,
+            self.vectors,
+            exclude={m.id.hex for m in superseded},
+        )
+        apply_links({m.id.hex: m for m in added}, links, provenance)
 
     def _core_update(
         self,

@@ -1,0 +1,445 @@
+"""`memory.query` (seed 003 §6): one tool for the supervisor and its scoped subagents.
+
+    {"agent": "planner", "query": "deployment plan context", "categories": ["tasks"],
+     "filters": {"user_id": "maya", "importance_min": 0.3, "updated_after": "2025-07-01"},
+     "top_k": 3, "return": "bullets", "budget_tokens": 512, "threshold": 0.65,
+     "thread": "t-42"}
+
+In this order:
+
+1. The request is validated and the agent's allowlist enforced (seed 003 §5): an unknown
+   agent, or a category outside its allowlist, is refused (`CategoryNotAllowed`) before
+   anything is embedded or searched, and nothing is written. No categories = the whole
+   allowlist except `procedural` (§12: served only when a query names it).
+2. With a `thread`, the delta header (§1) comes first: changes since `since_rev`, else since
+   the revision this agent was last served in the thread (from its `RecallServed` events),
+   else since rev 0; only the user's memories, in the agent's allowlist, not sensitive.
+3. `context: all` categories: every servable memory of them (no similarity threshold),
+   most important first. `context: rag` categories: hybrid search over-fetched
+   (`top_k x QUERY_OVERFETCH`, growing while filters reject), then the filters applied
+   here, server-side; at most `rag_length` per category, at most `top_k` in all; with a
+   `threshold`, results whose relevance (cosine similarity of the query and memory
+   embeddings) is below it are dropped. Only active, unexpired, non-sensitive memories are
+   ever served (seed 002: sensitive notes stay out of agent context).
+4. Filters: `user_id` (required), `agent_id` / `actor_id` (who wrote the memory),
+   `run_id` (the thread or the command run it was written in), `role` and `pinned`
+   (memory metadata; no `pinned` = not pinned), `importance_min/max` (the ledger's 0-1
+   scale, inclusive), `updated_after` (inclusive) / `updated_before` (exclusive).
+5. Rendering: `bullets` -> `{"id", "category", "text": "[category] content"}`; `full` ->
+   the memory as `get` shows it plus `score`, `relevance`, effective `category`, context
+   mode and access counters. `budget_tokens` bounds header + results, each estimated as
+   ceil(chars / 4) of its rendered text (a bullet's text, a full result's compact JSON):
+   results stop before the one that would exceed it; a header too large loses bullets.
+6. A `RecallServed` event records what was served to whom (access counts derive from it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from commands.categories import CategoriesConfig, Scope
+from commands.models import EdgeOut, MemoryOut
+from commands.procedural import in_context
+from commands.search import hybrid_search
+from ledger import Ledger, Provenance
+from ledger.errors import InvalidInput
+from ledger.policy import (
+    ACTIVE,
+    BULLETS,
+    CHARS_PER_TOKEN,
+    CONTEXT_ALL,
+    CONTEXT_RAG,
+    FULL,
+    MAX_BUDGET_TOKENS,
+    MAX_QUERY_CHARS,
+    PROCEDURAL_CATEGORY,
+    QUERY_DEFAULT_RETURN,
+    QUERY_DEFAULT_TOP_K,
+    QUERY_OVERFETCH,
+    SEARCH_MAX_K,
+    SENSITIVE,
+)
+from ledger.provenance import acting_as
+from ledger.recall import Recall
+from ledger.validation import identifier, normalize_text, unit_interval
+from projections.delta import DeltaProjection
+from projections.embeddings.embedder import Embedder
+from projections.layers import LayersProjection, MemoryRow
+from projections.vectors import VectorsProjection
+
+
+class QueryFilters(BaseModel):
+    """Seed 003 §6 / §6.1 filters, applied server-side; only `user_id` is required."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str
+    agent_id: str | None = None
+    """The agent that wrote the memory."""
+    run_id: str | None = None
+    """The thread, or the command run (causation id), the memory was written in."""
+    actor_id: str | None = None
+    """The actor (person or process) that wrote the memory."""
+    role: str | None = None
+    """The memory's `role` metadata (e.g. user, assistant)."""
+    pinned: bool | None = None
+    """The memory's `pinned` metadata (absent = not pinned)."""
+    importance_min: float | None = None
+    """Inclusive, on the ledger's 0-1 importance scale."""
+    importance_max: float | None = None
+    updated_after: datetime | None = None
+    """Inclusive; a date or a time, UTC when no zone is given."""
+    updated_before: datetime | None = None
+    """Exclusive."""
+
+    @field_validator("user_id")
+    @classmethod
+    def _user(cls, value: str) -> str:
+        return str(identifier("user", value))
+
+    @field_validator("agent_id", "run_id", "actor_id", "role")
+    @classmethod
+    def _optional_id(cls, value: str | None) -> str | None:
+        return None if value is None else normalize_text(value) or None
+
+    @field_validator("importance_min", "importance_max")
+    @classmethod
+    def _importance(cls, value: float | None) -> float | None:
+        return None if value is None else unit_interval("importance filter", value)
+
+    @field_validator("updated_after", "updated_before")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=UTC)
+
+    @model_validator(mode="after")
+    def _ranges(self) -> QueryFilters:
+        low, high = self.importance_min, self.importance_max
+        if low is not None and high is not None and low > high:
+            raise ValueError(f"importance_min {low} is above importance_max {high}")
+        return self
+
+    def match(self, row: MemoryRow) -> bool:
+        """Whether the memory passes every filter given."""
+        meta = row.metadata or {}
+        updated = _aware(datetime.fromisoformat(row.updated_at))
+        checks = (
+            row.user_id == self.user_id,
+            self.agent_id is None or row.agent_id == self.agent_id,
+            self.run_id is None or self.run_id in (row.thread_id, row.causation_id),
+            self.actor_id is None or row.actor == self.actor_id,
+            self.role is None or meta.get("role") == self.role,
+            self.pinned is None or bool(meta.get("pinned", False)) == self.pinned,
+            self.importance_min is None or row.importance >= self.importance_min,
+            self.importance_max is None or row.importance <= self.importance_max,
+            self.updated_after is None or updated >= self.updated_after,
+            self.updated_before is None or updated < self.updated_before,
+        )
+        return all(checks)
+
+
+class QueryRequest(BaseModel):
+    """One `memory.query` call (seed 003 §6), plus the delta header's `thread`/`since_rev`."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    agent: str
+    query: str
+    categories: list[str] | None = None
+    filters: QueryFilters
+    top_k: int = Field(default=QUERY_DEFAULT_TOP_K, ge=1, le=SEARCH_MAX_K)
+    return_mode: Literal["bullets", "full"] = Field(default=QUERY_DEFAULT_RETURN, alias="return")
+    budget_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS)
+    threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
+    """Drop searched results whose relevance (cosine similarity) is below this."""
+    thread: str | None = None
+    """The conversation thread: the answer starts with its delta header."""
+    since_rev: int | None = Field(default=None, ge=0)
+    """The header's base revision (default: the last one this agent was served here)."""
+
+    @field_validator("agent")
+    @classmethod
+    def _agent(cls, value: str) -> str:
+        return str(identifier("agent", value))
+
+    @field_validator("thread")
+    @classmethod
+    def _thread(cls, value: str | None) -> str | None:
+        return identifier("thread", value, required=False)
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        text = normalize_text(value)
+        if not text:
+            raise ValueError("query is empty")
+        if len(text) > MAX_QUERY_CHARS:
+            raise ValueError(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+        return text
+
+
+class BulletResult(BaseModel):
+    """Seed 003 §6 bullets: `{"id", "category", "text": "[category] content"}`."""
+
+    id: str
+    category: str
+    text: str
+
+
+class FullResult(MemoryOut):
+    """A memory as `get` shows it, with how it was found; `category` is the effective one."""
+
+    score: float | None = None
+    """The search score (None for `context: all` memories, which are not searched)."""
+    relevance: float | None = None
+    """Cosine similarity to the query, when a threshold asked for it."""
+    context: str = CONTEXT_RAG
+    """`all` (always included) or `rag` (found by search)."""
+    access_count: int = 0
+    """Times served before this answer."""
+    last_accessed: str | None = None
+
+
+class QueryResult(BaseModel):
+    """The answer: the delta header first, then the results, best first."""
+
+    header: str | None
+    results: list[BulletResult | FullResult]
+    rev: int | None = None
+    """The thread's revision this answer reflects (None without a thread)."""
+    tokens: int = 0
+    """Estimated tokens of header + results (ceil(chars / 4) each)."""
+    recall_id: str | None = None
+    """The `RecallServed` stream recording this answer."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    row: MemoryRow
+    context: str
+    score: float | None = None
+    relevance: float | None = None
+
+
+def parse_request(request: QueryRequest | Mapping[str, Any]) -> QueryRequest:
+    """A validated request; pydantic's complaints become `InvalidInput`."""
+    if isinstance(request, QueryRequest):
+        return request
+    try:
+        return QueryRequest.model_validate(dict(request))
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'request'}: {e['msg']}" for e in error.errors()
+        )
+        raise InvalidInput(f"invalid query: {problems}") from None
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of `text`, estimated as ceil(chars / CHARS_PER_TOKEN)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def rendered(result: BulletResult | FullResult) -> str:
+    """The text a result costs: a bullet's text, a full result's compact JSON."""
+    if isinstance(result, BulletResult):
+        return result.text
+    return json.dumps(result.model_dump(mode="json", by_alias=True), ensure_ascii=False)
+
+
+def servable(row: MemoryRow, now: datetime) -> bool:
+    """Active, unexpired and not sensitive: the only memories ever served."""
+    return row.state == ACTIVE and not row.is_expired(now) and row.sensitivity != SENSITIVE
+
+
+def memory_query(
+    request: QueryRequest | Mapping[str, Any],
+    *,
+    ledger: Ledger,
+    layers: LayersProjection,
+    vectors: VectorsProjection,
+    embedder: Embedder,
+    delta: DeltaProjection | None,
+    categories: CategoriesConfig,
+    actor: str,
+    refresh: Callable[[], object] = lambda: None,
+    now: datetime | None = None,
+) -> QueryResult:
+    """Answer one `memory.query` (see the module doc) and record it as `RecallServed`."""
+    req = parse_request(request)
+    scope = categories.scope(req.agent, req.categories)  # refused here: nothing searched
+    refresh()
+    moment = now or datetime.now(UTC)
+    user = req.filters.user_id
+
+    rev: int | None = None
+    since: int | None = None
+    header: str | None = None
+    if req.thread is not None and delta is not None:
+        rev = delta.revision(req.thread)
+        since = req.since_rev
+        if since is None:
+            since = delta.served_revision(req.thread, req.agent) or 0
+        header = delta.header(
+            req.thread, since, user_id=user, categories=_header_categories(categories, scope)
+        )
+
+    candidates = _always(layers, scope, req, moment)
+    if scope.searched:
+        candidates += _searched(layers, vectors, embedder, scope, req, moment)
+
+    told = header
+    if header is not None and req.budget_tokens is not None:
+        header = _fit_header(header, req.budget_tokens)
+    used = 0 if header is None else estimate_tokens(header)
+    results: list[BulletResult | FullResult] = []
+    for candidate in candidates:
+        result = _render(candidate, req.return_mode, layers)
+        cost = estimate_tokens(rendered(result))
+        if req.budget_tokens is not None and used + cost > req.budget_tokens:
+            break
+        results.append(result)
+        used += cost
+
+    # a header the budget left out was not seen: the next query starts from the same base
+    shown_rev = since if told is not None and header is None else rev
+    provenance = Provenance(user_id=user, actor=actor, agent_id=req.agent, thread_id=req.thread)
+    with acting_as(provenance):
+        recall = Recall(
+            query=req.query,
+            categories=list(scope.categories),
+            memory_ids=[r.id for r in results],
+            return_mode=req.return_mode,
+            top_k=req.top_k,
+            budget_tokens=req.budget_tokens,
+            rev=shown_rev,
+            since_rev=since,
+        )
+    ledger.save(recall)
+    return QueryResult(
+        header=header, results=results, rev=rev, tokens=used, recall_id=recall.id.hex
+    )
+
+
+def _header_categories(config: CategoriesConfig, scope: Scope) -> set[str]:
+    """The agent's whole allowlist; `procedural` only when the query names it (§12)."""
+    allowed = set(config.allowlist(scope.agent))
+    if scope.requested is None or PROCEDURAL_CATEGORY not in scope.requested:
+        allowed.discard(PROCEDURAL_CATEGORY)
+    return allowed
+
+
+def _fit_header(header: str, budget: int) -> str | None:
+    """The header with as many bullets as fit `budget` tokens (None if no bullet fits)."""
+    lines = header.splitlines()
+    for keep in range(len(lines), 1, -1):
+        text = "\n".join(lines[:keep])
+        if estimate_tokens(text) <= budget:
+            return text
+    return None
+
+
+def _servable_for(row: MemoryRow, scope: Scope, req: QueryRequest, now: datetime) -> bool:
+    return servable(row, now) and in_context(row.kind, scope.requested) and req.filters.match(row)
+
+
+def _always(
+    layers: LayersProjection, scope: Scope, req: QueryRequest, now: datetime
+) -> list[_Candidate]:
+    """Every servable memory of the `context: all` categories, most important first."""
+    always = set(scope.always)
+    if not always:
+        return []
+    ids = layers.ids_in_categories(req.filters.user_id, always)
+    rows = [row for row in layers.get_many(ids).values() if _servable_for(row, scope, req, now)]
+    rows.sort(key=lambda r: r.id)
+    rows.sort(key=lambda r: (r.importance, r.updated_at), reverse=True)
+    return [_Candidate(row, CONTEXT_ALL) for row in rows]
+
+
+def _searched(
+    layers: LayersProjection,
+    vectors: VectorsProjection,
+    embedder: Embedder,
+    scope: Scope,
+    req: QueryRequest,
+    now: datetime,
+) -> list[_Candidate]:
+    """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
+    over-fetched, filtered here, `rag_length` per category, relevance >= threshold."""
+    searched = scope.searched
+    picked: list[_Candidate] = []
+    per_category: dict[str, int] = {}
+    seen: set[str] = set()
+    query_vector: np.ndarray[Any, Any] | None = None
+    k = min(SEARCH_MAX_K, req.top_k * QUERY_OVERFETCH)
+    while True:
+        hits = hybrid_search(layers, vectors, embedder, req.query, req.filters.user_id, k)
+        fresh = [hit for hit in hits if hit.id not in seen]
+        seen.update(hit.id for hit in fresh)
+        rows = layers.get_many([hit.id for hit in fresh])
+        eligible = []
+        for hit in fresh:
+            row = rows.get(hit.id)
+            if row is None or row.effective_category not in searched:
+                continue
+            if _servable_for(row, scope, req, now):
+                eligible.append((hit.score, row))
+        relevance: list[float | None] = [None] * len(eligible)
+        if req.threshold is not None and eligible:
+            if query_vector is None:
+                query_vector = np.asarray(embedder.query(req.query), dtype=np.float32)
+            matrix = np.asarray(embedder.passages([r.content for _, r in eligible]), np.float32)
+            relevance = [float(v) for v in matrix @ query_vector]
+        for (score, row), similarity in zip(eligible, relevance, strict=True):
+            if similarity is not None and req.threshold is not None and similarity < req.threshold:
+                continue
+            category = row.effective_category
+            limit = searched[category]
+            if limit is not None and per_category.get(category, 0) >= limit:
+                continue
+            per_category[category] = per_category.get(category, 0) + 1
+            rounded = None if similarity is None else round(similarity, 6)
+            picked.append(_Candidate(row, CONTEXT_RAG, score, rounded))
+            if len(picked) >= req.top_k:
+                return picked
+        if len(hits) < k or k >= SEARCH_MAX_K:
+            return picked
+        k = min(SEARCH_MAX_K, k * QUERY_OVERFETCH)
+
+
+def _render(
+    candidate: _Candidate, mode: str, layers: LayersProjection
+) -> BulletResult | FullResult:
+    row = candidate.row
+    category = row.effective_category
+    if mode == BULLETS:
+        return BulletResult(id=row.id, category=category, text=f"[{category}] {row.content}")
+    assert mode == FULL
+    fields = row.as_json()
+    fields.update(
+        category=category,
+        score=candidate.score,
+        relevance=candidate.relevance,
+        context=candidate.context,
+        access_count=row.access_count,
+        last_accessed=row.last_accessed,
+        links=[
+            EdgeOut(from_id=e["from"], to=e["to"], type=e["type"], strength=e["strength"])
+            for e in layers.links_of(row.id)
+        ],
+    )
+    return FullResult(**fields)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
