@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -171,11 +172,18 @@ def list_memories(
 @click.argument("query")
 @click.option("--user", required=True)
 @click.option("--k", "k", type=int, default=SEARCH_DEFAULT_K, show_default=True)
+@click.option(
+    "--at",
+    type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]),
+    help="Judge recency and expiry at this time (default: now); for reproducible output.",
+)
 @global_options
 @pass_state
-def search(state: CliState, query: str, user: str, k: int) -> None:
-    """Hybrid search (vectors + keywords, fused by reciprocal rank) in a user's memories."""
-    hits = state.ledger().search(query, user=user, k=k)
+def search(state: CliState, query: str, user: str, k: int, at: datetime | None) -> None:
+    """Hybrid search (vectors + keywords) in a user's memories, ranked by relevance,
+    importance and recency."""
+    when = at.replace(tzinfo=at.tzinfo or UTC) if at is not None else None
+    hits = state.ledger().search(query, user=user, k=k, at=when)
     output.emit(state.as_json, hits, lambda: output.hits_table(hits))
 
 

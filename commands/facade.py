@@ -18,6 +18,7 @@ import getpass
 import os
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -259,9 +260,11 @@ class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin, QueryMixin, GraphMixin,
         min_score: float = SEARCH_MIN_SCORE,
         expand: Expand | None = None,
         rerank: Rerank | None = None,
+        at: datetime | None = None,
     ) -> builtins.list[SearchHit]:
         """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf" or "weighted")
-        ranked by engram's recall score; see `commands.search`."""
+        ranked by engram's recall score; see `commands.search`. Recency and expiry are
+        judged at `at` (default: now), which makes results reproducible."""
         identifier("user", user)
         if not query.strip():
             raise InvalidInput("query is empty")
@@ -281,6 +284,7 @@ class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin, QueryMixin, GraphMixin,
             min_score=min_score,
             expand=expand,
             rerank=rerank,
+            now=at,
         )
 
     def history(self, memory_id: str) -> builtins.list[EventOut]:

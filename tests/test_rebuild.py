@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,9 @@ from hypothesis import strategies as st
 
 from commands import MnemoLedger
 from ledger import InvalidTransition, Settings
+
+AT = datetime(2030, 1, 1, tzinfo=UTC)
+"""Searches judge recency at one fixed time, so scores compare exactly."""
 
 WORDS = ["tea", "coffee", "Lisbon", "Porto", "dog", "marathon", "peanuts", "Neovim", "billing"]
 
@@ -41,7 +45,7 @@ def snapshot(memory: MnemoLedger) -> dict[str, Any]:
     for user in ("u1", "u2"):
         for query in ("tea Lisbon", "dog marathon", "peanuts"):
             views[f"search {user} {query}"] = [
-                h.model_dump() for h in memory.search(query, user=user, k=5)
+                h.model_dump() for h in memory.search(query, user=user, k=5, at=AT)
             ]
     return views
 
@@ -101,7 +105,8 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
     first = run_json(home, "list", "--user", "u1")
     run_json(home, "forget", first[0]["id"])
     run_json(home, "update", first[1]["id"], "now about coffee and Porto")
-    before = (run_json(home, "list"), run_json(home, "search", "coffee Porto", "--user", "u1"))
+    search = ("search", "coffee Porto", "--user", "u1", "--at", "2030-01-01T00:00:00+0000")
+    before = (run_json(home, "list"), run_json(home, *search))
     shutil.rmtree(home / "projections")
     result = run_json(home, "rebuild")
     assert result["events"] == run_json(home, "stats")["events"] > 32
@@ -114,5 +119,5 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "graph",
         "transcripts",
     }
-    after = (run_json(home, "list"), run_json(home, "search", "coffee Porto", "--user", "u1"))
+    after = (run_json(home, "list"), run_json(home, *search))
     assert after == before
