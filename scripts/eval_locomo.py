@@ -3,8 +3,8 @@
 Every conversation goes through the product's real write path: one `add` per turn (the
 HAEMA pipeline: split, dedup, reconstruction, superseding), each memory carrying the
 `dia_id` it came from as evidence and its session date in its text. Each question of
-categories 1-4 is asked through the product's retrieval, and a question counts as found
-at k when the evidence of the top-k memories contains one (`any@k`) or all (`full@k`) of
+categories 1-4 is asked through `memory.query` (agent `supervisor`, full results), and
+a question counts as found at k when the evidence of the top-k memories contains one (`any@k`) or all (`full@k`) of
 its evidence turns. BM25-only and vector-only baselines over the raw turns (one document
 per turn, date-prefixed) are computed in the same run.
 
@@ -171,11 +171,15 @@ def vector_ranker(turns: list[Turn], memory: MnemoLedger) -> Callable[[str, int]
     return rank
 
 
+AGENT = "supervisor"
+"""The agent that asks: conversation turns are episodic memories (category `event`), which
+the shipped categories config lets the supervisor read."""
+
+
 def retrieve(memory: MnemoLedger, question: str, user: str) -> list[set[str]]:
-    """The evidence of the top 10 memories the product's retrieval returns."""
-    hits = memory.search(question, user=user, k=10)
-    rows = memory.layers.get_many([hit.id for hit in hits])
-    return [set(rows[hit.id].evidence or []) for hit in hits if hit.id in rows]
+    """The evidence of the top 10 memories `memory.query` returns (full results)."""
+    answer = memory.query(question, agent=AGENT, user=user, top_k=10, return_mode="full")
+    return [set(getattr(result, "evidence", None) or []) for result in answer.results]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
                     user=user,
                     agent="locomo",
                     thread=user,
+                    kind="episodic",
                     source="locomo",
                     evidence=[turn.dia_id],
                 )
