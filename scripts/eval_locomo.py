@@ -5,8 +5,8 @@ HAEMA pipeline: split, dedup, reconstruction, superseding), each memory carrying
 `dia_id` it came from as evidence and its session date in its text. Each question of
 categories 1-4 is asked through `memory.query` (agent `supervisor`, full results), and
 a question counts as found at k when the evidence of the top-k memories contains one
-(`any@k`) or all (`full@k`) of its evidence turns. BM25-only and vector-only baselines over the raw turns (one document
-per turn, date-prefixed) are computed in the same run.
+(`any@k`) or all (`full@k`) of its evidence turns. BM25-only and vector-only baselines
+over the raw turns (one document per turn, date-prefixed) are computed in the same run.
 
 Evidence ids are normalised (`D:11:26` -> `D11:26`, `D30:05` -> `D30:5`, `D8:6; D9:17` ->
 two ids); ids that still do not name a turn are dropped, and questions left without
