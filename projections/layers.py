@@ -10,12 +10,14 @@ from __future__ import annotations
 import builtins
 import json
 import re
+import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     Column,
     Connection,
@@ -116,7 +118,13 @@ _FTS_CREATE = (
     "content, content = 'memories', content_rowid = 'seq', "
     "tokenize = 'unicode61 remove_diacritics 2')"
 )
+_VOCAB_CREATE = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts_vocab USING fts5vocab(memories_fts, 'row')"
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
+DF_CACHE_TERMS = 50_000
+"""Document frequencies remembered per process (cleared when full or when the index has
+grown by a tenth since they were counted: they only steer which words a query keeps)."""
 
 
 def effective_category(
@@ -231,6 +239,8 @@ class LayersProjection:
         self.path = path
         self.engine: Engine = create_engine(f"sqlite:///{path}")
         event.listen(self.engine, "connect", _configure_sqlite)
+        self._df_cache: dict[str, int] = {}
+        self._df_counted_at = 0
         self._create()
 
     def _create(self) -> None:
@@ -242,6 +252,7 @@ class LayersProjection:
                 metadata.drop_all(conn)
             metadata.create_all(conn)
             conn.exec_driver_sql(_FTS_CREATE)
+            conn.exec_driver_sql(_VOCAB_CREATE)
 
     # --- Projection ----------------------------------------------------------------------
 
@@ -255,8 +266,11 @@ class LayersProjection:
 
     def reset(self) -> None:
         with self.engine.begin() as conn:
+            conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts_vocab")
             conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
             metadata.drop_all(conn)
+        self._df_cache.clear()
+        self._df_counted_at = 0
         self._create()
 
     def close(self) -> None:
@@ -356,6 +370,31 @@ class LayersProjection:
                 (expression, user_id, ACTIVE, k),
             )
             return [(r[0], float(r[1])) for r in result]
+
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """(how many indexed memories contain each term, how many memories the index
+        holds), every user and state counted. Terms are matched lower-case and without
+        diacritics, as the index stores them; recent counts come from a cache."""
+        folded = {term: fold_term(term) for term in terms}
+        with self.engine.connect() as conn:
+            size = int(
+                conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0
+            )
+            if len(self._df_cache) > DF_CACHE_TERMS or size > 1.1 * self._df_counted_at:
+                self._df_cache.clear()
+                self._df_counted_at = size
+            missing = sorted({f for f in folded.values() if f not in self._df_cache})
+            counts = dict.fromkeys(missing, 0)
+            for chunk in _chunks(missing, 500):
+                marks = ", ".join("?" * len(chunk))
+                counts.update(
+                    conn.exec_driver_sql(
+                        f"SELECT term, doc FROM memories_fts_vocab WHERE term IN ({marks})",
+                        tuple(chunk),
+                    ).all()
+                )
+        self._df_cache.update(counts)
+        return {term: self._df_cache.get(f, 0) for term, f in folded.items()}, size
 
     def like_search(self, user_id: str, words: Sequence[str], k: int) -> builtins.list[str]:
         """Active memories of `user_id` whose content contains any of `words` (SQL LIKE,
@@ -581,22 +620,39 @@ _HANDLED = {
 }
 
 
+def fold_term(term: str) -> str:
+    """A word as the index stores it: lower-case, without diacritics (unicode61,
+    remove_diacritics 2)."""
+    decomposed = unicodedata.normalize("NFKD", term.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=30000")
+    # measured: a search's ~160 random row lookups at 100k memories take half the time
+    # with a 32 MB page cache and memory-mapped reads instead of the 2 MB default
+    cursor.execute("PRAGMA cache_size=-32768")
+    cursor.execute("PRAGMA mmap_size=268435456")
     cursor.close()
 
 
 def _select(conn: Connection, where: str, params: tuple[Any, ...]) -> builtins.list[MemoryRow]:
-    result = conn.exec_driver_sql(f"SELECT {', '.join(_COLUMNS[1:])} FROM memories {where}", params)
+    # the DB-API cursor itself: SQLAlchemy's per-row processing is slower than SQLite here
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        sql = f"SELECT {', '.join(_COLUMNS[1:])} FROM memories {where}"
+        result = cursor.execute(sql, params).fetchall()
+    finally:
+        cursor.close()
     rows = []
     for r in result:
         values = list(r)
         for name in ("tags", "evidence", "metadata"):
             raw = values[_I[name] - 1]
-            values[_I[name] - 1] = None if raw is None else json.loads(raw)
+            values[_I[name] - 1] = None if raw is None else orjson.loads(raw)
         rows.append(MemoryRow(*values))
     return rows
 

@@ -333,11 +333,12 @@ def test_arguments(memory: MnemoLedger) -> None:
 
 
 def clustered(count: int, dimensions: int = 64, clusters: int = 40, seed: int = 3) -> Any:
-    """Unit vectors around a few dozen centres, like embeddings of related texts."""
+    """Unit vectors around a few dozen centres, like embeddings of related texts (`seed`
+    draws the points; the centres are always the same)."""
+    centres = np.random.default_rng(0).standard_normal((clusters, dimensions))
     rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((clusters, dimensions)).astype(np.float32)
     points = centres[rng.integers(0, clusters, count)]
-    points = points + 0.6 * rng.standard_normal((count, dimensions)).astype(np.float32)
+    points = points + 0.6 * rng.standard_normal((count, dimensions))
     points /= np.linalg.norm(points, axis=1, keepdims=True)
     return np.ascontiguousarray(points, dtype=np.float32)
 
@@ -359,3 +360,13 @@ def test_ann_index_finds_what_exact_search_finds() -> None:
     np.testing.assert_array_equal(stored[order], vectors)
     restored = faiss.deserialize_index(faiss.serialize_index(ann))
     assert is_approximate(restored) and restored.ntotal == 4000
+
+
+def test_vectors_without_structure_stay_exact() -> None:
+    """Random directions (no clusters, like the hashing embedder's vectors of unrelated
+    texts): IVF would need most lists for the target recall, so the index stays exact."""
+    rng = np.random.default_rng(9)
+    vectors = rng.standard_normal((3000, 64)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = build_index(np.arange(3000, dtype=np.int64), vectors, exact_max_vectors=1000)
+    assert not is_approximate(index) and index.ntotal == 3000
