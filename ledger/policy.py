@@ -247,4 +247,4 @@ SEARCH_DEFAULT_WEIGHTS: Final = (0.7, 0.3)  # SearchOptions: VectorWeight 0.7, T
 # (0.649 -> 0.705 with rank fusion), because common words no longer crowd the candidates.
 SEARCH_FTS_MAX_DOC_SHARE: Final = 0.03
 SEARCH_FTS_MIN_PRUNED_DF: Final = 100  # small indices keep every word
-SEARCH_FTS_MAX_POSTINGS: Final = 2000  # the kept words' memories, at most (bounds the cost)
+SEARCH_FTS_MAX_POSTINGS: Final = 1000  # the kept words' memories, at most (bounds the cost)

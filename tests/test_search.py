@@ -151,12 +151,14 @@ def test_recency_decides_between_equally_relevant_memories(
 ) -> None:
     [old, new] = add(memory, ["green tea every morning", "green tea every morning"])
     memory.refresh()
-    rows = memory.layers.get_many([old, new])
+    rows = memory.layers.recall_rows([old, new])
     aged = {
-        old: replace(rows[old], updated_at=(NOW - timedelta(days=30)).isoformat()),
-        new: replace(rows[new], updated_at=(NOW - timedelta(days=1)).isoformat()),
+        old: rows[old]._replace(updated_at=(NOW - timedelta(days=30)).isoformat()),
+        new: rows[new]._replace(updated_at=(NOW - timedelta(days=1)).isoformat()),
     }
-    monkeypatch.setattr(memory.layers, "get_many", lambda wanted: aged)
+    monkeypatch.setattr(
+        memory.layers, "recall_rows", lambda wanted: {i: aged[i] for i in wanted if i in aged}
+    )
     for fusion in ("weighted", "rrf"):
         hits = search(memory, "green tea", fusion=fusion, now=NOW, min_score=0.0)
         assert ids(hits) == [new, old]

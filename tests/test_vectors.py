@@ -476,6 +476,7 @@ def test_a_large_user_gets_an_ivf_index_that_agrees_with_exact_search(tmp_path: 
         )
         for memory_id in gone:
             vector = projection.vector(memory_id)
+            assert vector is not None
             assert memory_id not in [i for i, _ in projection.search("big", vector, 5)]
         assert projection.count("big") == 2998
 
@@ -497,9 +498,9 @@ def test_an_ivf_index_is_retrained_as_it_grows_and_goes_exact_when_it_shrinks(
     try:
         projection.apply(records[:250])
         assert projection.index_kind("big") == "ivf"
-        first = projection._indices["big"].nlist
+        first = lists(projection)
         projection.apply(records[250:])  # four times the training size: trained again
-        assert projection._indices["big"].nlist >= 2 * first
+        assert lists(projection) >= 2 * first
         forgets = [
             record(2000 + i, r.stream_id, "MemorySoftDeleted", "big", {})
             for i, r in enumerate(records[:1101])
@@ -509,6 +510,13 @@ def test_an_ivf_index_is_retrained_as_it_grows_and_goes_exact_when_it_shrinks(
         assert projection.count("big") == 99
         survivor = records[1150]
         vector = projection.vector(survivor.stream_id)
+        assert vector is not None
         assert projection.search("big", vector, 1)[0][0] == survivor.stream_id
     finally:
         projection.close()
+
+
+def lists(projection: VectorsProjection) -> int:
+    index = projection._indices["big"]
+    assert index is not None
+    return int(index.nlist)
