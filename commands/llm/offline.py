@@ -8,7 +8,6 @@ import time
 from commands.llm.errors import LLMError
 from commands.llm.rules import RULES
 from commands.llm.stage import InT, LLMCall, OutT, Stage
-from commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
 
 
 class OfflineProvider:
@@ -32,16 +31,12 @@ class OfflineProvider:
                 f"not {stage.output_model.__name__}"
             )
         response = output.model_dump_json()
-        return LLMCall(
-            stage=stage.name,
-            prompt_id=stage.prompt_id,
-            prompt_version=stage.version,
-            provider=self.name,
-            model=self.model,
-            request=request,
-            response=response,
-            output=output,
-            prompt_tokens=estimate_prompt_tokens(request["messages"]),
-            completion_tokens=estimate_tokens(response),
+        return LLMCall.of(
+            stage,
+            self.name,
+            self.model,
+            request,
+            response,
+            output,
             latency_ms=(time.perf_counter() - started) * 1000,
         )

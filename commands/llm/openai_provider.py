@@ -14,7 +14,6 @@ from openai.types.chat import ChatCompletion
 from commands.llm.errors import LLMError
 from commands.llm.parsing import parse_stage_output
 from commands.llm.stage import InT, LLMCall, OutT, Stage
-from commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
 from ledger.errors import InvalidInput
 
 DEFAULT_MAX_ATTEMPTS: Final = 3
@@ -82,20 +81,16 @@ class OpenAIProvider:
         text = self._answer_text(stage.name, completion)
         output = parse_stage_output(stage, text)
         usage = completion.usage  # some local servers leave it out: estimate then
-        return LLMCall(
-            stage=stage.name,
-            prompt_id=stage.prompt_id,
-            prompt_version=stage.version,
-            provider=self.name,
-            model=self.model,
-            request=request,
-            response=text,
-            output=output,
-            prompt_tokens=(
-                usage.prompt_tokens if usage else estimate_prompt_tokens(request["messages"])
-            ),
-            completion_tokens=usage.completion_tokens if usage else estimate_tokens(text),
+        return LLMCall.of(
+            stage,
+            self.name,
+            self.model,
+            request,
+            text,
+            output,
             latency_ms=latency_ms,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
         )
 
     def _create(self, stage: str, request: dict[str, Any]) -> ChatCompletion:

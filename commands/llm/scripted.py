@@ -9,7 +9,6 @@ from pydantic import BaseModel
 
 from commands.llm.parsing import parse_stage_output
 from commands.llm.stage import InT, LLMCall, LLMProvider, OutT, Stage
-from commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
 
 Outcome = BaseModel | str | Exception
 """An output to return, a raw model answer to parse (may be invalid), or an error to raise."""
@@ -49,16 +48,4 @@ class ScriptedProvider:
         else:
             raise TypeError(f"stage {stage.name!r} outputs {stage.output_model.__name__}")
         request = stage.chat_request(inputs, self.model)
-        return LLMCall(
-            stage=stage.name,
-            prompt_id=stage.prompt_id,
-            prompt_version=stage.version,
-            provider=self.name,
-            model=self.model,
-            request=request,
-            response=response,
-            output=output,
-            prompt_tokens=estimate_prompt_tokens(request["messages"]),
-            completion_tokens=estimate_tokens(response),
-            latency_ms=0.0,
-        )
+        return LLMCall.of(stage, self.name, self.model, request, response, output, 0.0)

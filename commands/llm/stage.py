@@ -10,6 +10,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from commands.llm.errors import LLMError, StageOutputInvalid
+from commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
 
 __all__ = [
     "InT",
@@ -97,6 +98,40 @@ class LLMCall(Generic[OutT]):
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
+
+    @classmethod
+    def of(
+        cls,
+        stage: Stage[Any, OutT],
+        provider: str,
+        model: str,
+        request: dict[str, Any],
+        response: str,
+        output: OutT,
+        latency_ms: float,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+    ) -> LLMCall[OutT]:
+        """A call of `stage`; token counts are estimated where the provider gave none."""
+        return cls(
+            stage=stage.name,
+            prompt_id=stage.prompt_id,
+            prompt_version=stage.version,
+            provider=provider,
+            model=model,
+            request=request,
+            response=response,
+            output=output,
+            prompt_tokens=(
+                prompt_tokens
+                if prompt_tokens is not None
+                else estimate_prompt_tokens(request["messages"])
+            ),
+            completion_tokens=(
+                completion_tokens if completion_tokens is not None else estimate_tokens(response)
+            ),
+            latency_ms=latency_ms,
+        )
 
 
 class LLMProvider(Protocol):
