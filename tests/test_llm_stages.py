@@ -20,7 +20,6 @@ from commands.llm import (
     StageOutputInvalid,
     make_provider,
 )
-from commands.llm.keys import normalize_memory_key
 from commands.llm.prompts import (
     CORE_UPDATE,
     EXTRACT,
@@ -54,6 +53,7 @@ from commands.llm.schemas import (
 )
 from commands.llm.stage import Stage
 from ledger import InvalidInput, Settings
+from ledger.validation import normalize_key as normalize_memory_key
 
 OFFLINE = OfflineProvider()
 

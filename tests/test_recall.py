@@ -16,17 +16,6 @@ import pytest
 from click.testing import CliRunner, Result
 
 from commands import MnemoLedger
-from commands.chunking import (
-    CHUNK_MAX_CHARS,
-    CHUNK_OVERLAP_CHARS,
-    Message,
-    block_text,
-    message_blocks,
-    session_chunks,
-    session_messages,
-    split_sentences,
-    split_text,
-)
 from commands.context import (
     SECTION_SEPARATOR,
     WHAT_YOU_KNOW_INTRO,
@@ -45,6 +34,8 @@ from commands.resume import (
 )
 from ledger import InvalidInput, NewMemory, Provenance, Settings
 from ledger.policy import (
+    CHUNK_MAX_CHARS,
+    CHUNK_OVERLAP_CHARS,
     CONTEXT_MAX_RULES,
     CONTEXT_MAX_SUMMARIES,
     CORE,
@@ -61,6 +52,15 @@ from ledger.policy import (
     WORKING,
 )
 from projections.layers import MemoryRow
+from projections.transcripts import (
+    Message,
+    block_text,
+    message_blocks,
+    session_chunks,
+    session_messages,
+    split_sentences,
+    split_text,
+)
 
 ENV = "Operating system: TestOS 1.0 (x86_64); shell: /bin/sh"
 

@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from commands.llm.keys import normalize_memory_key
+from ledger.validation import normalize_key
 
 # --- seed 004 §3 / §14: the `explicit` flag of an extracted fact maps to its confidence --
 EXPLICIT_CONFIDENCE: Final = 0.9  # the user stated it directly
@@ -134,7 +134,7 @@ class Fact(_Model):
     @field_validator("key")
     @classmethod
     def _normalize_key(cls, key: str) -> str:
-        return normalize_memory_key(key)
+        return normalize_key(key)
 
     @field_validator("value", mode="before")
     @classmethod
