@@ -18,6 +18,7 @@ from commands.cli_consent import consent
 from commands.cli_graph import graph
 from commands.cli_ingest import ingest, profile
 from commands.cli_notes import note
+from commands.cli_project import project
 from commands.cli_query import delta, query
 from commands.cli_recall import context, resume, transcripts
 from commands.demo import run_demo
@@ -336,6 +337,7 @@ cli.add_command(graph)
 cli.add_command(resume)
 cli.add_command(context)
 cli.add_command(transcripts)
+cli.add_command(project)
 
 
 def main() -> None:

@@ -43,6 +43,8 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
 
     say(f"[bold]mnemoledger demo[/] in {home}\n")
     with MnemoLedger(home, actor="demo") as memory:
+        if memory.ledger.last_position():  # a ledger on PostgreSQL has no file in home
+            raise InvalidInput(f"demo needs a fresh home; {home} already holds a ledger")
         superseded: list[str] = []
         by_text: dict[str, str] = {}
         turns = [t for t in sample_conversation() if t["role"] == "user"]

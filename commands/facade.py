@@ -39,6 +39,7 @@ from commands.models import (
 )
 from commands.notes_api import NotesMixin
 from commands.pipelines.add import AddPipeline, AddRequest
+from commands.project_api import ProjectMixin
 from commands.query_api import QueryMixin
 from commands.recall_api import RecallMixin
 from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
@@ -78,7 +79,9 @@ def default_actor() -> str:
         return "cli"
 
 
-class MnemoLedger(NotesMixin, IngestMixin, ConsentMixin, QueryMixin, GraphMixin, RecallMixin):
+class MnemoLedger(
+    NotesMixin, IngestMixin, ConsentMixin, QueryMixin, GraphMixin, RecallMixin, ProjectMixin
+):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 
     def __init__(

@@ -11,11 +11,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.domain import Aggregate
+from eventsourcing.domain import Aggregate, MutableOrImmutableAggregate
 from eventsourcing.persistence import IntegrityError, Recording, Transcoder
 from eventsourcing.utils import get_topic
 
@@ -47,6 +47,10 @@ T = TypeVar("T")
 CONFLICT_RETRIES = 5
 """How often a verb re-runs after an optimistic-concurrency conflict before giving up."""
 
+SNAPSHOT_INTERVAL = 100
+"""Every this many events of a user's long streams (core document, consistency stream),
+the library stores a snapshot, so reading the stream folds at most this many events."""
+
 
 @dataclass(frozen=True)
 class NewMemory:
@@ -73,6 +77,10 @@ class Ledger(Application[UUID]):
     """The event-sourced memory ledger: every change is an event in one log."""
 
     name = "mnemoledger"
+    snapshotting_intervals: ClassVar[dict[type[MutableOrImmutableAggregate[Any]], int]] = {
+        CoreDocument: SNAPSHOT_INTERVAL,
+        UserStream: SNAPSHOT_INTERVAL,
+    }
 
     def __init__(self, settings: Settings | None = None, **kwargs: Any) -> None:
         self.settings = settings or Settings()
