@@ -16,6 +16,7 @@ import click
 from commands import output
 from commands.cli_consent import consent
 from commands.cli_graph import graph
+from commands.cli_history import as_of_option, history_table
 from commands.cli_ingest import ingest, profile
 from commands.cli_notes import note
 from commands.cli_project import project
@@ -133,11 +134,16 @@ def add(
 
 @cli.command()
 @click.option("--user", required=True, help="Whose core.md to show.")
+@as_of_option
 @global_options
 @pass_state
-def core(state: CliState, user: str) -> None:
+def core(state: CliState, user: str, as_of: str | None) -> None:
     """Show a user's core.md: the durable profile HAEMA's core stage maintains."""
-    document = state.ledger().core(user=user)
+    if as_of is not None:
+        with state.ledger().as_of(as_of) as past:
+            document = past.core(user=user).model_copy(update={"path": None})
+    else:
+        document = state.ledger().core(user=user)
     output.emit(
         state.as_json,
         document,
@@ -147,11 +153,16 @@ def core(state: CliState, user: str) -> None:
 
 @cli.command()
 @click.argument("memory_id")
+@as_of_option
 @global_options
 @pass_state
-def get(state: CliState, memory_id: str) -> None:
-    """Show one memory's current state."""
-    memory = state.ledger().get(memory_id)
+def get(state: CliState, memory_id: str, as_of: str | None) -> None:
+    """Show one memory's current state (or its state at --as-of)."""
+    if as_of is not None:
+        with state.ledger().as_of(as_of) as past:
+            memory = past.get(memory_id)
+    else:
+        memory = state.ledger().get(memory_id)
     output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
 
 
@@ -159,13 +170,22 @@ def get(state: CliState, memory_id: str) -> None:
 @click.option("--user", help="Only this user's memories.")
 @click.option("--layer", type=click.Choice(LAYERS))
 @click.option("--state", "memory_state", type=click.Choice(STATES))
+@as_of_option
 @global_options
 @pass_state
 def list_memories(
-    state: CliState, user: str | None, layer: str | None, memory_state: str | None
+    state: CliState,
+    user: str | None,
+    layer: str | None,
+    memory_state: str | None,
+    as_of: str | None,
 ) -> None:
-    """List current memories, ordered by id."""
-    memories = state.ledger().list(user=user, layer=layer, state=memory_state)
+    """List current memories (or those at --as-of), ordered by id."""
+    if as_of is not None:
+        with state.ledger().as_of(as_of) as past:
+            memories = past.list(user=user, layer=layer, state=memory_state)
+    else:
+        memories = state.ledger().list(user=user, layer=layer, state=memory_state)
     output.emit(state.as_json, memories, lambda: output.memories_table(memories))
 
 
@@ -178,13 +198,20 @@ def list_memories(
     type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]),
     help="Judge recency and expiry at this time (default: now); for reproducible output.",
 )
+@as_of_option
 @global_options
 @pass_state
-def search(state: CliState, query: str, user: str, k: int, at: datetime | None) -> None:
+def search(
+    state: CliState, query: str, user: str, k: int, at: datetime | None, as_of: str | None
+) -> None:
     """Hybrid search (vectors + keywords) in a user's memories, ranked by relevance,
-    importance and recency."""
+    importance and recency (in the memories as they were at --as-of, if given)."""
     when = at.replace(tzinfo=at.tzinfo or UTC) if at is not None else None
-    hits = state.ledger().search(query, user=user, k=k, at=when)
+    if as_of is not None:
+        with state.ledger().as_of(as_of, search=True) as past:
+            hits = past.search(query, user=user, k=k, at=when)
+    else:
+        hits = state.ledger().search(query, user=user, k=k, at=when)
     output.emit(state.as_json, hits, lambda: output.hits_table(hits))
 
 
@@ -280,23 +307,35 @@ def restore(state: CliState, memory_id: str, agent: str | None) -> None:
 @global_options
 @pass_state
 def history(state: CliState, memory_id: str) -> None:
-    """Every event of one memory, oldest first, with who did it and when."""
-    events = state.ledger().history(memory_id)
-    output.emit(state.as_json, events, lambda: output.events_table(events))
+    """Every event of one memory, oldest first, with who did it, when, on whose behalf,
+    which command caused it and the LLM call (stage, prompt, model, tokens) that decided it."""
+    entries = state.ledger().memory_history(memory_id)
+    output.emit(state.as_json, entries, lambda: history_table(entries))
 
 
 @cli.command()
 @click.option("--user", help="Only events of this user.")
-@click.option("--since", type=click.IntRange(min=0), default=0, help="Only after this position.")
-@click.option("--type", "event_type", help="Only events of this type, e.g. MemoryAdded.")
+@click.option("--since", help="Only after this log POSITION, or from this TIME (ISO-8601).")
+@click.option("--until", help="Only up to this log POSITION or TIME (ISO-8601).")
+@click.option(
+    "--type", "event_types", multiple=True, help="Only events of this type, e.g. MemoryAdded."
+)
 @click.option("--limit", type=click.IntRange(min=1), help="At most this many events.")
 @global_options
 @pass_state
 def log(
-    state: CliState, user: str | None, since: int, event_type: str | None, limit: int | None
+    state: CliState,
+    user: str | None,
+    since: str | None,
+    until: str | None,
+    event_types: tuple[str, ...],
+    limit: int | None,
 ) -> None:
-    """The raw event log, oldest first."""
-    events = state.ledger().log(user=user, since=since, event_type=event_type, limit=limit)
+    """The event log (a user's timeline with --user), oldest first; `--actor A` keeps
+    only the events of actor A."""
+    events = state.ledger().timeline(
+        user=user, types=event_types, since=since, until=until, actor=state.actor, limit=limit
+    )
     output.emit(state.as_json, events, lambda: output.events_table(events))
 
 

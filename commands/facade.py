@@ -24,6 +24,7 @@ from types import TracebackType
 
 from commands.consent_api import ConsentMixin
 from commands.graph_api import GraphMixin
+from commands.history_api import HistoryMixin
 from commands.ingest_api import IngestMixin
 from commands.llm import make_provider
 from commands.models import (
@@ -43,6 +44,7 @@ from commands.project_api import ProjectMixin
 from commands.query_api import QueryMixin
 from commands.recall_api import RecallMixin
 from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
+from commands.timetravel_api import TimeTravelMixin
 from ledger import Ledger, Memory, Provenance, Settings
 from ledger.errors import InvalidInput, MemoryNotFound
 from ledger.policy import (
@@ -63,6 +65,7 @@ from projections.delta import DeltaProjection
 from projections.embeddings import make_embedder
 from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
 from projections.graph import GraphProjection
+from projections.history import HistoryProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress, Runner
 from projections.transcripts import TranscriptsProjection
@@ -80,7 +83,15 @@ def default_actor() -> str:
 
 
 class MnemoLedger(
-    NotesMixin, IngestMixin, ConsentMixin, QueryMixin, GraphMixin, RecallMixin, ProjectMixin
+    NotesMixin,
+    IngestMixin,
+    ConsentMixin,
+    QueryMixin,
+    GraphMixin,
+    RecallMixin,
+    ProjectMixin,
+    HistoryMixin,
+    TimeTravelMixin,
 ):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 
@@ -108,6 +119,7 @@ class MnemoLedger(
         self.delta_model = DeltaProjection(directory / "delta")
         self.graph_model = GraphProjection(directory / "graph")
         self.transcripts_model = TranscriptsProjection(directory / "transcripts", self.embedder)
+        self.history_model = HistoryProjection(directory / "history")
         self.runner = Runner(
             self.ledger,
             [
@@ -118,6 +130,7 @@ class MnemoLedger(
                 self.delta_model,
                 self.graph_model,
                 self.transcripts_model,
+                self.history_model,
             ],
             directory / ".lock",
         )

@@ -32,6 +32,7 @@ from commands.llm.schemas import (
 from commands.llm.stage import LLMProvider
 from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
+from commands.pipelines.replaying import recorded_id, recorded_ids
 from commands.pipelines.similarity import jaccard
 from commands.relations import apply_links, auto_links
 from commands.sanitize import screen
@@ -126,7 +127,7 @@ class AddPipeline:
         # the decisive save validates kind, tags, ... again; failing early writes nothing
         self.ledger.draft(provenance, [_new_memory(request, contents[0])])
         with acting_as(provenance):
-            command: Command = AddCommand(input=request.as_input())
+            command: Command = recorded_id(AddCommand(input=request.as_input()))
         self.ledger.save(command)
         decided = replace(provenance, user_id=user_id, causation_id=command.id.hex)
         return decide_until_saved(
@@ -304,7 +305,9 @@ class AddPipeline:
             consumed = [stored.get(s) or self.ledger.memory(s) for s in sources]
             stored.update({m.id.hex: m for m in consumed})
             evidence = inherited_evidence(request.evidence, consumed)
-            [draft] = self.ledger.draft(decided, [_new_memory(request, content, evidence)])
+            [draft] = recorded_ids(
+                self.ledger.draft(decided, [_new_memory(request, content, evidence)])
+            )
             added.append(draft)
             for old in consumed:
                 if old.state == ACTIVE:

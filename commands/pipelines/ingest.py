@@ -58,6 +58,7 @@ from commands.llm.stage import LLMProvider
 from commands.models import memory_out
 from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
+from commands.pipelines.replaying import recorded_id, recorded_ids
 from commands.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from ledger.command import Command, IngestCommand
@@ -708,13 +709,15 @@ class IngestPipeline:
             raise InvalidInput("nothing to ingest: give at least one turn")
         moment = as_utc(now or self.clock())
         with acting_as(provenance):
-            command: Command = IngestCommand(
-                input={
-                    "turns": [t.as_input() for t in checked],
-                    "multi_fact": multi_fact,
-                    "now": moment.isoformat(),
-                    "source": source,
-                }
+            command: Command = recorded_id(
+                IngestCommand(
+                    input={
+                        "turns": [t.as_input() for t in checked],
+                        "multi_fact": multi_fact,
+                        "now": moment.isoformat(),
+                        "source": source,
+                    }
+                )
             )
         self.ledger.save(command)
         decided = replace(provenance, causation_id=command.id.hex)
@@ -870,7 +873,9 @@ class IngestPipeline:
         added: list[Memory] = []
         for version in dict.fromkeys(e.prompt_version for e in new):
             batch = [_new_memory(e, stamp) for e in new if e.prompt_version == version]
-            added += self.ledger.draft(replace(provenance, prompt_version=version), batch)
+            added += recorded_ids(
+                self.ledger.draft(replace(provenance, prompt_version=version), batch)
+            )
         return added, updated, reinforced
 
     def _directive(
@@ -926,7 +931,9 @@ class IngestPipeline:
         row = decisions.by_key.get((entry.namespace, PERSONALITY_DIRECTIVE_KEY))
         current = self.ledger.memory(row.id) if row is not None else None
         if current is None or current.state != ACTIVE:
-            [created] = self.ledger.draft(decided, [_new_memory(entry, metadata=metadata)])
+            [created] = recorded_ids(
+                self.ledger.draft(decided, [_new_memory(entry, metadata=metadata)])
+            )
             return created, True
         if _same(current.content) == _same(entry.value):
             return None

@@ -29,8 +29,10 @@ from typing import Any, Final
 from commands.llm.prompts import MERGE_NOTES
 from commands.llm.schemas import MergeNotesInput
 from commands.llm.stage import LLMProvider
+from commands.pipelines import replaying
 from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
+from commands.pipelines.replaying import recorded_id, recorded_ids, recorded_ttl
 from commands.sanitize import screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from ledger.command import Command, NoteCommand
@@ -166,7 +168,7 @@ class NotesPipeline:
         # the decisive save validates every field again; failing here writes nothing
         self.ledger.draft(provenance, [_new_note(request, validation.content(request.content))])
         with acting_as(provenance):
-            command: Command = NoteCommand(input=request.as_input())
+            command: Command = recorded_id(NoteCommand(input=request.as_input()))
         self.ledger.save(command)
         decided = replace(provenance, causation_id=command.id.hex)
         return self._run(command, decided, lambda c, user: self._write(c, user, request, decided))
@@ -179,11 +181,11 @@ class NotesPipeline:
         provenance: Provenance,
     ) -> NoteOutcome:
         content = screen(validation.content(request.content))
-        [note] = self.ledger.draft(provenance, [_new_note(request, content)])
+        [note] = recorded_ids(self.ledger.draft(provenance, [_new_note(request, content)]))
         if request.ttl_days is not None:
             days = validation.ttl_days(request.ttl_days)
             with acting_as(provenance):
-                note.set_ttl(days, _expiry(days))
+                note.set_ttl(*recorded_ttl(days, _expiry(days)))
         superseded: list[Memory] = []
         if request.kind in SINGLE_ACTIVE_KINDS:
             for previous in self._active_of_kind(provenance.user_id, request.kind):
@@ -211,8 +213,8 @@ class NotesPipeline:
         notes = self._mergeable(note_ids)
         provenance = replace(provenance, user_id=notes[0].user_id)
         with acting_as(provenance):
-            command: Command = NoteCommand(
-                input={"operation": "merge", "note_ids": [m.id.hex for m in notes]}
+            command: Command = recorded_id(
+                NoteCommand(input={"operation": "merge", "note_ids": [m.id.hex for m in notes]})
             )
         self.ledger.save(command)
         decided = replace(
@@ -236,7 +238,7 @@ class NotesPipeline:
                 f"{len(notes)} notes given; a summary's evidence lists at most "
                 f"{MAX_EVIDENCE_ITEMS} notes"
             )
-        now = datetime.now(UTC)
+        now = replaying.now()
         for memory in notes:
             if memory.note_kind is None:
                 raise InvalidInput(f"memory {memory.id.hex} is not a note")
@@ -281,11 +283,11 @@ class NotesPipeline:
             evidence=note_ids,
             metadata={"scope": _scope_of(originals[0].metadata)},
         )
-        [note] = self.ledger.draft(provenance, [summary])
+        [note] = recorded_ids(self.ledger.draft(provenance, [summary]))
         with acting_as(provenance):
             if expires_at is not None:
-                days = (datetime.fromisoformat(expires_at) - datetime.now(UTC)) / timedelta(days=1)
-                note.set_ttl(round(days, 6), expires_at)
+                days = (datetime.fromisoformat(expires_at) - replaying.now()) / timedelta(days=1)
+                note.set_ttl(*recorded_ttl(round(days, 6), expires_at))
             for original in originals:
                 original.supersede(note.id.hex, SUPERSEDED_BY_MERGE)
         outcome = NoteOutcome(

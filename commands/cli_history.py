@@ -1,0 +1,57 @@
+"""The audit trail on the command line: `history ID` rendering, `--as-of`, and `report`.
+
+    mnemoledger history ID                  # every event of a memory and who decided it
+    mnemoledger log --user maya --type MemoryUpdated --since 2026-05-01 --actor cli:me
+    mnemoledger list --user maya --as-of 2026-05-01T12:00   # as it stood then
+    mnemoledger report --json               # operations and LLM usage (DuckDB)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+from rich.table import Table
+
+from commands import output
+from commands.history_api import HistoryEntry
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def as_of_option(command: F) -> F:
+    """--as-of TIME|POSITION: answer from the read models as they stood then."""
+    return click.option(
+        "--as-of",
+        "as_of",
+        metavar="TIME|POSITION",
+        help="As the ledger stood at this time (ISO-8601) or log position.",
+    )(command)
+
+
+def history_table(entries: Sequence[HistoryEntry]) -> None:
+    table = Table()
+    for column in ("pos", "at", "event", "actor", "agent", "change", "decided by"):
+        table.add_column(column, overflow="fold")
+    for e in entries:
+        change = e.new_ref if e.old_ref is None else f"{e.old_ref} -> {e.new_ref}"
+        if change is None:
+            change = json.dumps(e.data, ensure_ascii=False)[:120]
+        decided = (
+            f"{e.llm.stage} {e.llm.prompt} {e.llm.model} "
+            f"({e.llm.prompt_tokens}+{e.llm.completion_tokens} tokens)"
+            if e.llm is not None
+            else "-"
+        )
+        table.add_row(
+            str(e.position),
+            e.at[:19],
+            e.event,
+            e.actor or "-",
+            e.agent_id or "-",
+            change or "-",
+            decided,
+        )
+    output.stdout.print(table)
