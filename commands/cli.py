@@ -22,6 +22,7 @@ from commands.cli_notes import note
 from commands.cli_project import project
 from commands.cli_query import delta, query
 from commands.cli_recall import context, resume, transcripts
+from commands.cli_serve import keys, mcp, serve
 from commands.demo import run_demo
 from commands.options import CliState, global_options, pass_state, writer_options
 from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
@@ -377,6 +378,9 @@ cli.add_command(resume)
 cli.add_command(context)
 cli.add_command(transcripts)
 cli.add_command(project)
+cli.add_command(serve)
+cli.add_command(mcp)
+cli.add_command(keys)
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ from commands.consent_api import ConsentMixin
 from commands.graph_api import GraphMixin
 from commands.history_api import HistoryMixin
 from commands.ingest_api import IngestMixin
+from commands.keys_api import KeysMixin
 from commands.llm import make_provider
 from commands.models import (
     AddResult,
@@ -92,6 +93,7 @@ class MnemoLedger(
     ProjectMixin,
     HistoryMixin,
     TimeTravelMixin,
+    KeysMixin,
 ):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 

@@ -1,0 +1,74 @@
+"""`KeysMixin`: per-agent API keys on the Python API (issue 8; see `commands.keys`).
+
+    memory.create_key(agent="planner", users=["maya"]).key   # shown once
+    memory.keys()                                            # without the keys themselves
+    memory.revoke_key("3f2a9c01b7d4")
+    memory.authenticate("mlk_...")                           # Principal, or InvalidKey
+
+The key store is `keys.sqlite3` in the home, beside the event log but not in it.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from commands.categories import CategoriesConfig
+from commands.keys import KEYS_FILE, IssuedKey, KeyInfo, KeyStore, Principal
+from ledger import Settings
+from ledger.errors import InvalidInput
+
+
+class KeysMixin:
+    """API keys: create, list, revoke, authenticate.
+
+    Expects on `self`: `settings` and `categories_config` (from `QueryMixin`)."""
+
+    settings: Settings
+
+    if TYPE_CHECKING:
+
+        @property
+        def categories_config(self) -> CategoriesConfig: ...
+
+    @property
+    def key_store(self) -> KeyStore:
+        """The home's key store, opened on first use."""
+        store: KeyStore | None = getattr(self, "_key_store", None)
+        if store is None:
+            store = KeyStore(self.settings.home / KEYS_FILE)
+            self._key_store = store
+        return store
+
+    def create_key(
+        self,
+        *,
+        agent: str,
+        users: Sequence[str],
+        categories: Sequence[str] | None = None,
+        admin: bool = False,
+    ) -> IssuedKey:
+        """A new key for `agent` acting for `users`. A non-admin key's agent must have an
+        allowlist in the categories config, and `categories` must be a subset of it."""
+        if not admin:
+            allowed = self.categories_config.allowlist(agent)  # UnknownAgent if none
+            outside = [c for c in categories or () if c not in allowed]
+            if outside:
+                raise InvalidInput(
+                    f"categories {', '.join(outside)} are not in agent {agent!r}'s allowlist: "
+                    f"{', '.join(allowed) or '(empty)'}"
+                )
+        return self.key_store.create(agent=agent, users=users, categories=categories, admin=admin)
+
+    def keys(self) -> builtins.list[KeyInfo]:
+        """Every key (never the key itself), revoked ones included."""
+        return self.key_store.list()
+
+    def revoke_key(self, key_id: str) -> KeyInfo:
+        """Revoke a key: every later request with it gets 401."""
+        return self.key_store.revoke(key_id)
+
+    def authenticate(self, key: str | None) -> Principal:
+        """Who `key` is; `InvalidKey` for a missing, unknown or revoked key."""
+        return self.key_store.authenticate(key)
