@@ -213,3 +213,27 @@ def test_two_processes_adding_overlapping_contents_lose_and_duplicate_nothing(
         assert sum(m.repetition_count for m in active) == len(FACTS)
         completed = [e for e in memory.log(event_type="CommandCompleted")]
         assert len(completed) == 2 * len(FACTS)
+
+
+def test_a_memory_reinforced_and_replaced_by_one_add_gets_one_next_version(home: Path) -> None:
+    settings = Settings(home=home, embedder="hashing", related_min_similarity=-1.0)
+    with MnemoLedger(settings=settings, actor="tester") as memory:
+        [old] = memory.add(["Maya lives in Paris"], user="u", evidence=["t1"]).memories
+        scripted = ScriptedProvider(OfflineProvider())
+        replacement = {"content": "Maya moved to Berlin", "sources": ["new:0", old.id]}
+        scripted.script(
+            "reconstruct",
+            ReconstructOutput.model_validate(
+                {"memories": [replacement], "coverage": [{"new_content": 0, "memories": [0]}]}
+            ),
+        )
+        memory.add_pipeline.provider = scripted
+        result = memory.add(
+            ["Maya lives in Paris", "Maya moved to Berlin"], user="u", evidence=["t2"]
+        )
+        assert [m.id for m in result.reinforced] == [old.id]
+        assert result.superseded == [old.id]
+        [new] = result.memories
+        assert memory.get(old.id).state == "superseded"
+        assert memory.get(old.id).repetition_count == 1
+        assert sorted(memory.get(new.id).evidence) == ["t1", "t2"]

@@ -176,7 +176,7 @@ class AddPipeline:
                         ],
                     }
                 )
-            added, superseded = self._replacement(output, related, request, provenance)
+            added, superseded = self._replacement(output, related, request, provenance, changed)
             self._link(added, superseded, provenance)
         outcome.added = added
         outcome.superseded = [m.id.hex for m in superseded]
@@ -194,7 +194,8 @@ class AddPipeline:
             )
         self.before_save()
         extra = [core] if core is not None else []
-        self.ledger.save(command, user, *added, *superseded, *changed.values(), *extra)
+        saved = {id(m): m for m in (*added, *superseded, *changed.values(), *extra)}
+        self.ledger.save(command, user, *saved.values())
         return outcome
 
     def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
@@ -287,14 +288,17 @@ class AddPipeline:
         related: list[RelatedMemory],
         request: AddRequest,
         provenance: Provenance,
+        reinforced: dict[str, Memory],
     ) -> tuple[list[Memory], list[Memory]]:
         """Steps 8-9: the new memories, and the related ones they replace (superseded).
 
         A new memory inherits the evidence of the memories it was built from, so what it
-        replaced can still be traced to its sources (merges keep provenance)."""
+        replaced can still be traced to its sources (merges keep provenance). A memory
+        this command already reinforced is superseded through that same object, so the
+        save holds one next version of it, not two."""
         by_id = {r.id: r for r in related}
         decided = replace(provenance, prompt_version=prompt_version(RECONSTRUCT))
-        stored: dict[str, Memory] = {}
+        stored: dict[str, Memory] = dict(reinforced)
         added: list[Memory] = []
         superseded: list[Memory] = []
         for memory in output.memories:

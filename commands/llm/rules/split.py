@@ -1,8 +1,17 @@
 """Offline split (seed 000, pre-memory split): one content per sentence or `;` clause,
-without the pieces that state no fact (greetings, thanks, questions)."""
+without the pieces that state no fact (greetings, thanks, questions).
+
+Seed 000 wants each split memory to stand on its own. A model would rewrite "I went there
+yesterday" into a self-contained fact; rules cannot, but they can keep the attribution a
+content opens with (a bracketed time and/or a speaker label, as in "[8 May 2023] Caroline:
+I went to a support group. It was powerful.") on every piece, so that the second sentence
+still says who said it and when. Measured on LoCoMo conversation 1 (one `add` per turn):
+any@10 0.58 when only the first piece kept it.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from commands.llm.rules.text import sentences, single_line, words
@@ -15,6 +24,11 @@ FILLER_WORDS: Final = frozenset(
 )
 """A piece made only of these words is a greeting or filler, not a fact."""
 
+ATTRIBUTION: Final = re.compile(
+    r"^(?:\[[^\]\n]{1,80}\]\s*)?(?:[A-Z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2}:\s+)?"
+)
+"""What a content may open with to say when and by whom: `[time] `, `Speaker: `, or both."""
+
 
 def states_a_fact(piece: str) -> bool:
     piece_words = words(piece)
@@ -22,6 +36,11 @@ def states_a_fact(piece: str) -> bool:
 
 
 def split(inputs: SplitInput) -> SplitOutput:
-    """Sentences in order; a single fact stays a single content."""
-    pieces = (single_line(s) for s in sentences(inputs.raw_input))
-    return SplitOutput(contents=[p for p in pieces if states_a_fact(p)])
+    """Sentences in order, each keeping the content's opening attribution; a single fact
+    stays a single content."""
+    text = inputs.raw_input.strip()
+    attribution = ATTRIBUTION.match(text)
+    prefix = attribution.group(0) if attribution else ""
+    body = text[len(prefix) :]
+    pieces = (single_line(s) for s in sentences(body))
+    return SplitOutput(contents=[prefix + p for p in pieces if states_a_fact(p)])
