@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 
 from commands.consent_api import ConsentMixin
+from commands.consolidate_api import ConsolidateMixin
 from commands.graph_api import GraphMixin
 from commands.history_api import HistoryMixin
 from commands.ingest_api import IngestMixin
@@ -94,6 +95,7 @@ class MnemoLedger(
     HistoryMixin,
     TimeTravelMixin,
     KeysMixin,
+    ConsolidateMixin,
 ):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 

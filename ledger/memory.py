@@ -11,12 +11,17 @@ from ledger.errors import InvalidTransition
 from ledger.event import LedgerEvent
 from ledger.policy import (
     ACTIVE,
+    BUFFER,
     DEFAULT_IMPORTANCE,
     DEFAULT_STABILITY,
     ENTRY_LAYER,
+    EVICTED,
+    EXPIRED,
     FORGOTTEN,
+    LAYER_RANK,
     MAX_EVIDENCE_ITEMS,
     NORMAL,
+    PURGED,
     SUPERSEDED,
 )
 
@@ -71,6 +76,12 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     """Relation edges to other memories, by target id."""
     superseded_by: str | None = field(default=None, init=False)
     """The memory that replaced this one, if any."""
+    gate_rejections: int = field(default=0, init=False)
+    """How often the LLM gate refused Core (seed 001 §2.5: three strikes)."""
+    triaged: bool = field(default=False, init=False)
+    """Buffer triage kept it (seed 001 §2.3 `_triaged`)."""
+    purge_at: str | None = field(default=None, init=False)
+    """When a lapsed (auto soft-deleted) memory is purged (seed 003 §7)."""
 
     @event("MemoryUpdated")
     def update(self, content: str, tags: list[str] | None = None) -> None:
@@ -129,6 +140,120 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     @event("MemoryRestored")
     def _restore(self) -> None:
         self.state = ACTIVE
+
+    # --- consolidation and lifecycle (seed 001 §2-§5, 003 §7, 004 §20) --------------------
+
+    def promote(self, to_layer: str, via: str, epoch: int) -> None:
+        """Move one layer up (seed 001 §1: Working <- consolidation, Core <- the gate)."""
+        if LAYER_RANK[to_layer] != LAYER_RANK[self.layer] + 1:
+            raise InvalidTransition(f"memory {self.id} cannot go from {self.layer} to {to_layer}")
+        self._promote(self.layer, to_layer, via, epoch)
+
+    @event("MemoryPromoted")
+    def _promote(self, from_layer: str, to_layer: str, via: str, epoch: int) -> None:
+        self.layer = to_layer
+
+    def demote(self, to_layer: str, via: str, epoch: int) -> None:
+        """Move one layer down, never two (seed 001 §10.3)."""
+        if LAYER_RANK[to_layer] != LAYER_RANK[self.layer] - 1:
+            raise InvalidTransition(f"memory {self.id} cannot go from {self.layer} to {to_layer}")
+        self._demote(self.layer, to_layer, via, epoch)
+
+    @event("MemoryDemoted")
+    def _demote(self, from_layer: str, to_layer: str, via: str, epoch: int) -> None:
+        self.layer = to_layer
+
+    @event("GateDecided")
+    def gate_decided(
+        self,
+        decision: str,
+        attempt: int,
+        category: str | None,
+        reason: str,
+        retry_epoch: int | None,
+        final: bool,
+        epoch: int,
+    ) -> None:
+        """The LLM gate's verdict on Working -> Core (seed 001 §2.5)."""
+        if decision == "reject":
+            self.gate_rejections += 1
+
+    @event("TriageDecided")
+    def triage_decided(self, decision: str, kind: str | None, reason: str, epoch: int) -> None:
+        """Buffer triage's verdict (seed 001 §2.3); `keep` is never triaged again; a promoted
+        memory may be re-filed as procedural (`kind`)."""
+        self.triaged = True
+        if kind is not None:
+            self.kind = kind
+
+    @event("ReconcileDecided")
+    def reconcile_decided(
+        self, decision: str, other_id: str, similarity: float, epoch: int
+    ) -> None:
+        """Reconcile's verdict on this (newer) memory and an older one (seed 001 §3.2)."""
+
+    def evict(self, reason: str, epoch: int) -> None:
+        """Drop a Buffer memory (decay or capacity cap); Working/Core are never deleted."""
+        if self.layer != BUFFER or self.state != ACTIVE:
+            raise InvalidTransition(f"only active Buffer memories are evicted; {self.id} is not")
+        self._evict(reason, epoch)
+
+    @event("MemoryEvicted")
+    def _evict(self, reason: str, epoch: int) -> None:
+        self.state = EVICTED
+
+    @event("MemoryMerged")
+    def absorb(
+        self,
+        absorbed: list[str],
+        content: str,
+        tags: list[str],
+        importance: float,
+        access_added: int,
+        repetition_added: int,
+        evidence: list[str] | None,
+        layer: str,
+        namespace: str,
+        via: str,
+        epoch: int,
+    ) -> None:
+        """This memory absorbed others (merge, reconcile, dedup): their evidence with it."""
+        self.content = content
+        self.tags = tags
+        self.importance = importance
+        self.repetition_count += repetition_added
+        self.evidence = evidence
+        self.layer = layer
+        self.namespace = namespace
+
+    @event("ImportanceAdjusted")
+    def adjust_importance(self, importance: float, via: str, epoch: int) -> None:
+        self.importance = importance
+
+    @event("MemoryTagged")
+    def retag(self, tags: list[str], reason: str) -> None:
+        self.tags = tags
+
+    @event("MemoryExpired")
+    def expire(self, expired_at: str) -> None:
+        """Past its TTL (seed 002, 003 §7): out of every reader, kept in the log."""
+        self.state = EXPIRED
+
+    def lapse(self, purge_at: str, reason: str) -> None:
+        """Seed 003 §7: unused and unimportant -> soft-deleted, purged at `purge_at`."""
+        if self.state != ACTIVE:
+            raise InvalidTransition(f"memory {self.id} is {self.state}, not active")
+        self._lapse(purge_at, reason)
+
+    @event("MemoryLapsed")
+    def _lapse(self, purge_at: str, reason: str) -> None:
+        self.state = FORGOTTEN
+        self.purge_at = purge_at
+
+    @event("MemoryPurged")
+    def purge(self, reason: str) -> None:
+        """Content removed from every read model; this event and the history remain."""
+        self.state = PURGED
 
 
 def merged_evidence(old: list[str] | None, new: list[str]) -> list[str]:

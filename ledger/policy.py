@@ -248,3 +248,106 @@ SEARCH_DEFAULT_WEIGHTS: Final = (0.7, 0.3)  # SearchOptions: VectorWeight 0.7, T
 SEARCH_FTS_MAX_DOC_SHARE: Final = 0.03
 SEARCH_FTS_MIN_PRUNED_DF: Final = 100  # small indices keep every word
 SEARCH_FTS_MAX_POSTINGS: Final = 1000  # the kept words' memories, at most (bounds the cost)
+
+# --- consolidation: seed 001 §1-§3, §5, §8, §10 (engram cycle) --------------------------
+EVICTED: Final = "evicted"  # seed 001 §2.4: a Buffer memory dropped (decay or capacity cap)
+EXPIRED: Final = "expired"  # seed 002 / 003 §7: past its TTL
+PURGED: Final = "purged"  # seed 003 §7: content removed from read models; events remain
+LIFECYCLE_STATES: Final = (EVICTED, EXPIRED, PURGED)
+LAYER_RANK: Final = {BUFFER: 1, WORKING: 2, CORE: 3}  # seed 001 §1 (Enum 1/2/3)
+# §1 / §2.7: importance decay per epoch, by kind (episodic full, semantic 60%, procedural 20%)
+IMPORTANCE_DECAY: Final = 0.005
+DECAY_RATE_BY_KIND: Final = {EPISODIC: 1.0, SEMANTIC: 0.6, PROCEDURAL: 0.2}
+DECAY_FLOOR: Final = 0.0
+DECAY_DROP_THRESHOLD: Final = 0.01  # §2.4: Buffer memories below this are evicted
+BUFFER_CAP: Final = 200  # §2.4 (env ENGRAM_BUFFER_CAP; here MNEMOLEDGER_BUFFER_CAP)
+# §2.2: reinforcement score = access_count + repetition_count x 2.5
+REPETITION_WEIGHT: Final = 2.5
+PROMOTE_THRESHOLD: Final = 3  # §8 promote_threshold (Working -> Core candidacy)
+BUFFER_THRESHOLD: Final = max(PROMOTE_THRESHOLD, 5)  # §8 buffer_threshold (Buffer -> Working)
+PROMOTE_MIN_IMPORTANCE: Final = 0.6  # §8 promote_min_importance
+WORKING_AGE_PROMOTE_SECS: Final = 604_800  # §8 working_age_promote_secs (7 days)
+KIND_PROMOTE_EPOCHS: Final = 4  # §2.2: lessons / procedurals leave Buffer after 4 epochs
+LESSON_TAG: Final = "lesson"  # §2.2
+# §2.3 triage: > 10 min old, batches of <= 20, grouped by namespace, `keep` marks `_triaged`
+TRIAGE_MIN_AGE_SECS: Final = 600
+TRIAGE_BATCH: Final = 20
+TRIAGED_TAG: Final = "_triaged"
+# §2.5 gate: rejections escalate gate-rejected -> -2 -> -final with epoch cooldowns 48, 144
+GATE_COOLDOWN_EPOCHS: Final = (48, 144)  # after the 1st and 2nd rejection; the 3rd is final
+GATE_MAX_REJECTIONS: Final = 3
+GATE_REJECTED_TAGS: Final = ("gate-rejected", "gate-rejected-2", "gate-rejected-final")
+GATE_CATEGORIES: Final = ("LESSON", "IDENTITY", "CONSTRAINT", "DECISION RATIONALE")
+GATE_HIGH_ACCESS: Final = 30  # §2.5: "high access count (>= 30) ... noted" in the gate context
+GATE_HIGH_REPETITION: Final = 2
+GATE_BATCH: Final = 20  # not in the seed: candidates per gate call (same as triage's batch)
+# tags (§2.5, §2.6, §3.3) that keep a memory out of Core / out of triage
+SESSION_TAG: Final = "session"
+EPHEMERAL_TAG: Final = "ephemeral"
+DISTILLED_TAG: Final = "distilled"
+AUTO_DISTILLED_TAG: Final = "auto-distilled"
+PROJECT_STATUS_TAG: Final = "project-status"
+CORE_BLOCKING_TAGS: Final = (SESSION_TAG, EPHEMERAL_TAG, DISTILLED_TAG, AUTO_DISTILLED_TAG)
+# §3 / §8 cosine thresholds
+CORE_OVERLAP_SIM: Final = 0.70
+TRIAGE_DEDUP_SIM: Final = 0.75  # triage + distill dedup, buffer dedup
+MERGE_SIM: Final = 0.78
+RECONCILE_MIN_SIM: Final = 0.55
+RECONCILE_MAX_SIM: Final = MERGE_SIM
+RECONCILE_MIN_GAP_SECS: Final = 3600  # §3.2: the newer is >= 1 h newer than the older
+AUDIT_MERGE_MIN_SIM: Final = 0.65
+AUDIT_MERGE_MAX_SIM: Final = MERGE_SIM
+# Neighbours fetched per changed memory for the merge / reconcile / dedup scans. Not in the
+# seed, which scans all pairs; the vector index's k-NN keeps a cycle O(changed x search).
+PAIR_SCAN_NEIGHBOURS: Final = 8
+# LLM pair checks (merge + reconcile) per cycle; seed 003 §4's per-user cap (50 pairs/day)
+# applied per cycle, so one cycle's LLM cost is bounded whatever the user's size.
+MAX_PAIRS_PER_CYCLE: Final = 50
+MAX_MERGED_TAGS: Final = MAX_TAGS  # §3.1: tags union, cap 20
+# §3.3 session distillation
+DISTILL_MIN_NOTES: Final = 3
+DISTILL_MAX_NOTES: Final = 10  # "take latest 10 notes"
+DISTILL_MAX_CHARS: Final = 250
+# §5.3 audit sandbox
+SANDBOX_SAFETY_THRESHOLD: Final = 0.70
+AUDIT_SHORT_ID_CHARS: Final = 8  # §5.2: operations use 8-char short ids
+AUDIT_MAX_MEMORIES: Final = 200  # not in the seed: bounds the audit prompt (most important)
+AUDIT_INTERVAL_EPOCHS: Final = 48  # not in the seed: the audit runs every 48 epochs (~1 day)
+AUDIT_POWERS: Final = ("promote", "demote", "adjust", "merge")  # §5.1; `delete` never runs
+# §7 namespace rules: cross-namespace merge/reconcile only with `default`, result in default
+
+# --- lifecycle: seed 003 §7 (TTL + soft delete), 002 (pruneExpired), 004 §20 (Nebo) -------
+SOFT_DELETE_IDLE_DAYS: Final = 60  # last access > 60 d ...
+SOFT_DELETE_MAX_IMPORTANCE: Final = 0.2  # ... and importance < T (T not valued in 003 §7)
+PINNED_TAG: Final = "pinned"  # 003 §7 `!pinned`: a tag here
+PURGE_AFTER_DAYS: Final = 30  # purge_at = soft delete + 30 d
+PROVISIONAL_MAX_CONFIDENCE: Final = 0.65  # 004 §20 CleanProvisionalMemories
+PROVISIONAL_MAX_REINFORCED: Final = 1
+PROVISIONAL_MIN_AGE_DAYS: Final = 30
+
+# --- the worker: seed 001 §2 ("every 30 min"), 003 §4 (daily worker) ----------------------
+WORKER_INTERVAL_SECS: Final = 1800.0
+DAILY_MAX_PAIRS: Final = 50  # 003 §4: per-user cap, pairs/day
+DAILY_CANDIDATE_RECENT_HOURS: Final = 72  # 003 §4 candidate pool: created/updated in 72 h
+DAILY_CANDIDATE_MIN_IMPORTANCE: Final = 0.6  # 003 §4 "importance >= 3" of 5, on our 0..1
+DAILY_FINGERPRINT_DAYS: Final = 14  # 003 §4: pair fingerprints skip a pair for 14 days
+DAILY_TOKEN_BUDGET: Final = 20_000  # 003 §4 "token cost budget per tenant" (not valued)
+
+# --- topics: seed 001 §6.5 (Topiary) -------------------------------------------------------
+TOPIC_ASSIGN_THRESHOLD: Final = 0.30
+TOPIC_MERGE_THRESHOLD: Final = 0.55
+TOPIC_MAX_LEAF_SIZE: Final = 8
+TOPIC_MIN_INTERNAL_SIM: Final = 0.35
+TOPIC_LEAF_BUDGET: Final = 256
+TOPIC_ABSORB_THRESHOLD: Final = 0.40
+TOPIC_NAMING_BATCH: Final = 30
+TOPIC_SPLIT_MERGE_CYCLES: Final = 10
+
+# --- integrity and erasure: seed 003 §8 (audit log you can trust; exportable per user) ----
+# Not valued in the seed: sizes chosen for a seal event of ~50 KB and a bounded cache.
+SEAL_MAX_EVENTS: Final = 10_000  # events per `Sealed` event; a longer range gets several
+SEAL_LEAF_BYTES: Final = 4  # per-event digest kept in a seal to name what changed
+CHAIN_CACHE_STREAMS: Final = 100_000  # last hashes kept in memory before the cache restarts
+VERIFY_PAGE_SIZE: Final = 5_000  # stored rows read per page by `verify`
+ERASED_TEXT: Final = "[erased]"  # what an erased user's text fields decode to
+DATA_KEY_BITS: Final = 256  # AES-GCM data key per user

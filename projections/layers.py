@@ -44,12 +44,16 @@ from ledger.policy import (
     ENTRY_LAYER,
     EPISODIC,
     EPISODIC_CATEGORY,
+    EVICTED,
+    EXPIRED,
     FORGOTTEN,
     NORMAL,
     PROCEDURAL,
     PROCEDURAL_CATEGORY,
+    PURGED,
     SUPERSEDED,
 )
+from projections import engram_state
 
 metadata = MetaData()
 
@@ -273,7 +277,9 @@ class LayersProjection:
                 # written by an older schema: drop it; the runner replays it from the log
                 conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
                 metadata.drop_all(conn)
+                engram_state.drop(conn)
             metadata.create_all(conn)
+            engram_state.create(conn)
             conn.exec_driver_sql(_FTS_CREATE)
             conn.exec_driver_sql(_VOCAB_CREATE)
 
@@ -292,6 +298,7 @@ class LayersProjection:
             conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts_vocab")
             conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
             metadata.drop_all(conn)
+            engram_state.drop(conn)
         self._df_cache.clear()
         self._df_counted_at = 0
         self._create()
@@ -303,7 +310,14 @@ class LayersProjection:
         if not records:
             return
         with self.engine.begin() as conn:
-            _Page(conn).apply(records)
+            # an epoch decays every memory the user has so far: the events before it are
+            # written first, the ones after it see the decayed importance
+            for segment, epoch in engram_state.segments(records):
+                if segment:
+                    _Page(conn).apply(segment)
+                    engram_state.apply(conn, segment)
+                if epoch is not None:
+                    engram_state.apply_epoch(conn, epoch)
             conn.exec_driver_sql(
                 "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, ?)",
                 (self.name, records[-1].position),
@@ -597,6 +611,67 @@ class _Page:
         if row is not None:
             row[_I["state"]] = ACTIVE
 
+    # --- consolidation and lifecycle (seed 001 §2-§5, 003 §7) ----------------------------
+
+    def moved(self, record: EventRecord) -> None:
+        """MemoryPromoted / MemoryDemoted: a new layer."""
+        row = self._row(record)
+        if row is not None:
+            row[_I["layer"]] = record.data["to_layer"]
+
+    def ended(self, record: EventRecord) -> None:
+        """MemoryEvicted / MemoryExpired / MemoryLapsed: out of every reader."""
+        row = self._row(record)
+        if row is not None:
+            row[_I["state"]] = _END_STATES[record.type]
+
+    def merged(self, record: EventRecord) -> None:
+        """MemoryMerged: the winner's new content, the union of what it absorbed."""
+        row = self._row(record)
+        if row is None:
+            return
+        d = record.data
+        row[_I["content"]] = d["content"]
+        row[_I["tags"]] = json.dumps(d["tags"])
+        row[_I["importance"]] = d["importance"]
+        row[_I["access_count"]] += d["access_added"]
+        row[_I["repetition_count"]] += d["repetition_added"]
+        row[_I["evidence"]] = _json_or_none(d["evidence"])
+        row[_I["layer"]] = d["layer"]
+        row[_I["namespace"]] = d["namespace"]
+        self.reindex.add(record.stream_id)
+
+    def decided(self, record: EventRecord) -> None:
+        """GateDecided / ReconcileDecided: a decision on the memory's stream (its version)."""
+        self._row(record)
+
+    def triaged(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None and record.data.get("kind") is not None:
+            row[_I["kind"]] = record.data["kind"]
+
+    def importance_adjusted(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["importance"]] = record.data["importance"]
+
+    def tagged(self, record: EventRecord) -> None:
+        row = self._row(record)
+        if row is not None:
+            row[_I["tags"]] = json.dumps(record.data["tags"])
+
+    def purged(self, record: EventRecord) -> None:
+        """Seed 003 §7: the content leaves the read models (the log keeps the event)."""
+        row = self._row(record)
+        if row is None:
+            return
+        row[_I["state"]] = PURGED
+        row[_I["content"]] = ""
+        row[_I["tags"]] = "[]"
+        for name in ("evidence", "metadata", "key"):
+            row[_I[name]] = None
+        self.reindex.add(record.stream_id)
+
     def recall_served(self, record: EventRecord) -> None:
         """Seed 003 §6 / DESIGN: every memory served counts one access; not a change of the
         memory, so its version and `updated_at` stay."""
@@ -656,7 +731,20 @@ _HANDLED = {
     "MemorySuperseded": _Page.superseded,
     "MemoryLinked": _Page.linked,
     "RecallServed": _Page.recall_served,
+    "MemoryPromoted": _Page.moved,
+    "MemoryDemoted": _Page.moved,
+    "MemoryEvicted": _Page.ended,
+    "MemoryExpired": _Page.ended,
+    "MemoryLapsed": _Page.ended,
+    "MemoryMerged": _Page.merged,
+    "ImportanceAdjusted": _Page.importance_adjusted,
+    "MemoryTagged": _Page.tagged,
+    "TriageDecided": _Page.triaged,
+    "GateDecided": _Page.decided,
+    "ReconcileDecided": _Page.decided,
+    "MemoryPurged": _Page.purged,
 }
+_END_STATES = {"MemoryEvicted": EVICTED, "MemoryExpired": EXPIRED, "MemoryLapsed": FORGOTTEN}
 
 
 def fold_term(term: str) -> str:

@@ -66,7 +66,11 @@ ADDED, UPDATED, SOFT_DELETED, RESTORED, SUPERSEDED = (
     "MemoryRestored",
     "MemorySuperseded",
 )
-HANDLED = frozenset({ADDED, UPDATED, SOFT_DELETED, RESTORED, SUPERSEDED})
+ENDED = frozenset({"MemoryEvicted", "MemoryExpired", "MemoryLapsed", "MemoryPurged"})
+"""Consolidation and lifecycle (seed 001 §2.4, 003 §7): the memory leaves the index."""
+MERGED = "MemoryMerged"
+"""The winner of a merge has new content (the losers are superseded)."""
+HANDLED = frozenset({ADDED, UPDATED, SOFT_DELETED, RESTORED, SUPERSEDED, MERGED}) | ENDED
 
 PERSIST_INTERVAL = 5.0
 """Least seconds between saves of changed FAISS indices (also saved by `flush()` and
@@ -631,10 +635,10 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
     if row is None:
         logger.warning("%s at %d for unknown memory %s", record.type, position, record.stream_id)
         return
-    if record.type == UPDATED:
+    if record.type in (UPDATED, MERGED):
         row.text = str(record.data["content"])
         row.vector = None
-    elif record.type in (SOFT_DELETED, SUPERSEDED):
+    elif record.type in (SOFT_DELETED, SUPERSEDED) or record.type in ENDED:
         row.active = False
     elif record.type == RESTORED:
         row.active = True

@@ -345,3 +345,7 @@ STAGES: dict[str, Stage[Any, Any]] = {
         MERGE_NOTES,
     )
 }
+
+from commands.llm.consolidation_prompts import CONSOLIDATION_STAGES  # noqa: E402
+
+STAGES.update(CONSOLIDATION_STAGES)

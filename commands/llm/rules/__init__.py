@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+from commands.llm.rules import consolidation
 from commands.llm.rules.core import core_update
 from commands.llm.rules.extract import extract
 from commands.llm.rules.merge import insert_merge, merge_notes
@@ -25,6 +26,14 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "synthesize": synthesize,
     "multi_fact": multi_fact,
     "merge_notes": merge_notes,
+    # consolidation (seed 001 §7)
+    "triage": consolidation.triage,
+    "gate": consolidation.gate,
+    "merge": consolidation.merge,
+    "reconcile": consolidation.reconcile,
+    "distill": consolidation.distill,
+    "audit": consolidation.audit,
+    "name_topics": consolidation.name_topics,
 }
 """The rule of each stage, by stage name."""
 

@@ -1,0 +1,130 @@
+"""`ConsolidateMixin`: the engram cycle and the lifecycle rules in the Python API.
+
+    memory.consolidate(user="maya")                  # one cycle: {"epoch", "operations"}
+    memory.consolidate(dry_run=True)                 # every user; plans, writes nothing
+    memory.consolidate(user="maya", now=datetime(2031, 1, 1, tzinfo=UTC))  # a given clock
+
+Mixed into `MnemoLedger`, which provides `ledger`, `layers`, `vectors`, `embedder`, `llm`,
+`refresh()` and `_provenance()`. The clock is `self.clock` (a callable returning an aware
+UTC datetime), replaceable so tests and the worker drive months in seconds.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from commands.consolidation import ConsolidationPipeline, ConsolidationRequest, CycleOutcome
+from commands.llm.stage import LLMProvider
+from commands.pipelines import replaying
+from ledger import Ledger, Provenance
+from ledger.errors import InvalidInput
+from ledger.validation import identifier
+from projections.embeddings.cache import CachedEmbedder
+from projections.layers import LayersProjection
+from projections.vectors import VectorsProjection
+
+if TYPE_CHECKING:
+    from projections.runner import Progress
+
+
+class UserCycle(BaseModel):
+    """One user's cycle."""
+
+    user: str
+    epoch: int
+    command_id: str | None
+    operations: int
+    llm_calls: int
+
+
+class ConsolidateResult(BaseModel):
+    """What `consolidate` did (or, with `dry_run`, would do)."""
+
+    epoch: int | None
+    """The epoch number of the cycle (the highest one when several users ran)."""
+    operations: list[dict[str, Any]]
+    """Every operation, in order, each naming its user, op, rule and memory."""
+    users: list[UserCycle] = Field(default_factory=list)
+    dry_run: bool = False
+    now: str
+    """The clock value every decision was taken at."""
+
+
+class ConsolidateMixin:
+    """Run engram consolidation cycles."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: CachedEmbedder
+    llm: LLMProvider
+    clock: Callable[[], datetime] = staticmethod(replaying.now)
+    """Now, in UTC: the original run's time inside a replay; tests and the worker set it."""
+
+    if TYPE_CHECKING:
+
+        def refresh(self, progress: Progress | None = None) -> int:
+            raise NotImplementedError
+
+        def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
+            raise NotImplementedError
+
+    def consolidate(
+        self,
+        *,
+        user: str | None = None,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        audit: bool | None = None,
+        agent: str | None = None,
+    ) -> ConsolidateResult:
+        """One engram cycle for `user` (or for every user with memories): lifecycle rules,
+        promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
+        `dry_run`, the planned operations are returned and nothing is written."""
+        at = now or self.clock()
+        if at.tzinfo is None:
+            raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
+        at = at.astimezone(UTC)
+        self.refresh()
+        users = [str(identifier("user", user))] if user is not None else self.users_with_memories()
+        pipeline = self.consolidation_pipeline()
+        outcomes: list[CycleOutcome] = []
+        for name in users:
+            request = ConsolidationRequest(user=name, now=at, dry_run=dry_run, audit=audit)
+            outcomes.append(pipeline.run(request, self._provenance(name, agent, None)))
+        return ConsolidateResult(
+            epoch=max((o.epoch for o in outcomes), default=None),
+            operations=[{"user": o.user, **op.as_json()} for o in outcomes for op in o.operations],
+            users=[
+                UserCycle(
+                    user=o.user,
+                    epoch=o.epoch,
+                    command_id=o.command_id,
+                    operations=len(o.operations),
+                    llm_calls=o.llm_calls,
+                )
+                for o in outcomes
+            ],
+            dry_run=dry_run,
+            now=at.isoformat(),
+        )
+
+    def users_with_memories(self) -> builtins.list[str]:
+        """Every user the layers read model knows, ordered."""
+        with self.layers.engine.connect() as conn:
+            return [
+                r[0]
+                for r in conn.exec_driver_sql(
+                    "SELECT DISTINCT user_id FROM memories ORDER BY user_id"
+                )
+            ]
+
+    def consolidation_pipeline(self) -> ConsolidationPipeline:
+        return ConsolidationPipeline(
+            self.ledger, self.layers, self.vectors, self.embedder, self.llm, refresh=self.refresh
+        )

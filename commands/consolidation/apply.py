@@ -1,0 +1,133 @@
+"""Turning a cycle's plan into events on the memories it touches (saved by the caller in
+one transaction with the command, the user stream and the epoch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from commands.consolidation.plan import Operation, Plan
+from commands.pipelines.replaying import recorded_ids
+from ledger import Ledger, Memory, NewMemory, Provenance, validation
+from ledger.epoch import ConsolidationCommand
+from ledger.policy import DEFAULT_IMPORTANCE, SEMANTIC, WORKING
+from ledger.provenance import acting_as
+
+CONSOLIDATION_SOURCE = "consolidation"
+"""`source` of the memories a cycle writes (distillations)."""
+
+
+@dataclass
+class Applied:
+    """The aggregates a plan changed, and what it added and superseded."""
+
+    memories: dict[str, Memory] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+
+
+def apply_plan(
+    ledger: Ledger, plan: Plan, command: ConsolidationCommand, provenance: Provenance
+) -> Applied:
+    applied = Applied()
+
+    def memory(memory_id: str) -> Memory:
+        if memory_id not in applied.memories:
+            applied.memories[memory_id] = ledger.memory(memory_id)
+        return applied.memories[memory_id]
+
+    for operation in plan.operations:
+        decided = replace(provenance, prompt_version=operation.prompt_version)
+        with acting_as(decided):
+            _apply(ledger, operation, plan.epoch, memory, applied, decided)
+    if plan.audit is not None:
+        with acting_as(provenance):
+            command.audit_proposed(plan.audit["operations"], plan.audit["score"])
+            for verdict in plan.audit["verdicts"]:
+                command.audit_op_checked(
+                    verdict["index"], verdict["verdict"], verdict["rule"], verdict["executed"]
+                )
+    return applied
+
+
+def _apply(
+    ledger: Ledger,
+    op: Operation,
+    epoch: int,
+    memory: Any,
+    applied: Applied,
+    provenance: Provenance,
+) -> None:
+    d = op.data
+    if op.op == "promote":
+        memory(op.memory).promote(d["to"], d["via"], epoch)
+    elif op.op == "demote":
+        memory(op.memory).demote(d["to"], d["via"], epoch)
+    elif op.op == "evict":
+        memory(op.memory).evict(d["reason"], epoch)
+    elif op.op == "gate":
+        memory(op.memory).gate_decided(
+            d["decision"],
+            d["attempt"],
+            d["category"],
+            d["reason"],
+            d["retry_epoch"],
+            d["final"],
+            epoch,
+        )
+    elif op.op == "triage":
+        memory(op.memory).triage_decided(d["decision"], d["kind"], d["reason"], epoch)
+    elif op.op == "reconcile":
+        memory(op.memory).reconcile_decided(d["decision"], d["other"], d["similarity"], epoch)
+    elif op.op == "merge":
+        winner = memory(op.memory)
+        winner.absorb(
+            absorbed=d["absorbed"],
+            content=validation.content(d["content"]),
+            tags=validation.tags(d["tags"]),
+            importance=d["importance"],
+            access_added=d["access_added"],
+            repetition_added=d["repetition_added"],
+            evidence=d["evidence"],
+            layer=d["layer"],
+            namespace=d["namespace"],
+            via=op.rule,
+            epoch=epoch,
+        )
+        for loser_id in d["absorbed"]:
+            memory(loser_id).supersede(winner.id.hex, op.rule)
+            applied.superseded.append(loser_id)
+    elif op.op == "update":
+        memory(op.memory).update(validation.content(d["content"]), None)
+    elif op.op == "distill":
+        [draft] = recorded_ids(
+            ledger.draft(
+                provenance,
+                [
+                    NewMemory(
+                        content=d["content"],
+                        kind=SEMANTIC,
+                        tags=tuple(d["tags"]),
+                        source=CONSOLIDATION_SOURCE,
+                        namespace=d["namespace"],
+                        importance=DEFAULT_IMPORTANCE,
+                        evidence=d["evidence"] or None,
+                    )
+                ],
+            )
+        )
+        draft.promote(WORKING, "distillation", epoch)
+        applied.memories[draft.id.hex] = draft
+        applied.added.append(draft.id.hex)
+        op.memory = draft.id.hex
+    elif op.op == "tag":
+        memory(op.memory).retag(validation.tags(d["tags"]), d["reason"])
+    elif op.op == "adjust":
+        memory(op.memory).adjust_importance(d["importance"], d["via"], epoch)
+    elif op.op == "expire":
+        memory(op.memory).expire(d["expired_at"])
+    elif op.op == "lapse":
+        memory(op.memory).lapse(d["purge_at"], op.rule)
+    elif op.op == "purge":
+        memory(op.memory).purge(d["reason"])
+    # overlap and audit operations change no memory: they are on the epoch / command

@@ -1,0 +1,152 @@
+"""The Buffer rules (seed 001 §2.2-§2.4, §3 steps 2, 7-11, 15-16): mechanical promotion,
+capacity cap, dropping decayed memories, cosine dedup and LLM triage."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from commands.consolidation.context import Cycle, candidate, winner_of
+from commands.consolidation.state import MemoryState, by_age, namespaces_compatible
+from commands.llm.consolidation_prompts import TRIAGE
+from commands.llm.consolidation_schemas import TriageInput
+from commands.pipelines.recorded_llm import prompt_version
+from ledger.policy import (
+    BUFFER,
+    BUFFER_CAP,
+    BUFFER_THRESHOLD,
+    DECAY_DROP_THRESHOLD,
+    DECAY_RATE_BY_KIND,
+    DISTILLED_TAG,
+    EPHEMERAL_TAG,
+    EVICTED,
+    IMPORTANCE_DECAY,
+    KIND_PROMOTE_EPOCHS,
+    LESSON_TAG,
+    PAIR_SCAN_NEIGHBOURS,
+    PROCEDURAL,
+    SEMANTIC,
+    TRIAGE_BATCH,
+    TRIAGE_DEDUP_SIM,
+    TRIAGE_MIN_AGE_SECS,
+    WORKING,
+)
+
+
+def promote_mechanically(cycle: Cycle) -> None:
+    """§2.2: reinforcement score >= 5, or a lesson / procedural after 4 epochs in Buffer
+    (distilled session notes excluded)."""
+    for memory in cycle.state.active(BUFFER):
+        epochs_in_buffer = cycle.epoch - 1 - memory.entered_epoch
+        if memory.reinforcement >= BUFFER_THRESHOLD:
+            reason = f"reinforcement {memory.reinforcement:g} >= {BUFFER_THRESHOLD}"
+        elif (
+            (LESSON_TAG in memory.tags or memory.kind == PROCEDURAL)
+            and DISTILLED_TAG not in memory.tags
+            and epochs_in_buffer >= KIND_PROMOTE_EPOCHS
+        ):
+            reason = f"{'lesson' if LESSON_TAG in memory.tags else 'procedural'} after "
+            reason += f"{epochs_in_buffer} epochs"
+        else:
+            continue
+        promote(cycle, memory, "mechanical", "buffer-promotion", reason=reason)
+
+
+def promote(
+    cycle: Cycle,
+    memory: MemoryState,
+    via: str,
+    rule: str,
+    prompt: str | None = None,
+    **data: object,
+) -> None:
+    to = WORKING if memory.layer == BUFFER else "core"
+    cycle.plan.add(
+        "promote", memory.id, rule, prompt, via=via, **{"from": memory.layer, "to": to}, **data
+    )
+    memory.layer = to
+    memory.entered_epoch = cycle.epoch
+
+
+def cap_buffer(cycle: Cycle) -> None:
+    """§2.4: above 200 Buffer entries, the lowest-weight ones are evicted. Weight (the seed
+    names no formula): importance, then reinforcement score, then age (newest kept)."""
+    buffer = cycle.state.active(BUFFER)
+    excess = len(buffer) - BUFFER_CAP
+    if excess <= 0:
+        return
+    ranked = sorted(buffer, key=lambda m: (m.importance, m.reinforcement, m.created_at, m.id))
+    for memory in ranked[:excess]:
+        evict(cycle, memory, "buffer-cap", f"buffer above {BUFFER_CAP}")
+
+
+def drop_decayed(cycle: Cycle) -> None:
+    """§2.4 / §3 step 10: a Buffer memory whose importance falls below 0.01 with this
+    epoch's decay is evicted; Working and Core are never deleted."""
+    for memory in cycle.state.active(BUFFER):
+        rate = DECAY_RATE_BY_KIND.get(memory.kind, DECAY_RATE_BY_KIND[SEMANTIC])
+        after = memory.importance - IMPORTANCE_DECAY * rate
+        if after < DECAY_DROP_THRESHOLD:
+            evict(cycle, memory, "decay", f"importance {after:.4f} < {DECAY_DROP_THRESHOLD}")
+
+
+def evict(cycle: Cycle, memory: MemoryState, rule: str, reason: str) -> None:
+    cycle.plan.add("evict", memory.id, rule, reason=reason)
+    memory.state = EVICTED
+
+
+def dedup_buffer(cycle: Cycle) -> None:
+    """§3 step 15: cosine >= 0.75 within Buffer, no LLM: the stronger memory absorbs the
+    other (its content unchanged; tags, counts and evidence joined)."""
+    for memory in by_age(cycle.state.active(BUFFER)):
+        if not memory.active:
+            continue
+        for other, similarity in cycle.state.neighbours(memory, PAIR_SCAN_NEIGHBOURS):
+            if (
+                other.layer == BUFFER
+                and other.active
+                and memory.active
+                and similarity >= TRIAGE_DEDUP_SIM
+                and namespaces_compatible(memory, other)
+            ):
+                winner, loser = winner_of(memory, other)
+                cycle.absorb(winner, [loser], winner.content, "buffer-dedup", None, similarity)
+
+
+def triage(cycle: Cycle) -> None:
+    """§2.3: Buffer memories older than 10 min, not distilled/ephemeral/triaged, at most 20
+    per cycle (oldest first), one LLM call per namespace: promote or keep (`_triaged`)."""
+    eligible = [
+        m
+        for m in by_age(cycle.state.active(BUFFER))
+        if m.age_seconds(cycle.now) > TRIAGE_MIN_AGE_SECS
+        and not m.triaged
+        and DISTILLED_TAG not in m.tags
+        and EPHEMERAL_TAG not in m.tags
+    ][:TRIAGE_BATCH]
+    version = prompt_version(TRIAGE)
+    by_namespace = sorted(eligible, key=lambda m: (m.namespace, m.created_at, m.id))
+    for namespace, group in groupby(by_namespace, key=lambda m: m.namespace):
+        batch = {m.id: m for m in group}
+        output = cycle.ask(
+            TRIAGE,
+            TriageInput(namespace=namespace, memories=[candidate(m) for m in batch.values()]),
+        )
+        for verdict in output.decisions:
+            memory = batch.pop(verdict.id, None)
+            if memory is None:
+                continue  # an id the model made up, or a repeat
+            kind = verdict.kind if verdict.decision == "promote" and verdict.kind else None
+            cycle.plan.add(
+                "triage",
+                memory.id,
+                "triage",
+                version,
+                decision=verdict.decision,
+                kind=kind,
+                reason=verdict.reason[:200],
+            )
+            memory.triaged = True
+            if kind is not None:
+                memory.kind = kind
+            if verdict.decision == "promote":
+                promote(cycle, memory, "triage", "triage", version)

@@ -1,0 +1,147 @@
+"""The Core rules (seed 001 §2.5-§2.6, §3 steps 4-6, 12): hygiene, the overlap scan,
+Working -> Core candidates and the LLM gate with escalating cooldowns."""
+
+from __future__ import annotations
+
+from commands.consolidation.buffer import promote
+from commands.consolidation.context import Cycle, candidate
+from commands.consolidation.state import MemoryState, pair_key, similarity
+from commands.llm.consolidation_prompts import GATE
+from commands.llm.consolidation_schemas import CandidateMemory, GateInput
+from commands.pipelines.recorded_llm import prompt_version
+from ledger.policy import (
+    CORE,
+    CORE_BLOCKING_TAGS,
+    CORE_OVERLAP_SIM,
+    EPHEMERAL_TAG,
+    GATE_BATCH,
+    GATE_COOLDOWN_EPOCHS,
+    GATE_HIGH_ACCESS,
+    GATE_HIGH_REPETITION,
+    GATE_MAX_REJECTIONS,
+    GATE_REJECTED_TAGS,
+    PROMOTE_MIN_IMPORTANCE,
+    PROMOTE_THRESHOLD,
+    WORKING,
+    WORKING_AGE_PROMOTE_SECS,
+)
+
+
+def core_hygiene(cycle: Cycle) -> None:
+    """§2.6: session notes and `ephemeral` memories in Core go back to Working."""
+    for memory in cycle.state.active(CORE):
+        if memory.is_session_note or EPHEMERAL_TAG in memory.tags:
+            reason = "session note" if memory.is_session_note else "ephemeral"
+            cycle.plan.add(
+                "demote",
+                memory.id,
+                "core-hygiene",
+                via="hygiene",
+                reason=reason,
+                **{"from": CORE, "to": WORKING},
+            )
+            memory.layer = WORKING
+            memory.entered_epoch = cycle.epoch
+
+
+def core_overlap(cycle: Cycle) -> None:
+    """§3 step 5: pairwise cosine over Core (the seed's one O(n²), bounded by Core's
+    size); pairs above 0.70 are flagged once (the key is kept, never flagged again)."""
+    core = sorted(cycle.state.active(CORE), key=lambda m: m.id)
+    vectors = [cycle.state.vector(m.id) for m in core]
+    seen = cycle.state.pairs["overlap"]
+    for i, a in enumerate(core):
+        for j in range(i + 1, len(core)):
+            b = core[j]
+            score = similarity(vectors[i], vectors[j])
+            key = pair_key(a.id, b.id)
+            if score > CORE_OVERLAP_SIM and key not in seen:
+                seen.add(key)
+                cycle.plan.pairs.append(["overlap", key])
+                cycle.plan.add(
+                    "overlap",
+                    None,
+                    "core-overlap",
+                    memories=[a.id, b.id],
+                    similarity=round(score, 4),
+                )
+
+
+def gate_candidates(cycle: Cycle) -> list[MemoryState]:
+    """§2.5: Working memories with (score >= 3 and importance >= 0.6), or (older than 7
+    days, score > 0 and importance >= 0.6); never session notes, ephemeral, distilled or
+    auto-distilled ones; a rejected one only after its cooldown, never after the third."""
+    found = []
+    for memory in cycle.state.active(WORKING):
+        if memory.importance < PROMOTE_MIN_IMPORTANCE:
+            continue
+        old = memory.age_seconds(cycle.now) > WORKING_AGE_PROMOTE_SECS
+        if not (memory.reinforcement >= PROMOTE_THRESHOLD or (old and memory.reinforcement > 0)):
+            continue
+        if memory.is_session_note or any(t in memory.tags for t in CORE_BLOCKING_TAGS):
+            continue
+        if memory.gate_rejections >= GATE_MAX_REJECTIONS:
+            continue
+        if memory.gate_retry_epoch is not None and cycle.epoch < memory.gate_retry_epoch:
+            continue
+        found.append(memory)
+    return found
+
+
+def gate(cycle: Cycle, candidates: list[MemoryState]) -> None:
+    """§2.5: the whitelist gate, in batches; each verdict is a `GateDecided`; approval
+    promotes to Core; rejections escalate gate-rejected -> -2 -> -final (48, 144, never)."""
+    version = prompt_version(GATE)
+    for start in range(0, len(candidates), GATE_BATCH):
+        batch = {m.id: m for m in candidates[start : start + GATE_BATCH] if m.active}
+        if not batch:
+            continue
+        output = cycle.ask(GATE, GateInput(candidates=[_noted(m) for m in batch.values()]))
+        for verdict in output.decisions:
+            memory = batch.pop(verdict.id, None)
+            if memory is None or memory.layer != WORKING:
+                continue
+            attempt = memory.gate_rejections + 1
+            if verdict.decision == "approve":
+                cycle.plan.add(
+                    "gate",
+                    memory.id,
+                    "gate",
+                    version,
+                    decision="approve",
+                    attempt=attempt,
+                    category=verdict.category,
+                    reason=verdict.reason[:200],
+                    retry_epoch=None,
+                    final=False,
+                )
+                promote(cycle, memory, "gate", "gate", version)
+                continue
+            final = attempt >= GATE_MAX_REJECTIONS
+            retry = None if final else cycle.epoch + GATE_COOLDOWN_EPOCHS[attempt - 1]
+            cycle.plan.add(
+                "gate",
+                memory.id,
+                "gate",
+                version,
+                decision="reject",
+                attempt=attempt,
+                category=None,
+                reason=verdict.reason[:200],
+                retry_epoch=retry,
+                final=final,
+                tag=GATE_REJECTED_TAGS[attempt - 1],
+            )
+            memory.gate_rejections = attempt
+            memory.gate_retry_epoch = retry
+
+
+def _noted(memory: MemoryState) -> CandidateMemory:
+    """The gate's context notes high access (>= 30) and repetition (>= 2) as tags."""
+    seen = candidate(memory)
+    notes = []
+    if memory.access_count >= GATE_HIGH_ACCESS:
+        notes.append("high_access")
+    if memory.repetition_count >= GATE_HIGH_REPETITION:
+        notes.append("high_repetition")
+    return seen.model_copy(update={"tags": [*seen.tags, *notes]}) if notes else seen

@@ -1,0 +1,98 @@
+"""Lifecycle rules, judged at the cycle's clock value:
+
+- TTL expiry (seed 002, 003 §7): past `expires_at` -> `MemoryExpired` (any layer: the
+  writer asked for it);
+- Luminary `pruneExpired` (002): expired notes are purged;
+- soft delete (003 §7): last access (else creation) > 60 d ago, importance < T, not pinned
+  -> soft-deleted (`MemoryLapsed`) with purge_at = +30 d; `restore` brings it back;
+- purge (003 §7): soft-deleted past purge_at -> `MemoryPurged` (content leaves the read
+  models, the events remain);
+- Nebo `CleanProvisionalMemories` (004 §20): confidence < 0.65, reinforced <= 1, older
+  than 30 d -> purged.
+
+Soft delete and the provisional cleanup only touch Buffer memories: Working and Core are
+never deleted (seed 001 §10.4); they lose importance by decay instead.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from commands.consolidation.context import Cycle
+from commands.consolidation.state import MemoryState
+from ledger.policy import (
+    BUFFER,
+    EXPIRED,
+    FORGOTTEN,
+    PINNED_TAG,
+    PROVISIONAL_MAX_CONFIDENCE,
+    PROVISIONAL_MAX_REINFORCED,
+    PROVISIONAL_MIN_AGE_DAYS,
+    PURGE_AFTER_DAYS,
+    PURGED,
+    SOFT_DELETE_IDLE_DAYS,
+    SOFT_DELETE_MAX_IMPORTANCE,
+)
+
+
+def expire(cycle: Cycle) -> None:
+    for memory in cycle.state.active():
+        if memory.expires_at is not None and datetime.fromisoformat(memory.expires_at) <= cycle.now:
+            cycle.plan.add("expire", memory.id, "ttl", expired_at=memory.expires_at)
+            memory.state = EXPIRED
+
+
+def prune_expired(cycle: Cycle) -> None:
+    for memory in sorted(cycle.state.memories.values(), key=lambda m: m.id):
+        if memory.state == EXPIRED and memory.note_kind is not None:
+            purge(cycle, memory, "prune-expired")
+
+
+def soft_delete(cycle: Cycle) -> None:
+    idle = timedelta(days=SOFT_DELETE_IDLE_DAYS)
+    for memory in cycle.state.active(BUFFER):
+        last_use = memory.last_accessed or memory.created_at
+        if (
+            cycle.now - last_use > idle
+            and memory.importance < SOFT_DELETE_MAX_IMPORTANCE
+            and PINNED_TAG not in memory.tags
+        ):
+            purge_at = (cycle.now + timedelta(days=PURGE_AFTER_DAYS)).isoformat()
+            cycle.plan.add("lapse", memory.id, "soft-delete", purge_at=purge_at)
+            memory.state = FORGOTTEN
+            memory.purge_at = purge_at
+
+
+def purge_due(cycle: Cycle) -> None:
+    for memory in sorted(cycle.state.memories.values(), key=lambda m: m.id):
+        if (
+            memory.state == FORGOTTEN
+            and memory.purge_at is not None
+            and datetime.fromisoformat(memory.purge_at) <= cycle.now
+        ):
+            purge(cycle, memory, "purge")
+
+
+def clean_provisional(cycle: Cycle) -> None:
+    age = timedelta(days=PROVISIONAL_MIN_AGE_DAYS)
+    for memory in cycle.state.active(BUFFER):
+        if (
+            memory.confidence is not None
+            and memory.confidence < PROVISIONAL_MAX_CONFIDENCE
+            and memory.repetition_count <= PROVISIONAL_MAX_REINFORCED
+            and cycle.now - memory.created_at > age
+        ):
+            purge(cycle, memory, "provisional-cleanup")
+
+
+def purge(cycle: Cycle, memory: MemoryState, rule: str) -> None:
+    cycle.plan.add("purge", memory.id, rule, reason=rule)
+    memory.state = PURGED
+
+
+def run_all(cycle: Cycle) -> None:
+    expire(cycle)
+    prune_expired(cycle)
+    purge_due(cycle)
+    soft_delete(cycle)
+    clean_provisional(cycle)

@@ -1,0 +1,209 @@
+"""What one cycle sees of a user: every memory as the read models hold it at the cycle's
+position, plus the engram facts (epochs, gate rejections, pair keys), and a working copy
+that each rule updates, so later rules see earlier rules' effects (seed 001 §3's order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ledger.policy import (
+    ACTIVE,
+    BUFFER,
+    CORE,
+    LAYER_RANK,
+    REPETITION_WEIGHT,
+    SESSION_TAG,
+    SHARED_NAMESPACE,
+    WORKING,
+)
+from projections import engram_state
+from projections.layers import LayersProjection, MemoryRow
+from projections.vectors import VectorsProjection
+
+Vector = npt.NDArray[np.float32]
+
+
+@dataclass
+class MemoryState:
+    """One memory in the cycle's working copy."""
+
+    id: str
+    content: str
+    kind: str
+    tags: list[str]
+    source: str
+    namespace: str
+    importance: float
+    layer: str
+    state: str
+    repetition_count: int
+    access_count: int
+    created_at: datetime
+    last_accessed: datetime | None
+    position: int
+    evidence: list[str] | None
+    confidence: float | None
+    expires_at: str | None
+    note_kind: str | None
+    entered_epoch: int
+    gate_rejections: int
+    gate_retry_epoch: int | None
+    triaged: bool
+    purge_at: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.state == ACTIVE
+
+    @property
+    def reinforcement(self) -> float:
+        """Seed 001 §2.2: access_count + repetition_count x 2.5."""
+        return self.access_count + self.repetition_count * REPETITION_WEIGHT
+
+    @property
+    def rank(self) -> int:
+        return LAYER_RANK[self.layer]
+
+    @property
+    def is_session_note(self) -> bool:
+        """Seed 001 §2.6: `source: session` or `tag: session`."""
+        return self.source == SESSION_TAG or SESSION_TAG in self.tags
+
+    def age_seconds(self, now: datetime) -> float:
+        return (now - self.created_at).total_seconds()
+
+
+@dataclass
+class UserState:
+    """A user's memories and engram facts at one position, with vector access."""
+
+    user_id: str
+    epoch: int
+    """The number of the cycle being decided (epochs completed + 1)."""
+    last_epoch_position: int
+    memories: dict[str, MemoryState]
+    pairs: dict[str, set[str]]
+    """Pair keys already examined, by kind (merge, reconcile, overlap, daily)."""
+    vectors: VectorsProjection
+    _vector_cache: dict[str, Vector | None] = field(default_factory=dict)
+
+    @classmethod
+    def load(
+        cls,
+        user_id: str,
+        layers: LayersProjection,
+        vectors: VectorsProjection,
+        fingerprint_since: str | None = None,
+    ) -> UserState:
+        clock = engram_state.user_epoch(layers.engine, user_id)
+        facts = engram_state.memory_facts(layers.engine, user_id)
+        memories = {row.id: _state(row, facts.get(row.id)) for row in layers.list(user_id=user_id)}
+        pairs = {
+            kind: engram_state.pair_keys(layers.engine, user_id, kind)
+            for kind in ("merge", "reconcile", "overlap")
+        }
+        pairs["daily"] = engram_state.pair_keys(layers.engine, user_id, "daily", fingerprint_since)
+        return cls(user_id, clock.epoch + 1, clock.position, memories, pairs, vectors)
+
+    def active(self, layer: str | None = None) -> list[MemoryState]:
+        """Active memories (of `layer`), ordered by id."""
+        return [
+            m for m in self.memories.values() if m.active and (layer is None or m.layer == layer)
+        ]
+
+    def vector(self, memory_id: str) -> Vector | None:
+        if memory_id not in self._vector_cache:
+            self._vector_cache[memory_id] = self.vectors.vector(memory_id)
+        return self._vector_cache[memory_id]
+
+    def changed_since_last_epoch(self) -> list[MemoryState]:
+        """Active memories written to since the previous epoch (all, before the first)."""
+        return [m for m in self.active() if m.position > self.last_epoch_position]
+
+    def neighbours(self, memory: MemoryState, k: int) -> list[tuple[MemoryState, float]]:
+        """The `k` most similar other active memories, by the vector index (k-NN, not a
+        scan of all pairs), most similar first."""
+        vector = self.vector(memory.id)
+        if vector is None:
+            return []
+        found = []
+        for other_id, similarity in self.vectors.search(self.user_id, vector, k + 1):
+            other = self.memories.get(other_id)
+            if other is not None and other.id != memory.id and other.active:
+                found.append((other, similarity))
+        return found[:k]
+
+
+def similarity(a: Vector | None, b: Vector | None) -> float:
+    """Cosine similarity of two stored (unit-length) vectors; 0 without both."""
+    if a is None or b is None:
+        return 0.0
+    return float(np.dot(a, b))
+
+
+def pair_key(a: str, b: str) -> str:
+    """Seed 001 §3.1: one key per unordered pair."""
+    return ":".join(sorted((a, b)))
+
+
+def namespaces_compatible(a: MemoryState, b: MemoryState) -> bool:
+    """Seed 001 §7: across namespaces only when one side is `default`."""
+    return a.namespace == b.namespace or SHARED_NAMESPACE in (a.namespace, b.namespace)
+
+
+def merged_namespace(a: MemoryState, b: MemoryState) -> str:
+    """Seed 001 §7: the result of a cross-namespace merge stays in `default`."""
+    return a.namespace if a.namespace == b.namespace else SHARED_NAMESPACE
+
+
+def by_age(memories: Iterable[MemoryState]) -> list[MemoryState]:
+    """Oldest first (ties by id)."""
+    return sorted(memories, key=lambda m: (m.created_at, m.id))
+
+
+def _parse(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+def _state(row: MemoryRow, facts: engram_state.MemoryFacts | None) -> MemoryState:
+    created = datetime.fromisoformat(row.created_at)
+    return MemoryState(
+        id=row.id,
+        content=row.content,
+        kind=row.kind,
+        tags=list(row.tags),
+        source=row.source,
+        namespace=row.namespace,
+        importance=row.importance,
+        layer=row.layer,
+        state=row.state,
+        repetition_count=row.repetition_count,
+        access_count=row.access_count,
+        created_at=created,
+        last_accessed=_parse(row.last_accessed),
+        position=row.position,
+        evidence=list(row.evidence) if row.evidence else None,
+        confidence=row.confidence,
+        expires_at=row.expires_at,
+        note_kind=row.note_kind,
+        entered_epoch=facts.entered_epoch if facts else 0,
+        gate_rejections=facts.gate_rejections if facts else 0,
+        gate_retry_epoch=facts.gate_retry_epoch if facts else None,
+        triaged=facts.triaged if facts else False,
+        purge_at=facts.purge_at if facts else None,
+    )
+
+
+LAYERS_UP: dict[str, str] = {BUFFER: WORKING, WORKING: CORE}
+LAYERS_DOWN: dict[str, str] = {CORE: WORKING, WORKING: BUFFER}
+
+
+def as_json(memory: MemoryState) -> dict[str, Any]:
+    return {"id": memory.id, "layer": memory.layer, "content": memory.content}

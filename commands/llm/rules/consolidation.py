@@ -1,0 +1,199 @@
+"""Offline rules of the consolidation stages (seed 001 §7: with the LLM off, "triage/gate
+use pure heuristics"; merge, reconcile, distill and naming keep every detail they are given).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Final
+
+from commands.llm.consolidation_schemas import (
+    AuditInput,
+    AuditOutput,
+    DistillInput,
+    DistillOutput,
+    GateInput,
+    GateOutput,
+    GateVerdict,
+    MergeContentOutput,
+    NameTopicsInput,
+    NameTopicsOutput,
+    PairInput,
+    ReconcileOutput,
+    TopicName,
+    TriageInput,
+    TriageOutput,
+    TriageVerdict,
+)
+from commands.llm.rules.core import RULE_CUES, TRANSIENT, USER_CUES, section_of, topic_of
+from commands.llm.rules.text import comparison_key, overlap, sentences, single_line, words
+from ledger.policy import DISTILL_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
+
+_I = re.IGNORECASE
+LESSON_CUES: Final = re.compile(
+    r"\b(learned|lesson|mistake|turned out|realized|realised|never again|next time|gotcha)\b", _I
+)
+DECISION_CUES: Final = re.compile(
+    r"\b(decided|chose|chosen|picked|went with|opted)\b.*\b(because|since|so that|to avoid)\b", _I
+)
+PROCEDURE_CUES: Final = re.compile(
+    r"\b(step \d|steps?:|first,|then run|to (deploy|build|release|install|set up)|how to)\b", _I
+)
+ABSORB_OVERLAP: Final = 0.5
+"""Word overlap from which the offline reconcile folds two memories into one."""
+_STOP: Final = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "it",
+        "this",
+        "that",
+        "user's",
+        "user",
+        "i",
+        "my",
+        "me",
+        "at",
+        "by",
+        "from",
+        "as",
+        "has",
+        "have",
+        "had",
+        "not",
+        "no",
+    }
+)
+
+
+def triage(inputs: TriageInput) -> TriageOutput:
+    """Promote what states something durable (a profile fact, rule, lesson, decision or
+    procedure) or matters (importance >= 0.6); keep the rest."""
+    decisions = []
+    for memory in inputs.memories:
+        procedural = bool(PROCEDURE_CUES.search(memory.content))
+        durable = (
+            procedural
+            or LESSON_CUES.search(memory.content) is not None
+            or DECISION_CUES.search(memory.content) is not None
+            or section_of(memory.content) is not None
+        )
+        promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and not (
+            TRANSIENT.search(memory.content)
+        )
+        decisions.append(
+            TriageVerdict(
+                id=memory.id,
+                decision="promote" if promote else "keep",
+                kind="procedural" if promote and procedural else None,
+                reason="durable content" if promote else "transient or unremarkable",
+            )
+        )
+    return TriageOutput(decisions=decisions)
+
+
+def gate(inputs: GateInput) -> GateOutput:
+    """The whitelist by cue words: LESSON, DECISION RATIONALE, CONSTRAINT, IDENTITY."""
+    decisions = []
+    for memory in inputs.candidates:
+        text = memory.content
+        category: str | None = None
+        if not TRANSIENT.search(text):
+            if LESSON_CUES.search(text):
+                category = "LESSON"
+            elif DECISION_CUES.search(text):
+                category = "DECISION RATIONALE"
+            elif RULE_CUES.search(text):
+                category = "CONSTRAINT"
+            elif USER_CUES.search(text) or re.search(r"\bprefers?\b", text, _I):
+                category = "IDENTITY"
+        decisions.append(
+            GateVerdict(
+                id=memory.id,
+                decision="approve" if category else "reject",
+                category=category,  # type: ignore[arg-type]
+                reason=f"whitelisted: {category}" if category else "outside the whitelist",
+            )
+        )
+    return GateOutput(decisions=decisions)
+
+
+def merge(inputs: PairInput) -> MergeContentOutput:
+    return MergeContentOutput(
+        content=union_of_sentences([inputs.older.content, inputs.newer.content])
+    )
+
+
+def reconcile(inputs: PairInput) -> ReconcileOutput:
+    """Same single-valued subject and holder -> update (the newer wins, the older's other
+    sentences kept); large word overlap -> absorb (every sentence of both); else keep both."""
+    older, newer = inputs.older.content, inputs.newer.content
+    old_topic, new_topic = topic_of(older), topic_of(newer)
+    if old_topic is not None and old_topic == new_topic:
+        return ReconcileOutput(decision="update", merged_content=single_line(newer))
+    if overlap(older, newer) >= ABSORB_OVERLAP:
+        return ReconcileOutput(decision="absorb", merged_content=union_of_sentences([older, newer]))
+    return ReconcileOutput(decision="keep_both")
+
+
+def distill(inputs: DistillInput) -> DistillOutput:
+    """The newest notes first, sentence by sentence, until 250 characters."""
+    summary = ""
+    for note in reversed(inputs.notes):
+        for sentence in sentences(note):
+            piece = single_line(sentence).rstrip(" .;") + "."
+            candidate = f"{summary} {piece}".strip()
+            if len(candidate) > DISTILL_MAX_CHARS:
+                return DistillOutput(summary=summary or candidate[:DISTILL_MAX_CHARS])
+            summary = candidate
+    return DistillOutput(summary=summary)
+
+
+def audit(inputs: AuditInput) -> AuditOutput:
+    """Offline, the audit proposes nothing: decay and the cycle's rules do the cleanup."""
+    return AuditOutput(operations=[])
+
+
+def name_topics(inputs: NameTopicsInput) -> NameTopicsOutput:
+    """The topic's most frequent content words (3), made distinct from existing names."""
+    taken = {name.casefold() for name in inputs.existing_names}
+    names = []
+    for topic in inputs.topics:
+        counts = Counter(
+            w for text in topic.samples for w in words(text) if w not in _STOP and len(w) > 2
+        )
+        ranked = [w for w, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+        name = " ".join(ranked[:3]).capitalize() or topic.topic_id
+        if name.casefold() in taken:
+            name = f"{name} ({topic.topic_id})"
+        taken.add(name.casefold())
+        names.append(TopicName(topic_id=topic.topic_id, name=name))
+    return NameTopicsOutput(names=names)
+
+
+def union_of_sentences(texts: list[str]) -> str:
+    """Every sentence of every text, in order, each once (nothing is lost)."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for text in texts:
+        for sentence in sentences(text):
+            key = comparison_key(sentence)
+            if key and key not in seen:
+                seen.add(key)
+                kept.append(single_line(sentence).rstrip(" .;"))
+    return ". ".join(kept) + "." if kept else ""
