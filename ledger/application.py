@@ -16,13 +16,18 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.domain import Aggregate, MutableOrImmutableAggregate
-from eventsourcing.persistence import IntegrityError, Recording, Transcoder
+from eventsourcing.persistence import IntegrityError, Mapper, Recording, Transcoder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from ledger import validation
 from ledger.command import Command
 from ledger.core import CoreDocument
-from ledger.errors import InvalidInput, MemoryNotFound
+from ledger.data_keys import KeyStore
+from ledger.erasure import Erasure
+from ledger.errors import AlreadyErased, InvalidInput, MemoryNotFound, UnknownUser
+from ledger.integrity import link_of, unchained_hash
+from ledger.mapper import LedgerMapper
 from ledger.memory import Memory
 from ledger.policy import (
     DEFAULT_IMPORTANCE,
@@ -37,12 +42,17 @@ from ledger.policy import (
 )
 from ledger.provenance import Provenance, acting_as
 from ledger.records import EventRecord, RecordDecoder
+from ledger.seal import Seal, last_sealed_position, ranges_to_seal
 from ledger.settings import Settings
 from ledger.store import persistence_env
 from ledger.transcoding import OrjsonTranscoder
 from ledger.user import UserStream
+from ledger.verify import Progress, Report, Verifier
 
 T = TypeVar("T")
+
+KEYS_FILE = "keys.sqlite3"
+"""The users' data keys, in the data directory and never in the log (ledger.data_keys)."""
 
 CONFLICT_RETRIES = 5
 """How often a verb re-runs after an optimistic-concurrency conflict before giving up."""
@@ -86,8 +96,13 @@ class Ledger(Application[UUID]):
         self.settings = settings or Settings()
         env = dict(persistence_env(self.settings))
         env.update(kwargs.pop("env", None) or {})
+        self.keys = KeyStore(self.settings.home / KEYS_FILE)
         super().__init__(env=env, **kwargs)
-        self._decoder = RecordDecoder(self.mapper)
+        mapper = self.mapper
+        assert isinstance(mapper, LedgerMapper)
+        self._mapper: LedgerMapper = mapper
+        mapper.chain.last_stored = self._last_hash
+        self._decoder = RecordDecoder(mapper, mapper.content)
 
     # --- library hooks -------------------------------------------------------------------
 
@@ -99,6 +114,16 @@ class Ledger(Application[UUID]):
         transcoder = OrjsonTranscoder()
         self.register_transcodings(transcoder)
         return transcoder
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """The library's mapper plus per-user content encryption and the hash chain (see
+        ledger.mapper), with the application-wide cipher and compressor if configured."""
+        return LedgerMapper(
+            self.construct_transcoder(),
+            self.keys,
+            compressor=self.factory.compressor(),
+            cipher=self.factory.cipher(),
+        )
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
         """The library's `save`, collecting the events of aggregates directly.
@@ -117,7 +142,8 @@ class Ledger(Application[UUID]):
             else:
                 processing_event.collect_events(obj)
         processing_event.saved_kwargs.update(kwargs)
-        recordings = self._record(processing_event)
+        with self._mapper.chain.batch():
+            recordings = self._record(processing_event)
         self._take_snapshots(processing_event)
         self._notify(recordings)
         self.notify(processing_event.events)  # deprecated in the library, still called
@@ -323,7 +349,71 @@ class Ledger(Application[UUID]):
         """The position of the newest event in the log (0 when empty)."""
         return self.recorder.max_notification_id() or 0
 
+    # --- integrity and erasure (ledger.integrity, ledger.seal, ledger.verify) -------------
+
+    def verify(self, progress: Progress | None = None) -> Report:
+        """Check every stored event, chain and seal; the report names each problem."""
+        contiguous = isinstance(self.recorder, SQLiteApplicationRecorder)
+        verifier = Verifier(self.recorder, self._mapper, contiguous_positions=contiguous)
+        return verifier.run(progress)
+
+    def seal(self, provenance: Provenance) -> list[Seal]:
+        """Seal the log from the last sealed position to the newest event."""
+        start = last_sealed_position(self.recorder, self._mapper) + 1
+        end = self.last_position()
+        seals: list[Seal] = []
+        with acting_as(replace(provenance, user_id="")):
+            for sealed in ranges_to_seal(self.recorder, self._mapper, start, end):
+                seals.append(
+                    Seal(
+                        from_position=sealed.from_position,
+                        to_position=sealed.to_position,
+                        events=len(sealed.leaves),
+                        root=sealed.root,
+                        leaves=sealed.encoded_leaves(),
+                        gaps=sealed.gaps,
+                    )
+                )
+        if not seals:
+            raise InvalidInput("nothing to seal: the log is empty")
+        self.save(*seals)
+        return seals
+
+    def erase(self, provenance: Provenance, user_id: str) -> Erasure:
+        """Crypto-shred a user: record `UserErased`, then destroy the user's data keys."""
+        user_id = str(validation.identifier("user", user_id))
+        if not self.keys.has_keys(user_id):
+            erased_at = self.keys.erased_at(user_id)
+            if erased_at is not None:
+                raise AlreadyErased(user_id, erased_at)
+            raise UnknownUser(user_id)
+        with acting_as(replace(provenance, user_id=user_id)):
+            erasure = Erasure(user_id=user_id)
+        self.save(erasure)
+        self.keys.destroy(user_id)
+        return erasure
+
+    def close(self) -> None:
+        super().close()
+        self.keys.close()
+
     # --- internals -----------------------------------------------------------------------
+
+    def _last_hash(self, originator_id: UUID) -> tuple[int, str] | None:
+        """(version, hash) of the stream's newest stored event, for the hash chain."""
+        found = self.recorder.select_events(originator_id, desc=True, limit=1)
+        if not found:
+            return None
+        stored = found[0]
+        document = self._mapper.document(stored.state)
+        link = link_of(originator_id, stored.originator_version, stored.topic, document)
+        digest = (
+            link.hash
+            if link is not None
+            else unchained_hash(originator_id, stored.originator_version, stored.topic, document)
+        )
+        return stored.originator_version, digest
+
 
     def _change(
         self, provenance: Provenance, memory_id: str, change: Callable[[Memory], None]

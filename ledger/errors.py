@@ -18,3 +18,21 @@ class MemoryNotFound(LedgerError, KeyError):
 
 class InvalidTransition(LedgerError):
     """The memory's current state does not allow this change (e.g. restoring an active one)."""
+
+
+class IntegrityViolation(LedgerError):
+    """A stored event is not what was written (changed, moved or unreadable)."""
+
+
+class UnknownUser(InvalidInput):
+    """No data of this user is in the ledger (nothing to erase)."""
+
+    def __str__(self) -> str:
+        return f"unknown user {self.args[0]!r}: the ledger holds no data of theirs"
+
+
+class AlreadyErased(InvalidInput):
+    """The user was erased and has written nothing since."""
+
+    def __str__(self) -> str:
+        return f"user {self.args[0]!r} was already erased at {self.args[1]}"

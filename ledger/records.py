@@ -16,7 +16,9 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import Mapper
 
+from ledger.encryption import ENVELOPE_FIELD, ContentCipher, associated_data
 from ledger.event import METADATA_FIELDS
+from ledger.integrity import HASH_FIELD, PREV_FIELD
 
 _LIBRARY_FIELDS = ("originator_topic",)
 
@@ -67,11 +69,14 @@ def event_type(topic: str) -> str:
 
 
 class RecordDecoder:
-    """Turns stored (topic, state) pairs into `EventRecord`s, honouring the app's mapper."""
+    """Turns stored (topic, state) pairs into `EventRecord`s, honouring the app's mapper:
+    its cipher and compressor, and its users' data keys (an erased user's content comes
+    back redacted, see `ledger.encryption`)."""
 
-    def __init__(self, mapper: Mapper[Any]) -> None:
+    def __init__(self, mapper: Mapper[Any], content: ContentCipher | None = None) -> None:
         self._cipher = mapper.cipher
         self._compressor = mapper.compressor
+        self._content = content
 
     def decode(
         self,
@@ -88,6 +93,11 @@ class RecordDecoder:
         # Ledger events hold strings, bools, bounded floats and small ints only, which
         # orjson reads exactly as `json` does.
         data: dict[str, Any] = orjson.loads(state)
+        data.pop(PREV_FIELD, None)
+        data.pop(HASH_FIELD, None)
+        if ENVELOPE_FIELD in data and self._content is not None:
+            uuid = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
+            self._content.open(data, associated_data(uuid, version))
         timestamp = data.pop("timestamp")
         for name in _LIBRARY_FIELDS:
             data.pop(name, None)

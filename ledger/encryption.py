@@ -1,0 +1,154 @@
+"""Crypto-shredding: the content of a user's events, encrypted with that user's data key.
+
+Every text, list or dict field of an event that belongs to a user is content unless it is
+named in `PLAINTEXT_FIELDS` (ids, enumerations, times, provenance: what readers need to
+fold and route events). New fields are therefore encrypted unless someone decides they are
+structural. The content fields of one event travel together in one AES-GCM envelope,
+bound to the event's stream and version, in place of the fields:
+
+    "_sealed_": {"k": key id, "c": base64(nonce + ciphertext), "f": {"content": "s", ...}}
+
+`f` keeps each field's shape, so once the key is destroyed the event still decodes to a
+valid, redacted event: texts read `ERASED_TEXT`, lists `[]`, dicts `{}`.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+from cryptography.exceptions import InvalidTag
+
+from ledger.data_keys import KeyStore
+from ledger.errors import IntegrityViolation
+from ledger.event import METADATA_FIELDS
+from ledger.policy import ERASED_TEXT
+
+ENVELOPE_FIELD = "_sealed_"
+
+PLAINTEXT_FIELDS = frozenset(
+    {
+        *METADATA_FIELDS,
+        # the library's own
+        "originator_topic",
+        "timestamp",
+        "class_version",
+        # memories: routing, classification, lifecycle
+        "kind",
+        "source",
+        "namespace",
+        "note_kind",
+        "stability",
+        "sensitivity",
+        "category",
+        "layer",
+        "state",
+        "from_layer",
+        "to_layer",
+        "via",
+        "decision",
+        "superseded_by",
+        "target_id",
+        "other_id",
+        "link_type",
+        "absorbed",
+        "expires_at",
+        "expired_at",
+        "purge_at",
+        # commands and LLM calls (the request and response stay secret)
+        "stage",
+        "prompt_id",
+        "version",
+        "provider",
+        "model",
+        "status",
+        # streams of ids and times
+        "command_id",
+        "added",
+        "superseded",
+        "reinforced",
+        "memory_ids",
+        "categories",
+        "return_mode",
+        "at",
+        "now",
+        # consent: which profile field and who decided (the proposed value stays secret)
+        "field",
+        "by",
+    }
+)
+"""Fields never encrypted: identifiers, enumerations and times that projections need to
+fold an erased user's events. Anything else that is a text, list or dict is content."""
+
+_SHAPES: dict[type, str] = {str: "s", list: "l", tuple: "l", dict: "d"}
+_REDACTED: dict[str, Callable[[], Any]] = {
+    "s": lambda: ERASED_TEXT,
+    "l": list,
+    "d": dict,
+}
+
+
+def associated_data(originator_id: UUID, version: int) -> bytes:
+    """What an envelope is bound to: it cannot be moved to another event."""
+    return originator_id.bytes + version.to_bytes(8, "big", signed=True)
+
+
+class ContentCipher:
+    """Seals and opens the content fields of event states with the users' data keys."""
+
+    def __init__(
+        self,
+        keys: KeyStore,
+        encode: Callable[[Any], bytes],
+        decode: Callable[[bytes], Any],
+    ) -> None:
+        self.keys = keys
+        self._encode = encode
+        self._decode = decode
+
+    def seal(self, state: dict[str, Any], user_id: str, aad: bytes) -> None:
+        """Move the content fields of `state` into an envelope encrypted for `user_id`."""
+        content: dict[str, Any] = {}
+        shapes: dict[str, str] = {}
+        for name, value in state.items():
+            shape = _SHAPES.get(type(value))
+            if shape is not None and name not in PLAINTEXT_FIELDS and name[:1] != "_":
+                content[name] = value
+                shapes[name] = shape
+        if not content:
+            return
+        for name in content:
+            del state[name]
+        kid, aead = self.keys.for_user(user_id)
+        nonce = os.urandom(12)
+        sealed = aead.encrypt(nonce, self._encode(content), aad)
+        state[ENVELOPE_FIELD] = {
+            "k": kid,
+            "c": base64.b64encode(nonce + sealed).decode("ascii"),
+            "f": shapes,
+        }
+
+    def open(self, state: dict[str, Any], aad: bytes) -> bool:
+        """Put the content fields back into `state` (in place); redacted ones if the key
+        was destroyed. Returns False when the content was redacted."""
+        envelope = state.pop(ENVELOPE_FIELD, None)
+        if envelope is None:
+            return True
+        aead = self.keys.by_id(envelope["k"])
+        if aead is None:
+            for name, shape in envelope["f"].items():
+                state[name] = _REDACTED[shape]()
+            return False
+        blob = base64.b64decode(envelope["c"])
+        try:
+            plaintext = aead.decrypt(blob[:12], blob[12:], aad)
+        except InvalidTag:
+            raise IntegrityViolation(
+                "an event's encrypted content does not match its stream and version: "
+                "the stored event was changed (run `mnemoledger verify`)"
+            ) from None
+        state.update(self._decode(plaintext))
+        return True

@@ -1,0 +1,147 @@
+"""Seals: checkpoints of the global log, each a `Sealed` event in a stream of its own.
+
+A seal covers the positions `from_position..to_position`: its `root` is a SHA-256 over the
+leaves of every event in that range, in position order, where a leaf is
+SHA-256(position, event hash). It also keeps the first `SEAL_LEAF_BYTES` of each leaf, so
+`verify` can name the very position whose event was changed, removed or moved, and the
+positions that were already absent when it was sealed (`gaps`; PostgreSQL may skip ids).
+The root can be published elsewhere: a log rewritten in full would no longer match it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from uuid import UUID
+
+from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import ApplicationRecorder
+from eventsourcing.utils import get_topic
+
+from ledger.errors import IntegrityViolation
+from ledger.event import LedgerEvent
+from ledger.integrity import link_of, unchained_hash
+from ledger.mapper import LedgerMapper
+from ledger.policy import SEAL_LEAF_BYTES, SEAL_MAX_EVENTS, VERIFY_PAGE_SIZE
+
+
+@dataclass
+class Seal(Aggregate, created_event_name="Sealed"):
+    """A checkpoint of the log: the root hash of the events in a range of positions."""
+
+    class Event(LedgerEvent):
+        """Every event of a seal carries the provenance metadata."""
+
+    from_position: int
+    """First position covered."""
+    to_position: int
+    """Last position covered."""
+    events: int
+    """How many events the range held when sealed."""
+    root: str
+    """SHA-256 (hex) over the leaves of the range, in position order."""
+    leaves: str
+    """Base64 of the first SEAL_LEAF_BYTES of every leaf, in position order."""
+    gaps: list[int]
+    """Positions of the range that held no event when sealed."""
+
+    def leaf_prefixes(self) -> list[bytes]:
+        raw = base64.b64decode(self.leaves)
+        return [raw[i : i + SEAL_LEAF_BYTES] for i in range(0, len(raw), SEAL_LEAF_BYTES)]
+
+
+SEALED_TOPIC = get_topic(Seal.Sealed)  # type: ignore[attr-defined]  # from created_event_name
+
+
+def leaf(position: int, event_hash: str) -> bytes:
+    """The leaf of one event: its position bound to its hash."""
+    return hashlib.sha256(position.to_bytes(8, "big") + bytes.fromhex(event_hash)).digest()
+
+
+def root_of(leaves: Iterable[bytes]) -> str:
+    digest = hashlib.sha256()
+    for one in leaves:
+        digest.update(one)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SealRange:
+    """What a new seal will record (computed before the Seal is created)."""
+
+    from_position: int
+    to_position: int
+    leaves: list[bytes]
+    gaps: list[int]
+
+    @property
+    def root(self) -> str:
+        return root_of(self.leaves)
+
+    def encoded_leaves(self) -> str:
+        return base64.b64encode(b"".join(x[:SEAL_LEAF_BYTES] for x in self.leaves)).decode()
+
+
+def last_sealed_position(recorder: ApplicationRecorder, mapper: LedgerMapper) -> int:
+    """The last position covered by any seal (0 when nothing was sealed)."""
+    last = 0
+    after = 0
+    while True:
+        page = recorder.select_notifications(
+            after, VERIFY_PAGE_SIZE, topics=(SEALED_TOPIC,), inclusive_of_start=False
+        )
+        if not page:
+            return last
+        for notification in page:
+            seal = mapper.to_domain_event(notification)
+            last = max(last, int(seal.to_position))  # type: ignore[attr-defined]
+        after = page[-1].id
+
+
+def ranges_to_seal(
+    recorder: ApplicationRecorder, mapper: LedgerMapper, start: int, end: int
+) -> Iterator[SealRange]:
+    """The ranges of at most SEAL_MAX_EVENTS events that seal positions start..end.
+
+    Refuses to seal an event whose bytes no longer match its own hash: sealing would
+    certify the change (run `verify` to see it)."""
+    leaves: list[bytes] = []
+    gaps: list[int] = []
+    first = start
+    expected = start
+    after = start - 1
+    while after < end:
+        page = recorder.select_notifications(
+            after, VERIFY_PAGE_SIZE, stop=end, inclusive_of_start=False
+        )
+        if not page:
+            break
+        for row in page:
+            gaps.extend(range(expected, row.id))
+            originator_id = _uuid(row.originator_id)
+            document = mapper.document(row.state)
+            link = link_of(originator_id, row.originator_version, row.topic, document)
+            if link is None:
+                digest = unchained_hash(originator_id, row.originator_version, row.topic, document)
+            elif link.hash != link.computed:
+                raise IntegrityViolation(
+                    f"event at position {row.id} (stream {originator_id.hex} version "
+                    f"{row.originator_version}) was changed; run `mnemoledger verify`"
+                )
+            else:
+                digest = link.computed
+            leaves.append(leaf(row.id, digest))
+            expected = row.id + 1
+            if len(leaves) == SEAL_MAX_EVENTS:
+                yield SealRange(first, row.id, leaves, gaps)
+                leaves, gaps, first = [], [], row.id + 1
+        after = page[-1].id
+    gaps.extend(range(expected, end + 1))
+    if leaves or gaps:
+        yield SealRange(first, end, leaves, gaps)
+
+
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(str(value))

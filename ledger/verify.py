@@ -1,0 +1,309 @@
+"""`verify`: walk every stored row of the log and name whatever is not as it was written.
+
+Checks, in one pass in position order:
+- each event's bytes against its own hash (a changed byte: `changed`);
+- each stream's versions are contiguous and in position order (`missing`, `reordered`);
+- each event links to the hash of its stream's previous version (a replaced or altered
+  predecessor: `changed`);
+- every seal: each position of its range holds the event it sealed (`changed`, `missing`,
+  `reordered` by position), and the root matches;
+- on SQLite, where positions never skip, no position is absent anywhere (`missing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import ApplicationRecorder, Notification
+
+from ledger.integrity import GENESIS, link_of, unchained_hash
+from ledger.mapper import LedgerMapper
+from ledger.policy import SEAL_LEAF_BYTES, VERIFY_PAGE_SIZE
+from ledger.records import event_type
+from ledger.seal import SEALED_TOPIC, Seal, leaf, root_of
+
+CHANGED = "changed"
+MISSING = "missing"
+REORDERED = "reordered"
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing that is not as written."""
+
+    kind: str
+    """changed, missing or reordered."""
+    position: int | None
+    """Where in the global log (None when the event is gone without a known position)."""
+    stream: str | None
+    version: int | None
+    detail: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "position": self.position,
+            "stream": self.stream,
+            "version": self.version,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class Report:
+    """What `verify` found."""
+
+    events: int = 0
+    seals: int = 0
+    sealed_through: int = 0
+    """The last position covered by a seal (0 when nothing is sealed)."""
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class _Head:
+    version: int
+    hash: str
+    position: int
+
+
+class Verifier:
+    """One verification of the log held by `recorder`, decoded with `mapper`."""
+
+    def __init__(
+        self,
+        recorder: ApplicationRecorder,
+        mapper: LedgerMapper,
+        *,
+        contiguous_positions: bool,
+    ) -> None:
+        self.recorder = recorder
+        self.mapper = mapper
+        self.contiguous = contiguous_positions
+        self.report = Report()
+        self._heads: dict[UUID, _Head] = {}
+        self._late: dict[tuple[UUID, int], int] = {}
+        """(stream, version) reported missing -> index of that problem (it may come later)."""
+        self._hashes = bytearray()
+        self._present = bytearray()
+        self._named: set[int] = set()
+        """Positions already named as changed (a seal does not name them again)."""
+        self._chained_seen = False
+
+    def run(self, progress: Progress | None = None) -> Report:
+        end = self.recorder.max_notification_id() or 0
+        self._hashes = bytearray(32 * (end + 1))
+        self._present = bytearray(end + 1)
+        expected = 1
+        after = 0
+        while after < end:
+            page = self.recorder.select_notifications(
+                after, VERIFY_PAGE_SIZE, stop=end, inclusive_of_start=False
+            )
+            if not page:
+                break
+            for row in page:
+                if self.contiguous:
+                    for gap in range(expected, row.id):
+                        self._problem(
+                            MISSING,
+                            gap,
+                            None,
+                            None,
+                            "no event at this position: positions never skip on SQLite, "
+                            "so a stored row was deleted",
+                        )
+                expected = row.id + 1
+                self._row(row)
+            after = page[-1].id
+            if progress:
+                progress(after, end)
+        return self.report
+
+    # --- one row -------------------------------------------------------------------------
+
+    def _row(self, row: Notification) -> None:
+        self.report.events += 1
+        position = row.id
+        oid = row.originator_id if isinstance(row.originator_id, UUID) else UUID(row.originator_id)
+        version = row.originator_version
+        self._present[position] = 1
+        try:
+            document = self.mapper.document(row.state)
+        except Exception as error:  # the application cipher refused the bytes
+            self._problem(CHANGED, position, oid, version, f"unreadable: {error}")
+            document = row.state
+        link = link_of(oid, version, row.topic, document)
+        if link is None:
+            digest = unchained_hash(oid, version, row.topic, document)
+            stored_hash = digest
+            if self._chained_seen:
+                self._problem(
+                    CHANGED, position, oid, version, "the event lost its hash-chain fields"
+                )
+        else:
+            self._chained_seen = True
+            digest, stored_hash = link.computed, link.hash
+            if link.hash != link.computed:
+                self._problem(
+                    CHANGED,
+                    position,
+                    oid,
+                    version,
+                    f"{event_type(row.topic)}: the stored bytes no longer match the event's hash",
+                )
+        self._hashes[32 * position : 32 * position + 32] = bytes.fromhex(digest)
+        self._stream(position, oid, version, link.prev if link else None, stored_hash)
+        if row.topic == SEALED_TOPIC and position not in self._named:
+            self._seal(position, row)
+
+    def _stream(
+        self, position: int, oid: UUID, version: int, prev: str | None, stored_hash: str
+    ) -> None:
+        head = self._heads.get(oid)
+        expected = head.version + 1 if head else 1
+        if version == expected:
+            if prev is not None and prev != (head.hash if head else GENESIS):
+                before = f"version {head.version} at position {head.position}" if head else ""
+                self._problem(
+                    CHANGED,
+                    position,
+                    oid,
+                    version,
+                    "does not link to the stream's previous event "
+                    f"{before}: one of the two was changed or replaced".replace("  ", " "),
+                )
+            self._heads[oid] = _Head(version, stored_hash, position)
+        elif version > expected:
+            for lost in range(expected, version):
+                self._late[(oid, lost)] = len(self.report.problems)
+                self._problem(
+                    MISSING,
+                    None,
+                    oid,
+                    lost,
+                    f"version {lost} is not in the log (version {version} is at position "
+                    f"{position})",
+                )
+            self._heads[oid] = _Head(version, stored_hash, position)
+        else:
+            index = self._late.pop((oid, version), None)
+            assert head is not None
+            detail = (
+                f"version {version} comes after version {head.version} "
+                f"(position {head.position}) in the log: events were moved"
+            )
+            problem = Problem(REORDERED, position, oid.hex, version, detail)
+            if index is not None:
+                self.report.problems[index] = problem
+            else:
+                self.report.problems.append(problem)
+
+    # --- seals ---------------------------------------------------------------------------
+
+    def _seal(self, position: int, row: Notification) -> None:
+        try:
+            seal = self.mapper.to_domain_event(row)
+            first, last = int(seal.from_position), int(seal.to_position)  # type: ignore[attr-defined]
+            gaps = set(seal.gaps)  # type: ignore[attr-defined]
+            prefixes = Seal.leaf_prefixes(seal)  # type: ignore[arg-type]
+            root = str(seal.root)  # type: ignore[attr-defined]
+        except Exception as error:
+            self._problem(CHANGED, position, None, None, f"unreadable seal: {error}")
+            return
+        self.report.seals += 1
+        self.report.sealed_through = max(self.report.sealed_through, last)
+        sealed = [p for p in range(first, last + 1) if p not in gaps]
+        if len(sealed) != len(prefixes):
+            self._problem(CHANGED, position, None, None, "the seal's leaves do not fit its range")
+            return
+        leaves: list[bytes] = []
+        wrong: list[int] = []
+        for p, prefix in zip(sealed, prefixes, strict=True):
+            if p >= len(self._present) or not self._present[p]:
+                if not self.contiguous:  # on SQLite the gap was already named
+                    self._problem(
+                        MISSING, p, None, None, f"sealed by the seal at position {position}"
+                    )
+                continue
+            one = leaf(p, self._hashes[32 * p : 32 * p + 32].hex())
+            leaves.append(one)
+            if one[:SEAL_LEAF_BYTES] != prefix:
+                wrong.append(p)
+        for p in gaps:
+            if p < len(self._present) and self._present[p]:
+                self._problem(
+                    CHANGED, p, None, None, f"was empty when sealed (seal at position {position})"
+                )
+        if root_of(leaves) == root and not wrong:
+            return
+        by_position = dict(zip(sealed, prefixes, strict=True))
+        for p in wrong:
+            if p in self._named:
+                continue
+            current = self._hashes[32 * p : 32 * p + 32].hex()
+            moved_from = next(
+                (
+                    q
+                    for q in wrong
+                    if q != p and leaf(q, current)[:SEAL_LEAF_BYTES] == by_position[q]
+                ),
+                None,
+            )
+            stream, version = self._event_at(p)
+            if moved_from is not None:
+                self._problem(
+                    REORDERED,
+                    p,
+                    stream,
+                    version,
+                    f"sealed at position {moved_from} (seal at position {position})",
+                )
+            else:
+                self._problem(
+                    CHANGED,
+                    p,
+                    stream,
+                    version,
+                    f"not the event sealed here (seal at position {position})",
+                )
+        if not wrong and root_of(leaves) != root:
+            self._problem(
+                CHANGED,
+                position,
+                None,
+                None,
+                f"positions {first}-{last} no longer match the seal's root",
+            )
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _event_at(self, position: int) -> tuple[UUID | None, int | None]:
+        found = self.recorder.select_notifications(position, 1, stop=position)
+        if not found:
+            return None, None
+        oid = found[0].originator_id
+        return (oid if isinstance(oid, UUID) else UUID(oid)), found[0].originator_version
+
+    def _problem(
+        self,
+        kind: str,
+        position: int | None,
+        stream: UUID | None,
+        version: int | None,
+        detail: str,
+    ) -> None:
+        if kind == CHANGED and position is not None:
+            self._named.add(position)
+        self.report.problems.append(
+            Problem(kind, position, stream.hex if stream else None, version, detail)
+        )
