@@ -78,6 +78,29 @@ class EmbeddingCache:
                 raise
             self._db.execute("COMMIT")
 
+    def retain_only(self, model: str, keys: Iterable[bytes]) -> int:
+        """Delete every vector but those of `model` under `keys` (after an erasure: the
+        vectors the rebuilt read models asked for); returns how many were deleted."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("CREATE TEMP TABLE IF NOT EXISTS kept (key BLOB PRIMARY KEY)")
+                self._db.execute("DELETE FROM temp.kept")
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO temp.kept VALUES (?)", ((key,) for key in keys)
+                )
+                deleted = self._db.execute(
+                    "DELETE FROM embeddings WHERE model != ? "
+                    "OR text_sha256 NOT IN (SELECT key FROM temp.kept)",
+                    (model,),
+                ).rowcount
+                self._db.execute("DELETE FROM temp.kept")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return int(deleted)
+
     def count(self, model: str | None = None) -> int:
         """How many vectors are stored (for `model`, or for all models)."""
         with self._lock:
@@ -101,6 +124,8 @@ class CachedEmbedder:
         self.embedder = embedder
         self.cache = cache
         self.model = embedder.model
+        self.seen: set[bytes] | None = None
+        """When a set: collects the cache keys of every passage embedded (see retain_only)."""
 
     @property
     def dimensions(self) -> int:
@@ -114,6 +139,8 @@ class CachedEmbedder:
         if not texts:
             return self.embedder.passages([])
         keys = [text_key(text) for text in texts]
+        if self.seen is not None:
+            self.seen.update(keys)
         found = self.cache.get_many(self.model, list(dict.fromkeys(keys)))
         missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in found}
         if missing:

@@ -1,0 +1,100 @@
+"""`mnemoledger verify`, `seal` and `erase`: trust the log, checkpoint it, forget a user.
+
+    mnemoledger verify --json        # {"ok", "events", "problems": [...]}; exit 1 if not ok
+    mnemoledger seal --json          # the Sealed event(s) since the last seal
+    mnemoledger erase --user maya --yes
+
+`erase` without `--yes` refuses (exit 2); an unknown user is bad input (exit 2).
+"""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from commands import output
+from commands.integrity_api import ErasureResult, IntegrityMixin, SealOut, VerifyResult
+from commands.options import CliState, global_options, pass_state
+from ledger.errors import LedgerError
+
+
+def _api(state: CliState) -> IntegrityMixin:
+    ledger: object = state.ledger()
+    if not isinstance(ledger, IntegrityMixin):
+        raise LedgerError("integrity is not enabled: MnemoLedger does not mix in IntegrityMixin")
+    return ledger
+
+
+def _show_verify(result: VerifyResult) -> None:
+    verdict = "[green]ok[/]" if result.ok else f"[red]{len(result.problems)} problem(s)[/]"
+    output.stdout.print(
+        f"{verdict}: {result.events} events checked, {result.seals} seal(s), "
+        f"sealed through position {result.sealed_through}"
+    )
+    if result.problems:
+        table = Table()
+        for column in ("kind", "position", "stream", "version", "detail"):
+            table.add_column(column, overflow="fold")
+        for p in result.problems:
+            table.add_row(
+                p.kind,
+                "" if p.position is None else str(p.position),
+                p.stream or "",
+                "" if p.version is None else str(p.version),
+                p.detail,
+            )
+        output.stdout.print(table)
+
+
+@click.command()
+@global_options
+@pass_state
+def verify(state: CliState) -> int:
+    """Check every stored event, hash chain and seal; name what was changed, removed or
+    moved. Exit status 1 when anything is wrong."""
+    with output.progress_bar(not state.as_json, "verifying") as progress:
+        result = _api(state).verify(progress)
+    output.emit(state.as_json, result, lambda: _show_verify(result))
+    return 0 if result.ok else 1
+
+
+def _show_seals(seals: list[SealOut]) -> None:
+    for seal in seals:
+        output.stdout.print(
+            f"sealed positions {seal.from_position}-{seal.to_position} "
+            f"({seal.events} events): root {seal.root}"
+        )
+
+
+@click.command()
+@click.option("--agent", help="Agent that asked for the seal.")
+@global_options
+@pass_state
+def seal(state: CliState, agent: str | None) -> None:
+    """Seal the log since the last seal: a `Sealed` event with the root hash of the range."""
+    seals = _api(state).seal(agent=agent)
+    output.emit(state.as_json, seals, lambda: _show_seals(seals))
+
+
+def _show_erasure(result: ErasureResult) -> None:
+    output.stdout.print(
+        f"erased {result.user_id}: key destroyed, {', '.join(result.projections)} rebuilt "
+        f"from {result.events} events, {result.embeddings_dropped} cached vectors dropped, "
+        f"{len(result.files_compacted)} files compacted"
+    )
+
+
+@click.command()
+@click.option("--user", required=True, help="The user whose content to erase.")
+@click.option("--yes", is_flag=True, help="Confirm: the content cannot be recovered.")
+@click.option("--agent", help="Agent that asked for the erasure.")
+@global_options
+@pass_state
+def erase(state: CliState, user: str, yes: bool, agent: str | None) -> None:
+    """Crypto-shred one user: destroy their data key, record `UserErased`, rebuild every
+    read model without their content. Irreversible; needs --yes."""
+    if not yes:
+        raise click.UsageError(f"erasing {user!r} cannot be undone: add --yes to confirm")
+    with output.progress_bar(not state.as_json, "rebuilding") as progress:
+        result = _api(state).erase(user=user, agent=agent, progress=progress)
+    output.emit(state.as_json, result, lambda: _show_erasure(result))
