@@ -27,6 +27,7 @@ from commands.consolidate_api import ConsolidateMixin
 from commands.graph_api import GraphMixin
 from commands.history_api import HistoryMixin
 from commands.ingest_api import IngestMixin
+from commands.integrity_api import IntegrityMixin
 from commands.keys_api import KeysMixin
 from commands.llm import make_provider
 from commands.models import (
@@ -45,6 +46,7 @@ from commands.pipelines.add import AddPipeline, AddRequest
 from commands.project_api import ProjectMixin
 from commands.query_api import QueryMixin
 from commands.recall_api import RecallMixin
+from commands.replay_api import ReplayMixin
 from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
 from commands.timetravel_api import TimeTravelMixin
 from ledger import Ledger, Memory, Provenance, Settings
@@ -94,8 +96,10 @@ class MnemoLedger(
     ProjectMixin,
     HistoryMixin,
     TimeTravelMixin,
+    ReplayMixin,
     KeysMixin,
     ConsolidateMixin,
+    IntegrityMixin,
 ):
     """An agent-memory ledger in one data directory (or on PostgreSQL, by settings)."""
 
