@@ -22,6 +22,7 @@ from commands.cli_notes import note
 from commands.cli_project import project
 from commands.cli_query import delta, query
 from commands.cli_recall import context, resume, transcripts
+from commands.cli_replay import diff, replay
 from commands.cli_serve import keys, mcp, serve
 from commands.demo import run_demo
 from commands.options import CliState, global_options, pass_state, writer_options
@@ -368,6 +369,8 @@ def stats(state: CliState) -> None:
 
 
 cli.add_command(note)
+cli.add_command(replay)
+cli.add_command(diff)
 cli.add_command(ingest)
 cli.add_command(profile)
 cli.add_command(consent)
