@@ -414,7 +414,6 @@ class Ledger(Application[UUID]):
         )
         return stored.originator_version, digest
 
-
     def _change(
         self, provenance: Provenance, memory_id: str, change: Callable[[Memory], None]
     ) -> Memory:
