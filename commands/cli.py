@@ -15,9 +15,11 @@ import click
 
 from commands import output
 from commands.cli_consent import consent
+from commands.cli_consolidate import consolidate, worker
 from commands.cli_graph import graph
 from commands.cli_history import as_of_option, history_table
 from commands.cli_ingest import ingest, profile
+from commands.cli_integrity import erase, seal, verify
 from commands.cli_notes import note
 from commands.cli_project import project
 from commands.cli_query import delta, query
@@ -384,6 +386,11 @@ cli.add_command(project)
 cli.add_command(serve)
 cli.add_command(mcp)
 cli.add_command(keys)
+cli.add_command(consolidate)
+cli.add_command(worker)
+cli.add_command(verify)
+cli.add_command(seal)
+cli.add_command(erase)
 
 
 def main() -> None:

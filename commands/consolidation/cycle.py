@@ -140,7 +140,8 @@ class ConsolidationPipeline:
             )
             command.complete(outcome.as_outcome())
             user.changed(command.id.hex, applied.added, applied.superseded, [])
-        self.ledger.save(command, user, clock, *applied.memories.values())
+        # the epoch last: its decay (seed 001 §3 step 11) follows the cycle's changes
+        self.ledger.save(command, user, *applied.memories.values(), clock)
         return outcome
 
     def _clock(self, provenance: Provenance) -> EngramClock:

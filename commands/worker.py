@@ -1,0 +1,93 @@
+"""`mnemoledger worker`: consolidation cycles on an interval (seed 001 §2: "every 30 min"),
+stopped gracefully by SIGTERM or SIGINT: the cycle in progress finishes and is saved, then
+the loop ends.
+
+The clock and the pause are injectable, so tests drive months of cycles in seconds:
+
+    clock = SimulatedClock(datetime(2031, 1, 1, tzinfo=UTC))
+    Worker(memory, interval=1800, clock=clock.now, pause=clock.advance).run(cycles=1440)
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from types import FrameType
+from typing import Protocol
+
+from commands.consolidate_api import ConsolidateResult
+
+
+class Consolidates(Protocol):
+    def consolidate(
+        self,
+        *,
+        user: str | None = None,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        audit: bool | None = None,
+        agent: str | None = None,
+    ) -> ConsolidateResult: ...
+
+
+@dataclass
+class SimulatedClock:
+    """A clock that moves only when told: `advance(seconds)` is the worker's pause."""
+
+    current: datetime
+
+    def now(self) -> datetime:
+        return self.current
+
+    def advance(self, seconds: float) -> None:
+        self.current += timedelta(seconds=seconds)
+
+
+@dataclass
+class Worker:
+    """Runs `consolidate` every `interval` seconds until stopped."""
+
+    memory: Consolidates
+    interval: float
+    user: str | None = None
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    pause: Callable[[float], None] | None = None
+    """Waits between cycles (default: the stop event's wait, so a signal ends it at once)."""
+    on_cycle: Callable[[ConsolidateResult], None] = lambda _result: None
+    stop_event: threading.Event = field(default_factory=threading.Event)
+    cycles: int = 0
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    def run(self, max_cycles: int | None = None) -> int:
+        """Cycles until stopped (or `max_cycles` ran); returns how many ran."""
+        while not self.stop_event.is_set():
+            result = self.memory.consolidate(user=self.user, now=self.clock())
+            self.cycles += 1
+            self.on_cycle(result)
+            if max_cycles is not None and self.cycles >= max_cycles:
+                break
+            if self.pause is not None:
+                self.pause(self.interval)
+            else:
+                self.stop_event.wait(self.interval)
+        return self.cycles
+
+    @contextmanager
+    def stopping_on_signals(self) -> Iterator[Worker]:
+        """SIGTERM / SIGINT stop the loop after the current cycle (main thread only)."""
+
+        def handler(_signum: int, _frame: FrameType | None) -> None:
+            self.stop()
+
+        previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            yield self
+        finally:
+            for sig, old in previous.items():
+                signal.signal(sig, old)

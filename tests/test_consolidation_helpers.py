@@ -1,0 +1,96 @@
+"""Shared set-up of the consolidation tests: an injected clock (event timestamps and the
+cycle's `now`), direct memory writes, and readers of the log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from commands import MnemoLedger
+from ledger import NewMemory, Settings
+from ledger.event import LedgerEvent
+from ledger.provenance import Provenance, acting_as
+from ledger.recall import Recall
+from ledger.records import EventRecord
+
+START = datetime(2031, 1, 6, 9, 0, tzinfo=UTC)
+USER = "maya"
+
+
+@dataclass
+class Clock:
+    """What time it is for the ledger (event timestamps) and for the cycles."""
+
+    current: datetime
+
+    def now(self) -> datetime:
+        return self.current
+
+    def advance(self, **delta: float) -> None:
+        self.current += timedelta(**delta)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock(START)
+    monkeypatch.setattr(LedgerEvent, "create_timestamp", staticmethod(clock.now))
+    return clock
+
+
+@pytest.fixture
+def engram(home: Any, clock: Clock) -> Iterator[MnemoLedger]:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as m:
+        m.clock = clock.now
+        yield m
+
+
+def remember(memory: MnemoLedger, content: str, user: str = USER, **fields: Any) -> str:
+    """One memory written straight to the ledger (no add pipeline): its id."""
+    [added] = memory.ledger.add(Provenance(user_id=user), [NewMemory(content=content, **fields)])
+    return added.id.hex
+
+
+def remember_many(memory: MnemoLedger, items: Sequence[NewMemory], user: str = USER) -> list[str]:
+    return [m.id.hex for m in memory.ledger.add(Provenance(user_id=user), list(items))]
+
+
+def place(memory: MnemoLedger, memory_id: str, layer: str) -> None:
+    """Move a memory up to `layer` one step at a time, as the cycle would."""
+    aggregate = memory.ledger.memory(memory_id)
+    with acting_as(Provenance(user_id=aggregate.user_id)):
+        while aggregate.layer != layer:
+            target = {"buffer": "working", "working": "core"}[aggregate.layer]
+            aggregate.promote(target, "gate" if target == "core" else "triage", 0)
+    memory.ledger.save(aggregate)
+
+
+def reinforce(memory: MnemoLedger, memory_id: str, times: int) -> None:
+    for _ in range(times):
+        memory.ledger.reinforce(Provenance(user_id=USER), memory_id)
+
+
+def serve(memory: MnemoLedger, memory_ids: list[str], times: int = 1, user: str = USER) -> None:
+    """Record `times` answered queries that returned `memory_ids` (access counts)."""
+    with acting_as(Provenance(user_id=user)):
+        recalls = [
+            Recall(query="q", categories=[], memory_ids=memory_ids, return_mode="bullets", top_k=3)
+            for _ in range(times)
+        ]
+    memory.ledger.save(*recalls)
+
+
+def events(memory: MnemoLedger, event_type: str, after: int = 0) -> list[EventRecord]:
+    return [r for r in memory.ledger.read(after, 1_000_000) if r.type == event_type]
+
+
+def of_memory(memory: MnemoLedger, memory_id: str) -> list[str]:
+    """The event types of one memory's stream."""
+    return [r.type for r in memory.ledger.stream(memory_id)]
+
+
+def ops(result: Any, op: str) -> list[dict[str, Any]]:
+    return [o for o in result.operations if o["op"] == op]
