@@ -3,9 +3,11 @@ Working -> Core candidates and the LLM gate with escalating cooldowns."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from commands.consolidation.buffer import promote
 from commands.consolidation.context import Cycle, candidate
-from commands.consolidation.state import MemoryState, pair_key, similarity
+from commands.consolidation.state import MemoryState, pair_key
 from commands.llm.consolidation_prompts import GATE
 from commands.llm.consolidation_schemas import CandidateMemory, GateInput
 from commands.pipelines.recorded_llm import prompt_version
@@ -46,25 +48,32 @@ def core_hygiene(cycle: Cycle) -> None:
 
 def core_overlap(cycle: Cycle) -> None:
     """§3 step 5: pairwise cosine over Core (the seed's one O(n²), bounded by Core's
-    size); pairs above 0.70 are flagged once (the key is kept, never flagged again)."""
-    core = sorted(cycle.state.active(CORE), key=lambda m: m.id)
-    vectors = [cycle.state.vector(m.id) for m in core]
+    size, one matrix product); pairs above 0.70 are flagged once (the key is kept on the
+    epoch event, never flagged again)."""
+    core = [
+        m
+        for m in sorted(cycle.state.active(CORE), key=lambda m: m.id)
+        if cycle.state.vector(m.id) is not None
+    ]
+    if len(core) < 2:
+        return
+    matrix = np.stack([cycle.state.vector(m.id) for m in core])  # type: ignore[misc]
+    scores = matrix @ matrix.T
     seen = cycle.state.pairs["overlap"]
-    for i, a in enumerate(core):
-        for j in range(i + 1, len(core)):
-            b = core[j]
-            score = similarity(vectors[i], vectors[j])
-            key = pair_key(a.id, b.id)
-            if score > CORE_OVERLAP_SIM and key not in seen:
-                seen.add(key)
-                cycle.plan.pairs.append(["overlap", key])
-                cycle.plan.add(
-                    "overlap",
-                    None,
-                    "core-overlap",
-                    memories=[a.id, b.id],
-                    similarity=round(score, 4),
-                )
+    rows, columns = np.nonzero(np.triu(scores > CORE_OVERLAP_SIM, k=1))
+    for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
+        a, b = core[i], core[j]
+        key = pair_key(a.id, b.id)
+        if key not in seen:
+            seen.add(key)
+            cycle.plan.pairs.append(["overlap", key])
+            cycle.plan.add(
+                "overlap",
+                None,
+                "core-overlap",
+                memories=[a.id, b.id],
+                similarity=round(float(scores[i, j]), 4),
+            )
 
 
 def gate_candidates(cycle: Cycle) -> list[MemoryState]:
