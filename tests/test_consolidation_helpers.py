@@ -68,6 +68,14 @@ def place(memory: MnemoLedger, memory_id: str, layer: str) -> None:
     memory.ledger.save(aggregate)
 
 
+def set_ttl(memory: MnemoLedger, memory_id: str, days: float, clock: Clock) -> None:
+    """A TTL of `days` from the injected clock's now (the ledger's verb reads the OS clock)."""
+    aggregate = memory.ledger.memory(memory_id)
+    with acting_as(Provenance(user_id=aggregate.user_id)):
+        aggregate.set_ttl(days, (clock.now() + timedelta(days=days)).isoformat())
+    memory.ledger.save(aggregate)
+
+
 def reinforce(memory: MnemoLedger, memory_id: str, times: int) -> None:
     for _ in range(times):
         memory.ledger.reinforce(Provenance(user_id=USER), memory_id)

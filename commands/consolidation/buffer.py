@@ -24,6 +24,7 @@ from ledger.policy import (
     LESSON_TAG,
     PAIR_SCAN_NEIGHBOURS,
     PROCEDURAL,
+    PROVISIONAL_MAX_CONFIDENCE,
     SEMANTIC,
     TRIAGE_BATCH,
     TRIAGE_DEDUP_SIM,
@@ -114,7 +115,9 @@ def dedup_buffer(cycle: Cycle) -> None:
 
 def triage(cycle: Cycle) -> None:
     """§2.3: Buffer memories older than 10 min, not distilled/ephemeral/triaged, at most 20
-    per cycle (oldest first), one LLM call per namespace: promote or keep (`_triaged`)."""
+    per cycle (oldest first), one LLM call per namespace: promote or keep (`_triaged`).
+    Provisional memories (seed 004 §14: confidence < 0.65) are not triaged: they stay in
+    Buffer until reinforced (or cleaned up after 30 days, §20)."""
     eligible = [
         m
         for m in by_age(cycle.state.active(BUFFER))
@@ -122,6 +125,7 @@ def triage(cycle: Cycle) -> None:
         and not m.triaged
         and DISTILLED_TAG not in m.tags
         and EPHEMERAL_TAG not in m.tags
+        and not (m.confidence is not None and m.confidence < PROVISIONAL_MAX_CONFIDENCE)
     ][:TRIAGE_BATCH]
     version = prompt_version(TRIAGE)
     by_namespace = sorted(eligible, key=lambda m: (m.namespace, m.created_at, m.id))
