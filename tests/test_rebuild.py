@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ operation = st.one_of(
     st.tuples(st.just("ttl"), st.integers(0, 10_000), st.integers(1, 30)),
     st.tuples(st.just("link"), st.integers(0, 10_000), st.integers(0, 10_000)),
     st.tuples(st.just("refresh")),
+    st.tuples(st.just("consolidate"), st.integers(0, 120)),
 )
 
 
@@ -56,6 +57,8 @@ def apply(memory: MnemoLedger, ids: list[str], op: tuple[Any, ...]) -> None:
         ids.extend(m.id for m in memory.add([" ".join(op[1])], user=op[2]).memories)
     elif kind == "refresh":
         memory.refresh()
+    elif kind == "consolidate":  # an engram cycle op[1] days after AT (decay, lifecycle)
+        memory.consolidate(now=AT + timedelta(days=op[1]))
     elif ids:
         target = ids[op[1] % len(ids)]
         try:

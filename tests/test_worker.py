@@ -1,0 +1,92 @@
+"""The worker: cycles on an interval, an injected clock driving months in seconds, and a
+graceful stop on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from commands import MnemoLedger
+from commands.worker import SimulatedClock, Worker
+from tests.test_consolidation_helpers import USER, Clock, clock, engram, events, remember
+
+__all__ = ["clock", "engram"]
+
+
+def test_simulated_months_run_every_weekly_cycle(engram: MnemoLedger, clock: Clock) -> None:
+    idle = remember(engram, "A podcast about kites came up once", importance=0.1)
+    kept = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
+    results = []
+    worker = Worker(
+        engram,
+        interval=7 * 86_400,
+        clock=clock.now,
+        pause=lambda seconds: clock.advance(seconds=seconds),
+        on_cycle=results.append,
+    )
+    assert worker.run(max_cycles=30) == 30  # seven months
+    assert [r.epoch for r in results] == list(range(1, 31))
+    assert len(events(engram, "ConsolidationEpochCompleted")) == 30
+    lapsed = [r for r in events(engram, "MemoryLapsed") if r.stream_id == idle]
+    purged = [r for r in events(engram, "MemoryPurged") if r.stream_id == idle]
+    assert len(lapsed) == 1 and len(purged) == 1
+    assert 30 <= (purged[0].at - lapsed[0].at).days < 37  # purge_at, at weekly granularity
+    assert engram.get(idle).state == "purged"
+    assert engram.get(kept).layer == "working" and engram.get(kept).state == "active"
+
+
+def test_stop_ends_the_loop_after_the_running_cycle(engram: MnemoLedger) -> None:
+    remember(engram, "Maya's name is Maya Lindqvist")
+    simulated = SimulatedClock(engram.clock())
+    worker = Worker(engram, interval=60, clock=simulated.now, pause=simulated.advance)
+    worker.on_cycle = lambda _result: worker.stop()
+    assert worker.run() == 1
+
+
+def test_sigterm_stops_the_worker_gracefully(home: Path) -> None:
+    env = {
+        **os.environ,
+        "MNEMOLEDGER_HOME": str(home),
+        "MNEMOLEDGER_EMBEDDER": "hashing",
+        "PYTHONUNBUFFERED": "1",
+    }
+    run = [sys.executable, "-m", "commands"]
+    subprocess.run(
+        [*run, "add", "Maya is allergic to peanuts", "--user", USER],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    process = subprocess.Popen(
+        [*run, "worker", "--interval", "0.2", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    lines = []
+    while not lines or lines[-1] != "}":  # the first cycle's JSON is complete
+        lines.append(process.stdout.readline().rstrip("\n"))
+    process.send_signal(signal.SIGTERM)
+    rest = process.stdout.read()
+    assert process.wait(timeout=30) == 0, process.stderr.read()
+    cycles = [json.loads(block) for block in _json_blocks("\n".join(lines) + "\n" + rest)]
+    assert cycles[0]["users"][0]["user"] == USER
+    epochs = [c["epoch"] for c in cycles]
+    assert epochs == list(range(1, len(epochs) + 1))
+
+
+def _json_blocks(text: str) -> list[str]:
+    """Each cycle prints one indented JSON object: split them."""
+    blocks, current = [], []
+    for line in text.splitlines():
+        current.append(line)
+        if line == "}":
+            blocks.append("\n".join(current))
+            current = []
+    return blocks
