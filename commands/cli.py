@@ -15,7 +15,7 @@ import click
 
 from commands import output
 from commands.cli_consent import consent
-from commands.cli_consolidate import consolidate, worker
+from commands.cli_consolidate import consolidate, topics, worker
 from commands.cli_graph import graph
 from commands.cli_history import as_of_option, history_table
 from commands.cli_ingest import ingest, profile
@@ -388,6 +388,7 @@ cli.add_command(mcp)
 cli.add_command(keys)
 cli.add_command(consolidate)
 cli.add_command(worker)
+cli.add_command(topics)
 cli.add_command(verify)
 cli.add_command(seal)
 cli.add_command(erase)

@@ -1,4 +1,4 @@
-"""`mnemoledger consolidate` and `mnemoledger worker` (seed 001 §2-§3, 003 §4, §7).
+"""`mnemoledger consolidate`, `worker` and `topics` (seed 001 §2-§3, §6, 003 §4, §7).
 
 mnemoledger consolidate --user maya            # one engram cycle: {"epoch", "operations"}
 mnemoledger consolidate --dry-run --json       # every user; planned operations, no writes
@@ -13,7 +13,7 @@ import click
 from rich.table import Table
 
 from commands import output
-from commands.consolidate_api import ConsolidateResult
+from commands.consolidate_api import ConsolidateResult, TopicDetail, TopicsResult
 from commands.options import CliState, global_options, pass_state
 from commands.worker import Worker
 from ledger.errors import InvalidInput
@@ -98,3 +98,39 @@ def worker(state: CliState, interval: float, user: str | None, cycles: int | Non
         ran = runner.run(cycles)
     if not state.as_json:
         output.stderr.print(f"worker stopped after {ran} cycle(s)")
+
+
+def _topics_table(result: TopicsResult) -> None:
+    if not result.topics:
+        output.stdout.print(f"no topics for {result.user}")
+        return
+    table = Table(title=f"topics of {result.user} (as of position {result.position})")
+    for column in ("id", "name", "members", "parent"):
+        table.add_column(column, overflow="fold")
+    for topic in result.topics:
+        table.add_row(topic.id, topic.name, str(topic.members), topic.parent or "")
+    output.stdout.print(table)
+
+
+def _drill_down(found: dict[str, TopicDetail]) -> None:
+    for topic_id, detail in found.items():
+        output.memories_table(detail.memories, title=f"{topic_id}: {detail.name}")
+
+
+@click.command()
+@click.argument("topic_ids", nargs=-1)
+@click.option("--user", required=True, help="Whose topics.")
+@click.option("--rebuild", is_flag=True, help="Build and name the tree again first.")
+@global_options
+@pass_state
+def topics(state: CliState, topic_ids: tuple[str, ...], user: str, rebuild: bool) -> None:
+    """The user's Topiary topic tree; with TOPIC_IDS, those topics' memories."""
+    memory = state.ledger()
+    if topic_ids:
+        if rebuild:
+            memory.topics(user=user, rebuild=True)
+        found = memory.topic_memories(user=user, ids=topic_ids)
+        output.emit(state.as_json, found, lambda: _drill_down(found))
+        return
+    result = memory.topics(user=user, rebuild=rebuild)
+    output.emit(state.as_json, result, lambda: _topics_table(result))

@@ -12,7 +12,7 @@ UTC datetime), replaceable so tests and the worker drive months in seconds.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,12 +20,16 @@ from pydantic import BaseModel, Field
 
 from commands.consolidation import ConsolidationPipeline, ConsolidationRequest, CycleOutcome
 from commands.llm.stage import LLMProvider
+from commands.models import MemoryOut
 from commands.pipelines import replaying
+from commands.topics import TopicsPipeline
 from ledger import Ledger, Provenance
 from ledger.errors import InvalidInput
+from ledger.policy import ACTIVE
 from ledger.validation import identifier
 from projections.embeddings.cache import CachedEmbedder
 from projections.layers import LayersProjection
+from projections.topics import TopicsProjection
 from projections.vectors import VectorsProjection
 
 if TYPE_CHECKING:
@@ -55,6 +59,32 @@ class ConsolidateResult(BaseModel):
     """The clock value every decision was taken at."""
 
 
+class TopicOut(BaseModel):
+    """One topic of a user's tree (seed 001 §6)."""
+
+    id: str
+    name: str
+    parent: str | None
+    members: int
+    children: list[str] = Field(default_factory=list)
+
+
+class TopicsResult(BaseModel):
+    """A user's named topic tree, and the log position it was built at."""
+
+    user: str
+    position: int | None
+    built_at: str | None
+    topics: list[TopicOut]
+
+
+class TopicDetail(BaseModel):
+    """A topic's name and its memories (the drill-down, like engram's POST /topic)."""
+
+    name: str
+    memories: list[MemoryOut]
+
+
 class ConsolidateMixin:
     """Run engram consolidation cycles."""
 
@@ -63,6 +93,7 @@ class ConsolidateMixin:
     vectors: VectorsProjection
     embedder: CachedEmbedder
     llm: LLMProvider
+    topics_model: TopicsProjection
     clock: Callable[[], datetime] = staticmethod(replaying.now)
     """Now, in UTC: the original run's time inside a replay; tests and the worker set it."""
 
@@ -113,6 +144,48 @@ class ConsolidateMixin:
             dry_run=dry_run,
             now=at.isoformat(),
         )
+
+    def build_topics(self, *, user: str, agent: str | None = None) -> dict[str, Any]:
+        """Build and name the user's Topiary tree now (a `TopicsRequested` command); the
+        previous tree stays when a topic could not be named."""
+        pipeline = TopicsPipeline(
+            self.ledger, self.layers, self.vectors, self.topics_model, self.llm, self.refresh
+        )
+        return pipeline.run(user, self._provenance(user, agent, None))
+
+    def topics(self, *, user: str, rebuild: bool = False) -> TopicsResult:
+        """The user's topic tree: leaves (`kb1`, ...) most members first, then parents
+        (`kp1`, ...). Built first when the user has none yet, or when `rebuild`."""
+        identifier("user", user)
+        self.refresh()
+        if rebuild or not self.topics_model.tree(user):
+            self.build_topics(user=user)
+            self.refresh()
+        tree = self.topics_model.tree(user)
+        return TopicsResult(
+            user=user,
+            position=tree[0].built_position if tree else None,
+            built_at=tree[0].built_at if tree else None,
+            topics=[TopicOut(**t.as_json()) for t in tree],
+        )
+
+    def topic_memories(self, *, user: str, ids: Sequence[str]) -> dict[str, TopicDetail]:
+        """Drill down: each named topic's memories, as they are now (active ones)."""
+        identifier("user", user)
+        self.refresh()
+        names = {t.id: t.name for t in self.topics_model.tree(user)}
+        found: dict[str, TopicDetail] = {}
+        for topic_id in ids:
+            if topic_id not in names:
+                raise InvalidInput(f"user {user!r} has no topic {topic_id!r}")
+            rows = self.layers.get_many(self.topics_model.members(user, topic_id))
+            memories = [
+                MemoryOut(**row.as_json())
+                for row in sorted(rows.values(), key=lambda r: r.id)
+                if row.state == ACTIVE
+            ]
+            found[topic_id] = TopicDetail(name=names[topic_id], memories=memories)
+        return found
 
     def users_with_memories(self) -> builtins.list[str]:
         """Every user the layers read model knows, ordered."""

@@ -72,6 +72,7 @@ from projections.graph import GraphProjection
 from projections.history import HistoryProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress, Runner
+from projections.topics import TopicsProjection
 from projections.transcripts import TranscriptsProjection
 from projections.vectors import VectorsProjection
 
@@ -128,6 +129,7 @@ class MnemoLedger(
         self.graph_model = GraphProjection(directory / "graph")
         self.transcripts_model = TranscriptsProjection(directory / "transcripts", self.embedder)
         self.history_model = HistoryProjection(directory / "history")
+        self.topics_model = TopicsProjection(directory / "topics")
         self.runner = Runner(
             self.ledger,
             [
@@ -139,6 +141,7 @@ class MnemoLedger(
                 self.graph_model,
                 self.transcripts_model,
                 self.history_model,
+                self.topics_model,
             ],
             directory / ".lock",
         )

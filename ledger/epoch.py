@@ -71,3 +71,13 @@ class ConsolidationCommand(Command, created_event_name="ConsolidationRequested")
     @event("AuditOpChecked")
     def audit_op_checked(self, index: int, verdict: str, rule: str | None, executed: bool) -> None:
         """The sandbox's verdict on one proposed operation (Good/Bad, the failing rule)."""
+
+
+@dataclass
+class TopicsCommand(Command, created_event_name="TopicsRequested"):
+    """One Topiary build (seed 001 §6) for one user: the LLM naming calls, then the tree."""
+
+    @event("TopicTreeBuilt")
+    def tree_built(self, user: str, position: int, topics: list[dict[str, Any]]) -> None:
+        """The named tree, as of log `position`: each topic's id, name, parent, and its
+        member memory ids (leaves) or child topic ids (parents)."""

@@ -122,6 +122,7 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "graph",
         "transcripts",
         "history",
+        "topics",
     }
     after = (run_json(home, "list"), run_json(home, *search))
     assert after == before
