@@ -16,8 +16,9 @@ import click
 from commands import output
 from commands.cli_consent import consent
 from commands.cli_consolidate import consolidate, topics, worker
+from commands.cli_export import export, import_
 from commands.cli_graph import graph
-from commands.cli_history import as_of_option, history_table
+from commands.cli_history import as_of_option, history_table, report
 from commands.cli_ingest import ingest, profile
 from commands.cli_integrity import erase, seal, verify
 from commands.cli_notes import note
@@ -373,6 +374,9 @@ def stats(state: CliState) -> None:
 cli.add_command(note)
 cli.add_command(replay)
 cli.add_command(diff)
+cli.add_command(export)
+cli.add_command(import_)
+cli.add_command(report)
 cli.add_command(ingest)
 cli.add_command(profile)
 cli.add_command(consent)

@@ -81,9 +81,7 @@ def diff_ledgers(a: MnemoLedger, b: MnemoLedger, user: str | None = None) -> Dif
         fields = {k: [old.get(k), new.get(k)] for k in old.keys() | new.keys()}
         fields = {k: v for k, v in sorted(fields.items()) if v[0] != v[1]}
         if fields:
-            report.changed.append(
-                MemoryChange(id=memory_id, user_id=old["user_id"], fields=fields)
-            )
+            report.changed.append(MemoryChange(id=memory_id, user_id=old["user_id"], fields=fields))
     users = sorted({m.user_id for m in [*a_memories.values(), *b_memories.values()]})
     for name in [user] if user else users:
         before, after = a.core(user=name).markdown, b.core(user=name).markdown

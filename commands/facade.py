@@ -24,6 +24,7 @@ from types import TracebackType
 
 from commands.consent_api import ConsentMixin
 from commands.consolidate_api import ConsolidateMixin
+from commands.export_api import ExportMixin
 from commands.graph_api import GraphMixin
 from commands.history_api import HistoryMixin
 from commands.ingest_api import IngestMixin
@@ -47,6 +48,7 @@ from commands.project_api import ProjectMixin
 from commands.query_api import QueryMixin
 from commands.recall_api import RecallMixin
 from commands.replay_api import ReplayMixin
+from commands.report_api import ReportMixin
 from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
 from commands.timetravel_api import TimeTravelMixin
 from ledger import Ledger, Memory, Provenance, Settings
@@ -98,6 +100,8 @@ class MnemoLedger(
     HistoryMixin,
     TimeTravelMixin,
     ReplayMixin,
+    ExportMixin,
+    ReportMixin,
     KeysMixin,
     ConsolidateMixin,
     IntegrityMixin,

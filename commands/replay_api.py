@@ -1,8 +1,8 @@
 """`ReplayMixin`: replay the log into a scratch ledger, and compare two ledgers.
 
-    memory.replay("/tmp/r1")                                   # exact: recorded answers
-    memory.replay("/tmp/r2", mode="live", prompts={"core_update": "strict.txt"})
-    report = memory.diff(memory.settings.home, "/tmp/r2")      # what the new prompt changed
+memory.replay("/tmp/r1")                                   # exact: recorded answers
+memory.replay("/tmp/r2", mode="live", prompts={"core_update": "strict.txt"})
+report = memory.diff(memory.settings.home, "/tmp/r2")      # what the new prompt changed
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`TIME|POSITION`: a point of the log given as a log position or as a time.
 
-    parse_point("120")                    -> 120 (after the event at position 120)
-    parse_point("2026-05-01")             -> 2026-05-01T00:00:00+00:00
-    parse_point("2026-05-01T10:00:00+02:00")
+parse_point("120")                    -> 120 (after the event at position 120)
+parse_point("2026-05-01")             -> 2026-05-01T00:00:00+00:00
+parse_point("2026-05-01T10:00:00+02:00")
 """
 
 from __future__ import annotations

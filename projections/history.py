@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,8 @@ _NEW_REF = {
     "TTLSet": "expires_at",
 }
 """Which field of an event is its `new_ref`, where it is not the content."""
+
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 _COLUMNS = (
     "id",
@@ -118,7 +121,7 @@ def event_name(event_type: str) -> str:
     if event_type in SEED_EVENTS:
         return SEED_EVENTS[event_type]
     name = event_type.removeprefix("Memory") or event_type
-    return "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(name)).upper()
+    return _WORD_BOUNDARY.sub("_", name).upper()
 
 
 class HistoryProjection(SQLiteReadModel):

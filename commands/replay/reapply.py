@@ -19,6 +19,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic
 
 from ledger import EventRecord, Ledger, Provenance
+from ledger.event import METADATA_FIELDS
 from ledger.provenance import acting_as
 
 
@@ -37,40 +38,89 @@ def provenance_of(record: EventRecord) -> Provenance:
 def reapply(ledger: Ledger, record: EventRecord) -> bool:
     """Append `record` to its stream in `ledger`; False when that stream is not there (or
     the event's type is unknown), so the event cannot apply."""
-    with acting_as(provenance_of(record)):
-        if record.version == 1:
-            cls = created_by(record.type)
-            if cls is None:
-                return False
-            event_class = getattr(cls, record.type)
-            event: Any = event_class(
-                originator_topic=get_topic(cls),
-                originator_id=UUID(hex=record.stream_id),
-                originator_version=cls.INITIAL_VERSION,
-                timestamp=record.at,
-                **init_fields(event_class, record.data),
-            )
-            aggregate: Any = event.mutate(None)
-            aggregate.pending_events.append(event)
-        else:
-            try:
-                aggregate = ledger.repository.get(UUID(hex=record.stream_id))
-            except AggregateNotFoundError:
-                return False
-            event_class = getattr(type(aggregate), record.type, None)
-            if event_class is None:
-                return False
-            aggregate.trigger_event(
-                event_class, timestamp=record.at, **init_fields(event_class, record.data)
-            )
-    ledger.save(aggregate)
+    batch = Reapplier(ledger)
+    if not batch.add(record):
+        return False
+    batch.flush()
     return True
 
 
-def init_fields(event_class: type[Any], data: dict[str, Any]) -> dict[str, Any]:
-    """The recorded fields the event class takes."""
+class Reapplier:
+    """Re-applies many recorded events and saves them together, in their order."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.events: list[Any] = []
+        self._aggregates: dict[str, Any] = {}
+
+    def add(self, record: EventRecord) -> bool:
+        """Build `record`'s event on its stream (saved by `flush`); False if it cannot apply."""
+        with acting_as(provenance_of(record)):
+            if record.version == 1:
+                cls = created_by(record.type)
+                if cls is None:
+                    return False
+                event_class = getattr(cls, record.type)
+                event: Any = event_class(
+                    originator_topic=get_topic(cls),
+                    originator_id=UUID(hex=record.stream_id),
+                    originator_version=cls.INITIAL_VERSION,
+                    timestamp=record.at,
+                    **init_fields(event_class, record),
+                )
+                aggregate: Any = event.mutate(None)
+            else:
+                aggregate = self._aggregate(record.stream_id)
+                event_class = declared_event(type(aggregate), record.type)
+                if aggregate is None or event_class is None:
+                    return False
+                aggregate.trigger_event(
+                    event_class, timestamp=record.at, **init_fields(event_class, record)
+                )
+                [event] = aggregate.collect_events()
+        self._aggregates[record.stream_id] = aggregate
+        self.events.append(event)
+        return True
+
+    def flush(self) -> int:
+        """Save the events built so far in one transaction; returns how many."""
+        count = len(self.events)
+        if self.events:
+            self.ledger.save(*self.events)
+        self.events = []
+        self._aggregates.clear()
+        return count
+
+    def _aggregate(self, stream_id: str) -> Any:
+        aggregate = self._aggregates.get(stream_id)
+        if aggregate is None:
+            try:
+                aggregate = self.ledger.repository.get(UUID(hex=stream_id))
+            except AggregateNotFoundError:
+                return None
+        return aggregate
+
+
+def declared_event(cls: type[Any], name: str) -> type[Any] | None:
+    """The event class `name` as the class that declared it defines it (subclasses of an
+    aggregate get copies of their bases' event classes; the stored topic, and the
+    library's map of decorated methods, name the declaring class's)."""
+    for klass in reversed(cls.__mro__):
+        event_class = klass.__dict__.get(name)
+        if isinstance(event_class, type):
+            return event_class
+    return None
+
+
+def init_fields(event_class: type[Any], record: EventRecord) -> dict[str, Any]:
+    """The recorded fields the event class takes. A field that is also provenance
+    metadata (a created event's `user_id`) is stored once, as the metadata."""
     names = _init_names(event_class)
-    return {k: v for k, v in data.items() if k in names}
+    fields = {k: v for k, v in record.data.items() if k in names}
+    metadata = provenance_of(record)
+    for name in names & set(METADATA_FIELDS):
+        fields.setdefault(name, getattr(metadata, name))
+    return fields
 
 
 _INIT_NAMES: dict[type[Any], frozenset[str]] = {}
