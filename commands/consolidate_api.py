@@ -112,11 +112,13 @@ class ConsolidateMixin:
         dry_run: bool = False,
         now: datetime | None = None,
         audit: bool | None = None,
+        daily: bool | None = False,
         agent: str | None = None,
     ) -> ConsolidateResult:
         """One engram cycle for `user` (or for every user with memories): lifecycle rules,
         promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
-        `dry_run`, the planned operations are returned and nothing is written."""
+        `dry_run`, the planned operations are returned and nothing is written. `daily`
+        adds seed 003's daily pass and insights (None: when 24 h have passed)."""
         at = now or self.clock()
         if at.tzinfo is None:
             raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
@@ -126,7 +128,9 @@ class ConsolidateMixin:
         pipeline = self.consolidation_pipeline()
         outcomes: list[CycleOutcome] = []
         for name in users:
-            request = ConsolidationRequest(user=name, now=at, dry_run=dry_run, audit=audit)
+            request = ConsolidationRequest(
+                user=name, now=at, dry_run=dry_run, audit=audit, daily=daily
+            )
             outcomes.append(pipeline.run(request, self._provenance(name, agent, None)))
         return ConsolidateResult(
             epoch=max((o.epoch for o in outcomes), default=None),

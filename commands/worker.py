@@ -1,6 +1,7 @@
 """`mnemoledger worker`: consolidation cycles on an interval (seed 001 §2: "every 30 min"),
 stopped gracefully by SIGTERM or SIGINT: the cycle in progress finishes and is saved, then
-the loop ends.
+the loop ends. Each user's daily pass and insights (seed 003 §3-§4) run once a day, in the
+first cycle 24 h after the last; the topic tree is rebuilt after a cycle that changed it.
 
 The clock and the pause are injectable, so tests drive months of cycles in seconds:
 
@@ -17,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 from commands.consolidate_api import ConsolidateResult
 
@@ -30,8 +31,11 @@ class Consolidates(Protocol):
         dry_run: bool = False,
         now: datetime | None = None,
         audit: bool | None = None,
+        daily: bool | None = False,
         agent: str | None = None,
     ) -> ConsolidateResult: ...
+
+    def build_topics(self, *, user: str, agent: str | None = None) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -57,6 +61,9 @@ class Worker:
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
     pause: Callable[[float], None] | None = None
     """Waits between cycles (default: the stop event's wait, so a signal ends it at once)."""
+    topics: bool = True
+    """Rebuild a user's topic tree after a cycle that changed something (seed 001 §6.2:
+    "consolidation completes -> topiary trigger")."""
     on_cycle: Callable[[ConsolidateResult], None] = lambda _result: None
     stop_event: threading.Event = field(default_factory=threading.Event)
     cycles: int = 0
@@ -67,7 +74,12 @@ class Worker:
     def run(self, max_cycles: int | None = None) -> int:
         """Cycles until stopped (or `max_cycles` ran); returns how many ran."""
         while not self.stop_event.is_set():
-            result = self.memory.consolidate(user=self.user, now=self.clock())
+            # each user's daily pass (seed 003 §4) runs in the first cycle 24 h after its last
+            result = self.memory.consolidate(user=self.user, now=self.clock(), daily=None)
+            if self.topics:
+                for cycle in result.users:
+                    if cycle.operations:
+                        self.memory.build_topics(user=cycle.user)
             self.cycles += 1
             self.on_cycle(result)
             if max_cycles is not None and self.cycles >= max_cycles:

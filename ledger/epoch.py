@@ -35,6 +35,8 @@ class EngramClock(Aggregate, created_event_name="EngramStarted"):
     """How many consolidation cycles completed (0 = none yet)."""
     last_insight_at: str | None = field(default=None, init=False)
     """When the last theory-of-mind insight was written (seed 003 §3: one per 24 h)."""
+    last_daily_at: str | None = field(default=None, init=False)
+    """When the last daily consolidation pass ran (seed 003 §4: once a day per user)."""
 
     @staticmethod
     def create_id(user_id: str) -> UUID:
@@ -56,7 +58,13 @@ class EngramClock(Aggregate, created_event_name="EngramStarted"):
 
     @event("InsightsWritten")
     def insights_written(self, at: str, memory_ids: list[str]) -> None:
+        """Theory-of-mind insights were stored (seed 003 §3)."""
         self.last_insight_at = at
+
+    @event("DailyConsolidationCompleted")
+    def daily_completed(self, at: str, pairs_checked: int, tokens: int) -> None:
+        """The daily pass (seed 003 §4) ran at `at`: pairs sent to the LLM, tokens spent."""
+        self.last_daily_at = at
 
 
 @dataclass

@@ -343,6 +343,21 @@ TOPIC_ABSORB_THRESHOLD: Final = 0.40
 TOPIC_NAMING_BATCH: Final = 30
 TOPIC_SPLIT_MERGE_CYCLES: Final = 10
 
+# --- daily worker and insights: seed 003 §3-§4 ----------------------------------------
+# §3: theory-of-mind insights (background, never on the hot path)
+INSIGHT_MAX_ACTIVITY: Final = 5  # latest activity items, N <= 5
+INSIGHT_MAX_NEW_FACTS: Final = 3  # new semantic items, K <= 3
+INSIGHT_MAX_SNIPPET_CHARS: Final = 1000  # recent conversation snippet, <= 1k chars
+INSIGHT_MAX_CHARS: Final = 280
+INSIGHT_MAX_COUNT: Final = 3  # 1-3 insights
+INSIGHT_MIN_HOURS_BETWEEN: Final = 24  # skip if a ToM insight was written within 24 h
+INSIGHT_CATEGORY: Final = "relationship_dynamic"
+INSIGHT_TAG: Final = "insight"
+INSIGHT_SCALE_MAX: Final = 5  # the spec's importance is 1-5 (default 2); ours is 0..1
+DAILY_PAIR_BATCH: Final = 10  # 003 §4: 5-10 pairs per LLM prompt
+DAILY_MAX_AGE_DAYS: Final = 90  # 003 §4 pre-filter: recency <= 90 d
+DAILY_INTERVAL_HOURS: Final = 24  # 003 §4: 1/day per tenant
+
 # --- integrity and erasure: seed 003 §8 (audit log you can trust; exportable per user) ----
 # Not valued in the seed: sizes chosen for a seal event of ~50 KB and a bounded cache.
 SEAL_MAX_EVENTS: Final = 10_000  # events per `Sealed` event; a longer range gets several

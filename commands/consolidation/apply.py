@@ -15,6 +15,8 @@ from ledger.provenance import acting_as
 
 CONSOLIDATION_SOURCE = "consolidation"
 """`source` of the memories a cycle writes (distillations)."""
+INSIGHT_SOURCE = "insight"
+"""`source` of theory-of-mind insights (seed 003 §3)."""
 
 
 @dataclass
@@ -24,6 +26,7 @@ class Applied:
     memories: dict[str, Memory] = field(default_factory=dict)
     added: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
+    insights: list[str] = field(default_factory=list)
 
 
 def apply_plan(
@@ -120,6 +123,26 @@ def _apply(
         applied.memories[draft.id.hex] = draft
         applied.added.append(draft.id.hex)
         op.memory = draft.id.hex
+    elif op.op == "insight":
+        [draft] = recorded_ids(
+            ledger.draft(
+                provenance,
+                [
+                    NewMemory(
+                        content=d["content"],
+                        kind=SEMANTIC,
+                        tags=tuple(d["tags"]),
+                        source=INSIGHT_SOURCE,
+                        importance=d["importance"],
+                        category=d["category"],
+                    )
+                ],
+            )
+        )
+        applied.memories[draft.id.hex] = draft
+        applied.added.append(draft.id.hex)
+        applied.insights.append(draft.id.hex)
+        op.memory = draft.id.hex
     elif op.op == "tag":
         memory(op.memory).retag(validation.tags(d["tags"]), d["reason"])
     elif op.op == "adjust":
@@ -130,4 +153,4 @@ def _apply(
         memory(op.memory).lapse(d["purge_at"], op.rule)
     elif op.op == "purge":
         memory(op.memory).purge(d["reason"])
-    # overlap and audit operations change no memory: they are on the epoch / command
+    # overlap, same-fact and audit records change no memory: epoch / command events

@@ -18,7 +18,7 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
-from commands.consolidation import audit, buffer, core, distill, lifecycle, pairs
+from commands.consolidation import audit, buffer, core, daily, distill, lifecycle, pairs
 from commands.consolidation.apply import apply_plan
 from commands.consolidation.context import Cycle
 from commands.consolidation.plan import Operation, Plan
@@ -47,9 +47,17 @@ class ConsolidationRequest:
     dry_run: bool = False
     audit: bool | None = None
     """Run the audit stage: True/False, or None = every AUDIT_INTERVAL_EPOCHS epochs."""
+    daily: bool | None = False
+    """Run the daily pass and insights (seed 003 §3-§4): True/False, or None = when 24 h
+    have passed since the last one."""
 
     def as_input(self) -> dict[str, Any]:
-        return {"user": self.user, "now": self.now.isoformat(), "audit": self.audit}
+        return {
+            "user": self.user,
+            "now": self.now.isoformat(),
+            "audit": self.audit,
+            "daily": self.daily,
+        }
 
 
 @dataclass
@@ -89,7 +97,7 @@ class ConsolidationPipeline:
             command = recorded_id(ConsolidationCommand(input=request.as_input()))
         if request.dry_run:
             self.refresh()
-            plan, llm = self._plan(command, request, provenance)
+            plan, llm = self._plan(command, request, provenance, self._clock(provenance))
             return CycleOutcome(
                 user, plan.epoch, None, plan.operations, llm.command.llm_calls, True
             )
@@ -104,13 +112,20 @@ class ConsolidationPipeline:
         )
 
     def _plan(
-        self, command: Command, request: ConsolidationRequest, provenance: Provenance
+        self,
+        command: Command,
+        request: ConsolidationRequest,
+        provenance: Provenance,
+        clock: EngramClock,
     ) -> tuple[Plan, RecordedLLM]:
         since = (request.now - timedelta(days=DAILY_FINGERPRINT_DAYS)).isoformat()
         state = UserState.load(provenance.user_id, self.layers, self.vectors, since)
         llm = RecordedLLM(self.provider, command, provenance)
         cycle = Cycle(state, Plan(state.epoch), request.now, llm, self.embedder)
         run_rules(cycle, request.audit)
+        if daily.due(clock.last_daily_at, request.now, request.daily):
+            cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
+            daily.write_insights(cycle, clock.last_insight_at)
         return cycle.plan, llm
 
     def _decide(
@@ -122,7 +137,7 @@ class ConsolidationPipeline:
     ) -> CycleOutcome:
         assert isinstance(command, ConsolidationCommand)
         clock = self._clock(provenance)
-        plan, _ = self._plan(command, request, provenance)
+        plan, llm = self._plan(command, request, provenance, clock)
         if plan.epoch != clock.epoch + 1:
             raise IntegrityError("the read models are behind the user's epoch; deciding again")
         applied = apply_plan(self.ledger, plan, command, provenance)
@@ -138,6 +153,10 @@ class ConsolidationPipeline:
                 operations=len(plan.operations),
                 pairs=plan.pairs,
             )
+            if plan.daily_pairs is not None:
+                clock.daily_completed(request.now.isoformat(), plan.daily_pairs, llm.tokens)
+            if applied.insights:
+                clock.insights_written(request.now.isoformat(), applied.insights)
             command.complete(outcome.as_outcome())
             user.changed(command.id.hex, applied.added, applied.superseded, [])
         # the epoch last: its decay (seed 001 §3 step 11) follows the cycle's changes

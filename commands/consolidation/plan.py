@@ -44,6 +44,8 @@ class Plan:
     """The audit's resolved proposals, safety score and verdicts, when the audit ran."""
     llm_pairs: int = 0
     """Merge/reconcile LLM calls spent from the cycle's budget."""
+    daily_pairs: int | None = None
+    """Pairs the daily pass (seed 003 §4) sent to the LLM; None when it did not run."""
 
     def add(
         self,

@@ -13,11 +13,15 @@ from commands.llm.consolidation_schemas import (
     DistillOutput,
     GateInput,
     GateOutput,
+    InsightInput,
+    InsightOutput,
     MergeContentOutput,
     NameTopicsInput,
     NameTopicsOutput,
     PairInput,
     ReconcileOutput,
+    SameFactInput,
+    SameFactOutput,
     TriageInput,
     TriageOutput,
 )
@@ -88,6 +92,23 @@ must be distinct from each other and from the existing names. {_DATA}
 Output only JSON: {{"names": [{{"topic_id": "...", "name": "..."}}]}}"""
 
 
+SAME_FACT_SYSTEM = f"""\
+Each pair holds two memories of one user (<older> written before <newer>). For each pair \
+decide whether they state the SAME fact (possibly updated, e.g. a changed number or place). \
+For a same fact, write "merged_content": one memory keeping every detail of both, the newer \
+winning where they conflict. Different facts that merely share words are not the same. {_DATA}
+Output only JSON: {{"verdicts": [{{"pair_id": "...", "same_fact": true|false, \
+"merged_content": "..."}}]}}"""
+
+INSIGHT_SYSTEM = f"""\
+From the user's latest activity, new facts and recent conversation, write 1-3 insights about \
+the user's psychology or relationship with the assistant (emotions, trust, how preferences \
+evolve). Each insight: third person ("User ..."), no pronouns referring to the AI, at most \
+280 characters, importance 1-5 (default 2). Return an empty list when nothing is \
+supported by the input. {_DATA}
+Output only JSON: {{"insights": [{{"summary": "...", "tags": ["..."], "importance": 2}}]}}"""
+
+
 def _dump(model: BaseModel) -> Any:
     return model.model_dump(mode="json")
 
@@ -119,6 +140,18 @@ def render_audit(inputs: AuditInput) -> str:
     return blocks(
         ("memories", as_json([_dump(m) for m in inputs.memories])),
         ("merge_hints", as_json(inputs.merge_hints)),
+    )
+
+
+def render_same_fact(inputs: SameFactInput) -> str:
+    return block("pairs", as_json([_dump(p) for p in inputs.pairs]))
+
+
+def render_insight(inputs: InsightInput) -> str:
+    return blocks(
+        ("activity", as_json(inputs.activity)),
+        ("new_facts", as_json(inputs.new_facts)),
+        ("conversation", inputs.snippet),
     )
 
 
@@ -163,6 +196,36 @@ NAME_TOPICS: Stage[NameTopicsInput, NameTopicsOutput] = Stage(
     render_name_topics,
 )
 
+SAME_FACT: Stage[SameFactInput, SameFactOutput] = Stage(
+    "same_fact",
+    "memspec.same_fact",
+    "1",
+    SAME_FACT_SYSTEM,
+    SameFactInput,
+    SameFactOutput,
+    render_same_fact,
+)
+INSIGHT: Stage[InsightInput, InsightOutput] = Stage(
+    "insight",
+    "memspec.tom_insight",
+    "1",
+    INSIGHT_SYSTEM,
+    InsightInput,
+    InsightOutput,
+    render_insight,
+)
+
 CONSOLIDATION_STAGES: dict[str, Stage[Any, Any]] = {
-    stage.name: stage for stage in (TRIAGE, GATE, MERGE, RECONCILE, DISTILL, AUDIT, NAME_TOPICS)
+    stage.name: stage
+    for stage in (
+        TRIAGE,
+        GATE,
+        MERGE,
+        RECONCILE,
+        DISTILL,
+        AUDIT,
+        NAME_TOPICS,
+        SAME_FACT,
+        INSIGHT,
+    )
 }

@@ -150,3 +150,48 @@ class TopicName(_Model):
 
 class NameTopicsOutput(_Model):
     names: list[TopicName]
+
+
+# --- daily worker (seed 003 §4) and theory-of-mind insights (§3) --------------------------
+
+
+class FactPair(_Model):
+    pair_id: str
+    older: str
+    newer: str
+    similarity: float
+
+
+class SameFactInput(_Model):
+    pairs: list[FactPair]
+
+
+class SameFactVerdict(_Model):
+    pair_id: str
+    same_fact: bool
+    merged_content: str = ""
+    """For a same fact: one memory keeping every detail, the newer winning on conflicts."""
+
+
+class SameFactOutput(_Model):
+    verdicts: list[SameFactVerdict]
+
+
+class InsightInput(_Model):
+    activity: list[str]
+    """Latest activity items (at most 5)."""
+    new_facts: list[str]
+    """New semantic items (at most 3)."""
+    snippet: str = ""
+    """Recent conversation (at most 1,000 characters)."""
+
+
+class Insight(_Model):
+    summary: str
+    """One third-person insight, at most 280 characters, no pronouns for the AI."""
+    tags: list[str] = Field(default_factory=list)
+    importance: int = 2
+
+
+class InsightOutput(_Model):
+    insights: list[Insight]

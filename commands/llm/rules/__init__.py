@@ -34,6 +34,8 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "distill": consolidation.distill,
     "audit": consolidation.audit,
     "name_topics": consolidation.name_topics,
+    "same_fact": consolidation.same_fact,
+    "insight": consolidation.insight,
 }
 """The rule of each stage, by stage name."""
 

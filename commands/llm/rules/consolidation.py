@@ -16,11 +16,17 @@ from commands.llm.consolidation_schemas import (
     GateInput,
     GateOutput,
     GateVerdict,
+    Insight,
+    InsightInput,
+    InsightOutput,
     MergeContentOutput,
     NameTopicsInput,
     NameTopicsOutput,
     PairInput,
     ReconcileOutput,
+    SameFactInput,
+    SameFactOutput,
+    SameFactVerdict,
     TopicName,
     TriageInput,
     TriageOutput,
@@ -28,7 +34,7 @@ from commands.llm.consolidation_schemas import (
 )
 from commands.llm.rules.core import RULE_CUES, TRANSIENT, USER_CUES, section_of, topic_of
 from commands.llm.rules.text import comparison_key, overlap, sentences, single_line, words
-from ledger.policy import DISTILL_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
+from ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
 
 _I = re.IGNORECASE
 LESSON_CUES: Final = re.compile(
@@ -197,3 +203,42 @@ def union_of_sentences(texts: list[str]) -> str:
                 seen.add(key)
                 kept.append(single_line(sentence).rstrip(" .;"))
     return ". ".join(kept) + "." if kept else ""
+
+
+SAME_FACT_OVERLAP: Final = 0.6
+"""Word overlap from which the offline rule calls two memories the same fact."""
+
+
+def same_fact(inputs: SameFactInput) -> SameFactOutput:
+    """Same single-valued subject and holder (the newer wins), or large word overlap
+    (every sentence of both kept)."""
+    verdicts = []
+    for pair in inputs.pairs:
+        old_topic, new_topic = topic_of(pair.older), topic_of(pair.newer)
+        if old_topic is not None and old_topic == new_topic:
+            verdicts.append(
+                SameFactVerdict(pair_id=pair.pair_id, same_fact=True, merged_content=pair.newer)
+            )
+        elif overlap(pair.older, pair.newer) >= SAME_FACT_OVERLAP:
+            merged = union_of_sentences([pair.older, pair.newer])
+            verdicts.append(
+                SameFactVerdict(pair_id=pair.pair_id, same_fact=True, merged_content=merged)
+            )
+        else:
+            verdicts.append(SameFactVerdict(pair_id=pair.pair_id, same_fact=False))
+    return SameFactOutput(verdicts=verdicts)
+
+
+def insight(inputs: InsightInput) -> InsightOutput:
+    """One insight when a content word recurs across at least three recent items: the user
+    keeps coming back to it. Nothing otherwise."""
+    items = [*inputs.activity, *inputs.new_facts]
+    counts = Counter(w for text in items for w in set(words(text)) if w not in _STOP and len(w) > 3)
+    recurring = sorted((w for w, n in counts.items() if n >= 3), key=lambda w: (-counts[w], w))
+    if not recurring:
+        return InsightOutput(insights=[])
+    topic = recurring[0]
+    summary = f"User keeps returning to {topic}: it came up in {counts[topic]} recent items."
+    return InsightOutput(
+        insights=[Insight(summary=summary[:INSIGHT_MAX_CHARS], tags=["recurring", topic[:32]])]
+    )
