@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
+import orjson
 from cryptography.exceptions import InvalidTag
 
 from ledger.data_keys import KeyStore
@@ -108,28 +109,49 @@ class ContentCipher:
         self.keys = keys
         self._encode = encode
         self._decode = decode
+        self._candidates: dict[tuple[str, ...], tuple[str, ...]] = {}
+        """Per layout of a state (its field names): the fields that may be content."""
 
     def seal(self, state: dict[str, Any], user_id: str, aad: bytes) -> None:
         """Move the content fields of `state` into an envelope encrypted for `user_id`."""
+        layout = tuple(state)
+        candidates = self._candidates.get(layout)
+        if candidates is None:
+            candidates = self._candidates[layout] = tuple(
+                name for name in layout if name not in PLAINTEXT_FIELDS and name[:1] != "_"
+            )
         content: dict[str, Any] = {}
         shapes: dict[str, str] = {}
-        for name, value in state.items():
+        for name in candidates:
+            value = state[name]
             shape = _SHAPES.get(type(value))
-            if shape is not None and name not in PLAINTEXT_FIELDS and name[:1] != "_":
+            if shape is not None:
                 content[name] = value
                 shapes[name] = shape
+                del state[name]
         if not content:
             return
-        for name in content:
-            del state[name]
         kid, aead = self.keys.for_user(user_id)
         nonce = os.urandom(12)
-        sealed = aead.encrypt(nonce, self._encode(content), aad)
+        sealed = aead.encrypt(nonce, self._dumps(content), aad)
         state[ENVELOPE_FIELD] = {
             "k": kid,
             "c": base64.b64encode(nonce + sealed).decode("ascii"),
             "f": shapes,
         }
+
+    def _dumps(self, content: dict[str, Any]) -> bytes:
+        """orjson for texts and lists of texts (the common content, written alike by any
+        JSON encoder); the transcoder for anything else (its custom types, e.g. UUIDs)."""
+        for value in content.values():
+            if type(value) is not str and not (
+                type(value) is list and all(type(item) is str for item in value)
+            ):
+                return self._encode(content)
+        try:
+            return orjson.dumps(content)
+        except orjson.JSONEncodeError:  # e.g. a lone surrogate, which `json` escapes
+            return self._encode(content)
 
     def open(self, state: dict[str, Any], aad: bytes) -> bool:
         """Put the content fields back into `state` (in place); redacted ones if the key
