@@ -1,6 +1,6 @@
 """Per-agent API keys for the HTTP API and the MCP server (issue 8).
 
-    store = KeyStore(home / "keys.sqlite3")
+    store = ApiKeyStore(home / "api_keys.sqlite3")
     issued = store.create(agent="planner", users=["maya"], categories=["tasks"])
     issued.key                 # "mlk_...": shown once, never stored
     store.authenticate(issued.key)   # Principal(agent="planner", users=("maya",), ...)
@@ -40,7 +40,7 @@ KEY_PREFIX = "mlk_"
 KEY_BYTES = 32
 """Random bytes of a key (256 bits)."""
 
-KEYS_FILE = "keys.sqlite3"
+KEYS_FILE = "api_keys.sqlite3"
 """The key store's file in the home."""
 
 _SCHEMA = """
@@ -109,8 +109,8 @@ def _names(kind: str, values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(str(identifier(kind, v)) for v in values))
 
 
-class KeyStore:
-    """The API keys of one home, in `keys.sqlite3`; safe to share between threads."""
+class ApiKeyStore:
+    """The API keys of one home, in `api_keys.sqlite3`; safe to share between threads."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@
     memory.revoke_key("3f2a9c01b7d4")
     memory.authenticate("mlk_...")                           # Principal, or InvalidKey
 
-The key store is `keys.sqlite3` in the home, beside the event log but not in it.
+The key store is `api_keys.sqlite3` in the home, beside the event log but not in it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from commands.categories import CategoriesConfig
-from commands.keys import KEYS_FILE, IssuedKey, KeyInfo, KeyStore, Principal
+from commands.keys import KEYS_FILE, ApiKeyStore, IssuedKey, KeyInfo, Principal
 from ledger import Settings
 from ledger.errors import InvalidInput
 
@@ -33,12 +33,12 @@ class KeysMixin:
         def categories_config(self) -> CategoriesConfig: ...
 
     @property
-    def key_store(self) -> KeyStore:
+    def api_key_store(self) -> ApiKeyStore:
         """The home's key store, opened on first use."""
-        store: KeyStore | None = getattr(self, "_key_store", None)
+        store: ApiKeyStore | None = getattr(self, "_api_key_store", None)
         if store is None:
-            store = KeyStore(self.settings.home / KEYS_FILE)
-            self._key_store = store
+            store = ApiKeyStore(self.settings.home / KEYS_FILE)
+            self._api_key_store = store
         return store
 
     def create_key(
@@ -59,16 +59,18 @@ class KeysMixin:
                     f"categories {', '.join(outside)} are not in agent {agent!r}'s allowlist: "
                     f"{', '.join(allowed) or '(empty)'}"
                 )
-        return self.key_store.create(agent=agent, users=users, categories=categories, admin=admin)
+        return self.api_key_store.create(
+            agent=agent, users=users, categories=categories, admin=admin
+        )
 
     def keys(self) -> builtins.list[KeyInfo]:
         """Every key (never the key itself), revoked ones included."""
-        return self.key_store.list()
+        return self.api_key_store.list()
 
     def revoke_key(self, key_id: str) -> KeyInfo:
         """Revoke a key: every later request with it gets 401."""
-        return self.key_store.revoke(key_id)
+        return self.api_key_store.revoke(key_id)
 
     def authenticate(self, key: str | None) -> Principal:
         """Who `key` is; `InvalidKey` for a missing, unknown or revoked key."""
-        return self.key_store.authenticate(key)
+        return self.api_key_store.authenticate(key)

@@ -31,7 +31,7 @@ from pydantic import Field
 
 from commands.categories import CategoryNotAllowed, UnknownAgent
 from commands.http.requests import MAX_ADD_CONTENTS, Content, Identifier, QueryText, Tag
-from commands.keys import InvalidKey, KeyStore
+from commands.keys import ApiKeyStore, InvalidKey
 from commands.models import AddResult, EventOut
 from commands.query import QueryResult
 from commands.query_api import DeltaOut
@@ -83,7 +83,7 @@ def _tool_error(error: Exception) -> ToolError:
     return ToolError(f"{code}: {error}")
 
 
-def build_server(facade: FacadeThread, keys: KeyStore, key: str) -> MCPServer[Any]:
+def build_server(facade: FacadeThread, keys: ApiKeyStore, key: str) -> MCPServer[Any]:
     """The MCP server whose tools act as `key` on `facade`."""
     server: MCPServer[Any] = MCPServer("mnemoledger", instructions=INSTRUCTIONS)
 
@@ -216,7 +216,7 @@ def serve_stdio(open_facade: Callable[[], MnemoLedger], key: str) -> None:
     """Authenticate `key`, then serve the tools on stdin/stdout until the client leaves."""
     facade = FacadeThread(open_facade)
     try:
-        keys = facade.call(lambda memory: memory.key_store)
+        keys = facade.call(lambda memory: memory.api_key_store)
         keys.authenticate(key)  # refuse to start with a bad key
         build_server(facade, keys, key).run("stdio")
     finally:

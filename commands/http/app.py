@@ -21,6 +21,7 @@ from fastapi import FastAPI
 
 from commands.http.auth import ServerState
 from commands.http.errors import ERROR_RESPONSES, install_error_handlers
+from commands.http.limits import BodyLimit
 from commands.http.requests import MAX_BODY_BYTES
 from commands.http.routes import memories, recall, service
 from commands.serial import FacadeThread
@@ -42,7 +43,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         facade = FacadeThread(open_facade)
-        keys = facade.call(lambda memory: memory.key_store)
+        keys = facade.call(lambda memory: memory.api_key_store)
         app.state.mnemoledger = ServerState(facade, keys)
         try:
             yield
@@ -54,8 +55,8 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
         version=version("mnemoledger"),
         description=DESCRIPTION,
         lifespan=lifespan,
-        max_body_size=MAX_BODY_BYTES,
     )
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     install_error_handlers(app)
     app.include_router(service.router)
     app.include_router(memories.router, responses=ERROR_RESPONSES)

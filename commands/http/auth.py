@@ -14,7 +14,7 @@ from typing import Annotated, TypeVar
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from commands.keys import KeyStore, Principal
+from commands.keys import ApiKeyStore, Principal
 from commands.scoped import ScopedMemory
 from commands.serial import FacadeThread
 
@@ -32,7 +32,7 @@ class ServerState:
     """What the app holds while it runs: the facade's thread and the key store."""
 
     facade: FacadeThread
-    keys: KeyStore
+    keys: ApiKeyStore
 
 
 @dataclass(frozen=True)
