@@ -8,9 +8,14 @@ Kept in the layers database and written in the same transaction as the memory ro
 - `engram_pairs`: pair keys a cycle examined (merge, reconcile, core overlap, daily
   fingerprints), never examined again (fingerprints: until they age out).
 
-Importance decay is applied here, from `ConsolidationEpochCompleted`: every active memory
-of the user loses `decay x rate(kind)`, floored (seed 001 §2.7). Nothing decays between
-epochs, so idle time decays nothing.
+Importance decay is derived here from `ConsolidationEpochCompleted` (seed 001 §2.7): each
+active memory's importance is `max(0, base - rate(kind) x (D - d))`, where D is the sum of
+the user's epoch decays so far, and `base`, `d` were taken when the memory last changed
+importance, kind or state. The formula gives the same value however many epochs are folded
+at once, so the rows are brought up to date once per page (and, within a page, just the
+rows the page touches), not once per epoch: a rebuild costs O(pages x memories), not
+O(epochs x memories), and incremental and rebuilt read models agree exactly. Nothing decays
+between epochs, so idle time decays nothing.
 """
 
 from __future__ import annotations
@@ -27,16 +32,24 @@ EPOCH_EVENT = "ConsolidationEpochCompleted"
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS engram_users (user_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL,"
-    " position INTEGER NOT NULL, at TEXT, last_insight_at TEXT)",
+    " position INTEGER NOT NULL, at TEXT, last_insight_at TEXT,"
+    " decay_total REAL NOT NULL DEFAULT 0)",
     "CREATE TABLE IF NOT EXISTS engram_memories (id TEXT PRIMARY KEY, user_id TEXT NOT NULL,"
     " entered_epoch INTEGER NOT NULL, gate_rejections INTEGER NOT NULL DEFAULT 0,"
-    " gate_retry_epoch INTEGER, triaged INTEGER NOT NULL DEFAULT 0, purge_at TEXT)",
+    " gate_retry_epoch INTEGER, triaged INTEGER NOT NULL DEFAULT 0, purge_at TEXT,"
+    " base_importance REAL NOT NULL, base_total REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS engram_memories_by_user ON engram_memories (user_id)",
     "CREATE TABLE IF NOT EXISTS engram_pairs (user_id TEXT NOT NULL, kind TEXT NOT NULL,"
     " key TEXT NOT NULL, epoch INTEGER NOT NULL, at TEXT NOT NULL,"
     " PRIMARY KEY (user_id, kind, key))",
 )
 _NAMES = ("engram_users", "engram_memories", "engram_pairs")
+
+
+def outdated(conn: Connection) -> bool:
+    """The engram tables exist with another schema (the layers model is then replayed)."""
+    found = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(engram_memories)")]
+    return bool(found) and "base_total" not in found
 
 
 def create(conn: Connection) -> None:
@@ -63,31 +76,51 @@ def segments(
 
 
 def apply(conn: Connection, records: Sequence[EventRecord]) -> None:
-    """Fold the per-memory engram facts of `records` (no epoch event among them)."""
+    """Fold the per-memory engram facts of `records` (no epoch event among them), after
+    the memory rows were written."""
     epochs: dict[str, int] = {}
     added = [
-        (r.stream_id, r.user_id, _epoch_of(conn, r.user_id, epochs))
+        (r.stream_id, r.user_id, _epoch_of(conn, r.user_id, epochs), r.data["importance"])
         for r in records
         if r.type == "MemoryAdded"
     ]
     if added:
         conn.exec_driver_sql(
-            "INSERT OR REPLACE INTO engram_memories (id, user_id, entered_epoch) VALUES (?, ?, ?)",
-            added,
+            "INSERT OR REPLACE INTO engram_memories "
+            "(id, user_id, entered_epoch, base_importance, base_total) "
+            "VALUES (?, ?, ?, ?, COALESCE((SELECT decay_total FROM engram_users "
+            "WHERE engram_users.user_id = ?), 0))",
+            [(i, u, e, imp, u) for i, u, e, imp in added],
         )
+    rebased: set[str] = set()
     for record in records:
         handler = _HANDLERS.get(record.type)
         if handler is not None:
             handler(conn, record, epochs)
+        if record.type in _REBASING:
+            rebased.add(record.stream_id)
+    for chunk in _chunks(sorted(rebased)):
+        marks = ", ".join("?" * len(chunk))
+        conn.exec_driver_sql(
+            "UPDATE engram_memories SET "
+            "base_importance = (SELECT importance FROM memories m WHERE m.id = engram_memories.id),"
+            " base_total = COALESCE((SELECT decay_total FROM engram_users u "
+            "WHERE u.user_id = engram_memories.user_id), 0) "
+            f"WHERE id IN ({marks})",
+            tuple(chunk),
+        )
 
 
 def apply_epoch(conn: Connection, record: EventRecord) -> None:
+    """One more epoch for the user: its decay total grows (rows follow in `materialize`)."""
     d = record.data
     conn.exec_driver_sql(
-        "INSERT INTO engram_users (user_id, epoch, position, at) VALUES (?, ?, ?, ?) "
+        "INSERT INTO engram_users (user_id, epoch, position, at, decay_total) "
+        "VALUES (?, ?, ?, ?, ?) "
         "ON CONFLICT (user_id) DO UPDATE SET epoch = excluded.epoch, "
-        "position = excluded.position, at = excluded.at",
-        (record.user_id, d["epoch"], record.position, d["now"]),
+        "position = excluded.position, at = excluded.at, "
+        "decay_total = engram_users.decay_total + excluded.decay_total",
+        (record.user_id, d["epoch"], record.position, d["now"], d["decay"]),
     )
     pairs = [(record.user_id, kind, key, d["epoch"], d["now"]) for kind, key in d["pairs"]]
     if pairs:
@@ -96,12 +129,41 @@ def apply_epoch(conn: Connection, record: EventRecord) -> None:
             "VALUES (?, ?, ?, ?, ?)",
             pairs,
         )
+
+
+def materialize(conn: Connection, user_id: str, memory_ids: Sequence[str] | None = None) -> None:
+    """Write the decayed importance of the user's active memories (or of `memory_ids`)."""
     rates = " ".join(f"WHEN '{kind}' THEN {rate!r}" for kind, rate in DECAY_RATE_BY_KIND.items())
-    conn.exec_driver_sql(
-        f"UPDATE memories SET importance = MAX(?, importance - ? * CASE kind {rates} "
-        f"ELSE {DECAY_RATE_BY_KIND[SEMANTIC]!r} END) WHERE user_id = ? AND state = ?",
-        (DECAY_FLOOR, d["decay"], record.user_id, ACTIVE),
+    sql = (
+        f"UPDATE memories SET importance = MAX({DECAY_FLOOR!r}, e.base_importance - "
+        f"(CASE memories.kind {rates} ELSE {DECAY_RATE_BY_KIND[SEMANTIC]!r} END) "
+        "* (u.decay_total - e.base_total)) "
+        "FROM engram_memories e, engram_users u "
+        "WHERE e.id = memories.id AND u.user_id = memories.user_id "
+        "AND memories.user_id = ? AND memories.state = ?"
     )
+    if memory_ids is None:
+        conn.exec_driver_sql(sql, (user_id, ACTIVE))
+        return
+    for chunk in _chunks(list(memory_ids)):
+        marks = ", ".join("?" * len(chunk))
+        conn.exec_driver_sql(f"{sql} AND memories.id IN ({marks})", (user_id, ACTIVE, *chunk))
+
+
+def touched(records: Sequence[EventRecord]) -> list[str]:
+    """Memory ids whose rows `records` read or write."""
+    ids: set[str] = set()
+    for record in records:
+        if record.type == "RecallServed":
+            ids.update(record.data.get("memory_ids") or ())
+        else:
+            ids.add(record.stream_id)
+    return sorted(ids)
+
+
+def _chunks(items: list[str], size: int = 500) -> Iterator[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def _epoch_of(conn: Connection, user_id: str, epochs: dict[str, int]) -> int:
@@ -157,6 +219,23 @@ def _set(conn: Connection, memory_id: str, **values: Any) -> None:
         f"UPDATE engram_memories SET {assignments} WHERE id = ?", (*values.values(), memory_id)
     )
 
+
+_REBASING = frozenset(
+    {
+        "MemoryMerged",
+        "ImportanceAdjusted",
+        "TriageDecided",
+        "MemorySoftDeleted",
+        "MemoryLapsed",
+        "MemoryRestored",
+        "MemoryEvicted",
+        "MemoryExpired",
+        "MemoryPurged",
+        "MemorySuperseded",
+    }
+)
+"""Events after which a memory's decay starts again from its current importance (its
+importance, kind or state changed)."""
 
 _HANDLERS = {
     "MemoryPromoted": _moved,

@@ -273,7 +273,7 @@ class LayersProjection:
     def _create(self) -> None:
         with self.engine.begin() as conn:
             found = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memories)")]
-            if found and found != _COLUMNS:
+            if (found and found != _COLUMNS) or engram_state.outdated(conn):
                 # written by an older schema: drop it; the runner replays it from the log
                 conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
                 metadata.drop_all(conn)
@@ -311,13 +311,22 @@ class LayersProjection:
             return
         with self.engine.begin() as conn:
             # an epoch decays every memory the user has so far: the events before it are
-            # written first, the ones after it see the decayed importance
+            # written first; rows the events after it touch are decayed before they are
+            # read, all the user's rows at the end of the page (see engram_state)
+            decayed: set[str] = set()
             for segment, epoch in engram_state.segments(records):
                 if segment:
+                    if decayed:
+                        ids = engram_state.touched(segment)
+                        for user_id in sorted(decayed):
+                            engram_state.materialize(conn, user_id, ids)
                     _Page(conn).apply(segment)
                     engram_state.apply(conn, segment)
                 if epoch is not None:
                     engram_state.apply_epoch(conn, epoch)
+                    decayed.add(epoch.user_id)
+            for user_id in sorted(decayed):
+                engram_state.materialize(conn, user_id)
             conn.exec_driver_sql(
                 "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, ?)",
                 (self.name, records[-1].position),

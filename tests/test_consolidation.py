@@ -387,3 +387,27 @@ def test_audit_below_the_safety_score_runs_nothing(engram: MnemoLedger) -> None:
     assert audit["score"] == 0.25 and audit["executed"] == 0
     assert engram.get(core).importance == pytest.approx(0.9 - 0.003)
     assert engram.get(core).layer == "core"
+
+
+def test_forgotten_memories_do_not_decay_until_restored(engram: MnemoLedger) -> None:
+    memory_id = remember(engram, "a fact about lighthouses", importance=0.5)
+    engram.consolidate(user=USER)
+    engram.forget(memory_id)
+    for _ in range(3):
+        engram.consolidate(user=USER)
+    engram.restore(memory_id)
+    assert engram.get(memory_id).importance == pytest.approx(0.5 - IMPORTANCE_DECAY * 0.6)
+    engram.consolidate(user=USER)
+    assert engram.get(memory_id).importance == pytest.approx(0.5 - 2 * IMPORTANCE_DECAY * 0.6)
+
+
+def test_rebuilt_layers_equal_the_incremental_ones_after_many_epochs(
+    engram: MnemoLedger, clock: Clock
+) -> None:
+    for n in range(12):
+        remember(engram, f"fact number {n} about {'tea' if n % 2 else 'trains'}", importance=0.3)
+        clock.advance(minutes=20)
+        engram.consolidate(user=USER)
+    incremental = [m.model_dump() for m in engram.list(user=USER)]
+    engram.rebuild("layers")
+    assert [m.model_dump() for m in engram.list(user=USER)] == incremental
