@@ -58,7 +58,7 @@ class ReplayOptions:
     since: Point | None = None
     """Only commands after this point are executed again (earlier events are re-applied)."""
     until: Point | None = None
-    """The replay ends at this point."""
+    """The replay ends at this point (a command it cuts is re-applied up to the cut)."""
     user: str | None = None
     """Only this user's events."""
 
@@ -208,6 +208,7 @@ class _Run:
             and record is command.requested
             and command.requested.type in HANDLERS
             and (self.options.since is None or after(record, self.options.since))
+            and self._completed_in_range(command)
         ):
             self.execute(command)
             return
@@ -215,6 +216,14 @@ class _Run:
             self.reapplied += 1
         else:
             self.skipped += 1
+
+    def _completed_in_range(self, command: RecordedCommand) -> bool:
+        """Whether the whole command lies before `until`; one cut by it is re-applied as
+        recorded up to the cut, so the replay ends exactly where the log is cut."""
+        until = self.options.until
+        return until is None or all(
+            at_or_before(e, until) for e in (*command.llm_calls, *command.caused)
+        )
 
     def execute(self, command: RecordedCommand) -> None:
         self.done.add(command.id)

@@ -94,3 +94,19 @@ def ingest(target: MnemoLedger, command: RecordedCommand) -> object:
         now=datetime.fromisoformat(now) if isinstance(now, str) else None,
         source=source if isinstance(source, str) else None,
     )
+
+
+@handles("ConsolidationRequested")
+def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
+    from commands.consolidation import ConsolidationRequest
+
+    given = command.input
+    audit, daily = given.get("audit"), given.get("daily")
+    request = ConsolidationRequest(
+        user=str(given["user"]),
+        now=datetime.fromisoformat(str(given["now"])),
+        audit=audit if isinstance(audit, bool) else None,
+        daily=daily if isinstance(daily, bool) else None,
+    )
+    target.refresh()
+    return target.consolidation_pipeline().run(request, command.provenance())
