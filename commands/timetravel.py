@@ -49,7 +49,9 @@ class LogUpTo:
 
 def position_at(ledger: Ledger, point: Point) -> int:
     """The position the log had reached at `point`: the position itself (capped at the
-    end of the log), or that of the last event at or before the time."""
+    end of the log), or, for a time, the end of the longest start of the log whose events
+    were all stamped at or before it (events are stamped when decided, so the events of one
+    transaction are not in time order; the first one stamped later ends the prefix)."""
     if isinstance(point, int):
         return min(point, ledger.last_position())
     reached = 0

@@ -1,0 +1,92 @@
+"""Export and import: the JSONL event stream round-trips to identical read models; the
+timeline table is written as Parquet and CSV that DuckDB reads back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+
+from tests.test_cli import run, run_json
+
+
+def _session(home: Path) -> None:
+    added = run_json(home, "add", "Maya lives in Paris", "I use neovim", "--user", "maya")
+    first, second = (m["id"] for m in added["memories"])
+    run_json(home, "add", "Maya moved to Berlin", "--user", "maya")
+    run_json(home, "update", first, "Maya works at Acme as a designer")
+    run_json(home, "link", first, second)
+    run_json(home, "ttl", second, "--days", "30")
+    run_json(home, "forget", second)
+    run_json(home, "restore", second)
+    run_json(
+        home,
+        "note",
+        "write",
+        "Always answer in English",
+        "--user",
+        "maya",
+        "--kind",
+        "rule",
+        "--evidence",
+        "turn-1",
+        "--confidence",
+        "0.9",
+    )
+    run_json(home, "add", "Ole has a cat", "--user", "ole")
+
+
+def test_jsonl_export_imports_into_an_empty_home_with_identical_read_models(
+    tmp_path: Path,
+) -> None:
+    home, copy = tmp_path / "home", tmp_path / "copy"
+    _session(home)
+    path = tmp_path / "maya.jsonl"
+    exported = run_json(home, "export", "--user", "maya", "--format", "jsonl", "-o", str(path))
+    lines = path.read_text().splitlines()
+    assert exported["events"] == len(lines) > 20
+    assert {json.loads(line)["user_id"] for line in lines} == {"maya"}
+    imported = run_json(copy, "import", str(path))
+    assert imported == {"path": str(path), "events": len(lines), "users": ["maya"]}
+    assert run_json(copy, "list") == run_json(home, "list", "--user", "maya")
+    assert (
+        run_json(copy, "core", "--user", "maya")["markdown"]
+        == run_json(home, "core", "--user", "maya")["markdown"]
+    )
+    maya_log = [e for e in run_json(home, "log") if e["user_id"] == "maya"]
+    strip = [{k: v for k, v in e.items() if k != "position"} for e in maya_log]
+    assert [{k: v for k, v in e.items() if k != "position"} for e in run_json(copy, "log")] == strip
+    again = run(copy, "import", str(path))
+    assert again.exit_code == 2 and "already" in again.stderr
+
+
+def test_parquet_and_csv_timelines_are_read_by_duckdb(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _session(home)
+    events = len([e for e in run_json(home, "log") if e["user_id"] == "maya"])
+    for fmt in ("parquet", "csv"):
+        path = tmp_path / f"maya.{fmt}"
+        run_json(home, "export", "--user", "maya", "--format", fmt, "-o", str(path))
+        reader = "read_parquet" if fmt == "parquet" else "read_csv_auto"
+        with duckdb.connect() as db:
+            rows = db.execute(
+                f"SELECT event, count(*) FROM {reader}('{path}') GROUP BY event ORDER BY event"
+            ).fetchall()
+            assert sum(c for _, c in rows) == events
+            counts = dict(rows)
+            assert counts["ADD"] >= 3 and counts["UPDATE"] == 1 and counts["DELETE"] == 1
+            columns = [
+                c[0] for c in db.execute(f"DESCRIBE SELECT * FROM {reader}('{path}')").fetchall()
+            ]
+            assert columns[:3] == ["position", "at", "event"] and "content" in columns
+
+
+def test_import_refuses_a_bad_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"type": "MemoryAdded"}\n')
+    result = run(tmp_path / "home", "import", str(path))
+    assert result.exit_code == 2 and "line 1" in result.stderr
+    assert (
+        run(tmp_path / "home", "export", "--user", "x", "--format", "xml", "-o", "o").exit_code == 2
+    )
