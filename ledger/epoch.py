@@ -51,9 +51,12 @@ class EngramClock(Aggregate, created_event_name="EngramStarted"):
         decay: float,
         operations: int,
         pairs: list[list[str]],
+        decided_at: int = 0,
     ) -> None:
         """One cycle done: every active memory of the user decays by `decay` x its kind's
-        rate (in the projections); `pairs` are [kind, key] never examined again."""
+        rate (in the projections); `pairs` are [kind, key] never examined again;
+        `decided_at` is the log position the cycle's decisions read (the next cycle scans
+        pairs of the memories changed after it)."""
         self.epoch = epoch
 
     @event("InsightsWritten")

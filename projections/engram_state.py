@@ -120,7 +120,7 @@ def apply_epoch(conn: Connection, record: EventRecord) -> None:
         "ON CONFLICT (user_id) DO UPDATE SET epoch = excluded.epoch, "
         "position = excluded.position, at = excluded.at, "
         "decay_total = engram_users.decay_total + excluded.decay_total",
-        (record.user_id, d["epoch"], record.position, d["now"], d["decay"]),
+        (record.user_id, d["epoch"], d.get("decided_at") or record.position, d["now"], d["decay"]),
     )
     pairs = [(record.user_id, kind, key, d["epoch"], d["now"]) for kind, key in d["pairs"]]
     if pairs:
@@ -256,7 +256,8 @@ class UserEpoch(NamedTuple):
     epoch: int
     """Epochs completed."""
     position: int
-    """Log position of the last epoch event (0: none)."""
+    """Log position the last epoch decided at (0: none): memories changed after it are
+    scanned for pairs again."""
     at: str | None
     """The clock value of the last epoch."""
     last_insight_at: str | None

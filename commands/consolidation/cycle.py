@@ -119,9 +119,12 @@ class ConsolidationPipeline:
         clock: EngramClock,
     ) -> tuple[Plan, RecordedLLM]:
         since = (request.now - timedelta(days=DAILY_FINGERPRINT_DAYS)).isoformat()
+        decided_at = self.layers.position()
         state = UserState.load(provenance.user_id, self.layers, self.vectors, since)
         llm = RecordedLLM(self.provider, command, provenance)
-        cycle = Cycle(state, Plan(state.epoch), request.now, llm, self.embedder)
+        cycle = Cycle(
+            state, Plan(state.epoch, decided_at=decided_at), request.now, llm, self.embedder
+        )
         run_rules(cycle, request.audit)
         if daily.due(clock.last_daily_at, request.now, request.daily):
             cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
@@ -152,6 +155,7 @@ class ConsolidationPipeline:
                 decay=IMPORTANCE_DECAY,
                 operations=len(plan.operations),
                 pairs=plan.pairs,
+                decided_at=plan.decided_at,
             )
             if plan.daily_pairs is not None:
                 clock.daily_completed(request.now.isoformat(), plan.daily_pairs, llm.tokens)

@@ -37,6 +37,8 @@ class Plan:
     """Everything one cycle decided."""
 
     epoch: int
+    decided_at: int = 0
+    """The log position (of the read models) the decisions read."""
     operations: list[Operation] = field(default_factory=list)
     pairs: list[list[str]] = field(default_factory=list)
     """[kind, key] of every pair examined, recorded on the epoch event."""

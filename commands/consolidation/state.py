@@ -124,7 +124,8 @@ class UserState:
         return self._vector_cache[memory_id]
 
     def changed_since_last_epoch(self) -> list[MemoryState]:
-        """Active memories written to since the previous epoch (all, before the first)."""
+        """Active memories written to since the previous cycle decided, its own changes
+        included (all, before the first cycle)."""
         return [m for m in self.active() if m.position > self.last_epoch_position]
 
     def neighbours(self, memory: MemoryState, k: int) -> list[tuple[MemoryState, float]]:
