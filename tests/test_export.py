@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from tests.test_cli import run, run_json
 
@@ -38,8 +39,9 @@ def _session(home: Path) -> None:
 
 
 def test_jsonl_export_imports_into_an_empty_home_with_identical_read_models(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("MNEMOLEDGER_DB", raising=False)  # two homes, two logs
     home, copy = tmp_path / "home", tmp_path / "copy"
     _session(home)
     path = tmp_path / "maya.jsonl"

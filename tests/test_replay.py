@@ -132,13 +132,16 @@ def run_session(memory: MnemoLedger, operations: int = 220, seed: int = 5) -> di
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, int]]]:
     home = tmp_path_factory.mktemp("session") / "home"
-    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+    with open_home(home) as memory:
         done = run_session(memory)
     yield home, done
 
 
 def open_home(home: Path) -> MnemoLedger:
-    return MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester")
+    """The ledger in `home`, on its SQLite file whatever the suite's event store (the
+    session is built once for the module, before any test's environment is set)."""
+    settings = Settings(home=home, embedder="hashing", db=None)
+    return MnemoLedger(settings=settings, actor="tester")
 
 
 def log_of(memory: MnemoLedger) -> list[dict[str, Any]]:
@@ -247,9 +250,10 @@ def test_replay_since_a_point_reapplies_the_earlier_log(
 
 
 def test_replay_and_diff_on_the_command_line(
-    session: tuple[Path, dict[str, int]], tmp_path: Path
+    session: tuple[Path, dict[str, int]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home, _ = session
+    monkeypatch.delenv("MNEMOLEDGER_DB", raising=False)
     runner = CliRunner()
     into = tmp_path / "cli-replay"
     replayed = runner.invoke(cli, ["--home", str(home), "replay", "--into", str(into), "--json"])
