@@ -31,6 +31,8 @@ IMPORT_BATCH = 500
 
 Progress = Callable[[int, int], None]
 
+ERASED = "UserErased"
+
 TIMELINE_SCHEMA = pa.schema(
     [
         ("position", pa.int64()),
@@ -60,8 +62,14 @@ def all_events(ledger: Ledger) -> Iterator[EventRecord]:
 
 
 def user_events(ledger: Ledger, user: str) -> list[EventRecord]:
-    """Every event of every stream holding an event of `user`, in log order."""
-    streams = {r.stream_id for r in all_events(ledger) if r.user_id == user}
+    """Every event of every stream holding an event of `user`, in log order; nothing for
+    an erased user (after `UserErased` their export is empty)."""
+    streams: set[str] = set()
+    for record in all_events(ledger):
+        if record.user_id == user:
+            if record.type == ERASED:
+                return []
+            streams.add(record.stream_id)
     return [r for r in all_events(ledger) if r.stream_id in streams]
 
 
