@@ -19,8 +19,9 @@ from click.testing import CliRunner
 
 from commands import MnemoLedger
 from commands.cli import cli
-from ledger import Settings
+from ledger import Provenance, Settings
 from ledger.errors import InvalidInput, InvalidTransition, LedgerError
+from ledger.provenance import acting_as
 
 USERS = ("maya", "ole", "ana")
 CITIES = ("Paris", "Berlin", "Lisbon", "Porto", "Oslo", "Madrid")
@@ -268,3 +269,32 @@ def test_replay_and_diff_on_the_command_line(
         cli, ["--home", str(home), "replay", "--into", str(tmp_path / "x"), "--model", "m"]
     )
     assert bad.exit_code == 2 and "--mode live" in bad.output
+
+
+def test_diff_names_decisions_that_flipped(tmp_path: Path) -> None:
+    verdicts = {"a": "approve", "b": "reject"}
+    memory_id = ""
+    for name, decision in verdicts.items():
+        with open_home(tmp_path / name) as memory:
+            if name == "a":
+                memory_id = memory.add(["Maya lives in Paris"], user="maya").memories[0].id
+                memory.export(user="maya", format="jsonl", path=tmp_path / "maya.jsonl")
+            else:
+                memory.import_events(tmp_path / "maya.jsonl")
+            stored = memory.ledger.memory(memory_id)
+            with acting_as(Provenance(user_id="maya", actor="worker")):
+                stored.gate_decided(decision, 1, None, "test", None, False, 1)
+            memory.ledger.save(stored)
+    with open_home(tmp_path / "a") as memory:
+        report = memory.diff(tmp_path / "a", tmp_path / "b")
+    assert not report.identical
+    assert [f.model_dump() for f in report.decisions_flipped] == [
+        {
+            "type": "GateDecided",
+            "memory_id": memory_id,
+            "occurrence": 1,
+            "a": "approve",
+            "b": "reject",
+        }
+    ]
+    assert not report.added and not report.removed and not report.core
