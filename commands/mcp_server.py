@@ -15,7 +15,7 @@ Tools, after the Nebo memory tool's actions (seed 004 §5) and seed 003's single
 The key (API key from `mnemoledger keys create`) fixes the agent, the users and the
 categories, exactly as on the HTTP API; it is re-checked on every call, so a revoked key
 stops working at once. `user_id` may be left out when the key acts for one user only.
-Failures come back as tool errors (`is_error`) whose text starts with a stable code, e.g.
+Failures come back as tool errors (`is_error`) whose text carries a stable code, e.g.
 `user_not_allowed: ...`.
 """
 

@@ -1,0 +1,110 @@
+"""`mnemoledger mcp` driven by the official SDK's client over stdio, as an agent host would."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from commands import MnemoLedger
+from ledger import Settings
+
+
+def structured(result: Any) -> Any:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content) if set(content) == {"result"} else content
+    return json.loads(result.content[0].text)
+
+
+def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+        key = memory.create_key(agent="researcher", users=["maya"]).key
+        other = memory.create_key(agent="researcher", users=["bob"]).key
+        memory.add(["Bob likes jazz"], user="bob", agent="researcher")
+
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "commands", "--home", str(home), "mcp"],
+        env={
+            "MNEMOLEDGER_API_KEY": key,
+            "MNEMOLEDGER_EMBEDDER": "hashing",
+            "PYTHONPATH": os.pathsep.join(sys.path),
+        },
+    )
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with (
+            stdio_client(parameters) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            seen["tools"] = tools
+
+            stored = await client.call_tool(
+                "store",
+                {
+                    "contents": ["Maya moved to Lisbon in May"],
+                    "layer": "tacit",
+                    "namespace": "knowledge",
+                    "thread_id": "t1",
+                },
+            )
+            seen["stored"] = structured(stored)
+            answer = await client.call_tool(
+                "memory.query", {"query": "moved to Lisbon", "thread": "t1"}
+            )
+            seen["answer"] = structured(answer)
+            memory_id = seen["stored"]["memories"][0]["id"]
+            seen["history"] = structured(
+                await client.call_tool("history", {"memory_id": memory_id})
+            )
+            seen["recall"] = structured(await client.call_tool("recall", {"query": "Lisbon"}))
+            seen["delta"] = structured(
+                await client.call_tool("delta", {"thread": "t1", "since": 0})
+            )
+            seen["cross_user"] = await client.call_tool(
+                "memory.query", {"query": "jazz", "user_id": "bob"}
+            )
+            seen["bad_category"] = await client.call_tool(
+                "memory.query", {"query": "jazz", "categories": ["tasks"]}
+            )
+
+    anyio.run(session)
+
+    tools = seen["tools"]
+    assert {"memory.query", "store", "recall", "history", "delta"} <= set(tools)
+    query_schema = tools["memory.query"].input_schema
+    assert query_schema["required"] == ["query"]
+    assert {"categories", "filters", "top_k", "budget_tokens", "thread"} <= set(
+        query_schema["properties"]
+    )
+    assert tools["store"].input_schema["properties"]["contents"]["type"] == "array"
+
+    stored = seen["stored"]["memories"][0]
+    assert stored["content"] == "Maya moved to Lisbon in May"
+    assert stored["namespace"] == "tacit/knowledge" and stored["user_id"] == "maya"
+    answer = seen["answer"]
+    assert answer["results"][0]["id"] == stored["id"]
+    assert answer["header"].startswith("Memory updates since rev 0:")
+    history = seen["history"]
+    assert history[0]["type"] == "MemoryAdded" and history[0]["agent_id"] == "researcher"
+    assert history[0]["actor"].startswith("key:")
+    assert seen["recall"]["matched_by"] == "search"
+    assert seen["recall"]["memories"][0]["id"] == stored["id"]
+    assert seen["delta"]["thread"] == "t1" and seen["delta"]["rev"] >= 1
+
+    assert seen["cross_user"].is_error
+    assert "user_not_allowed: " in seen["cross_user"].content[0].text
+    assert seen["bad_category"].is_error
+    assert "category_not_allowed" in seen["bad_category"].content[0].text
+    assert other  # bob's key exists, but this session acts with maya's only
