@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -17,10 +16,9 @@ from ledger.settings import Settings
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
-ENABLE_DB_FUNCTIONS = "POSTGRES_ENABLE_DB_FUNCTIONS"
-"""One `save()` of 11k+ events hangs in psycopg's pipeline (STACK.md); the library's
-insert function takes a whole batch in one statement, so a save of any size is one
-round trip. On unless the environment says otherwise."""
+POSTGRES_RECORDER = "ledger.postgres_recorder:LedgerPostgresRecorder"
+"""The library's recorder with large saves chunked and table creation retried (see
+ledger/postgres_recorder.py)."""
 
 
 def is_postgres(url: str | None) -> bool:
@@ -54,7 +52,10 @@ def postgres_env(url: str) -> dict[str, str]:
         "POSTGRES_PORT": str(parsed.port or 5432),
         "POSTGRES_USER": unquote(parsed.username or "postgres"),
         "POSTGRES_PASSWORD": unquote(parsed.password or ""),
-        ENABLE_DB_FUNCTIONS: os.environ.get(ENABLE_DB_FUNCTIONS, "y"),
+        "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER,
+        # the library's insert function does not take the table lock that keeps
+        # positions in commit order (followers rely on it)
+        "POSTGRES_ENABLE_DB_FUNCTIONS": "n",
     }
     if schema := query.get("schema", [""])[-1]:
         env["POSTGRES_SCHEMA"] = schema
