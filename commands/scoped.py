@@ -25,10 +25,14 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from commands.consolidate_api import ConsolidateResult, TopicDetail, TopicsResult
+from commands.export_api import ExportResult
+from commands.integrity_api import VerifyResult
 from commands.keys import Principal
 from commands.models import AddResult, CoreOut, EdgeOut, EventOut, MemoryOut, SearchHit
 from commands.query import FullResult, QueryResult
@@ -83,6 +87,12 @@ class AgentMismatch(Forbidden):
     """The request names an agent other than the key's."""
 
     code = "agent_mismatch"
+
+
+class AdminRequired(Forbidden):
+    """A whole-user or whole-log operation (consolidate, export, verify) needs an admin key."""
+
+    code = "admin_required"
 
 
 class RecallResult(BaseModel):
@@ -146,6 +156,13 @@ class ScopedMemory:
                 f"key {self.principal.key_id} acts as agent {self.principal.agent!r}, not {agent!r}"
             )
         return self.principal.agent
+
+    def check_admin(self, what: str) -> None:
+        if not self.principal.admin:
+            raise AdminRequired(
+                f"{what} needs an admin key (`mnemoledger keys create --admin`); "
+                f"key {self.principal.key_id} is not one"
+            )
 
     def visible(self, memory_id: str) -> MemoryOut:
         """The memory if the key may see it: another user's is unknown, another
@@ -373,3 +390,40 @@ class ScopedMemory:
         )
         found = [r for r in answer.results if isinstance(r, FullResult)]
         return RecallResult(matched_by="search", memories=list(found))
+
+    # --- topics and maintenance ------------------------------------------------------------
+
+    def topics(self, *, user: str, rebuild: bool = False) -> TopicsResult:
+        """The user's Topiary tree (seed 001 §6); built first when missing or `rebuild`."""
+        user_id = self.check_user(user)
+        with self._acting() as memory:
+            return memory.topics(user=user_id, rebuild=rebuild)
+
+    def topic_memories(self, *, user: str, ids: Sequence[str]) -> dict[str, TopicDetail]:
+        """engram's `POST /topic` drill-down, each topic's memories in the key's categories."""
+        user_id = self.check_user(user)
+        found = self.memory.topic_memories(user=user_id, ids=ids)
+        return {
+            topic_id: TopicDetail(
+                name=detail.name,
+                memories=[m for m in detail.memories if self.may_read(category_of(m))],
+            )
+            for topic_id, detail in found.items()
+        }
+
+    def consolidate(self, *, user: str, dry_run: bool = False) -> ConsolidateResult:
+        """One engram consolidation cycle for one user (admin keys only)."""
+        self.check_admin("consolidate")
+        user_id = self.check_user(user)
+        with self._acting() as memory:
+            return memory.consolidate(user=user_id, dry_run=dry_run, agent=self.principal.agent)
+
+    def export(self, *, user: str, format: str, path: Path) -> ExportResult:
+        """The user's whole event timeline to `path` (admin keys only: every category)."""
+        self.check_admin("export")
+        return self.memory.export(user=self.check_user(user), format=format, path=path)
+
+    def verify(self) -> VerifyResult:
+        """Integrity of the whole log: hashes, chains, seals (admin keys only)."""
+        self.check_admin("verify")
+        return self.memory.verify()

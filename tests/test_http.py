@@ -357,3 +357,39 @@ def test_serve_command(home: Path) -> None:
         process.terminate()
         # uvicorn shuts down gracefully, then re-raises the signal it caught
         assert process.wait(60) in (0, -signal.SIGTERM)
+
+
+def test_topics_consolidate_export_verify(server: LiveServer) -> None:
+    researcher = client(server, server.key("researcher", ["maya"]))
+    admin = client(server, server.key("ops", ["maya"], admin=True))
+    contents = ["Maya plays jazz piano", "Maya plays jazz guitar", "Maya reads Borges novels"]
+    added = researcher.post("/memories", json={"contents": contents, "user_id": "maya"})
+    assert added.status_code == 201, added.text
+
+    for response in [
+        researcher.post("/consolidate", json={"user_id": "maya", "dry_run": True}),
+        researcher.get("/export", params={"user_id": "maya"}),
+        researcher.get("/verify"),
+    ]:
+        assert_error(response, 403, "admin_required")
+    assert_error(admin.get("/export", params={"user_id": "bob"}), 403, "user_not_allowed")
+
+    tree = ok(researcher.get("/topics", params={"user_id": "maya"}))
+    assert tree["user"] == "maya" and tree["topics"]
+    leaf = tree["topics"][0]["id"]
+    detail = ok(researcher.post("/topic", json={"user_id": "maya", "ids": [leaf]}))
+    assert detail[leaf]["memories"]
+    stylist = client(server, server.key("stylist", ["maya"]))
+    hidden = ok(stylist.post("/topic", json={"user_id": "maya", "ids": [leaf]}))
+    assert hidden[leaf]["memories"] == []  # knowledge memories are outside its categories
+
+    planned = ok(admin.post("/consolidate", json={"user_id": "maya", "dry_run": True}))
+    assert planned["dry_run"] is True
+
+    exported = admin.get("/export", params={"user_id": "maya", "format": "jsonl"})
+    assert exported.status_code == 200, exported.text
+    events = [json.loads(line) for line in exported.text.splitlines()]
+    assert any(e["type"] == "MemoryAdded" for e in events)
+    assert {e["user_id"] for e in events} <= {"maya", ""}
+
+    assert ok(admin.get("/verify"))["ok"] is True

@@ -23,7 +23,7 @@ from commands.http.auth import ServerState
 from commands.http.errors import ERROR_RESPONSES, install_error_handlers
 from commands.http.limits import BodyLimit
 from commands.http.requests import MAX_BODY_BYTES
-from commands.http.routes import memories, recall, service
+from commands.http.routes import maintenance, memories, recall, service
 from commands.serial import FacadeThread
 
 if TYPE_CHECKING:
@@ -61,4 +61,5 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(service.router)
     app.include_router(memories.router, responses=ERROR_RESPONSES)
     app.include_router(recall.router, responses=ERROR_RESPONSES)
+    app.include_router(maintenance.router, responses=ERROR_RESPONSES)
     return app

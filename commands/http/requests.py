@@ -118,3 +118,17 @@ class QueryBody(_Body):
         body = self.model_dump(by_alias=True, exclude_none=True)
         body["filters"] = self.filters.model_dump(exclude_none=True)
         return body
+
+
+class TopicRequest(_Body):
+    """`POST /topic` (seed 001 §6.6): drill into topics by id."""
+
+    user_id: Identifier
+    ids: list[Identifier] = Field(min_length=1, max_length=64)
+
+
+class ConsolidateRequest(_Body):
+    """`POST /consolidate`: one engram cycle for one user."""
+
+    user_id: Identifier
+    dry_run: bool = False
