@@ -38,11 +38,14 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(home: Path) -> Iterator[LiveServer]:
-    """Start uvicorn on a socket bound to 127.0.0.1:0; stop it on exit."""
-    app = create_app(
-        lambda: MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester")
-    )
+def live_server(home: Path, *, sqlite: bool = False) -> Iterator[LiveServer]:
+    """Start uvicorn on a socket bound to 127.0.0.1:0; stop it on exit. The event store is
+    the test run's (`$MNEMOLEDGER_DB`), or SQLite in `home` with `sqlite` (for servers that
+    outlive one test, and so the per-test PostgreSQL schema)."""
+    settings = Settings(home=home, embedder="hashing")
+    if sqlite:
+        settings = Settings(home=home, embedder="hashing", db=None)
+    app = create_app(lambda: MnemoLedger(settings=settings, actor="tester"))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -14,13 +14,18 @@ from commands import MnemoLedger
 from commands.http import create_app
 from tests.live_server import LiveServer, live_server
 
+# the module's server runs on SQLite (see `api`), so the PostgreSQL pass would repeat it
+pytestmark = pytest.mark.sqlite_only
+
 EXAMPLES_PER_OPERATION = 20
 USER = "maya"
 
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(tmp_path_factory.mktemp("schema") / "home") as running:
+    # one server for the whole module: on SQLite, since PostgreSQL runs give each test its
+    # own schema (dropped when the test ends)
+    with live_server(tmp_path_factory.mktemp("schema") / "home", sqlite=True) as running:
         yield running
 
 
