@@ -29,6 +29,7 @@ from tests.test_consolidation_helpers import (
     remember,
     remember_many,
     serve,
+    skip_epochs,
 )
 
 __all__ = ["clock", "engram"]
@@ -206,20 +207,29 @@ def test_gate_approves_whitelisted_candidates_into_core(engram: MnemoLedger) -> 
     assert gate_events[0].prompt_version == "engram.gate@1"
 
 
-def test_gate_rejections_escalate_with_epoch_cooldowns(engram: MnemoLedger) -> None:
+def test_gate_rejections_escalate_with_epoch_cooldowns(engram: MnemoLedger, clock: Clock) -> None:
     memory_id = remember(
         engram, "Maya asked about the weather in Porto", kind="procedural", importance=1.0
     )
     place(engram, memory_id, "working")
     reinforce(engram, memory_id, 2)
     attempts: list[tuple[int, int, bool]] = []
-    epochs = 1 + GATE_COOLDOWN_EPOCHS[0] + GATE_COOLDOWN_EPOCHS[1] + 5
-    for _ in range(epochs):
+
+    def cycle() -> None:
         result = engram.consolidate(user=USER)
-        for gate in ops(result, "gate"):
-            attempts.append((result.epoch, gate["attempt"], gate["final"]))
-    first, second, third = 1, 1 + GATE_COOLDOWN_EPOCHS[0], 1 + sum(GATE_COOLDOWN_EPOCHS)
-    assert attempts == [(first, 1, False), (second, 2, False), (third, 3, True)]
+        attempts.extend((result.epoch, g["attempt"], g["final"]) for g in ops(result, "gate"))
+
+    second, third = 1 + GATE_COOLDOWN_EPOCHS[0], 1 + sum(GATE_COOLDOWN_EPOCHS)
+    cycle()  # epoch 1: first rejection
+    skip_epochs(engram, second - 3, clock)  # idle epochs in between (decay only)
+    cycle()  # epoch second - 1: still cooling down
+    cycle()  # epoch second: second rejection
+    skip_epochs(engram, third - second - 2, clock)
+    cycle()  # epoch third - 1
+    cycle()  # epoch third: the third rejection is final
+    skip_epochs(engram, 500, clock)
+    cycle()  # never again
+    assert attempts == [(1, 1, False), (second, 2, False), (third, 3, True)]
     decided = [r.data for r in events(engram, "GateDecided")]
     assert [d["retry_epoch"] for d in decided] == [second, third, None]
     assert engram.get(memory_id).layer == "working"

@@ -12,7 +12,9 @@ import pytest
 
 from commands import MnemoLedger
 from ledger import NewMemory, Settings
+from ledger.epoch import EngramClock
 from ledger.event import LedgerEvent
+from ledger.policy import IMPORTANCE_DECAY
 from ledger.provenance import Provenance, acting_as
 from ledger.recall import Recall
 from ledger.records import EventRecord
@@ -73,6 +75,23 @@ def set_ttl(memory: MnemoLedger, memory_id: str, days: float, clock: Clock) -> N
     aggregate = memory.ledger.memory(memory_id)
     with acting_as(Provenance(user_id=aggregate.user_id)):
         aggregate.set_ttl(days, (clock.now() + timedelta(days=days)).isoformat())
+    memory.ledger.save(aggregate)
+
+
+def skip_epochs(memory: MnemoLedger, count: int, clock: Clock, user: str = USER) -> None:
+    """`count` epochs in which nothing but decay happened (recorded as the cycle would),
+    to reach far epochs without running every cycle's rules."""
+    aggregate = memory.ledger.repository.get(EngramClock.create_id(user))
+    with acting_as(Provenance(user_id=user)):
+        for _ in range(count):
+            aggregate.complete_epoch(
+                epoch=aggregate.epoch + 1,
+                command_id="skipped",
+                now=clock.now().isoformat(),
+                decay=IMPORTANCE_DECAY,
+                operations=0,
+                pairs=[],
+            )
     memory.ledger.save(aggregate)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from commands import MnemoLedger
 from commands.worker import SimulatedClock, Worker
+from ledger import Settings
 from tests.test_consolidation_helpers import USER, Clock, clock, engram, events, remember
 
 __all__ = ["clock", "engram"]
@@ -54,15 +55,10 @@ def test_sigterm_stops_the_worker_gracefully(home: Path) -> None:
         "MNEMOLEDGER_EMBEDDER": "hashing",
         "PYTHONUNBUFFERED": "1",
     }
-    run = [sys.executable, "-m", "commands"]
-    subprocess.run(
-        [*run, "add", "Maya is allergic to peanuts", "--user", USER],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing")) as memory:
+        remember(memory, "Maya is allergic to peanuts")
     process = subprocess.Popen(
-        [*run, "worker", "--interval", "0.2", "--json"],
+        [sys.executable, "-m", "commands", "worker", "--interval", "0.2", "--json"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
