@@ -51,6 +51,21 @@ from commands.llm.schemas import (
     StyleObservation,
     SynthesizeInput,
 )
+from commands.llm.consolidation_prompts import CONSOLIDATION_STAGES
+from commands.llm.consolidation_schemas import (
+    AuditInput,
+    AuditMemory,
+    CandidateMemory,
+    DistillInput,
+    FactPair,
+    GateInput,
+    InsightInput,
+    NameTopicsInput,
+    PairInput,
+    SameFactInput,
+    TopicSample,
+    TriageInput,
+)
 from commands.llm.stage import Stage
 from ledger import InvalidInput, Settings
 from ledger.validation import normalize_key as normalize_memory_key
@@ -426,6 +441,11 @@ def test_multi_fact_keeps_at_most_five_first_person_facts() -> None:
 
 # --- every stage: registry, rendering, recorded calls, schemas -------------------------------
 
+CANDIDATE = CandidateMemory(id="m1", content="Maya lives in Paris", kind="semantic", importance=0.7)
+CANDIDATE_NEWER = CandidateMemory(
+    id="m2", content="Maya lives in Berlin now", kind="semantic", importance=0.6
+)
+
 SAMPLE_INPUTS: dict[str, Any] = {
     "split": SplitInput(raw_input="I live in Paris. I like tea."),
     "reconstruct": ReconstructInput(
@@ -451,6 +471,44 @@ SAMPLE_INPUTS: dict[str, Any] = {
     ),
     "multi_fact": MultiFactInput(turn="I live in Berlin. I love jazz."),
     "merge_notes": MergeNotesInput(notes=["Deployed v2.", "Tests pass."]),
+    # consolidation (seed 001 §2-§6, 003 §3-§4)
+    "triage": TriageInput(namespace="default", memories=[CANDIDATE]),
+    "gate": GateInput(candidates=[CANDIDATE]),
+    "merge": PairInput(older=CANDIDATE, newer=CANDIDATE_NEWER, similarity=0.81),
+    "reconcile": PairInput(older=CANDIDATE, newer=CANDIDATE_NEWER, similarity=0.66),
+    "distill": DistillInput(namespace="billing", notes=["Started the export.", "Chose CSV."]),
+    "audit": AuditInput(
+        memories=[
+            AuditMemory(
+                short_id="m1abcdef",
+                layer="core",
+                importance=0.9,
+                access_count=3,
+                age_days=12.0,
+                tags=[],
+                kind="semantic",
+                content="Maya lives in Berlin",
+            )
+        ],
+        merge_hints=[["m1abcdef", "m2abcdef"]],
+    ),
+    "name_topics": NameTopicsInput(
+        topics=[TopicSample(topic_id="kb1", samples=["green tea", "jasmine tea"])],
+        existing_names=["Running"],
+    ),
+    "same_fact": SameFactInput(
+        pairs=[
+            FactPair(
+                pair_id="0",
+                older="Maya lives in Paris",
+                newer="Maya lives in Berlin",
+                similarity=0.7,
+            )
+        ]
+    ),
+    "insight": InsightInput(
+        activity=["Maya ran 10 km", "Maya ran 12 km", "Maya ran 15 km"], new_facts=[]
+    ),
 }
 
 BOUNDARY_TAGS = {
@@ -463,6 +521,15 @@ BOUNDARY_TAGS = {
     "synthesize": ["observations"],
     "multi_fact": ["turn"],
     "merge_notes": ["notes"],
+    "triage": ["namespace", "memories"],
+    "gate": ["candidates"],
+    "merge": ["older", "newer", "similarity"],
+    "reconcile": ["older", "newer", "similarity"],
+    "distill": ["namespace", "notes"],
+    "audit": ["memories", "merge_hints"],
+    "name_topics": ["topics", "existing_names"],
+    "same_fact": ["pairs"],
+    "insight": ["activity", "new_facts", "conversation"],
 }
 
 
@@ -477,6 +544,7 @@ def test_registry_holds_every_stage_with_a_versioned_prompt() -> None:
         SYNTHESIZE,
         MULTI_FACT,
         MERGE_NOTES,
+        *CONSOLIDATION_STAGES.values(),
     ]
     assert list(STAGES.values()) == constants
     assert set(STAGES) == set(SAMPLE_INPUTS) == set(BOUNDARY_TAGS)
