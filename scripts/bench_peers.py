@@ -18,6 +18,7 @@ the top results).
   with `infer=False`). Its FAISS store has no keyword search (semantic only) and filters
   by user after fetching, so `short` counts questions it answered with fewer than 10.
 
+Interrupted (Ctrl-C, SIGTERM), it reports the conversations it finished.
 Ratios are mnemoledger / mem0 (quality: higher is better for mnemoledger; latency: lower).
 
     python scripts/bench_peers.py --data ../shared/data/locomo/dev.json [--json] [--limit N]
@@ -29,6 +30,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from eval_locomo import AGENT, Conversation, Scores, load, retrieve
+from eval_locomo import AGENT, Conversation, Question, Scores, load, retrieve
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -133,7 +135,9 @@ class Peers:
         self.timings: dict[str, dict[str, list[float]]] = {
             name: defaultdict(list) for name in self.scores
         }
-        self.stats: dict[str, int] = defaultdict(int)
+        self.stats: dict[str, int] = dict.fromkeys(
+            ("conversations", "questions", "skipped_no_evidence", "mem0_short"), 0
+        ) | {"mnemoledger_memories": 0, "mem0_memories": 0}
 
     def add(self, conversation: Conversation, bar: Progress) -> None:
         user = conversation.sample_id
@@ -164,28 +168,36 @@ class Peers:
             bar.advance(task)
 
     def ask(self, conversation: Conversation, bar: Progress) -> None:
+        """Scores are recorded once every question is answered, so an interrupted
+        conversation counts in the timings only."""
         user = conversation.sample_id
         task = bar.add_task(f"{user}: ask", total=len(conversation.questions))
+        answers: list[tuple[str, Question, list[set[str]]]] = []
         for question in conversation.questions:
             with timed(self.timings["mnemoledger"]["search"]):
-                ranked = retrieve(self.memory, question.text, user)
-            self.scores["mnemoledger"].record(question.category, question.evidence, ranked)
+                answers.append(
+                    ("mnemoledger", question, retrieve(self.memory, question.text, user))
+                )
             with timed(self.timings["mem0"]["search"]):
                 found = self.mem0.search(
                     question.text, top_k=TOP_K, filters={"user_id": user}, threshold=0.0
                 )["results"]
             self.stats["mem0_short"] += len(found) < TOP_K
             ranked = [{(hit.get("metadata") or {}).get("dia_id", "")} for hit in found]
-            self.scores["mem0"].record(question.category, question.evidence, ranked)
+            answers.append(("mem0", question, ranked))
             bar.advance(task)
+        for name, question, ranked in answers:
+            self.scores[name].record(question.category, question.evidence, ranked)
+        self.stats["conversations"] += 1
         self.stats["questions"] += len(conversation.questions)
         self.stats["skipped_no_evidence"] += conversation.skipped
 
-    def report(self, conversations: int) -> dict[str, Any]:
+    def report(self, interrupted_in: str | None) -> dict[str, Any]:
         report: dict[str, Any] = {}
         for name, scores in self.scores.items():
             timings = self.timings[name]
-            report[name] = scores.summary() | {
+            summary = {"any@5": 0.0, "any@10": 0.0, "full@10": 0.0} | scores.summary()
+            report[name] = summary | {
                 "add_p50_ms": p50_ms(timings["add"]),
                 "search_p50_ms": p50_ms(timings["search"]),
                 "ingest_s": round(sum(timings["add"]) + sum(timings["refresh"]), 1),
@@ -196,8 +208,8 @@ class Peers:
             for key in ("any@5", "any@10", "full@10", "add_p50_ms", "search_p50_ms", "ingest_s")
         }
         report["run"] = {
-            "conversations": conversations,
             **self.stats,
+            "interrupted_in": interrupted_in,
             "mnemoledger_refresh_s": round(sum(self.timings["mnemoledger"]["refresh"]), 1),
             "embedder": self.memory.settings.embedder,
             "mnemoledger_agent": AGENT,
@@ -206,17 +218,17 @@ class Peers:
 
 
 def print_table(report: dict[str, Any], title: str) -> None:
-    table = Table(title=title)
+    table = Table(title=title, caption="ratio: mnemoledger / mem0")
     columns = ("any@5", "any@10", "full@10", "add_p50_ms", "search_p50_ms", "ingest_s")
     table.add_column("system")
     for column in columns:
-        table.add_column(column.replace("_ms", " ms").replace("_s", " s"), justify="right")
+        table.add_column(column.replace("_", " "), justify="right")
     for name in ("mnemoledger", "mem0"):
         table.add_row(
             name, *(f"{report[name][c]:.3f}" if "@" in c else f"{report[name][c]}" for c in columns)
         )
     table.add_row(
-        "ratio mnemoledger/mem0",
+        "ratio",
         *(f"{report['ratio'][c]:.2f}" if report["ratio"][c] is not None else "-" for c in columns),
         style="bold",
     )
@@ -242,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print only a JSON report")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` reports too
     conversations = load(args.data)[: args.limit]
     console = Console(stderr=True)
     scratch = Path(tempfile.mkdtemp(prefix="mnemoledger-peers-"))
@@ -258,10 +271,16 @@ def main(argv: list[str] | None = None) -> int:
         ) as bar,
     ):
         peers = Peers(memory, mem0)
-        for conversation in conversations:
-            peers.add(conversation, bar)
-            peers.ask(conversation, bar)
-        report = peers.report(len(conversations))
+        current: str | None = None
+        try:
+            for conversation in conversations:
+                current = conversation.sample_id
+                peers.add(conversation, bar)
+                peers.ask(conversation, bar)
+            current = None
+        except KeyboardInterrupt:
+            console.print(f"interrupted in {current}: reporting the conversations finished")
+        report = peers.report(current)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
