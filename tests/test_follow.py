@@ -42,12 +42,12 @@ def test_a_follower_keeps_up_with_a_writer_and_stops_cleanly(
     home: Path, stop_signal: signal.Signals
 ) -> None:
     poll = "60" if is_postgres(os.environ.get("MNEMOLEDGER_DB")) else "0.1"
+    command = [sys.executable, "-m", "commands", "--home", str(home), "--json", "project"]
     provenance = Provenance(user_id="maya", actor="tester")
     with Ledger(Settings(home=home)) as ledger:
         ledger.add(provenance, [NewMemory("before the follower started")])
         follower = subprocess.Popen(
-            [sys.executable, "-m", "commands", "--home", str(home), "--json", "project"]
-            + ["--follow", "--poll", poll],
+            [*command, "--follow", "--poll", poll],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
