@@ -203,15 +203,33 @@ def list_memories(
     type=click.DateTime(formats=["%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]),
     help="Judge recency and expiry at this time (default: now); for reproducible output.",
 )
+@click.option(
+    "--transcripts",
+    "with_transcripts",
+    is_flag=True,
+    help="Also search session transcripts (ingested conversations), dampened x 0.6.",
+)
 @as_of_option
 @global_options
 @pass_state
 def search(
-    state: CliState, query: str, user: str, k: int, at: datetime | None, as_of: str | None
+    state: CliState,
+    query: str,
+    user: str,
+    k: int,
+    at: datetime | None,
+    with_transcripts: bool,
+    as_of: str | None,
 ) -> None:
     """Hybrid search (vectors + keywords) in a user's memories, ranked by relevance,
     importance and recency (in the memories as they were at --as-of, if given)."""
     when = at.replace(tzinfo=at.tzinfo or UTC) if at is not None else None
+    if with_transcripts:
+        if at is not None or as_of is not None:
+            raise click.UsageError("--transcripts takes neither --at nor --as-of")
+        found = state.ledger().search_all(query, user=user, k=k)
+        output.emit(state.as_json, found, lambda: output.mixed_hits_table(found))
+        return
     if as_of is not None:
         with state.ledger().as_of(as_of, search=True) as past:
             hits = past.search(query, user=user, k=k, at=when)

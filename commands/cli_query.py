@@ -59,6 +59,7 @@ def _show(result: QueryResult) -> None:
         for r in result.results:
             assert isinstance(r, BulletResult)
             output.stdout.print(f"- {r.text}", markup=False)
+        _show_related(result)
         return
     table = Table()
     for column in ("id", "category", "context", "score", "importance", "content"):
@@ -68,6 +69,12 @@ def _show(result: QueryResult) -> None:
         score = "-" if r.score is None else f"{r.score:.4f}"
         table.add_row(r.id, r.category or "", r.context, score, f"{r.importance:g}", r.content)
     output.stdout.print(table)
+    _show_related(result)
+
+
+def _show_related(result: QueryResult) -> None:
+    for line in result.related:
+        output.stdout.print(f"  {line}", markup=False)
 
 
 @click.command()

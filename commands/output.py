@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 from rich.console import Console
@@ -19,6 +19,20 @@ from rich.progress import (
 from rich.table import Table
 
 from commands.models import AddResult, EventOut, MemoryOut, SearchHit
+
+
+class ScoredText(Protocol):
+    """A search result that is not a memory (e.g. a transcript chunk)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def source(self) -> str: ...
+
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
@@ -94,6 +108,17 @@ def hits_table(hits: Sequence[SearchHit]) -> None:
             str(h.keyword_rank or "-"),
             str(h.vector_rank or "-"),
         )
+    stdout.print(table if hits else "no matches")
+
+
+def mixed_hits_table(hits: Sequence[SearchHit | ScoredText]) -> None:
+    """Memories and transcript chunks, best first: `source` tells them apart."""
+    table = Table()
+    for column in ("score", "source", "id", "content"):
+        table.add_column(column, overflow="fold")
+    for h in hits:
+        source = "memory" if isinstance(h, SearchHit) else h.source
+        table.add_row(f"{h.score:.4f}", source, h.id, h.content)
     stdout.print(table if hits else "no matches")
 
 

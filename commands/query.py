@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from commands.categories import CategoriesConfig, Scope
 from commands.models import EdgeOut, MemoryOut
 from commands.procedural import in_context
+from commands.relations import related_bullets, relation_boost
 from commands.search import hybrid_search
 from ledger import Ledger, Provenance
 from ledger.errors import InvalidInput
@@ -64,7 +65,9 @@ from ledger.policy import (
     QUERY_DEFAULT_RETURN,
     QUERY_DEFAULT_TOP_K,
     QUERY_OVERFETCH,
+    RELATION_RERANK_DEPTH,
     SEARCH_MAX_K,
+    SEARCH_OVERFETCH,
     SENSITIVE,
 )
 from ledger.provenance import acting_as
@@ -72,6 +75,7 @@ from ledger.recall import Recall
 from ledger.validation import identifier, normalize_text, unit_interval
 from projections.delta import DeltaProjection
 from projections.embeddings.embedder import Embedder
+from projections.graph import GraphProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.vectors import VectorsProjection
 
@@ -221,6 +225,8 @@ class QueryResult(BaseModel):
     """Estimated tokens of header + results (ceil(chars / 4) each)."""
     recall_id: str | None = None
     """The `RecallServed` stream recording this answer."""
+    related: list[str] = Field(default_factory=list)
+    """Seed 003 §2: 1-2 "↳ related: ..." lines, memories linked to the results."""
 
 
 @dataclass(frozen=True)
@@ -271,6 +277,7 @@ def memory_query(
     delta: DeltaProjection | None,
     categories: CategoriesConfig,
     actor: str,
+    graph: GraphProjection | None = None,
     refresh: Callable[[], object] = lambda: None,
     now: datetime | None = None,
 ) -> QueryResult:
@@ -295,7 +302,7 @@ def memory_query(
 
     candidates = _always(layers, scope, req, moment)
     if scope.searched:
-        candidates += _searched(layers, vectors, embedder, scope, req, moment)
+        candidates += _searched(layers, vectors, embedder, scope, req, moment, graph)
 
     told = header
     if header is not None and req.budget_tokens is not None:
@@ -309,6 +316,20 @@ def memory_query(
             break
         results.append(result)
         used += cost
+    related: list[str] = []
+    if graph is not None and results:
+        for line in related_bullets(
+            graph,
+            layers,
+            [r.id for r in results],
+            admit=lambda row: row.effective_category in scope.categories
+            and _servable_for(row, scope, req, moment),
+        ):
+            cost = estimate_tokens(line)
+            if req.budget_tokens is not None and used + cost > req.budget_tokens:
+                break
+            related.append(line)
+            used += cost
 
     # a header the budget left out was not seen: the next query starts from the same base
     shown_rev = since if told is not None and header is None else rev
@@ -326,7 +347,12 @@ def memory_query(
         )
     ledger.save(recall)
     return QueryResult(
-        header=header, results=results, rev=rev, tokens=used, recall_id=recall.id.hex
+        header=header,
+        results=results,
+        rev=rev,
+        tokens=used,
+        recall_id=recall.id.hex,
+        related=related,
     )
 
 
@@ -373,9 +399,13 @@ def _searched(
     scope: Scope,
     req: QueryRequest,
     now: datetime,
+    graph: GraphProjection | None = None,
 ) -> list[_Candidate]:
     """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
-    over-fetched, filtered here, `rag_length` per category, relevance >= threshold."""
+    over-fetched, filtered here, `rag_length` per category, relevance >= threshold; with a
+    relations `graph`, the best `top_k x RELATION_RERANK_DEPTH` of them are reordered by
+    `score + w_rel x max_related_strength` (seed 003 §2) before `top_k` are kept."""
+    wanted = req.top_k * (RELATION_RERANK_DEPTH if graph is not None else 1)
     searched = scope.searched
     picked: list[_Candidate] = []
     per_category: dict[str, int] = {}
@@ -383,7 +413,15 @@ def _searched(
     query_vector: np.ndarray[Any, Any] | None = None
     k = min(SEARCH_MAX_K, req.top_k * QUERY_OVERFETCH)
     while True:
-        hits = hybrid_search(layers, vectors, embedder, req.query, req.filters.user_id, k)
+        hits = hybrid_search(
+            layers,
+            vectors,
+            embedder,
+            req.query,
+            req.filters.user_id,
+            k,
+            pool=req.top_k * SEARCH_OVERFETCH,
+        )
         fresh = [hit for hit in hits if hit.id not in seen]
         seen.update(hit.id for hit in fresh)
         rows = layers.get_many([hit.id for hit in fresh])
@@ -410,11 +448,25 @@ def _searched(
             per_category[category] = per_category.get(category, 0) + 1
             rounded = None if similarity is None else round(similarity, 6)
             picked.append(_Candidate(row, CONTEXT_RAG, score, rounded))
-            if len(picked) >= req.top_k:
-                return picked
+            if len(picked) >= wanted:
+                return _boosted(picked, graph, req.top_k)
         if len(hits) < k or k >= SEARCH_MAX_K:
-            return picked
+            return _boosted(picked, graph, req.top_k)
         k = min(SEARCH_MAX_K, k * QUERY_OVERFETCH)
+
+
+def _boosted(
+    picked: list[_Candidate], graph: GraphProjection | None, top_k: int
+) -> list[_Candidate]:
+    """The `top_k` best of `picked` after the relation boost (in order if no graph)."""
+    if graph is None:
+        return picked[:top_k]
+    strongest = graph.max_related_strength([c.row.id for c in picked])
+    boosted = [
+        replace(c, score=relation_boost(c.score or 0.0, strongest[c.row.id])) for c in picked
+    ]
+    boosted.sort(key=lambda c: -(c.score or 0.0))  # stable: ties keep the search's order
+    return boosted[:top_k]
 
 
 def _render(

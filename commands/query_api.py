@@ -30,6 +30,7 @@ from ledger.policy import PROCEDURAL_CATEGORY, QUERY_DEFAULT_RETURN, QUERY_DEFAU
 from ledger.validation import identifier
 from projections.delta import DeltaProjection
 from projections.embeddings.cache import CachedEmbedder
+from projections.graph import GraphProjection
 from projections.layers import LayersProjection
 from projections.vectors import VectorsProjection
 
@@ -60,6 +61,7 @@ class QueryMixin:
     vectors: VectorsProjection
     embedder: CachedEmbedder
     delta_model: DeltaProjection
+    graph_model: GraphProjection
 
     if TYPE_CHECKING:
 
@@ -88,6 +90,7 @@ class QueryMixin:
             categories=self.categories_config,
             actor=self.actor,
             refresh=self.refresh,
+            graph=self.graph_model,
         )
 
     def query(

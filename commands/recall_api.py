@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from commands.context import AgentContext, build_context
+from commands.models import SearchHit
 from commands.resume import ResumeOut, Topic, build_resume
 from ledger import Ledger
 from ledger.errors import InvalidInput
@@ -86,6 +87,12 @@ class RecallHost(Protocol):
     transcripts_model: TranscriptsProjection
 
     def refresh(self, progress: Progress | None = None) -> int: ...
+
+    def search(self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K) -> list[SearchHit]: ...
+
+    def transcripts(
+        self, query: str, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> list[TranscriptHit]: ...
 
 
 def transcript_hits(
@@ -216,3 +223,15 @@ class RecallMixin:
             raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
         self.refresh()
         return transcript_hits(self.transcripts_model, query, user, k)
+
+    def search_all(
+        self: RecallHost, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> list[SearchHit | TranscriptHit]:
+        """Memories and session transcript chunks merged by score, best first, as seed
+        004 §6 merges them (chunks dampened x 0.6: "less precise than dedicated memory
+        records"). Reads only."""
+        memories = self.search(query, user=user, k=k)
+        chunks = self.transcripts(query, user, k)
+        merged: list[SearchHit | TranscriptHit] = [*memories, *chunks]
+        merged.sort(key=lambda hit: -hit.score)  # stable: a memory first on equal scores
+        return merged[:k]

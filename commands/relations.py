@@ -13,7 +13,7 @@ Read path: `relation_boost` adds `w_rel * max_related_strength` to a rerank scor
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import replace
 
 import numpy as np
@@ -32,7 +32,7 @@ from ledger.policy import (
 )
 from ledger.provenance import acting_as
 from projections.graph import GraphProjection
-from projections.layers import LayersProjection
+from projections.layers import LayersProjection, MemoryRow
 from projections.vectors import VectorsProjection
 
 Link = tuple[str, str, float]
@@ -135,12 +135,14 @@ def related_bullets(
     layers: LayersProjection,
     memory_ids: Sequence[str],
     limit: int = RELATED_BULLETS_MAX,
+    admit: Callable[[MemoryRow], bool] | None = None,
 ) -> list[str]:
     """Up to `limit` "↳ related: <content>" lines for a retrieval result (seed 003 §2).
 
     The strongest relations of the retrieved `memory_ids` (ties by their rank, then id) to
     memories not already retrieved that are active, unexpired and not sensitive (seed 002:
-    sensitive memories stay out of agent context); each related memory once."""
+    sensitive memories stay out of agent context), and that `admit` accepts (e.g. the
+    asking agent's allowlist); each related memory once."""
     if limit <= 0 or not memory_ids:
         return []
     shown = set(memory_ids)
@@ -158,6 +160,8 @@ def related_bullets(
     for other in ordered:
         row = rows.get(other)
         if row is None or row.state != ACTIVE or row.is_expired() or row.sensitivity == SENSITIVE:
+            continue
+        if admit is not None and not admit(row):
             continue
         bullets.append(RELATED_BULLET_PREFIX + row.content)
         if len(bullets) >= limit:

@@ -171,6 +171,9 @@ RELATION_LINK_MIN: Final = 0.87
 # w_rel, not valued in seed 003 §2: a "small boost" for a rerank score on a 0..1 scale
 # (cosine, recall score); an edge of strength 0.9 adds 0.09.
 RELATION_BOOST_WEIGHT: Final = 0.1
+# Not in seed 003 §2: memory.query reorders its best top_k x 2 candidates by the boosted
+# score, so a linked memory can climb into the top_k from just below it.
+RELATION_RERANK_DEPTH: Final = 2
 RELATED_BULLETS_MAX: Final = 2  # seed 003 §2: "include 1-2 related bullets"
 AUTO_LINK_TYPE: Final = "auto"  # type of the edges the write path creates (seed 003 §2)
 RELATED_BULLET_PREFIX: Final = "↳ related: "  # not in the seed, which names no format

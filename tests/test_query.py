@@ -671,3 +671,43 @@ def test_memory_query_accepts_the_seed_json(memory: QueryLedger) -> None:
         )
     with pytest.raises(InvalidInput, match="user_id"):
         memory.memory_query({"agent": "planner", "query": "x", "filters": {}})
+
+
+# --- relations in retrieval (seed 003 §2) -------------------------------------------------
+
+
+def test_a_linked_memory_is_boosted_above_an_equally_relevant_one(memory: QueryLedger) -> None:
+    first, second, note = remember(
+        memory,
+        NewMemory("Maya drinks green tea every morning", kind="episodic"),
+        NewMemory("Maya drinks green tea every morning", kind="episodic"),
+        NewMemory("Maya grows mint on her balcony", kind="episodic"),
+    )
+    unboosted = memory.query("green tea", agent="supervisor", user="maya", top_k=2)
+    leader, runner_up = (r.id for r in unboosted.results)
+    assert {leader, runner_up} == {first, second}
+
+    memory.link(runner_up, note, strength=1.0)
+    boosted = memory.query("green tea", agent="supervisor", user="maya", top_k=2)
+    assert [r.id for r in boosted.results] == [runner_up, leader]
+
+
+def test_related_bullets_follow_the_links_and_the_allowlist(memory: QueryLedger) -> None:
+    tea, mint, secret_plan = remember(
+        memory,
+        NewMemory("Maya drinks green tea every morning", kind="episodic"),
+        NewMemory("Maya grows mint on her balcony", kind="episodic"),
+        NewMemory("Maya plans a tea shop", kind="episodic", category="projects"),
+    )
+    memory.link(tea, mint, strength=0.9)
+    memory.link(tea, secret_plan, strength=0.95)
+    answer = memory.query("green tea every morning", agent="supervisor", user="maya", top_k=1)
+    assert [r.id for r in answer.results] == [tea]
+    # `projects` is not in the supervisor's allowlist: its memory is never shown, not even
+    # as a related line, although its edge is the stronger one
+    assert answer.related == ["↳ related: Maya grows mint on her balcony"]
+    planner = memory.query(
+        "green tea every morning", agent="planner", user="maya", top_k=1, categories=["projects"]
+    )
+    assert [r.id for r in planner.results] == [secret_plan]
+    assert planner.related == [], "the linked memories are events, outside the planner's list"

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from commands import MnemoLedger
+from commands.cli import cli
 from commands.context import (
     SECTION_SEPARATOR,
     WHAT_YOU_KNOW_INTRO,
@@ -24,6 +25,7 @@ from commands.context import (
     format_structured_content,
     load_tacit,
 )
+from commands.models import SearchHit
 from commands.recall_api import transcript_hits
 from commands.resume import (
     Topic,
@@ -608,3 +610,31 @@ def test_cli_resume_context_transcripts(cli_group: click.Group, home: Path) -> N
 
     bad = run(cli_group, home, "transcripts", "suit", "--user", "sam", "--k", "0")
     assert bad.exit_code == 2 and bad.output.startswith("error:")
+
+
+def test_search_with_transcripts_merges_memories_and_chunks_by_score(memory: Memory) -> None:
+    memory.ingest(CONVERSATION, user="max", thread="trip")
+    memory.add(["Max keeps a travel diary about the Hotel Miramar"], user="max")
+    merged = memory.search_all("Hotel Miramar in Porto", user="max", k=10)
+    sources = {"memory" if isinstance(h, SearchHit) else h.source for h in merged}
+    assert sources == {"memory", "session"}
+    scores = [h.score for h in merged]
+    assert scores == sorted(scores, reverse=True)
+    chunks = [h for h in merged if not isinstance(h, SearchHit)]
+    assert all(c.score <= SESSION_CHUNK_DAMPENING for c in chunks)
+
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--home",
+            str(memory.settings.home),
+            "--json",
+            "search",
+            "Hotel Miramar in Porto",
+            "--user",
+            "max",
+            "--transcripts",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert [h["id"] for h in json.loads(result.output)] == [h.id for h in merged]
