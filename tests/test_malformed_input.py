@@ -44,8 +44,9 @@ bad_identifier = st.one_of(
     st.text(min_size=1, max_size=5).map(lambda s: s + "\n"),  # not printable
     st.text(alphabet=ascii_letters + "-_.:", min_size=MAX_ID_CHARS + 1, max_size=MAX_ID_CHARS + 9),
 )
-"""User, agent, namespace ids that validation refuses (empty, spaces, control
-characters, too long)."""
+"""User ids that validation refuses (empty, spaces, control characters, too long)."""
+bad_optional_identifier = bad_identifier.filter(bool)
+"""Agent and namespace ids that validation refuses (empty means none, or the default)."""
 
 bad_content = st.one_of(
     st.text(alphabet=" \t\n\r", max_size=10),  # empty after normalization
@@ -98,8 +99,14 @@ api_calls = st.one_of(
     _call(bad_kind, lambda k: lambda m, _id: m.add(["a fine fact"], user="u", kind=k)),
     _call(bad_unit, lambda i: lambda m, _id: m.add(["a fine fact"], user="u", importance=i)),
     _call(bad_tags, lambda t: lambda m, _id: m.add(["a fine fact"], user="u", tags=t)),
-    _call(bad_identifier, lambda n: lambda m, _id: m.add(["a fine fact"], user="u", namespace=n)),
-    _call(bad_identifier, lambda a: lambda m, _id: m.add(["a fine fact"], user="u", agent=a)),
+    _call(
+        bad_optional_identifier,
+        lambda n: lambda m, _id: m.add(["a fine fact"], user="u", namespace=n),
+    ),
+    _call(
+        bad_optional_identifier,
+        lambda a: lambda m, _id: m.add(["a fine fact"], user="u", agent=a),
+    ),
     _call(st.just([]), lambda c: lambda m, _id: m.add(c, user="u")),
     _call(bad_content, lambda c: lambda m, memory_id: m.update(memory_id, c)),
     _call(unknown_id, lambda i: lambda m, _id: m.update(i, "new content")),
