@@ -13,8 +13,7 @@ import click
 
 from commands import output
 from commands.facade import MnemoLedger
-from commands.keys import IssuedKey, KeyInfo
-from commands.mcp_server import API_KEY_ENV
+from commands.keys import API_KEY_ENV, IssuedKey, KeyInfo
 from commands.options import CliState, global_options, pass_state
 
 

@@ -40,6 +40,9 @@ KEY_PREFIX = "mlk_"
 KEY_BYTES = 32
 """Random bytes of a key (256 bits)."""
 
+API_KEY_ENV = "MNEMOLEDGER_API_KEY"
+"""Environment variable holding the key of `mnemoledger mcp` (its `--key` wins)."""
+
 KEYS_FILE = "api_keys.sqlite3"
 """The key store's file in the home."""
 

@@ -43,9 +43,6 @@ from ledger.policy import MAX_BUDGET_TOKENS, MAX_TAGS, QUERY_DEFAULT_TOP_K, SEAR
 if TYPE_CHECKING:
     from commands.facade import MnemoLedger
 
-API_KEY_ENV = "MNEMOLEDGER_API_KEY"
-"""Environment variable holding the MCP server's API key (`--key` wins)."""
-
 T = TypeVar("T")
 
 NEBO_LAYERS = ("tacit", "daily", "entity")
