@@ -421,3 +421,30 @@ def test_rebuilt_layers_equal_the_incremental_ones_after_many_epochs(
     incremental = [m.model_dump() for m in engram.list(user=USER)]
     engram.rebuild("layers")
     assert [m.model_dump() for m in engram.list(user=USER)] == incremental
+
+
+def test_audit_operations_on_a_memory_an_earlier_one_merged_are_skipped(
+    engram: MnemoLedger,
+) -> None:
+    from commands.llm.consolidation_schemas import AuditOperation, AuditOutput
+
+    a = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
+    b = remember(engram, "Maya goes by Maya L. at work", importance=0.5)
+    place(engram, a, "core")
+    place(engram, b, "working")
+    merged = "Maya's name is Maya Lindqvist; at work she goes by Maya L."
+    proposals = [
+        AuditOperation(op="merge", ids=[a[:8], b[:8]], content=merged, target_layer="core"),
+        AuditOperation(op="adjust", ids=[b[:8]], importance=0.7),  # b is gone by now
+    ]
+    scripted = ScriptedProvider(OfflineProvider())
+    scripted.script("audit", AuditOutput(operations=proposals))
+    engram.llm = scripted
+    result = engram.consolidate(user=USER, audit=True)
+    [merge] = [o for o in ops(result, "merge") if o["rule"] == "audit"]
+    assert merge["memory"] == a and merge["absorbed"] == [b]
+    assert not ops(result, "adjust")
+    assert ops(result, "audit")[0]["executed"] == 1
+    assert engram.get(a).content == merged and engram.get(b).state == "superseded"
+    checked = [r.data["executed"] for r in events(engram, "AuditOpChecked")]
+    assert checked == [True, False]

@@ -64,33 +64,28 @@ def audit(cycle: Cycle) -> None:
         )
     score = sandbox.safety_score(verdicts)
     runs = sandbox.runs(verdicts)
+    summary = cycle.plan.add(
+        "audit", None, "audit", version, proposed=len(resolved), score=round(score, 4)
+    )
+    executed = [False] * len(verdicts)
+    if runs:
+        for n, (operation, targets) in enumerate(zip(output.operations, targets_of, strict=True)):
+            # checked again as it runs: an earlier operation may have merged or moved a target
+            if (
+                verdicts[n].verdict == sandbox.GOOD
+                and sandbox.check(operation, targets).verdict == sandbox.GOOD
+            ):
+                _execute(cycle, operation, [t for t in targets if t is not None], version)
+                executed[n] = True
+    summary.data["executed"] = sum(executed)
     cycle.plan.audit = {
         "operations": resolved,
         "score": round(score, 4),
         "verdicts": [
-            {
-                "index": n,
-                "verdict": v.verdict,
-                "rule": v.rule,
-                "executed": runs and v.verdict == sandbox.GOOD,
-            }
+            {"index": n, "verdict": v.verdict, "rule": v.rule, "executed": executed[n]}
             for n, v in enumerate(verdicts)
         ],
     }
-    cycle.plan.add(
-        "audit",
-        None,
-        "audit",
-        version,
-        proposed=len(resolved),
-        score=round(score, 4),
-        executed=sum(runs and v.verdict == sandbox.GOOD for v in verdicts),
-    )
-    if not runs:
-        return
-    for operation, targets, verdict in zip(output.operations, targets_of, verdicts, strict=True):
-        if verdict.verdict == sandbox.GOOD:
-            _execute(cycle, operation, [t for t in targets if t is not None], version)
 
 
 def _execute(
