@@ -93,7 +93,11 @@ def worker(state: CliState, interval: float, user: str | None, cycles: int | Non
                 f"epoch {result.epoch}: {len(result.operations)} operations at {result.now}"
             )
 
-    runner = Worker(memory, interval, user=user, on_cycle=report)
+    def warn(error: Exception) -> None:
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        click.echo(f"warning: consolidation cycle failed: {first_line}", err=True)
+
+    runner = Worker(memory, interval, user=user, on_cycle=report, on_error=warn)
     with runner.stopping_on_signals():
         ran = runner.run(cycles)
     if not state.as_json:

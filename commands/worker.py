@@ -11,6 +11,7 @@ The clock and the pause are injectable, so tests drive months of cycles in secon
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -21,6 +22,8 @@ from types import FrameType
 from typing import Any, Protocol
 
 from commands.consolidate_api import ConsolidateResult
+
+logger = logging.getLogger(__name__)
 
 
 class Consolidates(Protocol):
@@ -65,6 +68,11 @@ class Worker:
     """Rebuild a user's topic tree after a cycle that changed something (seed 001 §6.2:
     "consolidation completes -> topiary trigger")."""
     on_cycle: Callable[[ConsolidateResult], None] = lambda _result: None
+    on_error: Callable[[Exception], None] = lambda error: logger.error(
+        "consolidation cycle failed: %s", error
+    )
+    """A failed cycle (recorded on its command as `CommandFailed`) does not stop the worker:
+    the next interval tries again."""
     stop_event: threading.Event = field(default_factory=threading.Event)
     cycles: int = 0
 
@@ -74,14 +82,19 @@ class Worker:
     def run(self, max_cycles: int | None = None) -> int:
         """Cycles until stopped (or `max_cycles` ran); returns how many ran."""
         while not self.stop_event.is_set():
-            # each user's daily pass (seed 003 §4) runs in the first cycle 24 h after its last
-            result = self.memory.consolidate(user=self.user, now=self.clock(), daily=None)
-            if self.topics:
-                for cycle in result.users:
-                    if cycle.operations:
-                        self.memory.build_topics(user=cycle.user)
-            self.cycles += 1
-            self.on_cycle(result)
+            try:
+                # each user's daily pass (seed 003 §4) runs in the first cycle 24 h after its last
+                result = self.memory.consolidate(user=self.user, now=self.clock(), daily=None)
+                if self.topics:
+                    for cycle in result.users:
+                        if cycle.operations:
+                            self.memory.build_topics(user=cycle.user)
+            except Exception as error:
+                self.cycles += 1
+                self.on_error(error)
+            else:
+                self.cycles += 1
+                self.on_cycle(result)
             if max_cycles is not None and self.cycles >= max_cycles:
                 break
             if self.pause is not None:

@@ -86,3 +86,29 @@ def _json_blocks(text: str) -> list[str]:
             blocks.append("\n".join(current))
             current = []
     return blocks
+
+
+def test_a_failing_cycle_is_recorded_and_the_worker_goes_on(
+    engram: MnemoLedger, clock: Clock
+) -> None:
+    from commands.llm import LLMError, OfflineProvider, ScriptedProvider
+
+    remember(engram, "Maya is allergic to peanuts")
+    clock.advance(minutes=11)
+    scripted = ScriptedProvider(OfflineProvider())
+    scripted.script("triage", LLMError("the model is down"))
+    engram.llm = scripted
+    errors: list[Exception] = []
+    worker = Worker(
+        engram,
+        interval=1800,
+        clock=clock.now,
+        pause=lambda seconds: clock.advance(seconds=seconds),
+        on_error=errors.append,
+        topics=False,
+    )
+    assert worker.run(max_cycles=2) == 2
+    assert [str(e) for e in errors] == ["the model is down"]
+    [failed] = events(engram, "CommandFailed")
+    assert "the model is down" in failed.data["error"]
+    assert len(events(engram, "ConsolidationEpochCompleted")) == 1  # the second cycle
