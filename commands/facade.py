@@ -47,6 +47,7 @@ from commands.pipelines.add import AddPipeline, AddRequest
 from commands.project_api import ProjectMixin
 from commands.query_api import QueryMixin
 from commands.recall_api import RecallMixin
+from commands.relations import edges_of
 from commands.replay_api import ReplayMixin
 from commands.report_api import ReportMixin
 from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
@@ -351,6 +352,7 @@ class MnemoLedger(
         """Counts of the log and the read models."""
         self.refresh()
         counts = self.layers.counts()
+        counts["links"] = self.graph_model.counts()["edges"]
         return Stats(
             events=self.ledger.last_position(),
             projections={p.name: p.position() for p in self.runner.projections},
@@ -414,8 +416,4 @@ class MnemoLedger(
         return self._out(row)
 
     def _out(self, row: MemoryRow) -> MemoryOut:
-        links = [
-            EdgeOut(from_id=e["from"], to=e["to"], type=e["type"], strength=e["strength"])
-            for e in self.layers.links_of(row.id)
-        ]
-        return MemoryOut(**row.as_json(), links=links)
+        return MemoryOut(**row.as_json(), links=edges_of(self.graph_model, row.id))

@@ -46,9 +46,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from commands.categories import CategoriesConfig, Scope
-from commands.models import EdgeOut, MemoryOut
+from commands.models import MemoryOut
 from commands.procedural import in_context
-from commands.relations import related_bullets, relation_boost
+from commands.relations import edges_of, related_bullets, relation_boost
 from commands.search import hybrid_search
 from ledger import Ledger, Provenance
 from ledger.errors import InvalidInput
@@ -310,7 +310,7 @@ def memory_query(
     used = 0 if header is None else estimate_tokens(header)
     results: list[BulletResult | FullResult] = []
     for candidate in candidates:
-        result = _render(candidate, req.return_mode, layers)
+        result = _render(candidate, req.return_mode, graph)
         cost = estimate_tokens(rendered(result))
         if req.budget_tokens is not None and used + cost > req.budget_tokens:
             break
@@ -470,7 +470,7 @@ def _boosted(
 
 
 def _render(
-    candidate: _Candidate, mode: str, layers: LayersProjection
+    candidate: _Candidate, mode: str, graph: GraphProjection | None
 ) -> BulletResult | FullResult:
     row = candidate.row
     category = row.effective_category
@@ -485,10 +485,7 @@ def _render(
         context=candidate.context,
         access_count=row.access_count,
         last_accessed=row.last_accessed,
-        links=[
-            EdgeOut(from_id=e["from"], to=e["to"], type=e["type"], strength=e["strength"])
-            for e in layers.links_of(row.id)
-        ],
+        links=[] if graph is None else edges_of(graph, row.id),
     )
     return FullResult(**fields)
 

@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from commands.models import EdgeOut
 from ledger import Memory, MemoryNotFound, Provenance, validation
 from ledger.policy import (
     ACTIVE,
@@ -118,6 +119,15 @@ def apply_links(
             memory.link(target, AUTO_LINK_TYPE, strength)
         changed.setdefault(source, memory)
     return list(changed.values())
+
+
+def edges_of(graph: GraphProjection, memory_id: str) -> list[EdgeOut]:
+    """Every relation of a memory, read from its end (either side may have recorded it),
+    strongest first: what `get` and full query results show."""
+    return [
+        EdgeOut(from_id=e.from_id, to=e.to_id, type=e.type, strength=e.strength)
+        for e in graph.neighbours(memory_id)
+    ]
 
 
 def relation_boost(

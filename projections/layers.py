@@ -94,17 +94,6 @@ memories = Table(
     Column("last_accessed", String),
 )
 
-links = Table(
-    "links",
-    metadata,
-    Column("source_id", String(32), primary_key=True),
-    Column("target_id", String(32), primary_key=True),
-    Column("user_id", String, nullable=False, index=True),
-    Column("type", String, nullable=False),
-    Column("strength", Float, nullable=False),
-    Column("at", String, nullable=False),
-)
-
 positions = Table(
     "projection_position",
     metadata,
@@ -391,18 +380,6 @@ class LayersProjection:
             )
             return [r[0] for r in result if effective_category(r[1], r[2], r[3], r[4]) in wanted]
 
-    def links_of(self, memory_id: str) -> builtins.list[dict[str, Any]]:
-        with self.engine.connect() as conn:
-            result = conn.exec_driver_sql(
-                "SELECT target_id, type, strength, at FROM links WHERE source_id = ? "
-                "ORDER BY target_id",
-                (memory_id,),
-            )
-            return [
-                {"from": memory_id, "to": r[0], "type": r[1], "strength": r[2], "at": r[3]}
-                for r in result
-            ]
-
     def keyword_search(self, user_id: str, query: str, k: int) -> builtins.list[tuple[str, float]]:
         """Active memories of `user_id` matching any word of `query`, best BM25 first."""
         words = _WORD.findall(query.lower())
@@ -480,11 +457,9 @@ class LayersProjection:
                 "SELECT layer, state, COUNT(*) FROM memories GROUP BY layer, state"
             ).all()
             users = conn.exec_driver_sql("SELECT COUNT(DISTINCT user_id) FROM memories").scalar()
-            edges = conn.exec_driver_sql("SELECT COUNT(*) FROM links").scalar()
         return {
             "memories": sum(r[2] for r in by),
             "users": int(users or 0),
-            "links": int(edges or 0),
             "by_layer": _sum_by(by, 0),
             "by_state": _sum_by(by, 1),
         }
@@ -499,7 +474,6 @@ class _Page:
         self.new: set[str] = set()
         self.reindex: set[str] = set()
         self.indexed: dict[str, str] = {}  # content the FTS index holds, by memory id
-        self.edges: list[tuple[str, str, str, str, float, str]] = []
         self._next_seq = (
             int(conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0)
             + 1
@@ -654,6 +628,10 @@ class _Page:
         """GateDecided / ReconcileDecided: a decision on the memory's stream (its version)."""
         self._row(record)
 
+    def linked(self, record: EventRecord) -> None:
+        """MemoryLinked: the memory's version; its edges live in the `graph` read model."""
+        self._row(record)
+
     def triaged(self, record: EventRecord) -> None:
         row = self._row(record)
         if row is not None and record.data.get("kind") is not None:
@@ -691,20 +669,6 @@ class _Page:
                 row[_I["access_count"]] += 1
                 row[_I["last_accessed"]] = at
 
-    def linked(self, record: EventRecord) -> None:
-        self._row(record)
-        d = record.data
-        self.edges.append(
-            (
-                record.stream_id,
-                d["target_id"],
-                record.user_id,
-                d["link_type"],
-                d["strength"],
-                record.at.isoformat(),
-            )
-        )
-
     def _write(self) -> None:
         if self.rows:
             self.conn.exec_driver_sql(_UPSERT, [tuple(r) for r in self.rows.values()])
@@ -720,12 +684,6 @@ class _Page:
         if fresh:
             self.conn.exec_driver_sql(
                 "INSERT INTO memories_fts (rowid, content) VALUES (?, ?)", fresh
-            )
-        if self.edges:
-            self.conn.exec_driver_sql(
-                "INSERT OR REPLACE INTO links (source_id, target_id, user_id, type, strength, at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                self.edges,
             )
 
 

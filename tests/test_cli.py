@@ -75,6 +75,12 @@ def test_lifecycle_commands(home: Path) -> None:
     edge = run_json(home, "link", a, b, "--type", "supports", "--strength", "0.4")
     assert edge == {"from": a, "to": b, "type": "supports", "strength": 0.4}
     assert run_json(home, "get", a)["links"][0]["to"] == b
+    assert run_json(home, "get", b)["links"][0] == {
+        "from": b,
+        "to": a,
+        "type": "supports",
+        "strength": 0.4,
+    }
     assert run_json(home, "ttl", a, "--days", "3")["expires_at"]
     assert run_json(home, "forget", b)["state"] == "forgotten"
     assert [m["id"] for m in run_json(home, "list", "--user", "u", "--state", "active")] == [a]
