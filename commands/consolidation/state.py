@@ -17,6 +17,8 @@ from ledger.policy import (
     ACTIVE,
     BUFFER,
     CORE,
+    EXPIRED,
+    FORGOTTEN,
     LAYER_RANK,
     REPETITION_WEIGHT,
     SESSION_TAG,
@@ -104,7 +106,14 @@ class UserState:
     ) -> UserState:
         clock = engram_state.user_epoch(layers.engine, user_id)
         facts = engram_state.memory_facts(layers.engine, user_id)
-        memories = {row.id: _state(row, facts.get(row.id)) for row in layers.list(user_id=user_id)}
+        # what the rules can still act on: active memories, soft-deleted ones (purge) and
+        # expired ones (pruneExpired); evicted, superseded and purged ones are never read
+        rows = [
+            r for state in (ACTIVE, FORGOTTEN, EXPIRED) for r in layers.list(user_id, state=state)
+        ]
+        memories = {
+            row.id: _state(row, facts.get(row.id)) for row in sorted(rows, key=lambda r: r.id)
+        }
         pairs = {
             kind: engram_state.pair_keys(layers.engine, user_id, kind)
             for kind in ("merge", "reconcile", "overlap")
