@@ -298,3 +298,18 @@ def test_diff_names_decisions_that_flipped(tmp_path: Path) -> None:
         }
     ]
     assert not report.added and not report.removed and not report.core
+
+
+def test_a_replayed_or_imported_log_verifies_without_the_sources_seals(tmp_path: Path) -> None:
+    with open_home(tmp_path / "a") as source:
+        source.add(["Maya drinks green tea"], user="maya")
+        source.seal()
+        source.add(["Maya moved to Lisbon"], user="maya")
+        source.export(user="maya", format="jsonl", path=tmp_path / "maya.jsonl")
+        source.replay(tmp_path / "b")
+    with open_home(tmp_path / "b") as replayed:
+        report = replayed.verify()
+        assert report.ok and report.seals == 0, report.problems
+    with open_home(tmp_path / "c") as imported:
+        imported.import_events(tmp_path / "maya.jsonl")
+        assert imported.verify().ok

@@ -21,6 +21,7 @@ from eventsourcing.utils import get_topic
 from ledger import EventRecord, Ledger, Provenance
 from ledger.event import METADATA_FIELDS
 from ledger.provenance import acting_as
+from ledger.seal import Seal
 
 
 def provenance_of(record: EventRecord) -> Provenance:
@@ -34,6 +35,9 @@ def provenance_of(record: EventRecord) -> Provenance:
         prompt_version=record.prompt_version,
     )
 
+
+SEALED = Seal.Sealed.__name__  # type: ignore[attr-defined]  # from created_event_name
+"""Seal events: never re-applied (see `Reapplier.add`)."""
 
 def reapply(ledger: Ledger, record: EventRecord) -> bool:
     """Append `record` to its stream in `ledger`; False when that stream is not there (or
@@ -54,7 +58,12 @@ class Reapplier:
         self._aggregates: dict[str, Any] = {}
 
     def add(self, record: EventRecord) -> bool:
-        """Build `record`'s event on its stream (saved by `flush`); False if it cannot apply."""
+        """Build `record`'s event on its stream (saved by `flush`); False if it cannot apply.
+
+        Seals are never applied: they certify the positions of the log they were written in,
+        which a replayed or imported copy does not share (it can `seal` its own)."""
+        if record.type == SEALED:
+            return False
         with acting_as(provenance_of(record)):
             if record.version == 1:
                 cls = created_by(record.type)
