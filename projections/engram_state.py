@@ -120,7 +120,13 @@ def apply_epoch(conn: Connection, record: EventRecord) -> None:
         "ON CONFLICT (user_id) DO UPDATE SET epoch = excluded.epoch, "
         "position = excluded.position, at = excluded.at, "
         "decay_total = engram_users.decay_total + excluded.decay_total",
-        (record.user_id, d["epoch"], d.get("decided_at") or record.position, d["now"], d["decay"]),
+        (
+            record.user_id,
+            d["epoch"],
+            d.get("decided_at", record.position),
+            d["now"],
+            d["decay"],
+        ),
     )
     pairs = [(record.user_id, kind, key, d["epoch"], d["now"]) for kind, key in d["pairs"]]
     if pairs:

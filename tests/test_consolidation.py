@@ -3,6 +3,8 @@ each cycle writes and the read models that result."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from commands import MnemoLedger
@@ -15,6 +17,7 @@ from ledger.policy import (
     GATE_COOLDOWN_EPOCHS,
     IMPORTANCE_DECAY,
     KIND_PROMOTE_EPOCHS,
+    MAX_PAIRS_PER_CYCLE,
 )
 from tests.test_consolidation_helpers import (
     USER,
@@ -448,3 +451,23 @@ def test_audit_operations_on_a_memory_an_earlier_one_merged_are_skipped(
     assert engram.get(a).content == merged and engram.get(b).state == "superseded"
     checked = [r.data["executed"] for r in events(engram, "AuditOpChecked")]
     assert checked == [True, False]
+
+
+def test_pairs_beyond_the_cycle_budget_are_examined_next_cycle(engram: MnemoLedger) -> None:
+    rng = random.Random(3)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def word() -> str:
+        return "".join(rng.choice(letters) for _ in range(7))
+
+    items = []
+    for _ in range(MAX_PAIRS_PER_CYCLE + 10):
+        text = " ".join(word() for _ in range(4))
+        items += [NewMemory(content=text), NewMemory(content=f"{text} {word()}")]
+    for memory_id in remember_many(engram, items):
+        place(engram, memory_id, "working")
+    first = engram.consolidate(user=USER)
+    assert len([o for o in ops(first, "merge") if o["rule"] == "merge"]) == MAX_PAIRS_PER_CYCLE
+    second = engram.consolidate(user=USER)
+    assert len([o for o in ops(second, "merge") if o["rule"] == "merge"]) == 10
+    assert not ops(engram.consolidate(user=USER), "merge")

@@ -20,6 +20,21 @@ from commands.llm import (
     StageOutputInvalid,
     make_provider,
 )
+from commands.llm.consolidation_prompts import CONSOLIDATION_STAGES
+from commands.llm.consolidation_schemas import (
+    AuditInput,
+    AuditMemory,
+    CandidateMemory,
+    DistillInput,
+    FactPair,
+    GateInput,
+    InsightInput,
+    NameTopicsInput,
+    PairInput,
+    SameFactInput,
+    TopicSample,
+    TriageInput,
+)
 from commands.llm.prompts import (
     CORE_UPDATE,
     EXTRACT,
@@ -50,21 +65,6 @@ from commands.llm.schemas import (
     SplitInput,
     StyleObservation,
     SynthesizeInput,
-)
-from commands.llm.consolidation_prompts import CONSOLIDATION_STAGES
-from commands.llm.consolidation_schemas import (
-    AuditInput,
-    AuditMemory,
-    CandidateMemory,
-    DistillInput,
-    FactPair,
-    GateInput,
-    InsightInput,
-    NameTopicsInput,
-    PairInput,
-    SameFactInput,
-    TopicSample,
-    TriageInput,
 )
 from commands.llm.stage import Stage
 from ledger import InvalidInput, Settings

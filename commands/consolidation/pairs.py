@@ -59,6 +59,7 @@ def reconcile(cycle: Cycle) -> None:
         cycle, RECONCILE_MIN_SIM, RECONCILE_MAX_SIM, "reconcile"
     ):
         if cycle.plan.llm_pairs >= MAX_PAIRS_PER_CYCLE:
+            cut_short(cycle)
             return
         if BUFFER in (older.layer, newer.layer) or not (older.active and newer.active):
             continue
@@ -92,6 +93,7 @@ def merge(cycle: Cycle) -> None:
     accessed) memory absorbs the other; the result goes to the higher layer."""
     for score, older, newer in candidate_pairs(cycle, MERGE_SIM, None, "merge"):
         if cycle.plan.llm_pairs >= MAX_PAIRS_PER_CYCLE:
+            cut_short(cycle)
             return
         if not (older.active and newer.active):
             continue
@@ -106,6 +108,12 @@ def merge(cycle: Cycle) -> None:
         winner, loser = winner_of(older, newer)
         content = _clean(output.content) or winner.content
         cycle.absorb(winner, [loser], content, "merge", MERGE, score)
+
+
+def cut_short(cycle: Cycle) -> None:
+    """The pair budget ran out: the next cycle scans the same changed memories again (the
+    pairs examined now are skipped by their keys), so no pair is starved by the cap."""
+    cycle.plan.decided_at = cycle.state.last_epoch_position
 
 
 def _clean(text: str) -> str:

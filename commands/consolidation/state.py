@@ -95,6 +95,7 @@ class UserState:
     """Pair keys already examined, by kind (merge, reconcile, overlap, daily)."""
     vectors: VectorsProjection
     _vector_cache: dict[str, Vector | None] = field(default_factory=dict)
+    _hits: dict[tuple[str, int], list[tuple[str, float]]] = field(default_factory=dict)
 
     @classmethod
     def load(
@@ -140,11 +141,16 @@ class UserState:
     def neighbours(self, memory: MemoryState, k: int) -> list[tuple[MemoryState, float]]:
         """The `k` most similar other active memories, by the vector index (k-NN, not a
         scan of all pairs), most similar first."""
-        vector = self.vector(memory.id)
-        if vector is None:
-            return []
+        key = (memory.id, k)
+        if key not in self._hits:
+            # the index does not change during a cycle: one search per memory serves every
+            # rule (reconcile, merge, dedup, daily, audit hints)
+            vector = self.vector(memory.id)
+            self._hits[key] = (
+                [] if vector is None else self.vectors.search(self.user_id, vector, k + 1)
+            )
         found = []
-        for other_id, similarity in self.vectors.search(self.user_id, vector, k + 1):
+        for other_id, similarity in self._hits[key]:
             other = self.memories.get(other_id)
             if other is not None and other.id != memory.id and other.active:
                 found.append((other, similarity))
