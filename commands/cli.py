@@ -37,6 +37,7 @@ from ledger.policy import (
     DEFAULT_LINK_TYPE,
     KINDS,
     LAYERS,
+    LIFECYCLE_STATES,
     SEARCH_DEFAULT_K,
     STATES,
 )
@@ -174,7 +175,7 @@ def get(state: CliState, memory_id: str, as_of: str | None) -> None:
 @cli.command(name="list")
 @click.option("--user", help="Only this user's memories.")
 @click.option("--layer", type=click.Choice(LAYERS))
-@click.option("--state", "memory_state", type=click.Choice(STATES))
+@click.option("--state", "memory_state", type=click.Choice((*STATES, *LIFECYCLE_STATES)))
 @as_of_option
 @global_options
 @pass_state

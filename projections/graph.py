@@ -13,8 +13,8 @@ When a pair is linked again:
   `auto` never replaces a manual type, so `mnemoledger link --type T` keeps its type.
 
 Nothing is removed when a memory is superseded or forgotten: a small `nodes` table folds
-each memory's user, state and entry layer (`MemoryAdded`, `MemorySuperseded`,
-`MemorySoftDeleted`, `MemoryRestored`), and queries asked with `active_only` return only
+each memory's user, state and layer (from the memory events that add, end, restore or move
+it), and queries asked with `active_only` return only
 edges whose both ends are active (restoring a memory brings its edges back).
 """
 
@@ -31,7 +31,10 @@ from ledger.policy import (
     ACTIVE,
     AUTO_LINK_TYPE,
     ENTRY_LAYER,
+    EVICTED,
+    EXPIRED,
     FORGOTTEN,
+    PURGED,
     RELATED_BULLETS_MAX,
     SUPERSEDED,
 )
@@ -65,7 +68,16 @@ _STATES = {
     "MemorySuperseded": SUPERSEDED,
     "MemorySoftDeleted": FORGOTTEN,
     "MemoryRestored": ACTIVE,
+    "MemoryLapsed": FORGOTTEN,  # seed 003 §7 soft delete (restorable until purged)
+    "MemoryEvicted": EVICTED,
+    "MemoryExpired": EXPIRED,
+    "MemoryPurged": PURGED,
 }
+"""The events that end (or bring back) a memory, as the `layers` model reads them: an edge
+to a memory in any state but active neither boosts a result nor shows as a related line."""
+
+_LAYER_FIELD = {"MemoryPromoted": "to_layer", "MemoryDemoted": "to_layer", "MemoryMerged": "layer"}
+"""The events that move a memory between layers, and the field naming its new layer."""
 
 _MAX_PARAMETERS = 400
 """Memory ids per `IN (...)` list (SQLite allows 999 bound parameters by default; queries
@@ -111,7 +123,7 @@ class Node:
     user_id: str
     state: str
     layer: str
-    """The entry layer: no event moves a memory between layers yet."""
+    """Buffer, Working or Core (consolidation promotes, demotes and merges upward)."""
     kind: str
 
 
@@ -140,6 +152,11 @@ class GraphProjection(SQLiteReadModel):
             self.db.execute(
                 "UPDATE nodes SET state = ? WHERE memory_id = ?",
                 (_STATES[record.type], record.stream_id),
+            )
+        elif record.type in _LAYER_FIELD:
+            self.db.execute(
+                "UPDATE nodes SET layer = ? WHERE memory_id = ?",
+                (record.data[_LAYER_FIELD[record.type]], record.stream_id),
             )
 
     def _linked(self, record: EventRecord) -> None:

@@ -354,3 +354,21 @@ def test_graph_command_refuses_unknown_or_foreign_memories(memory: GraphLedger) 
     assert isinstance(run(memory, "--user", USER, "--memory", theirs).exception, InvalidInput)
     assert run(memory, "--user", USER, "--memory", a).exit_code == 0
     assert run(memory, "--user", USER, "--min-strength", "2").exit_code == 2
+
+
+def test_consolidation_moves_and_ends_show_in_the_graph(memory: GraphLedger) -> None:
+    a, b, c = remember(memory, "Maya has a dog called Rex", "Rex is a retriever", "Rex barks")
+    link(memory, a, b, 0.9)
+    link(memory, a, c, 0.8)
+    actor = Provenance(user_id=USER, actor="tester")
+    promoted, evicted = memory.ledger.memory(b), memory.ledger.memory(c)
+    with acting_as(actor):
+        promoted.promote("working", via="score", epoch=1)
+        evicted.evict("capacity", epoch=1)
+    memory.ledger.save(promoted, evicted)
+    memory.refresh()
+    model = memory.graph_model
+    assert (model.node(b).layer, model.node(b).state) == ("working", "active")  # type: ignore[union-attr]
+    assert model.node(c).state == "evicted"  # type: ignore[union-attr]
+    assert pairs(model.neighbours(a, active_only=True)) == [(a, b, "related", 0.9)]
+    assert model.max_related_strength([c]) == {c: 0.0}, "an evicted memory boosts nothing"
