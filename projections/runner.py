@@ -11,6 +11,7 @@ subscription on PostgreSQL, by polling on SQLite.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -35,6 +36,19 @@ LISTEN/NOTIFY; on PostgreSQL this is only a safety net)."""
 
 Progress = Callable[[int, int], None]
 """Called with (events processed so far, events to process in all)."""
+
+
+STOP_CHECK_SECONDS = 0.1
+"""How quickly a waiting follower notices `stop` (set by a signal handler)."""
+
+
+def _wait(wake: threading.Event, stop: threading.Event, seconds: float) -> None:
+    """Until `wake` or `stop` is set, or `seconds` have passed."""
+    deadline = time.monotonic() + seconds
+    while not stop.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0 or wake.wait(min(left, STOP_CHECK_SECONDS)):
+            return
 
 
 class Runner:
@@ -78,7 +92,7 @@ class Runner:
                 processed += done
                 if done and caught_up:
                     caught_up(done)
-                wake.wait(poll_seconds)
+                _wait(wake, stop, poll_seconds)
         return processed
 
     @contextmanager
