@@ -10,6 +10,14 @@ thread are kept. A command that creates a memory and supersedes others into it i
 `merged` row. `RecallServed` events record the revision each agent was last served in a
 thread, the default "since" of the next query.
 
+Consolidation's changes count the same way when their command runs in a thread: a
+`MemoryMerged` winner is a `merged` row (its new text, "replaces N" for the memories it
+absorbed, whose `MemorySuperseded` events fold into it); an evicted, expired, lapsed (seed
+003 §7 soft delete) or purged memory is a `deleted` row. A purge, in a thread or not, also
+removes the memory's text from every earlier row and from the model's copy of the memory
+(seed 003 §7: "content removed from read models"); such rows read "(purged)". The file
+deletes securely, so no old text stays in its free pages.
+
 The header names at most `DELTA_MAX_BULLETS` changes, newest first, one per memory (its net
 change: a memory created and then edited is `created` with its latest text; one created
 and deleted, or deleted and restored, inside the window is left out):
@@ -73,9 +81,18 @@ CHANGE_EVENTS = {
     "MemorySoftDeleted": DELETED,
     "MemoryRestored": RESTORED,
     "TTLSet": TTL,
+    "MemoryMerged": MERGED,
+    "MemoryEvicted": DELETED,
+    "MemoryExpired": DELETED,
+    "MemoryLapsed": DELETED,
+    "MemoryPurged": DELETED,
 }
 """Memory events that count as a change of a thread (seed 003 §1: created, updated, merged,
-deleted/soft_deleted, restored; and TTL changes)."""
+deleted/soft_deleted, restored; and TTL changes). Layer moves, tags and importance changes
+are consolidation's bookkeeping, not news for the supervisor."""
+
+PURGED_TEXT = "(purged)"
+"""What a change-log row of a purged memory shows in place of its text."""
 
 
 @dataclass(frozen=True)
@@ -109,10 +126,8 @@ class Change:
             suffix = f" (expires {str(meta['expires_at'])[:10]})"
         label = self.category.replace("_", " ")
         label = label[:1].upper() + label[1:]
-        return (
-            f"- {DELTA_SYMBOLS.get(self.event, '*')}{self.event}: "
-            f"[{label}] {_short(str(meta.get('content', '')))}{suffix}"
-        )
+        text = PURGED_TEXT if meta.get("purged") else _short(str(meta.get("content", "")))
+        return f"- {DELTA_SYMBOLS.get(self.event, '*')}{self.event}: [{label}] {text}{suffix}"
 
 
 class DeltaProjection(SQLiteReadModel):
@@ -131,17 +146,20 @@ class DeltaProjection(SQLiteReadModel):
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         super().__init__(directory / "delta.sqlite3")
+        self.db.execute("PRAGMA secure_delete = ON")  # a purged text leaves no free-page copy
 
     # --- folding -------------------------------------------------------------------------
 
     def handle(self, record: EventRecord) -> None:
         if record.type == "MemoryAdded":
             self._remember(record)
-        elif record.type == "MemoryUpdated":
+        elif record.type in ("MemoryUpdated", "MemoryMerged"):
             self.db.execute(
                 "UPDATE delta_memories SET content = ? WHERE id = ?",
                 (record.data["content"], record.stream_id),
             )
+        elif record.type == "MemoryPurged":
+            self._purge(record.stream_id)
         elif record.type == "RecallServed":
             self._served(record)
             return
@@ -155,10 +173,16 @@ class DeltaProjection(SQLiteReadModel):
         meta: dict[str, Any] = dict(memory)
         if record.type == "TTLSet":
             meta["expires_at"] = record.data.get("expires_at")
+        if record.type == "MemoryMerged":
+            absorbed = [str(i) for i in record.data.get("absorbed") or ()]
+            meta["absorbed"] = absorbed
+            meta["replaces"] = len(absorbed)
+        if record.type == "MemoryPurged":
+            meta["purged"] = True
         if record.type == "MemorySuperseded":
             replacement = str(record.data.get("superseded_by", ""))
             meta["superseded_by"] = replacement
-            if self._merge_into(record.thread_id, rev, replacement):
+            if self._merge_into(record.thread_id, rev, replacement, record.stream_id):
                 return
         self.db.execute(
             "INSERT OR REPLACE INTO change_log VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -224,9 +248,23 @@ class DeltaProjection(SQLiteReadModel):
             )
         return rev
 
-    def _merge_into(self, thread_id: str, rev: int, replacement: str) -> bool:
+    def _purge(self, memory_id: str) -> None:
+        """Seed 003 §7: the memory's text leaves the model and every change-log row of it."""
+        self.db.execute("UPDATE delta_memories SET content = '' WHERE id = ?", (memory_id,))
+        rows = self.db.execute(
+            "SELECT id, meta FROM change_log WHERE memory_id = ?", (memory_id,)
+        ).fetchall()
+        for row_id, text in rows:
+            meta = {**json.loads(text), "content": "", "purged": True}
+            self.db.execute(
+                "UPDATE change_log SET meta = ? WHERE id = ?",
+                (json.dumps(meta, ensure_ascii=False, sort_keys=True), row_id),
+            )
+
+    def _merge_into(self, thread_id: str, rev: int, replacement: str, superseded: str) -> bool:
         """Count a superseded memory on its replacement's row when the same command created
-        that replacement (one `merged` change); False when it did not."""
+        that replacement or merged it into it (one `merged` change); False when it did
+        not."""
         row = self.db.execute(
             "SELECT id, meta FROM change_log WHERE thread_id = ? AND rev = ? AND memory_id = ?"
             " AND event IN (?, ?) ORDER BY id LIMIT 1",
@@ -235,6 +273,8 @@ class DeltaProjection(SQLiteReadModel):
         if row is None:
             return False
         meta = json.loads(row[1])
+        if superseded in meta.get("absorbed", ()):
+            return True  # the merge's row already counts it
         meta["replaces"] = int(meta.get("replaces", 0)) + 1
         self.db.execute(
             "UPDATE change_log SET event = ?, meta = ? WHERE id = ?",
@@ -333,7 +373,8 @@ def _net(history: list[Change]) -> Change | None:
         (
             c
             for c in history
-            if c.event == CREATED or (c.event == MERGED and c.meta.get("replaces"))
+            if c.event == CREATED
+            or (c.event == MERGED and c.meta.get("replaces") and "absorbed" not in c.meta)
         ),
         None,
     )

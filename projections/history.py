@@ -1,10 +1,16 @@
 """The `history` read model: seed 003 §8's audit table, one row per event of a memory.
 
 Every event on a memory stream becomes a row naming what happened (ADD, UPDATE, DELETE,
-MERGE, LINK, TTL, RESTORE, REINFORCE; any other event type by its own name), the old and
-new value where there is one, who did it (actor, agent, thread), which command caused it
-and the prompt that decided it. The LLM calls of every command are kept beside it, so a
-row can name the call (stage, prompt version, model, tokens) that decided it.
+MERGE, LINK, TTL, RESTORE, REINFORCE; consolidation's PROMOTE, DEMOTE, EVICT, EXPIRE, LAPSE,
+PURGE; any other event type by its own name), the old and new value where there is one,
+who did it (actor, agent, thread), which command caused it and the prompt that decided it.
+The LLM calls of every command are kept beside it, so a row can name the call (stage,
+prompt version, model, tokens) that decided it.
+
+A purge (seed 003 §7: "content removed from read models; the event remains") blanks the
+content of every row of the memory: old and new text, and the content-bearing fields of
+each row's event data (`PURGED_FIELDS`). The file deletes securely, so no old text stays
+in its free pages.
 """
 
 from __future__ import annotations
@@ -45,15 +51,32 @@ SEED_EVENTS = {
     "TTLSet": "TTL",
     "MemoryRestored": "RESTORE",
     "MemoryReinforced": "REINFORCE",
+    "MemoryMerged": "MERGE",
+    "MemoryPromoted": "PROMOTE",
+    "MemoryDemoted": "DEMOTE",
+    "MemoryEvicted": "EVICT",
+    "MemoryExpired": "EXPIRE",
+    "MemoryLapsed": "LAPSE",
+    "MemoryPurged": "PURGE",
 }
-"""Seed 003 §8's event names (REINFORCE added: a restatement merged into a memory)."""
+"""Seed 003 §8's event names; REINFORCE (a restatement merged into a memory) and the
+consolidation's moves and ends (seed 001 §1-§5, 003 §7) added in the seed's style."""
 
 _NEW_REF = {
     "MemorySuperseded": "superseded_by",
     "MemoryLinked": "target_id",
     "TTLSet": "expires_at",
+    "MemoryPromoted": "to_layer",
+    "MemoryDemoted": "to_layer",
+    "MemoryExpired": "expired_at",
+    "MemoryLapsed": "purge_at",
+    "ImportanceAdjusted": "importance",
 }
 """Which field of an event is its `new_ref`, where it is not the content."""
+
+PURGED_FIELDS = ("content", "tags", "evidence", "metadata", "key", "reason")
+"""Fields of a row's event data a purge blanks: the memory's text and what may quote it
+(an LLM's or a rule's free-text reason)."""
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -133,6 +156,7 @@ class HistoryProjection(SQLiteReadModel):
 
     def __init__(self, directory: Path) -> None:
         super().__init__(directory / "history.sqlite3")
+        self.db.execute("PRAGMA secure_delete = ON")  # a purged text leaves no free-page copy
 
     def handle(self, record: EventRecord) -> None:
         if record.type == "LLMCallRecorded":
@@ -143,6 +167,8 @@ class HistoryProjection(SQLiteReadModel):
             previous = None
         elif previous is None:
             return  # not a memory stream
+        if record.type == "MemoryPurged":
+            self._purge(record.stream_id)
         content = record.data.get("content")
         new_content = content if isinstance(content, str) else None
         field = _NEW_REF.get(record.type)
@@ -174,6 +200,26 @@ class HistoryProjection(SQLiteReadModel):
                 "INSERT OR REPLACE INTO history_contents VALUES (?, ?)",
                 (record.stream_id, new_content or ""),
             )
+
+    def _purge(self, memory_id: str) -> None:
+        """Blank the text of every earlier row of `memory_id` (seed 003 §7)."""
+        rows = self.db.execute(
+            "SELECT id, meta FROM history WHERE memory_id = ?", (memory_id,)
+        ).fetchall()
+        for row_id, meta in rows:
+            data = json.loads(meta)
+            for name in PURGED_FIELDS:
+                if name in data:
+                    data[name] = None
+            self.db.execute(
+                "UPDATE history SET old_ref = NULL, meta = ?,"
+                " new_ref = CASE WHEN json_extract(?, '$.content') IS NULL THEN new_ref END"
+                " WHERE id = ?",
+                (json.dumps(data, ensure_ascii=False, sort_keys=True), meta, row_id),
+            )
+        self.db.execute(
+            "UPDATE history_contents SET content = '' WHERE memory_id = ?", (memory_id,)
+        )
 
     def _content(self, memory_id: str) -> str | None:
         row = self.db.execute(
