@@ -17,8 +17,8 @@ from ledger.policy import BUFFER, CORE, LAYERS, WORKING
 LAYER_COLOURS = {BUFFER: "#9aa5b1", WORKING: "#3b82f6", CORE: "#d97706"}
 """Node colours of the graph, one per layer (the legend shows them)."""
 
-GRAPH_SIZE = 640
-"""Width and height of the graph's SVG, in pixels."""
+GRAPH_WIDTH, GRAPH_HEIGHT = 960, 640
+"""The graph's SVG, in pixels: the nodes on a circle in the middle, their labels beside."""
 
 CHART_WIDTH = 560
 """Width of a bar chart's longest bar, in pixels."""
@@ -63,16 +63,20 @@ def layer_groups(memories: Sequence[MemoryOut]) -> dict[str, list[MemoryOut]]:
 
 def graph_svg(memories: Sequence[MemoryOut], edges: Sequence[EdgeOut]) -> dict[str, Any]:
     """Nodes on a circle (coloured by layer) and the edges between them, as SVG coordinates."""
-    centre = GRAPH_SIZE / 2
-    radius = centre - 40
+    centre_x, centre_y = GRAPH_WIDTH / 2, GRAPH_HEIGHT / 2
+    radius = centre_y - 40
     count = max(len(memories), 1)
     nodes: dict[str, dict[str, Any]] = {}
     for index, memory in enumerate(memories):
         angle = 2 * math.pi * index / count - math.pi / 2
+        x = round(centre_x + radius * math.cos(angle), 1)
+        right = x >= centre_x - 1
         nodes[memory.id] = {
             "id": memory.id,
-            "x": round(centre + radius * math.cos(angle), 1),
-            "y": round(centre + radius * math.sin(angle), 1),
+            "x": x,
+            "y": round(centre_y + radius * math.sin(angle), 1),
+            "label_x": x + 14 if right else x - 14,
+            "anchor": "start" if right else "end",
             "colour": LAYER_COLOURS.get(memory.layer, "#888"),
             "label": memory.content,
             "layer": memory.layer,
@@ -89,7 +93,12 @@ def graph_svg(memories: Sequence[MemoryOut], edges: Sequence[EdgeOut]) -> dict[s
         for e in edges
         if e.from_id in nodes and e.to in nodes
     ]
-    return {"size": GRAPH_SIZE, "nodes": list(nodes.values()), "edges": lines}
+    return {
+        "width": GRAPH_WIDTH,
+        "height": GRAPH_HEIGHT,
+        "nodes": list(nodes.values()),
+        "edges": lines,
+    }
 
 
 def bars(values: dict[str, int]) -> list[dict[str, Any]]:
