@@ -12,6 +12,7 @@ from commands import MnemoLedger
 from ledger import NewMemory, Settings
 from ledger.provenance import Provenance, acting_as
 from projections.compact import compact_directory, is_sqlite
+from tests.test_cli import run
 from tests.test_consolidation_helpers import (
     USER,
     Clock,
@@ -98,6 +99,11 @@ def test_no_projection_file_keeps_the_purged_text(home: Path, clock: Clock) -> N
         memory.clock = clock.now
         idle = purge_through_consolidation(memory, clock)
         assert SECRET not in repr(read_models(memory, idle, "t1"))
+    for args in (["history", idle], ["--json", "history", idle], ["delta", "--thread", "t1"]):
+        shown = run(home, *args)
+        assert shown.exit_code == 0, shown.stderr
+        assert SECRET not in shown.stdout, f"`{' '.join(args)}` shows no purged text"
+        assert ("PURGE" if args[-2:-1] != ["--thread"] else "(purged)") in shown.stdout
     directory = settings.projections_dir
     holding = sqlite_files_holding(directory, SECRET.encode())
     assert not [f for f in holding if f.startswith(("history", "delta"))], (
