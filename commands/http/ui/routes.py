@@ -313,6 +313,7 @@ async def report(request: Request, user: str, bucket: str = "day") -> HTMLRespon
         bucket=bucket,
         report=result,
         charts=views.report_charts(result),
+        chart_width=views.CHART_WIDTH,
     )
 
 

@@ -64,7 +64,7 @@ def layer_groups(memories: Sequence[MemoryOut]) -> dict[str, list[MemoryOut]]:
 def graph_svg(memories: Sequence[MemoryOut], edges: Sequence[EdgeOut]) -> dict[str, Any]:
     """Nodes on a circle (coloured by layer) and the edges between them, as SVG coordinates."""
     centre_x, centre_y = GRAPH_WIDTH / 2, GRAPH_HEIGHT / 2
-    radius = centre_y - 40
+    radius = min(centre_y - 40, centre_x - 260)  # room for the labels beside the nodes
     count = max(len(memories), 1)
     nodes: dict[str, dict[str, Any]] = {}
     for index, memory in enumerate(memories):
