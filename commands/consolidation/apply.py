@@ -103,46 +103,38 @@ def _apply(
     elif op.op == "update":
         memory(op.memory).update(validation.content(d["content"]), None)
     elif op.op == "distill":
-        [draft] = recorded_ids(
-            ledger.draft(
-                provenance,
-                [
-                    NewMemory(
-                        content=d["content"],
-                        kind=SEMANTIC,
-                        tags=tuple(d["tags"]),
-                        source=CONSOLIDATION_SOURCE,
-                        namespace=d["namespace"],
-                        importance=DEFAULT_IMPORTANCE,
-                        evidence=d["evidence"] or None,
-                    )
-                ],
-            )
+        draft = _new_memory(
+            NewMemory(
+                content=d["content"],
+                kind=SEMANTIC,
+                tags=tuple(d["tags"]),
+                source=CONSOLIDATION_SOURCE,
+                namespace=d["namespace"],
+                importance=DEFAULT_IMPORTANCE,
+                evidence=d["evidence"] or None,
+            ),
+            ledger,
+            provenance,
+            applied,
+            op,
         )
         draft.promote(WORKING, "distillation", epoch)
-        applied.memories[draft.id.hex] = draft
-        applied.added.append(draft.id.hex)
-        op.memory = draft.id.hex
     elif op.op == "insight":
-        [draft] = recorded_ids(
-            ledger.draft(
-                provenance,
-                [
-                    NewMemory(
-                        content=d["content"],
-                        kind=SEMANTIC,
-                        tags=tuple(d["tags"]),
-                        source=INSIGHT_SOURCE,
-                        importance=d["importance"],
-                        category=d["category"],
-                    )
-                ],
-            )
+        draft = _new_memory(
+            NewMemory(
+                content=d["content"],
+                kind=SEMANTIC,
+                tags=tuple(d["tags"]),
+                source=INSIGHT_SOURCE,
+                importance=d["importance"],
+                category=d["category"],
+            ),
+            ledger,
+            provenance,
+            applied,
+            op,
         )
-        applied.memories[draft.id.hex] = draft
-        applied.added.append(draft.id.hex)
         applied.insights.append(draft.id.hex)
-        op.memory = draft.id.hex
     elif op.op == "tag":
         memory(op.memory).retag(validation.tags(d["tags"]), d["reason"])
     elif op.op == "adjust":
@@ -154,3 +146,15 @@ def _apply(
     elif op.op == "purge":
         memory(op.memory).purge(d["reason"])
     # overlap, same-fact and audit records change no memory: epoch / command events
+
+
+def _new_memory(
+    item: NewMemory, ledger: Ledger, provenance: Provenance, applied: Applied, op: Operation
+) -> Memory:
+    """A memory the cycle writes (distillation, insight), with the recorded id on a replay;
+    the operation now names it."""
+    [draft] = recorded_ids(ledger.draft(provenance, [item]))
+    applied.memories[draft.id.hex] = draft
+    applied.added.append(draft.id.hex)
+    op.memory = draft.id.hex
+    return draft
