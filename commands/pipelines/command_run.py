@@ -28,6 +28,9 @@ DECISION_ATTEMPTS = 10
 """Runs of one decision before concurrent writers are given up on."""
 RETRY_PAUSE_SECONDS = 0.02
 """Base of the jittered pause between runs, so two writers stop colliding in step."""
+RETRY_PAUSE_MAX_SECONDS = 0.5
+"""Cap of the pause, which doubles with every conflict (4 writers on one user gave up 1-2.5%
+of their adds after 10 runs with a pause growing linearly)."""
 
 
 def decide_until_saved(
@@ -48,7 +51,8 @@ def decide_until_saved(
             if attempt == DECISION_ATTEMPTS - 1:
                 record_failure(ledger, command, conflict, provenance)
                 raise
-            time.sleep(random.uniform(0, RETRY_PAUSE_SECONDS * (attempt + 1)))
+            pause = min(RETRY_PAUSE_MAX_SECONDS, RETRY_PAUSE_SECONDS * 2**attempt)
+            time.sleep(random.uniform(0, pause))
             command = ledger.command(command.id)
         except Exception as error:
             record_failure(ledger, command, error, provenance)
