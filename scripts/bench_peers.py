@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from eval_locomo import AGENT, Conversation, Question, Scores, load, retrieve
+from eval_locomo import AGENT, Conversation, Question, Scores, add_turn, load, retrieve
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -145,15 +145,7 @@ class Peers:
         mine = self.timings["mnemoledger"]
         for turn in conversation.turns:
             with timed(mine["add"]):
-                result = self.memory.add(
-                    [turn.document],
-                    user=user,
-                    agent="locomo",
-                    thread=user,
-                    kind="episodic",
-                    source="locomo",
-                    evidence=[turn.dia_id],
-                )
+                result = add_turn(self.memory, user, turn)
             self.stats["mnemoledger_memories"] += len(result.memories)
             bar.advance(task)
         with timed(mine["refresh"]):

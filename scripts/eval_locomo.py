@@ -35,6 +35,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from commands import MnemoLedger
+from commands.models import AddResult
 from ledger import Settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -176,6 +177,20 @@ AGENT = "supervisor"
 the shipped categories config lets the supervisor read."""
 
 
+def add_turn(memory: MnemoLedger, user: str, turn: Turn) -> AddResult:
+    """One turn through the product's write path: an episodic `add` in the conversation's
+    thread, with the turn's `dia_id` as evidence and its session date in the text."""
+    return memory.add(
+        [turn.document],
+        user=user,
+        agent="locomo",
+        thread=user,
+        kind="episodic",
+        source="locomo",
+        evidence=[turn.dia_id],
+    )
+
+
 def retrieve(memory: MnemoLedger, question: str, user: str) -> list[set[str]]:
     """The evidence of the top 10 memories `memory.query` returns (full results)."""
     answer = memory.query(question, agent=AGENT, user=user, top_k=10, return_mode="full")
@@ -211,15 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             task = bar.add_task(f"{user}: add", total=len(conversation.turns))
             for turn in conversation.turns:
                 started = time.perf_counter()
-                result = memory.add(
-                    [f"[{turn.date}] {turn.speaker}: {turn.text}"],
-                    user=user,
-                    agent="locomo",
-                    thread=user,
-                    kind="episodic",
-                    source="locomo",
-                    evidence=[turn.dia_id],
-                )
+                result = add_turn(memory, user, turn)
                 timings["add"].append(time.perf_counter() - started)
                 stats["memories"] += len(result.memories)
                 stats["superseded"] += len(result.superseded)
