@@ -175,6 +175,49 @@ def test_reconstruct_threshold_is_the_named_constant() -> None:
         assert ("old" in output.memories[0].sources) is consumed
 
 
+def consumed_by_reconstruct(old: str, new: str, similarity: float = 0.92) -> bool:
+    output = run(
+        RECONSTRUCT,
+        ReconstructInput(related=[related("old", old, similarity)], new_contents=[new]),
+    )
+    return "old" in output.memories[0].sources
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # LoCoMo pairs the attribution made similar: a change word, but not about the same thing
+        (
+            "[7:55 pm on 9 June, 2023] Melanie: I cherish time with family.",
+            "[10:37 am on 27 June, 2023] Melanie: Actually, I just took my fam camping in the"
+            " mountains last week - it was a really nice time together!",
+        ),
+        (
+            "[1:56 pm on 8 May, 2023] Caroline: The transgender stories were so inspiring!",
+            "[3:31 pm on 23 August, 2023] Caroline: I used to go horseback riding with my dad.",
+        ),
+        # the same subject, but somebody else's statement
+        ("[8 May 2023] Caroline: I live in Paris.", "[9 May 2023] Melanie: I moved to Berlin."),
+        # a single-valued subject of another person
+        ("My sister lives in Paris", "I moved to Berlin"),
+    ],
+)
+def test_reconstruct_keeps_a_similar_memory_about_something_else(old: str, new: str) -> None:
+    assert not consumed_by_reconstruct(old, new)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I drink coffee every morning", "I no longer drink coffee"),
+        ("[8 May 2023] Caroline: I live in Paris.", "[9 July 2023] Caroline: I moved to Berlin."),
+        ("Maya works at Acme", "Maya switched jobs and now works at Globex"),
+    ],
+)
+def test_reconstruct_replaces_an_older_version_of_the_same_thing(old: str, new: str) -> None:
+    assert consumed_by_reconstruct(old, new)
+
+
 def test_reconstruct_collapses_identical_new_contents_but_covers_each() -> None:
     output = run(
         RECONSTRUCT,

@@ -11,10 +11,9 @@ any@10 0.58 when only the first piece kept it.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
-from commands.llm.rules.text import sentences, single_line, words
+from commands.llm.rules.text import ATTRIBUTION, sentences, single_line, words
 from commands.llm.schemas import SplitInput, SplitOutput
 
 FILLER_WORDS: Final = frozenset(
@@ -23,11 +22,6 @@ FILLER_WORDS: Final = frozenset(
     | {"good", "morning", "evening", "all", "everyone"}
 )
 """A piece made only of these words is a greeting or filler, not a fact."""
-
-ATTRIBUTION: Final = re.compile(
-    r"^(?:\[[^\]\n]{1,80}\]\s*)?(?:[A-Z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2}:\s+)?"
-)
-"""What a content may open with to say when and by whom: `[time] `, `Speaker: `, or both."""
 
 
 def states_a_fact(piece: str) -> bool:
