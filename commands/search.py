@@ -6,11 +6,15 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
 - `fusion="weighted"` (seed 004 §6): `w_v x cosine + w_t x bm25_score`, the weights chosen
   by the query's shape (`query_weights`); a candidate missing from one retriever gets 0
   there;
-- `fusion="rrf"`: reciprocal-rank fusion, `sum 1 / (60 + rank)`, divided by its largest
-  possible value (first in both lists) so that it is in 0-1 as well.
+- `fusion="rrf"`: reciprocal-rank fusion, `sum 1 / (RRF_K + rank)` (RRF_K = 10), divided by
+  its largest possible value (first in both lists) so that it is in 0-1 as well.
 
-Candidates below `min_score` relevance are dropped (seed 004 MinScore 0.3, the same value as
-engram's similarity floor); the others are ranked by engram's recall score
+Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
+similarity floor): the weighted relevance of the weighted fusion; with rank fusion, whose
+relevance says where a memory ranks, not how well it matches, the evidence itself: a memory
+holding one of the query's telling words passes, another must be `min_score` similar
+(cosine), as engram's floor reads the similarity. The others are ranked by engram's recall
+score
 
     score = (0.6 relevance + 0.2 importance + 0.2 recency) x layer bonus, capped at 1.0
 
@@ -24,10 +28,10 @@ Words found in more than 3% of the indexed memories are left out (their IDF is l
 would score every memory holding them), and the rest are joined with OR, not the seed's
 AND (measured on LoCoMo: see `FTS_OPERATOR`). If FTS5 fails (damaged index), a LIKE scan
 stands in (text score 0.5); if the vector side fails, keywords alone answer. When the best
-relevance is below 0.25 and an `expand` hook is given, the query's alternatives are
-searched too and used when they do better (seed 001 §4.4; no expansion by default: the
-offline provider has nothing to paraphrase with). An optional `rerank` hook reorders the
-scored candidates before the top `k` are kept.
+match (what the floor reads) is below 0.25 and an `expand` hook is given, the query's
+alternatives are searched too and used when they do better (seed 001 §4.4; no expansion by
+default: the offline provider has nothing to paraphrase with). An optional `rerank` hook
+reorders the scored candidates before the top `k` are kept.
 """
 
 from __future__ import annotations
@@ -225,6 +229,9 @@ class _Candidate:
     text_rank: int | None = None
     text_score: float | None = None
     relevance: float = 0.0
+    match: float = 0.0
+    """What the floor and query expansion judge: the relevance of the weighted fusion; with
+    rank fusion 1.0 for a keyword match, else the cosine."""
 
 
 def keyword_terms(layers: LayersProjection, query: str) -> list[str]:
@@ -298,17 +305,19 @@ def _fuse(
         if fusion == "rrf":
             fused = sum(1.0 / (RRF_K + r) for r in (c.vector_rank, c.text_rank) if r is not None)
             c.relevance = fused / _RRF_BEST
+            c.match = 1.0 if c.text_rank is not None else max(0.0, c.vector_score or 0.0)
         else:
             c.relevance = vector_weight * max(0.0, c.vector_score or 0.0) + text_weight * (
                 c.text_score or 0.0
             )
+            c.match = c.relevance
     return candidates
 
 
 @dataclass(slots=True)
 class _Scored:
     hits: list[SearchHit]
-    best_relevance: float
+    best_match: float
     """Over every eligible candidate, before the floor (what query expansion looks at)."""
 
 
@@ -345,8 +354,8 @@ class _Search:
             row = rows.get(memory_id)
             if row is None or not self._eligible(row):
                 continue
-            best = max(best, c.relevance)
-            if c.relevance >= self.min_score:
+            best = max(best, c.match)
+            if c.match >= self.min_score:
                 score, fresh = score_row(row, c.relevance, self.now)
                 scored.append((-round(score, 6), -c.relevance, memory_id, row, c, fresh))
         scored.sort(key=lambda item: item[:3])
@@ -361,16 +370,16 @@ class _Search:
         """Search the alternatives too, keeping each memory's best hit; the merged result
         only if its best relevance beats the original's (seed 001 §4.4)."""
         best = {hit.id: hit for hit in original.hits}
-        best_relevance = original.best_relevance
+        best_match = original.best_match
         for alternative in dict.fromkeys(a for a in expand(query) if a.strip() and a != query):
             found = self.once(alternative)
-            best_relevance = max(best_relevance, found.best_relevance)
+            best_match = max(best_match, found.best_match)
             for hit in found.hits:
                 if hit.id not in best or hit.score > best[hit.id].score:
                     best[hit.id] = hit
-        if best_relevance <= original.best_relevance:
+        if best_match <= original.best_match:
             return original
-        return _Scored(sorted(best.values(), key=_order), best_relevance)
+        return _Scored(sorted(best.values(), key=_order), best_match)
 
     def _eligible(self, row: RecallRow) -> bool:
         """The user's, active (not superseded or forgotten) and unexpired."""
@@ -457,7 +466,7 @@ def hybrid_search(
         now or datetime.now(UTC),
     )
     result = search.once(query, query_vector)
-    if expand is not None and result.best_relevance < AUTO_EXPAND_THRESHOLD:
+    if expand is not None and result.best_match < AUTO_EXPAND_THRESHOLD:
         result = search.expanded(query, expand, result)
     hits = result.hits[: search.pool]
     if rerank is not None:

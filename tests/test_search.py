@@ -219,6 +219,25 @@ def test_min_score_drops_weak_results(memory: MnemoLedger) -> None:
     assert search(memory, "peanuts allergy", fusion="weighted", min_score=0.99) == []
 
 
+def test_rank_fusion_floor_keeps_keyword_matches_and_drops_dissimilar_neighbours(
+    memory: MnemoLedger,
+) -> None:
+    add(memory, [*FACTS, "quantum chromodynamics lecture notes"])
+    everything = search(memory, "peanuts allergy", k=10, fusion="rrf", min_score=0.0)
+    keyword_matches = {h.id for h in everything if h.keyword_rank is not None}
+    neighbours = [h for h in everything if h.keyword_rank is None]
+    assert keyword_matches and neighbours
+    # no neighbour is 0.99 similar: only the memories holding a query word stay, however
+    # low their rank-fused relevance
+    strict = search(memory, "peanuts allergy", k=10, fusion="rrf", min_score=0.99)
+    assert set(ids(strict)) == keyword_matches
+    floor = max(h.vector_score or 0.0 for h in neighbours) - 1e-5  # scores are rounded
+    kept = search(memory, "peanuts allergy", k=10, fusion="rrf", min_score=floor)
+    assert {h.id for h in kept if h.keyword_rank is None} == {
+        h.id for h in neighbours if (h.vector_score or 0.0) >= floor
+    }
+
+
 def test_superseded_forgotten_expired_and_other_users_memories_never_appear(
     memory: MnemoLedger,
 ) -> None:
