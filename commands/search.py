@@ -10,11 +10,12 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
   its largest possible value (first in both lists) so that it is in 0-1 as well.
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
-similarity floor): the weighted relevance of the weighted fusion; with rank fusion, whose
-relevance says where a memory ranks, not how well it matches, the evidence itself: a memory
-holding one of the query's telling words passes, another must be `min_score` similar
-(cosine), as engram's floor reads the similarity. The others are ranked by engram's recall
-score
+similarity floor): below it in weighted relevance with the weighted fusion; with rank
+fusion, whose relevance says where a memory ranks, not how well it matches, below it in
+relevance *and* in evidence (a memory holding one of the query's telling words passes, as
+does one `min_score` similar by cosine, as engram's floor reads the similarity), so that a
+query no keyword matches still gets its k similar memories. The others are ranked by
+engram's recall score
 
     score = (0.6 relevance + 0.2 importance + 0.2 recency) x layer bonus, capped at 1.0
 
@@ -231,7 +232,8 @@ class _Candidate:
     relevance: float = 0.0
     match: float = 0.0
     """What the floor and query expansion judge: the relevance of the weighted fusion; with
-    rank fusion 1.0 for a keyword match, else the cosine."""
+    rank fusion the relevance or, when higher, the evidence (1.0 for a keyword match, else
+    the cosine)."""
 
 
 def keyword_terms(layers: LayersProjection, query: str) -> list[str]:
@@ -305,7 +307,8 @@ def _fuse(
         if fusion == "rrf":
             fused = sum(1.0 / (RRF_K + r) for r in (c.vector_rank, c.text_rank) if r is not None)
             c.relevance = fused / _RRF_BEST
-            c.match = 1.0 if c.text_rank is not None else max(0.0, c.vector_score or 0.0)
+            evidence = 1.0 if c.text_rank is not None else max(0.0, c.vector_score or 0.0)
+            c.match = max(c.relevance, evidence)
         else:
             c.relevance = vector_weight * max(0.0, c.vector_score or 0.0) + text_weight * (
                 c.text_score or 0.0

@@ -200,6 +200,7 @@ def consumed_by_reconstruct(old: str, new: str, similarity: float = 0.92) -> boo
         ("[8 May 2023] Caroline: I live in Paris.", "[9 May 2023] Melanie: I moved to Berlin."),
         # a single-valued subject of another person
         ("My sister lives in Paris", "I moved to Berlin"),
+        ("My sister lives in Paris", "My brother moved to Berlin"),
     ],
 )
 def test_reconstruct_keeps_a_similar_memory_about_something_else(old: str, new: str) -> None:
@@ -212,6 +213,7 @@ def test_reconstruct_keeps_a_similar_memory_about_something_else(old: str, new: 
         ("I drink coffee every morning", "I no longer drink coffee"),
         ("[8 May 2023] Caroline: I live in Paris.", "[9 July 2023] Caroline: I moved to Berlin."),
         ("Maya works at Acme", "Maya switched jobs and now works at Globex"),
+        ("I live in Porto with my partner Joao", "Joao and I now live in Lisbon"),
     ],
 )
 def test_reconstruct_replaces_an_older_version_of_the_same_thing(old: str, new: str) -> None:

@@ -78,12 +78,19 @@ def is_older_version(memory: RelatedMemory, content: str) -> bool:
 
 
 def _same_holder(old: str, new: str) -> bool:
-    """Whether two holders are one: `topic_of` keeps every word before the subject's verb,
-    so "maya" holds what "maya switched jobs and" does; "my sister" not what "my brother"
-    does."""
-    old_words, new_words = old.split(), new.split()
-    shorter = min(len(old_words), len(new_words))
-    return old_words[:shorter] == new_words[:shorter]
+    """Whether two holders name someone in common. `topic_of` keeps every word before the
+    subject's verb, so "maya" holds what "maya switched jobs and" does and the user what
+    "joao and i" (or "we") do; "my sister" not what "my brother" does."""
+    return bool(_holder_words(old) & _holder_words(new))
+
+
+def _holder_words(holder: str) -> set[str]:
+    names = {"i" if word in _FIRST_PERSON else word for word in holder.split()}
+    return names - _NOT_A_HOLDER
+
+
+_FIRST_PERSON: Final = frozenset({"user", "i", "we"})
+_NOT_A_HOLDER: Final = frozenset({"and", "my", "our", "his", "her", "their", "the", "a", "an"})
 
 
 def reconstruct(inputs: ReconstructInput) -> ReconstructOutput:
