@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from commands.attribution import different_speakers, speaker_and_body
 from commands.llm.rules.core import topic_of
-from commands.llm.rules.text import comparison_key, overlap, single_line, speaker_and_body
+from commands.llm.rules.text import comparison_key, overlap, single_line
 from commands.llm.schemas import (
     Coverage,
     ReconstructedMemory,
@@ -67,7 +68,7 @@ def is_older_version(memory: RelatedMemory, content: str) -> bool:
         return False
     old_speaker, old_body = speaker_and_body(memory.content)
     new_speaker, new_body = speaker_and_body(content)
-    if old_speaker is not None and new_speaker is not None and old_speaker != new_speaker:
+    if different_speakers(old_speaker, new_speaker):
         return False
     old_topic, new_topic = topic_of(old_body), topic_of(new_body)
     if old_topic is not None and new_topic is not None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from commands.llm.rules.text import ATTRIBUTION, sentences, single_line, words
+from commands.attribution import ATTRIBUTION
+from commands.llm.rules.text import sentences, single_line, words
 from commands.llm.schemas import SplitInput, SplitOutput
 
 FILLER_WORDS: Final = frozenset(

@@ -11,12 +11,6 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SPACES = re.compile(r"\s+")
 _ONLY_PUNCTUATION = re.compile(r"^[\W_]*$")
 
-ATTRIBUTION: Final = re.compile(
-    r"^(?:\[[^\]\n]{1,80}\]\s*)?(?:([A-Z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2}):\s+)?"
-)
-"""What a content may open with to say when and by whom: `[time] `, `Speaker: `, or both
-(the speaker is group 1)."""
-
 ABBREVIATIONS: Final = frozenset(
     {"dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "e.g.", "i.e.", "vs.", "approx.", "no."}
 )
@@ -70,11 +64,3 @@ def with_final_stop(sentence: str) -> str:
 def slug(text: str, max_words: int = 5) -> str:
     """The first words of `text`, lowercased and joined by hyphens."""
     return "-".join(words(text)[:max_words])
-
-
-def speaker_and_body(text: str) -> tuple[str | None, str]:
-    """Who an attributed content quotes ("[8 May 2023] Caroline: I paint." -> "Caroline"),
-    None if nobody, and what is said, without the attribution."""
-    attribution = ATTRIBUTION.match(text)
-    assert attribution is not None  # every part of the pattern is optional
-    return attribution.group(1), text[attribution.end() :]
