@@ -25,13 +25,14 @@ Only active, unexpired memories of the user are returned: superseded, forgotten 
 expired ones never are.
 
 Keyword query (seed 004 §6): the query's words (letters, digits, underscore), quoted.
-Words found in more than 3% of the indexed memories are left out (their IDF is low and FTS5
-would score every memory holding them), and the rest are joined with OR, not the seed's
-AND (measured on LoCoMo: see `FTS_OPERATOR`). If FTS5 fails (damaged index), a LIKE scan
-stands in (text score 0.5); if the vector side fails, keywords alone answer. When the best
-match (what the floor reads) is below 0.25 and an `expand` hook is given, the query's
-alternatives are searched too and used when they do better (seed 001 §4.4; no expansion by
-default: the offline provider has nothing to paraphrase with). An optional `rerank` hook
+Words found in more than 3% of the user's memories are left out (they tell little about
+which of them is meant, and FTS5 would score every memory holding them), and the rest are
+joined with OR, not the seed's AND (measured on LoCoMo: see `FTS_OPERATOR`). If FTS5 fails
+(damaged index), a LIKE scan stands in (text score 0.5); if the vector side fails,
+keywords alone answer. When the best match (what the floor reads) is below 0.25 and an
+`expand` hook is given, the query's alternatives are searched too and used when they do
+better (seed 001 §4.4; no expansion by default: the offline provider has nothing to
+paraphrase with). An optional `rerank` hook
 reorders the scored candidates before the top `k` are kept.
 """
 
@@ -236,21 +237,29 @@ class _Candidate:
     the cosine)."""
 
 
-def keyword_terms(layers: LayersProjection, query: str) -> list[str]:
-    """The query's words worth an FTS5 lookup, in query order: the rarest first, leaving
-    out words in more than `SEARCH_FTS_MAX_DOC_SHARE` of the index (unless the index is
-    small) and stopping at `SEARCH_FTS_MAX_POSTINGS` memories in all."""
+def keyword_terms(layers: LayersProjection, query: str, user_id: str) -> list[str]:
+    """The query's words worth an FTS5 lookup for `user_id`, in query order: taken rarest
+    first, leaving out words in more than `SEARCH_FTS_MAX_DOC_SHARE` of the user's
+    memories (unless the user has few) and stopping before the kept words' postings, over
+    every user (what the lookup reads), pass `SEARCH_FTS_MAX_POSTINGS`."""
     tokens = query_tokens(query)
     if not tokens:
         return []
-    frequencies, indexed = layers.document_frequencies(tokens)
-    common = max(SEARCH_FTS_MIN_PRUNED_DF, SEARCH_FTS_MAX_DOC_SHARE * indexed)
+    postings_of = layers.document_frequencies(tokens)
+    common = int(
+        max(SEARCH_FTS_MIN_PRUNED_DF, SEARCH_FTS_MAX_DOC_SHARE * layers.user_memory_count(user_id))
+    )
     kept: set[str] = set()
     postings = 0
-    for token in sorted(tokens, key=lambda t: frequencies[t]):
-        postings += frequencies[token]
-        if frequencies[token] > common or postings > SEARCH_FTS_MAX_POSTINGS:
+    for token in sorted(tokens, key=lambda t: postings_of[t]):
+        if postings + postings_of[token] > SEARCH_FTS_MAX_POSTINGS:
             break
+        if (
+            postings_of[token] > common
+            and layers.user_document_frequency(user_id, token, common) > common
+        ):
+            continue
+        postings += postings_of[token]
         kept.add(token)
     return [token for token in tokens if token in kept]
 
@@ -261,7 +270,7 @@ def _keyword_candidates(
     """(memory id, text score), best first: FTS5 over the query's telling words; LIKE if
     FTS5 fails."""
     try:
-        expression = _match(keyword_terms(layers, query), FTS_OPERATOR)
+        expression = _match(keyword_terms(layers, query, user_id), FTS_OPERATOR)
         found = [] if expression is None else layers.fts_search(user_id, expression, pool)
     except Exception as error:  # seed 004 §6: FTS5 -> LIKE -> vector-only
         logger.warning("keyword search failed (%s); falling back to LIKE", error)

@@ -54,6 +54,7 @@ from ledger.policy import (
     SUPERSEDED,
 )
 from projections import engram_state
+from projections.user_terms import UserTermCounts
 
 metadata = MetaData()
 
@@ -257,6 +258,7 @@ class LayersProjection:
         event.listen(self.engine, "connect", _configure_sqlite)
         self._df_cache: dict[str, int] = {}
         self._df_counted_at = 0
+        self.user_terms = UserTermCounts(self.engine)
         self._create()
 
     def _create(self) -> None:
@@ -290,6 +292,7 @@ class LayersProjection:
             engram_state.drop(conn)
         self._df_cache.clear()
         self._df_counted_at = 0
+        self.user_terms.clear()
         self._create()
 
     def close(self) -> None:
@@ -410,10 +413,10 @@ class LayersProjection:
             )
             return [(r[0], float(r[1])) for r in result]
 
-    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """(how many indexed memories contain each term, how many memories the index
-        holds), every user and state counted. Terms are matched lower-case and without
-        diacritics, as the index stores them; recent counts come from a cache."""
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many indexed memories contain each term (what a MATCH on it reads), every
+        user and state counted. Terms are matched lower-case and without diacritics, as the
+        index stores them; recent counts come from a cache."""
         folded = {term: fold_term(term) for term in terms}
         with self.engine.connect() as conn:
             size = int(
@@ -433,7 +436,15 @@ class LayersProjection:
                     ).all()
                 )
         self._df_cache.update(counts)
-        return {term: self._df_cache.get(f, 0) for term, f in folded.items()}, size
+        return {term: self._df_cache.get(f, 0) for term, f in folded.items()}
+
+    def user_document_frequency(self, user_id: str, term: str, cap: int) -> int:
+        """How many of `user_id`'s memories contain `term`, counted up to `cap + 1`."""
+        return self.user_terms.documents(user_id, fold_term(term), cap)
+
+    def user_memory_count(self, user_id: str) -> int:
+        """How many memories of `user_id` the index holds, every state counted."""
+        return self.user_terms.memories(user_id)
 
     def like_search(self, user_id: str, words: Sequence[str], k: int) -> builtins.list[str]:
         """Active memories of `user_id` whose content contains any of `words` (SQL LIKE,

@@ -19,6 +19,7 @@ from commands.search import (
     fts_expression,
     has_proper_noun,
     hybrid_search,
+    keyword_terms,
     layer_bonus,
     query_weights,
     recall_score,
@@ -250,6 +251,23 @@ def test_a_query_no_keyword_matches_still_gets_k_similar_memories(home: Path) ->
         hits = search(memory, "art galleries she toured", k=20)
     assert len(hits) == 20 and all(h.keyword_rank is None for h in hits)
     assert min(h.relevance or 0.0 for h in hits) < SEARCH_MIN_SCORE
+
+
+def test_keyword_pruning_counts_the_users_own_memories(memory: MnemoLedger) -> None:
+    """A word in more than SEARCH_FTS_MIN_PRUNED_DF (100) of a user's memories tells
+    nothing about which of them is meant, however rare it is among all users."""
+    add(memory, [f"Maya practised scales number {n}" for n in range(150)], U1)
+    add(memory, ["Maya bought a violin"], U1)
+    add(memory, ["Maya is a colleague", *(f"meeting note {n}" for n in range(300))], U2)
+    memory.refresh()
+    assert keyword_terms(memory.layers, "Maya violin", "u1") == ["violin"]
+    assert keyword_terms(memory.layers, "Maya violin", "u2") == ["maya", "violin"]
+    [hit] = search(memory, "Maya violin", k=1)
+    assert hit.content == "Maya bought a violin" and hit.keyword_rank == 1
+    # counts follow the user's growth
+    add(memory, [f"Maya emailed colleague {n}" for n in range(150)], U2)
+    memory.refresh()
+    assert keyword_terms(memory.layers, "Maya violin", "u2") == ["violin"]
 
 
 def test_superseded_forgotten_expired_and_other_users_memories_never_appear(

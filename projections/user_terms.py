@@ -1,0 +1,86 @@
+"""How common a word is among one user's memories: what keyword search prunes by.
+
+FTS5 keeps one index for every user, and its vocabulary counts documents over all of them;
+a word can be rare there and in half of one user's memories (their own name, their
+partner's, their city), where it tells nothing and crowds the keyword candidates. These
+counts are per user, every state counted as the index does, and capped (a search only asks
+whether a word is above a threshold), so one count reads at most `cap + 1` postings.
+
+Counts are cached per user and dropped when the user's newest memory has moved on by more
+than a tenth of what was counted (the sequence is global, so the distance over-estimates
+the user's growth: the cache is refreshed early, never late).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
+
+STALE_GROWTH = 0.1
+"""Share of a user's counted memories by which the log may move before counts are redone."""
+
+
+@dataclass
+class _UserCounts:
+    newest: int
+    """The user's highest memory sequence number when counted."""
+    memories: int
+    terms: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(folded term, cap) -> matching memories, at most cap + 1."""
+
+
+class UserTermCounts:
+    """Per-user memory and term counts over the layers read model's FTS5 index."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._users: dict[str, _UserCounts] = {}
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._users.clear()
+
+    def memories(self, user_id: str) -> int:
+        """How many memories `user_id` has in the index, every state counted."""
+        return self._counts(user_id).memories
+
+    def documents(self, user_id: str, folded_term: str, cap: int) -> int:
+        """How many of `user_id`'s memories hold `folded_term` (lower-case, no diacritics),
+        counted up to `cap + 1`."""
+        counts = self._counts(user_id)
+        key = (folded_term, cap)
+        if key not in counts.terms:
+            with self.engine.connect() as conn:
+                found = conn.exec_driver_sql(
+                    "SELECT count(*) FROM (SELECT 1 FROM memories_fts "
+                    "JOIN memories m ON m.seq = memories_fts.rowid "
+                    "WHERE memories_fts MATCH ? AND m.user_id = ? LIMIT ?)",
+                    (f'"{folded_term}"', user_id, cap + 1),
+                ).scalar()
+            counts.terms[key] = int(found or 0)
+        return counts.terms[key]
+
+    def _counts(self, user_id: str) -> _UserCounts:
+        with self.engine.connect() as conn:
+            newest = int(
+                conn.exec_driver_sql(
+                    "SELECT COALESCE(MAX(seq), 0) FROM memories WHERE user_id = ?", (user_id,)
+                ).scalar()
+                or 0
+            )
+            cached = self._users.get(user_id)
+            if cached is not None and newest - cached.newest <= STALE_GROWTH * cached.memories:
+                return cached
+            memories = int(
+                conn.exec_driver_sql(
+                    "SELECT count(*) FROM memories WHERE user_id = ?", (user_id,)
+                ).scalar()
+                or 0
+            )
+        counts = _UserCounts(newest, memories)
+        with self._lock:
+            self._users[user_id] = counts
+        return counts
