@@ -32,8 +32,8 @@ joined with OR, not the seed's AND (measured on LoCoMo: see `FTS_OPERATOR`). If 
 keywords alone answer. When the best match (what the floor reads) is below 0.25 and an
 `expand` hook is given, the query's alternatives are searched too and used when they do
 better (seed 001 §4.4; no expansion by default: the offline provider has nothing to
-paraphrase with). An optional `rerank` hook
-reorders the scored candidates before the top `k` are kept.
+paraphrase with). An optional `rerank` hook reorders the scored candidates before the top
+`k` are kept.
 """
 
 from __future__ import annotations
