@@ -245,10 +245,9 @@ def keyword_terms(layers: LayersProjection, query: str, user_id: str) -> list[st
     tokens = query_tokens(query)
     if not tokens:
         return []
-    postings_of = layers.document_frequencies(tokens)
-    common = int(
-        max(SEARCH_FTS_MIN_PRUNED_DF, SEARCH_FTS_MAX_DOC_SHARE * layers.user_memory_count(user_id))
-    )
+    postings_of, newest = layers.document_frequencies(tokens)
+    memories = layers.user_memory_count(user_id, newest)
+    common = int(max(SEARCH_FTS_MIN_PRUNED_DF, SEARCH_FTS_MAX_DOC_SHARE * memories))
     kept: set[str] = set()
     postings = 0
     for token in sorted(tokens, key=lambda t: postings_of[t]):
@@ -256,7 +255,7 @@ def keyword_terms(layers: LayersProjection, query: str, user_id: str) -> list[st
             break
         if (
             postings_of[token] > common
-            and layers.user_document_frequency(user_id, token, common) > common
+            and layers.user_document_frequency(user_id, token, common, newest) > common
         ):
             continue
         postings += postings_of[token]

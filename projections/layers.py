@@ -413,9 +413,10 @@ class LayersProjection:
             )
             return [(r[0], float(r[1])) for r in result]
 
-    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many indexed memories contain each term (what a MATCH on it reads), every
-        user and state counted. Terms are matched lower-case and without diacritics, as the
+    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """(how many indexed memories contain each term (what a MATCH on it reads), every
+        user and state counted; the newest memory's sequence number, which dates these and
+        the per-user counts). Terms are matched lower-case and without diacritics, as the
         index stores them; recent counts come from a cache."""
         folded = {term: fold_term(term) for term in terms}
         with self.engine.connect() as conn:
@@ -436,15 +437,17 @@ class LayersProjection:
                     ).all()
                 )
         self._df_cache.update(counts)
-        return {term: self._df_cache.get(f, 0) for term, f in folded.items()}
+        return {term: self._df_cache.get(f, 0) for term, f in folded.items()}, size
 
-    def user_document_frequency(self, user_id: str, term: str, cap: int) -> int:
-        """How many of `user_id`'s memories contain `term`, counted up to `cap + 1`."""
-        return self.user_terms.documents(user_id, fold_term(term), cap)
+    def user_document_frequency(self, user_id: str, term: str, cap: int, newest: int) -> int:
+        """How many of `user_id`'s memories contain `term`, counted up to `cap + 1`, as of
+        the index's `newest` sequence number (from `document_frequencies`)."""
+        return self.user_terms.documents(user_id, fold_term(term), cap, newest)
 
-    def user_memory_count(self, user_id: str) -> int:
-        """How many memories of `user_id` the index holds, every state counted."""
-        return self.user_terms.memories(user_id)
+    def user_memory_count(self, user_id: str, newest: int) -> int:
+        """How many memories of `user_id` the index holds, every state counted, as of the
+        index's `newest` sequence number (from `document_frequencies`)."""
+        return self.user_terms.memories(user_id, newest)
 
     def like_search(self, user_id: str, words: Sequence[str], k: int) -> builtins.list[str]:
         """Active memories of `user_id` whose content contains any of `words` (SQL LIKE,

@@ -6,9 +6,10 @@ partner's, their city), where it tells nothing and crowds the keyword candidates
 counts are per user, every state counted as the index does, and capped (a search only asks
 whether a word is above a threshold), so one count reads at most `cap + 1` postings.
 
-Counts are cached per user and dropped when the user's newest memory has moved on by more
-than a tenth of what was counted (the sequence is global, so the distance over-estimates
-the user's growth: the cache is refreshed early, never late).
+Counts are cached per user and dropped when the index's newest memory (its sequence number,
+which the caller already read) has moved on by more than a tenth of what the user had when
+counted: the sequence counts every user's memories, so it over-estimates the user's growth
+and the cache is refreshed early, never late, without a query per search to find out.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ STALE_GROWTH = 0.1
 @dataclass
 class _UserCounts:
     newest: int
-    """The user's highest memory sequence number when counted."""
+    """The index's highest memory sequence number when counted."""
     memories: int
     terms: dict[tuple[str, int], int] = field(default_factory=dict)
     """(folded term, cap) -> matching memories, at most cap + 1."""
@@ -43,37 +44,34 @@ class UserTermCounts:
         with self._lock:
             self._users.clear()
 
-    def memories(self, user_id: str) -> int:
-        """How many memories `user_id` has in the index, every state counted."""
-        return self._counts(user_id).memories
+    def memories(self, user_id: str, newest: int) -> int:
+        """How many memories `user_id` has in the index, every state counted; `newest` is
+        the index's highest sequence number now."""
+        return self._counts(user_id, newest).memories
 
-    def documents(self, user_id: str, folded_term: str, cap: int) -> int:
+    def documents(self, user_id: str, folded_term: str, cap: int, newest: int) -> int:
         """How many of `user_id`'s memories hold `folded_term` (lower-case, no diacritics),
         counted up to `cap + 1`."""
-        counts = self._counts(user_id)
+        counts = self._counts(user_id, newest)
         key = (folded_term, cap)
         if key not in counts.terms:
+            # CROSS JOIN keeps FTS5 first: with a plain JOIN SQLite walks the user's rows
+            # and probes FTS5 for each (7.5 ms instead of 0.2 ms at 1,000 memories)
             with self.engine.connect() as conn:
                 found = conn.exec_driver_sql(
                     "SELECT count(*) FROM (SELECT 1 FROM memories_fts "
-                    "JOIN memories m ON m.seq = memories_fts.rowid "
+                    "CROSS JOIN memories m ON m.seq = memories_fts.rowid "
                     "WHERE memories_fts MATCH ? AND m.user_id = ? LIMIT ?)",
                     (f'"{folded_term}"', user_id, cap + 1),
                 ).scalar()
             counts.terms[key] = int(found or 0)
         return counts.terms[key]
 
-    def _counts(self, user_id: str) -> _UserCounts:
+    def _counts(self, user_id: str, newest: int) -> _UserCounts:
+        cached = self._users.get(user_id)
+        if cached is not None and newest - cached.newest <= STALE_GROWTH * cached.memories:
+            return cached
         with self.engine.connect() as conn:
-            newest = int(
-                conn.exec_driver_sql(
-                    "SELECT COALESCE(MAX(seq), 0) FROM memories WHERE user_id = ?", (user_id,)
-                ).scalar()
-                or 0
-            )
-            cached = self._users.get(user_id)
-            if cached is not None and newest - cached.newest <= STALE_GROWTH * cached.memories:
-                return cached
             memories = int(
                 conn.exec_driver_sql(
                     "SELECT count(*) FROM memories WHERE user_id = ?", (user_id,)
