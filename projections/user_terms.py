@@ -21,6 +21,8 @@ from sqlalchemy import Engine
 
 STALE_GROWTH = 0.1
 """Share of a user's counted memories by which the log may move before counts are redone."""
+MAX_CACHED_USERS = 10_000
+"""Users whose counts a process keeps; past it the cache starts over (counts are cheap)."""
 
 
 @dataclass
@@ -80,5 +82,7 @@ class UserTermCounts:
             )
         counts = _UserCounts(newest, memories)
         with self._lock:
+            if len(self._users) >= MAX_CACHED_USERS:
+                self._users.clear()
             self._users[user_id] = counts
         return counts

@@ -423,3 +423,13 @@ def test_vectors_without_structure_stay_exact() -> None:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     index = build_index(np.arange(3000, dtype=np.int64), vectors, exact_max_vectors=1000)
     assert not is_approximate(index) and index.ntotal == 3000
+
+
+def test_per_user_word_counts_stay_bounded(memory: MnemoLedger, monkeypatch: Any) -> None:
+    monkeypatch.setattr("projections.user_terms.MAX_CACHED_USERS", 2)
+    for user in ("a", "b", "c"):
+        add(memory, [f"{user} likes tea"], Provenance(user_id=user, actor="test"))
+    memory.refresh()
+    for user in ("a", "b", "c"):
+        assert keyword_terms(memory.layers, "likes tea", user) == ["likes", "tea"]
+        assert len(memory.layers.user_terms._users) <= 2
