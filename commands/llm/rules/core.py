@@ -19,13 +19,42 @@ from ledger.core import CORE_SECTIONS, parse_sections
 
 _I = re.IGNORECASE
 
+# --- seed 000, core entry policy: durable facts only; transient content stays out ---------
+
 TRANSIENT: Final = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|right now|at the moment|for now|for the moment"
-    r"|temporar(y|ily)|this (morning|afternoon|evening|week|weekend|month|session|sprint)"
+    r"|temporar(y|ily)|later today|last night|this (morning|afternoon|evening|week|weekend"
+    r"|month|session|sprint)|(today|tomorrow|this week)'s|next (week|weekend|month)"
+    r"|in (a few|\d+) (minutes|hours|days)"
     r"|currently (debugging|working on|fixing|investigating|testing|looking|trying|reviewing))\b",
     _I,
 )
 """Session-only or passing content, excluded from the core whatever else it says."""
+
+_WEEKDAY = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+ONE_OFF: Final = re.compile(
+    r"\b(the|a|an|my|our|his|her|their|this|next|upcoming)( \w+)? (meeting|appointment|call"
+    r"|standup|stand-up|interview|demo|presentation|flight|reservation|deadline|webinar"
+    r"|check-?up)s?\b"
+    r"|\b(meeting|appointment|call|interview|flight) (with|at|on|moved|is at|got)\b"
+    r"|\b(deadline|due (date|on|by))\b|\bis due\b"
+    r"|\b(moved|pushed|rescheduled|postponed|shifted|brought forward) (back )?(to|until) "
+    r"(\d|noon|midnight|" + _WEEKDAY + r"|next|later|tomorrow)"
+    r"|\b\d{1,2}(:\d{2})? ?(am|pm)\b|\b\d{1,2}:\d{2}\b"
+    r"|\b(on|next|this|by|until|before|after|coming) " + _WEEKDAY + r"\b"
+    r"|\b(to-?do|task list|remind me to|reminder)\b"
+    r"|\bneeds? to (finish|submit|send|call|email|buy|book|pick up|fix|review|prepare|pay)\b",
+    _I,
+)
+"""One-off events and plans (seed 000's core entry gate): meetings, appointments, calls,
+deadlines, tasks, anything pinned to one clock time or one coming day ("moved to 3pm",
+"on Friday at 10"). Excluded unless HABITUAL says it recurs."""
+HABITUAL: Final = re.compile(
+    r"\b(always|never|every|each|usually|typically|generally|normally|whenever|daily"
+    r"|weekly|weekdays|weekends|(mon|tues|wednes|thurs|fri|satur|sun)days)\b",
+    _I,
+)
+"""What makes a timed statement a standing fact: "every day at 7am", "on Fridays"."""
 
 SOUL_CUES: Final = re.compile(
     r"\b(assistant|agent)('s)? (name|persona|personality|role|identity|values?|principles?)\b"
@@ -36,6 +65,7 @@ SOUL_CUES: Final = re.compile(
 USER_CUES: Final = re.compile(
     r"\b(name is|named|call me|goes by|lives? in|living in|moved to|relocated to|based in"
     r"|resides? in|(?-i:from [A-Z]\w+)|works? (at|for|as)|working (at|for|as)|employed|job is"
+    r"|works? (from home|remotely|from the office)"
     r"|profession|allergic|allergy|allergies|intoleran\w+|pronouns|speaks|native language"
     r"|mother tongue|time ?zone|married|wife|husband|partner|son|daughter|children|kids?"
     r"|mother|father|sister|brother|dog|cat|pets?|vegetarian|vegan|birthday|born)\b",
@@ -87,9 +117,16 @@ class Topic:
     holder: str
 
 
+def is_transient(text: str) -> bool:
+    """Passing or one-off content: never coreworthy (seed 000, core entry gate)."""
+    return bool(TRANSIENT.search(text)) or (
+        bool(ONE_OFF.search(text)) and not HABITUAL.search(text)
+    )
+
+
 def section_of(candidate: str) -> str | None:
     """The section a durable candidate belongs to; None for anything not coreworthy."""
-    if TRANSIENT.search(candidate):
+    if is_transient(candidate):
         return None
     for section, cues in _ROUTES:
         if cues.search(candidate):
