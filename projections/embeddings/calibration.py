@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,7 @@ class Calibration:
         reference = tuple(float(x) for x in data["reference"])
         if len(raw) != len(reference) or len(raw) < 2:
             raise ValueError(f"{data.get('model')}: calibration needs >= 2 matching knots")
-        if any(b <= a for a, b in zip(raw, raw[1:], strict=False)) or any(
-            b < a for a, b in zip(reference, reference[1:], strict=False)
-        ):
+        if any(b <= a for a, b in pairwise(raw)) or any(b < a for a, b in pairwise(reference)):
             raise ValueError(f"{data.get('model')}: calibration knots must be increasing")
         return cls(str(data["model"]), raw, reference)
 
@@ -62,7 +61,7 @@ class Calibration:
         return float(np.interp(raw, self.raw, self.reference))
 
     def to_reference_array(self, raw: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-        return np.interp(raw, self.raw, self.reference).astype(np.float32)
+        return np.asarray(np.interp(raw, self.raw, self.reference), dtype=np.float32)
 
     def to_raw(self, reference: float) -> float:
         """The raw cosine this model gives where the reference scale reads `reference`
@@ -97,7 +96,8 @@ def calibration_for(model: str) -> Calibration:
     if not path.exists() and model.startswith("hashing-"):
         path = CALIBRATIONS_DIR / file_name("hashing")  # one fit serves every dimension
     if path.exists():
-        return Calibration.from_json(json.loads(path.read_text(encoding="utf-8")))
+        calibration = Calibration.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return replace(calibration, model=model)  # hashing.json serves `hashing-<dims>`
     logger.warning(
         "no similarity calibration for %s: dedup, merge and reconcile thresholds read its "
         "raw cosine, which may not be on the scale they were set for",
