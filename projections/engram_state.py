@@ -3,8 +3,10 @@
 Kept in the layers database and written in the same transaction as the memory rows:
 - `engram_users`: each user's epoch count, the log position and clock value of the last
   epoch, the last insight time;
-- `engram_memories`: per memory, the epoch it entered its layer, gate rejections and the
-  epoch a retry is allowed from, whether triage kept it, when a lapsed memory is purged;
+- `engram_memories`: per memory, the epoch it entered its layer, the epoch it was last
+  used (created or served: the soft-delete clock, counted in epochs so idle time costs
+  nothing, seed 001 §2.4), gate rejections and the epoch a retry is allowed from, whether
+  triage kept it, when a lapsed memory is purged;
 - `engram_pairs`: pair keys a cycle examined (merge, reconcile, core overlap, daily
   fingerprints), never examined again (fingerprints: until they age out).
 
@@ -35,7 +37,8 @@ _TABLES = (
     " position INTEGER NOT NULL, at TEXT, last_insight_at TEXT,"
     " decay_total REAL NOT NULL DEFAULT 0)",
     "CREATE TABLE IF NOT EXISTS engram_memories (id TEXT PRIMARY KEY, user_id TEXT NOT NULL,"
-    " entered_epoch INTEGER NOT NULL, gate_rejections INTEGER NOT NULL DEFAULT 0,"
+    " entered_epoch INTEGER NOT NULL, used_epoch INTEGER NOT NULL DEFAULT 0,"
+    " gate_rejections INTEGER NOT NULL DEFAULT 0,"
     " gate_retry_epoch INTEGER, triaged INTEGER NOT NULL DEFAULT 0, purge_at TEXT,"
     " base_importance REAL NOT NULL, base_total REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS engram_memories_by_user ON engram_memories (user_id)",
@@ -49,7 +52,7 @@ _NAMES = ("engram_users", "engram_memories", "engram_pairs")
 def outdated(conn: Connection) -> bool:
     """The engram tables exist with another schema (the layers model is then replayed)."""
     found = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(engram_memories)")]
-    return bool(found) and "base_total" not in found
+    return bool(found) and "used_epoch" not in found
 
 
 def create(conn: Connection) -> None:
@@ -87,10 +90,10 @@ def apply(conn: Connection, records: Sequence[EventRecord]) -> None:
     if added:
         conn.exec_driver_sql(
             "INSERT OR REPLACE INTO engram_memories "
-            "(id, user_id, entered_epoch, base_importance, base_total) "
-            "VALUES (?, ?, ?, ?, COALESCE((SELECT decay_total FROM engram_users "
+            "(id, user_id, entered_epoch, used_epoch, base_importance, base_total) "
+            "VALUES (?, ?, ?, ?, ?, COALESCE((SELECT decay_total FROM engram_users "
             "WHERE engram_users.user_id = ?), 0))",
-            [(i, u, e, imp, u) for i, u, e, imp in added],
+            [(i, u, e, e, imp, u) for i, u, e, imp in added],
         )
     rebased: set[str] = set()
     for record in records:
@@ -210,6 +213,17 @@ def _restored(conn: Connection, record: EventRecord, _epochs: dict[str, int]) ->
     _set(conn, record.stream_id, purge_at=None)
 
 
+def _served(conn: Connection, record: EventRecord, epochs: dict[str, int]) -> None:
+    """A memory served to an agent is used now: its idle epochs start again."""
+    ids = sorted(set(record.data.get("memory_ids") or ()))
+    for chunk in _chunks(ids):
+        marks = ", ".join("?" * len(chunk))
+        conn.exec_driver_sql(
+            f"UPDATE engram_memories SET used_epoch = ? WHERE id IN ({marks})",
+            (_epoch_of(conn, record.user_id, epochs), *chunk),
+        )
+
+
 def _insights(conn: Connection, record: EventRecord, epochs: dict[str, int]) -> None:
     conn.exec_driver_sql(
         "INSERT INTO engram_users (user_id, epoch, position, last_insight_at) "
@@ -252,6 +266,7 @@ _HANDLERS = {
     "MemoryLapsed": _lapsed,
     "MemoryRestored": _restored,
     "InsightsWritten": _insights,
+    "RecallServed": _served,
 }
 
 
@@ -271,6 +286,8 @@ class UserEpoch(NamedTuple):
 
 class MemoryFacts(NamedTuple):
     entered_epoch: int
+    used_epoch: int
+    """Epochs completed when the memory was created or last served."""
     gate_rejections: int
     gate_retry_epoch: int | None
     triaged: bool
@@ -289,11 +306,11 @@ def user_epoch(engine: Engine, user_id: str) -> UserEpoch:
 def memory_facts(engine: Engine, user_id: str) -> dict[str, MemoryFacts]:
     with engine.connect() as conn:
         rows = conn.exec_driver_sql(
-            "SELECT id, entered_epoch, gate_rejections, gate_retry_epoch, triaged, purge_at "
-            "FROM engram_memories WHERE user_id = ?",
+            "SELECT id, entered_epoch, used_epoch, gate_rejections, gate_retry_epoch, triaged,"
+            " purge_at FROM engram_memories WHERE user_id = ?",
             (user_id,),
         ).all()
-    return {r[0]: MemoryFacts(r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows}
+    return {r[0]: MemoryFacts(r[1], r[2], r[3], r[4], bool(r[5]), r[6]) for r in rows}
 
 
 def pair_keys(engine: Engine, user_id: str, kind: str, since: str | None = None) -> set[str]:

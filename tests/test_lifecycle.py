@@ -1,9 +1,11 @@
-"""Lifecycle rules judged at the cycle's clock: TTL expiry, Luminary pruneExpired, seed 003
-§7 soft delete / restore / purge, Nebo's provisional cleanup."""
+"""Lifecycle rules: TTL expiry and Luminary pruneExpired at the cycle's clock, seed 003 §7
+soft delete / restore / purge and Nebo's provisional cleanup counted in epochs (seed 001
+§2.4: idle periods cost nothing)."""
 
 from __future__ import annotations
 
 from commands import MnemoLedger
+from ledger.policy import PROVISIONAL_MIN_AGE_EPOCHS, SOFT_DELETE_IDLE_EPOCHS
 from tests.test_consolidation_helpers import (
     USER,
     Clock,
@@ -16,6 +18,7 @@ from tests.test_consolidation_helpers import (
     remember,
     serve,
     set_ttl,
+    skip_epochs,
 )
 
 __all__ = ["clock", "engram"]
@@ -52,15 +55,26 @@ def test_prune_expired_notes(engram: MnemoLedger, clock: Clock) -> None:
     ]
 
 
-def test_soft_delete_restore_and_purge(engram: MnemoLedger, clock: Clock) -> None:
-    idle = remember(engram, "A podcast about kites came up once", importance=0.1)
-    used = remember(engram, "Sailing lessons start in June", importance=0.1)
-    pinned = remember(engram, "Gliders need thermals", importance=0.1, tags=["pinned"])
-    important = remember(engram, "Rowing club dues are 40 euros", importance=0.5)
-    clock.advance(days=45)
-    serve(engram, [used])
-    clock.advance(days=20)
-    result = engram.consolidate(user=USER)
+def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
+    engram: MnemoLedger, clock: Clock
+) -> None:
+    idle = remember(engram, "A podcast about kites came up once", importance=0.3)
+    used = remember(engram, "Sailing lessons start in June", importance=0.3)
+    pinned = remember(engram, "Gliders need thermals", importance=0.3, tags=["pinned"])
+    important = remember(engram, "Rowing club dues are 40 euros", importance=0.9)
+    everyone = (idle, used, pinned, important)
+    assert not ops(engram.consolidate(user=USER), "lapse")  # epoch 1
+    # downtime: 90 days pass with no cycle; the next cycle is one more epoch, not 90 days
+    clock.advance(days=90)
+    downtime = engram.consolidate(user=USER)  # epoch 2
+    assert not ops(downtime, "lapse") and not ops(downtime, "evict")
+    assert {engram.get(i).state for i in everyone} == {"active"}
+    assert {engram.get(i).layer for i in (idle, used, pinned)} == {"buffer"}  # triage kept
+    skip_epochs(engram, 20, clock)  # 22 epochs done
+    serve(engram, [used])  # used at epoch 22: idle again from there
+    skip_epochs(engram, SOFT_DELETE_IDLE_EPOCHS - 22, clock)  # 60 epochs done
+    assert not ops(engram.consolidate(user=USER), "lapse")  # epoch 61: idle for 60 epochs
+    result = engram.consolidate(user=USER)  # epoch 62: idle for 61 epochs, > 60
     [lapse] = ops(result, "lapse")
     assert lapse["memory"] == idle and lapse["rule"] == "soft-delete"
     assert engram.get(idle).state == "forgotten"
@@ -81,15 +95,28 @@ def test_soft_delete_restore_and_purge(engram: MnemoLedger, clock: Clock) -> Non
     assert "MemoryPurged" in of_memory(engram, idle)  # the event remains in the log
 
 
-def test_provisional_memories_are_cleaned_after_thirty_days(
+def test_a_rebuilt_layers_model_keeps_the_idle_clock(engram: MnemoLedger, clock: Clock) -> None:
+    idle = remember(engram, "A podcast about kites came up once", importance=0.3)
+    used = remember(engram, "Sailing lessons start in June", importance=0.3)
+    engram.consolidate(user=USER)
+    skip_epochs(engram, 29, clock)
+    serve(engram, [used])
+    skip_epochs(engram, SOFT_DELETE_IDLE_EPOCHS - 29, clock)
+    engram.rebuild("layers")
+    result = engram.consolidate(user=USER)
+    assert [o["memory"] for o in ops(result, "lapse")] == [idle]
+
+
+def test_provisional_memories_are_cleaned_after_thirty_epochs(
     engram: MnemoLedger, clock: Clock
 ) -> None:
     guess = remember(engram, "Maya might be vegetarian", confidence=0.6, importance=0.5)
     sure = remember(engram, "Maya is a vegetarian", confidence=0.9, importance=0.5)
-    clock.advance(days=29)
-    assert not ops(engram.consolidate(user=USER), "purge")
-    clock.advance(days=2)
-    result = engram.consolidate(user=USER)
+    clock.advance(days=45)  # downtime: no epoch ran, nothing is older
+    assert not ops(engram.consolidate(user=USER), "purge")  # epoch 1
+    skip_epochs(engram, PROVISIONAL_MIN_AGE_EPOCHS - 1, clock)  # 30 epochs done
+    assert not ops(engram.consolidate(user=USER), "purge")  # in Buffer for 30 epochs
+    result = engram.consolidate(user=USER)  # 31 epochs: more than 30
     assert [(o["memory"], o["rule"]) for o in ops(result, "purge")] == [
         (guess, "provisional-cleanup")
     ]

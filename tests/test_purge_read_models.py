@@ -10,6 +10,7 @@ from typing import Any
 
 from commands import MnemoLedger
 from ledger import NewMemory, Settings
+from ledger.policy import SOFT_DELETE_IDLE_EPOCHS
 from ledger.provenance import Provenance, acting_as
 from projections.compact import compact_directory, is_sqlite
 from tests.test_cli import run
@@ -21,6 +22,7 @@ from tests.test_consolidation_helpers import (
     of_memory,
     ops,
     place,
+    skip_epochs,
 )
 
 __all__ = ["clock", "engram"]
@@ -55,11 +57,13 @@ def sqlite_files_holding(directory: Path, word: bytes) -> list[str]:
 
 def purge_through_consolidation(memory: MnemoLedger, clock: Clock) -> str:
     """A memory written and edited in thread t1, kept in a second one's delta too, then
-    lapsed (seed 003 §7 soft delete) and purged 30 days later by the consolidation."""
-    idle = remember_in(memory, "t1", f"The {SECRET} podcast came up once", importance=0.1)
+    lapsed (seed 003 §7 soft delete, idle for more than 60 epochs) and purged 30 days later
+    by the consolidation."""
+    idle = remember_in(memory, "t1", f"The {SECRET} podcast came up once", importance=0.3)
     memory.ledger.update(in_thread("t1"), idle, f"The {SECRET} podcast about kites came up")
     remember_in(memory, "t1", "Maya takes sailing lessons in June", importance=0.9)
-    clock.advance(days=65)
+    memory.consolidate(user=USER)
+    skip_epochs(memory, SOFT_DELETE_IDLE_EPOCHS, clock)
     [lapse] = ops(memory.consolidate(user=USER), "lapse")
     assert lapse["memory"] == idle
     clock.advance(days=31)
@@ -85,7 +89,7 @@ def test_purge_blanks_history_and_delta_and_rebuild_agrees(
     mine = [c for c in changes if c["memory_id"] == idle]
     assert [c["event"] for c in mine] == ["updated", "created"]
     assert all(c["meta"]["purged"] and c["meta"]["content"] == "" for c in mine)
-    assert "- +created: [Knowledge] (purged) (imp=0.1)" in header.splitlines()
+    assert "- +created: [Knowledge] (purged) (imp=0.3)" in header.splitlines()
     assert "MemoryPurged" in of_memory(engram, idle), "the log keeps the events"
     assert any(SECRET in str(r.data.get("content")) for r in engram.ledger.stream(idle))
 

@@ -18,24 +18,25 @@ from tests.test_consolidation_helpers import USER, Clock, clock, engram, events,
 __all__ = ["clock", "engram"]
 
 
-def test_simulated_months_run_every_weekly_cycle(engram: MnemoLedger, clock: Clock) -> None:
-    idle = remember(engram, "A podcast about kites came up once", importance=0.1)
+def test_simulated_months_run_every_daily_cycle(engram: MnemoLedger, clock: Clock) -> None:
+    idle = remember(engram, "A podcast about kites came up once", importance=0.3)
     kept = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
     results = []
     worker = Worker(
         engram,
-        interval=7 * 86_400,
+        interval=86_400,
         clock=clock.now,
         pause=lambda seconds: clock.advance(seconds=seconds),
         on_cycle=results.append,
     )
-    assert worker.run(max_cycles=30) == 30  # seven months
-    assert [r.epoch for r in results] == list(range(1, 31))
-    assert len(events(engram, "ConsolidationEpochCompleted")) == 30
+    # three months: the idle memory lapses after 60 epochs, is purged 30 days later
+    assert worker.run(max_cycles=92) == 92
+    assert [r.epoch for r in results] == list(range(1, 93))
+    assert len(events(engram, "ConsolidationEpochCompleted")) == 92
     lapsed = [r for r in events(engram, "MemoryLapsed") if r.stream_id == idle]
     purged = [r for r in events(engram, "MemoryPurged") if r.stream_id == idle]
     assert len(lapsed) == 1 and len(purged) == 1
-    assert 30 <= (purged[0].at - lapsed[0].at).days < 37  # purge_at, at weekly granularity
+    assert (purged[0].at - lapsed[0].at).days == 30  # purge_at, at daily granularity
     assert engram.get(idle).state == "purged"
     assert engram.get(kept).layer == "working" and engram.get(kept).state == "active"
 

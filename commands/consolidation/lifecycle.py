@@ -3,15 +3,20 @@
 - TTL expiry (seed 002, 003 §7): past `expires_at` -> `MemoryExpired` (any layer: the
   writer asked for it);
 - Luminary `pruneExpired` (002): expired notes are purged;
-- soft delete (003 §7): last access (else creation) > 60 d ago, importance < T, not pinned
-  -> soft-deleted (`MemoryLapsed`) with purge_at = +30 d; `restore` brings it back;
+- soft delete (003 §7): last access (else creation) > 60 d (epochs) ago, importance < T,
+  not pinned -> soft-deleted (`MemoryLapsed`) with purge_at = +30 d; `restore` brings it back;
 - purge (003 §7): soft-deleted past purge_at -> `MemoryPurged` (content leaves the read
   models, the events remain);
-- Nebo `CleanProvisionalMemories` (004 §20): confidence < 0.65, reinforced <= 1, older
-  than 30 d -> purged.
+- Nebo `CleanProvisionalMemories` (004 §20): confidence < 0.65, reinforced <= 1, in
+  Buffer for more than 30 d (epochs) -> purged.
 
 Soft delete and the provisional cleanup only touch Buffer memories: Working and Core are
-never deleted (seed 001 §10.4); they lose importance by decay instead.
+never deleted (seed 001 §10.4); they lose importance by decay instead. Their days are
+counted in consolidation epochs (cycles that ran; a day of the seeds' daily worker is one,
+see `ledger.policy`), never on the wall clock: Buffer eviction is epoch-based and idle
+periods cost nothing (seed 001 §2.4), so a memory survives the agent's downtime. TTL
+expiry and the purge of an already lapsed memory keep the clock: the writer, or the restore
+window, named a date.
 """
 
 from __future__ import annotations
@@ -27,10 +32,10 @@ from ledger.policy import (
     PINNED_TAG,
     PROVISIONAL_MAX_CONFIDENCE,
     PROVISIONAL_MAX_REINFORCED,
-    PROVISIONAL_MIN_AGE_DAYS,
+    PROVISIONAL_MIN_AGE_EPOCHS,
     PURGE_AFTER_DAYS,
     PURGED,
-    SOFT_DELETE_IDLE_DAYS,
+    SOFT_DELETE_IDLE_EPOCHS,
     SOFT_DELETE_MAX_IMPORTANCE,
 )
 
@@ -48,12 +53,15 @@ def prune_expired(cycle: Cycle) -> None:
             purge(cycle, memory, "prune-expired")
 
 
+def epochs_since(cycle: Cycle, epoch: int) -> int:
+    """Consolidation epochs completed since the user's epoch count was `epoch`."""
+    return cycle.epoch - 1 - epoch
+
+
 def soft_delete(cycle: Cycle) -> None:
-    idle = timedelta(days=SOFT_DELETE_IDLE_DAYS)
     for memory in cycle.state.active(BUFFER):
-        last_use = memory.last_accessed or memory.created_at
         if (
-            cycle.now - last_use > idle
+            epochs_since(cycle, memory.used_epoch) > SOFT_DELETE_IDLE_EPOCHS
             and memory.importance < SOFT_DELETE_MAX_IMPORTANCE
             and PINNED_TAG not in memory.tags
         ):
@@ -74,13 +82,12 @@ def purge_due(cycle: Cycle) -> None:
 
 
 def clean_provisional(cycle: Cycle) -> None:
-    age = timedelta(days=PROVISIONAL_MIN_AGE_DAYS)
     for memory in cycle.state.active(BUFFER):
         if (
             memory.confidence is not None
             and memory.confidence < PROVISIONAL_MAX_CONFIDENCE
             and memory.repetition_count <= PROVISIONAL_MAX_REINFORCED
-            and cycle.now - memory.created_at > age
+            and epochs_since(cycle, memory.entered_epoch) > PROVISIONAL_MIN_AGE_EPOCHS
         ):
             purge(cycle, memory, "provisional-cleanup")
 

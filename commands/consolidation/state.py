@@ -55,6 +55,8 @@ class MemoryState:
     expires_at: str | None
     note_kind: str | None
     entered_epoch: int
+    used_epoch: int
+    """Epochs completed when it was created or last served (seed 001 §2.4's idle clock)."""
     gate_rejections: int
     gate_retry_epoch: int | None
     triaged: bool
@@ -210,6 +212,7 @@ def _state(row: MemoryRow, facts: engram_state.MemoryFacts | None) -> MemoryStat
         expires_at=row.expires_at,
         note_kind=row.note_kind,
         entered_epoch=facts.entered_epoch if facts else 0,
+        used_epoch=facts.used_epoch if facts else 0,
         gate_rejections=facts.gate_rejections if facts else 0,
         gate_retry_epoch=facts.gate_retry_epoch if facts else None,
         triaged=facts.triaged if facts else False,
