@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from commands.context import AgentContext, build_context
 from commands.models import SearchHit
-from commands.resume import ResumeOut, Topic, build_resume
+from commands.resume import ResumeOut, Topic, build_resume, tree_topics
 from ledger import Ledger
 from ledger.errors import InvalidInput
 from ledger.policy import (
@@ -45,6 +45,7 @@ from projections.embeddings.cache import CachedEmbedder
 from projections.embeddings.embedder import Embedder
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress
+from projections.topics import TopicsProjection
 from projections.transcripts import TranscriptsProjection
 from projections.vectors import VectorsProjection
 
@@ -84,6 +85,7 @@ class RecallHost(Protocol):
     vectors: VectorsProjection
     embedder: CachedEmbedder
     core_model: CoreProjection
+    topics_model: TopicsProjection
     transcripts_model: TranscriptsProjection
 
     def refresh(self, progress: Progress | None = None) -> int: ...
@@ -156,9 +158,10 @@ class RecallMixin:
         now: datetime | None = None,
     ) -> ResumeOut:
         """engram's resume (seed 001 §7): Core (core.md + core-layer memories, ~2k tokens),
-        Recent (non-core changes of the last `hours`, ~1k), Topics (when a topic tree is
-        given, ~500), Triggers (~200). A project `namespace` also reads `default`. Reads
-        only: nothing is written to the log."""
+        Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
+        or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
+        `default`; without one, only `default` is read. Reads only: nothing is written to
+        the log."""
         identifier("user", user)
         identifier("namespace", namespace, required=False)
         if (
@@ -171,6 +174,9 @@ class RecallMixin:
             )
         self.refresh()
         markdown, version = self.core_model.current(user)
+        members = None
+        if topics is None and (tree := tree_topics(self.topics_model, user)) is not None:
+            topics, members = tree
         return build_resume(
             self.layers.list(user, state=ACTIVE),
             user_id=user,
@@ -178,6 +184,7 @@ class RecallMixin:
             core_document=markdown,
             core_version=version,
             topics=topics,
+            topic_members=members,
             hours=float(hours),
             now=now,
         )

@@ -10,13 +10,14 @@
 
 Budgets are counted in estimated tokens (characters / 4). Whole items are kept (never cut):
 a section takes items in its order until the next would pass the budget, but always its
-first. Topics come from a topic tree; until a topics read model exists none is passed in,
-and the section is omitted, as the seed says of a missing tree. Triggers are sorted by the
-aggregate access count of the memories carrying them (each counts at least 1).
+first. Topics are the leaves of the user's cached topic tree (the `topics` read model,
+seed 001 §6), each counting its members among the memories resume reads; without a tree
+the section is omitted, as the seed says. Triggers are sorted by the aggregate access count
+of the memories carrying them (each counts at least 1).
 
 Namespaces: with a project namespace, resume reads that namespace and `default` (seed 001
-§7, "Namespace Merging"); with `default`, only `default`; with none, all of the user's
-namespaces (Nebo's namespaces, `tacit/*`, `entity/*`, `daily/*`, live next to engram's).
+§7, "Namespace Merging"); with none (or `default`), only `default`. Other namespaces (other
+projects, Nebo's `tacit/*`, `entity/*`, `daily/*`) never show, in any section.
 
 Resume is read-only (seed 001 §10.9, "resume doesn't touch memories"): it reads the read
 models and writes nothing to the log, no RecallServed, no access count. Like every agent
@@ -26,7 +27,7 @@ context here, it leaves out expired and sensitive memories (seed 002's filter).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -50,6 +51,7 @@ from ledger.policy import (
     WORKING,
 )
 from projections.layers import MemoryRow
+from projections.topics import TopicsProjection
 
 TRIGGERS_LABEL = "Triggers: "
 
@@ -118,8 +120,8 @@ class ResumeOut(BaseModel):
 
     user_id: str
     namespace: str | None
-    namespaces: list[str] | None
-    """The namespaces read (None: all of them)."""
+    namespaces: list[str]
+    """The namespaces read: the one asked for and `default`."""
     core: CoreSection
     recent: RecentSection
     topics: TopicsSection | None
@@ -135,11 +137,21 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def resume_namespaces(namespace: str | None) -> list[str] | None:
-    """The namespaces a resume reads: the project's and `default`, or all (None)."""
-    if namespace is None:
+def resume_namespaces(namespace: str | None) -> list[str]:
+    """The namespaces a resume reads: the project's and `default` (`default` alone
+    without one)."""
+    return list(dict.fromkeys([namespace or SHARED_NAMESPACE, SHARED_NAMESPACE]))
+
+
+def tree_topics(
+    model: TopicsProjection, user_id: str
+) -> tuple[list[Topic], dict[str, list[str]]] | None:
+    """The leaves of the user's cached topic tree and their members' ids (None: no tree)."""
+    leaves = [row for row in model.tree(user_id) if not row.children]
+    if not leaves:
         return None
-    return list(dict.fromkeys([namespace, SHARED_NAMESPACE]))
+    topics = [Topic(id=row.id, name=row.name, members=row.members) for row in leaves]
+    return topics, {row.id: model.members(user_id, row.id) for row in leaves}
 
 
 def compact_markdown(document: str) -> str:
@@ -169,10 +181,14 @@ def build_resume(
     core_document: str = "",
     core_version: int = 0,
     topics: Sequence[Topic] | None = None,
+    topic_members: Mapping[str, Collection[str]] | None = None,
     hours: float = RESUME_RECENT_HOURS,
     now: datetime | None = None,
 ) -> ResumeOut:
-    """The resume of `user_id` from the user's memory rows (pure: reads nothing else)."""
+    """The resume of `user_id` from the user's memory rows (pure: reads nothing else).
+    With `topic_members` (memory ids by topic id), a topic counts only its members among
+    the rows read (its namespaces, not expired or sensitive), and one with none is left
+    out."""
     moment = now or datetime.now(UTC)
     namespaces = resume_namespaces(namespace)
     live = [
@@ -182,12 +198,14 @@ def build_resume(
         and row.state == ACTIVE
         and not row.is_expired(moment)
         and row.sensitivity != SENSITIVE
-        and (namespaces is None or row.namespace in namespaces)
+        and row.namespace in namespaces
     ]
     core = _core(live, core_document, core_version)
     recent = _recent(live, hours, moment)
     section = None
     if topics is not None:
+        if topic_members is not None:
+            topics = _visible_topics(topics, topic_members, {row.id for row in live})
         section = _topics(
             topics,
             working=sum(row.layer == WORKING for row in live),
@@ -281,6 +299,16 @@ def _topics(topics: Sequence[Topic], *, working: int, buffer: int) -> TopicsSect
         omitted=len(ranked) - len(taken),
         tokens=spent,
     )
+
+
+def _visible_topics(
+    topics: Sequence[Topic], members: Mapping[str, Collection[str]], visible: set[str]
+) -> list[Topic]:
+    counted = [
+        topic.model_copy(update={"members": sum(m in visible for m in members.get(topic.id, ()))})
+        for topic in topics
+    ]
+    return [topic for topic in counted if topic.members]
 
 
 def _triggers(live: list[MemoryRow]) -> tuple[list[str], int]:

@@ -38,7 +38,7 @@ from commands.models import AddResult, CoreOut, EdgeOut, EventOut, MemoryOut, Se
 from commands.query import FullResult, QueryResult
 from commands.query_api import DeltaOut
 from commands.recall_api import MAX_RESUME_HOURS
-from commands.resume import ResumeOut, build_resume
+from commands.resume import ResumeOut, build_resume, tree_topics
 from ledger.errors import InvalidInput, LedgerError, MemoryNotFound
 from ledger.policy import (
     ACTIVE,
@@ -356,12 +356,15 @@ class ScopedMemory:
             for row in self.memory.layers.list(user_id, state=ACTIVE)
             if self.may_read(row.effective_category)
         ]
+        topics, members = tree_topics(self.memory.topics_model, user_id) or (None, None)
         return build_resume(
             rows,
             user_id=user_id,
             namespace=namespace,
             core_document=markdown,
             core_version=version,
+            topics=topics,
+            topic_members=members,
             hours=float(hours),
         )
 

@@ -63,6 +63,7 @@ from projections.transcripts import (
     split_sentences,
     split_text,
 )
+from tests.test_consolidation_helpers import place
 
 ENV = "Operating system: TestOS 1.0 (x86_64); shell: /bin/sh"
 
@@ -195,10 +196,56 @@ def test_resume_merges_the_default_namespace(memory: Memory) -> None:
 
     assert recent("billing") == {"project fact", "shared fact"}
     assert recent("default") == {"shared fact"}
-    assert recent(None) == {"project fact", "shared fact", "other project fact"}
+    assert recent(None) == {"shared fact"}  # no namespace asked: `default` only
     assert memory.resume("cy", "billing").namespaces == ["billing", "default"]
+    assert memory.resume("cy").namespaces == ["default"]
     with pytest.raises(InvalidInput):
         memory.resume("cy", hours=0)
+
+
+def test_resume_core_shows_only_the_namespace_asked_for_and_default(memory: Memory) -> None:
+    rows = remember(
+        memory,
+        "cy",
+        NewMemory("Billing runs on the 1st", namespace="billing"),
+        NewMemory("Cy prefers short answers", namespace="default"),
+        NewMemory("Search uses BM25", namespace="search"),
+        NewMemory("Cy likes tea", namespace="tacit/preferences", key="tea"),
+    )
+    for row in rows:
+        place(memory, row.id, CORE)
+
+    def core(namespace: str | None) -> set[str]:
+        return {m.content for m in memory.resume("cy", namespace).core.memories}
+
+    assert core("billing") == {"Billing runs on the 1st", "Cy prefers short answers"}
+    assert core("search") == {"Search uses BM25", "Cy prefers short answers"}
+    assert core(None) == core("default") == {"Cy prefers short answers"}
+    text = memory.resume("cy", "billing").text
+    assert "Search uses BM25" not in text and "Cy likes tea" not in text
+
+
+def test_resume_shows_the_topic_tree_of_its_namespaces(memory: Memory) -> None:
+    assert memory.resume("cy").topics is None  # no tree yet: the section is omitted
+    remember(
+        memory,
+        "cy",
+        *[NewMemory(f"Invoice {i} for the billing account", namespace="billing") for i in range(3)],
+        *[NewMemory(f"Kite surfing lesson {i} at the beach", namespace="sports") for i in range(3)],
+        NewMemory("Cy lives in Porto", namespace="default"),
+    )
+    tree = memory.topics(user="cy")
+    leaves = [t for t in tree.topics if not t.children]
+    assert leaves
+    everything = memory.resume("cy", "billing")
+    assert everything.topics is not None
+    assert "=== Topics (Working: 0, Buffer: 4) ===" in everything.text
+    shown = {t.id: t.members for t in everything.topics.topics}
+    assert shown and sum(shown.values()) == 4  # billing's 3 and default's 1, not sports'
+    for topic in everything.topics.topics:
+        assert f'{topic.id}: "{topic.name}" [{topic.members}]' in everything.text
+    sports = memory.resume("cy", "sports")
+    assert sports.topics is not None and sum(t.members for t in sports.topics.topics) == 4
 
 
 def test_resume_includes_core_md_and_writes_nothing(memory: Memory) -> None:
