@@ -36,6 +36,8 @@ from ledger.policy import (
     DEFAULT_LINK_STRENGTH,
     DEFAULT_LINK_TYPE,
     KINDS,
+    LATEST_DEFAULT_LIMIT,
+    LATEST_MAX_LIMIT,
     LAYERS,
     LIFECYCLE_STATES,
     SEARCH_DEFAULT_K,
@@ -192,6 +194,22 @@ def list_memories(
             memories = past.list(user=user, layer=layer, state=memory_state)
     else:
         memories = state.ledger().list(user=user, layer=layer, state=memory_state)
+    output.emit(state.as_json, memories, lambda: output.memories_table(memories))
+
+
+@cli.command()
+@click.option("--user", required=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, LATEST_MAX_LIMIT),
+    default=LATEST_DEFAULT_LIMIT,
+    show_default=True,
+)
+@global_options
+@pass_state
+def latest(state: CliState, user: str, limit: int) -> None:
+    """HAEMA get_latest: the user's most recently written memories, newest first."""
+    memories = state.ledger().latest(user=user, limit=limit)
     output.emit(state.as_json, memories, lambda: output.memories_table(memories))
 
 

@@ -60,6 +60,8 @@ from ledger.policy import (
     DEFAULT_LINK_STRENGTH,
     DEFAULT_LINK_TYPE,
     DEFAULT_SOURCE,
+    LATEST_DEFAULT_LIMIT,
+    LATEST_MAX_LIMIT,
     SEARCH_DEFAULT_K,
     SEARCH_FUSIONS,
     SEARCH_MAX_K,
@@ -73,6 +75,7 @@ from projections.embeddings import make_embedder
 from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
 from projections.graph import GraphProjection
 from projections.history import HistoryProjection
+from projections.latest import LatestProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress, Runner
 from projections.topics import TopicsProjection
@@ -135,6 +138,7 @@ class MnemoLedger(
         self.transcripts_model = TranscriptsProjection(directory / "transcripts", self.embedder)
         self.history_model = HistoryProjection(directory / "history")
         self.topics_model = TopicsProjection(directory / "topics")
+        self.latest_model = LatestProjection(directory / "latest")
         self.runner = Runner(
             self.ledger,
             [
@@ -147,6 +151,7 @@ class MnemoLedger(
                 self.transcripts_model,
                 self.history_model,
                 self.topics_model,
+                self.latest_model,
             ],
             directory / ".lock",
         )
@@ -281,6 +286,17 @@ class MnemoLedger(
         """Current memories ordered by id, filtered by user, layer and state."""
         self.refresh()
         return [self._out(row) for row in self.layers.list(user, layer, state)]
+
+    def latest(self, *, user: str, limit: int = LATEST_DEFAULT_LIMIT) -> builtins.list[MemoryOut]:
+        """HAEMA `get_latest`: the user's `limit` most recently written active memories
+        (added, updated or merged), newest first."""
+        identifier("user", user)
+        if isinstance(limit, bool) or not 1 <= limit <= LATEST_MAX_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {LATEST_MAX_LIMIT}; got {limit}")
+        self.refresh()
+        entries = self.latest_model.latest(user, limit)
+        rows = self.layers.get_many([e.id for e in entries])
+        return [self._out(rows[e.id]) for e in entries if e.id in rows]
 
     def search(
         self,

@@ -46,6 +46,8 @@ from ledger.policy import (
     DEFAULT_KIND,
     DEFAULT_LINK_STRENGTH,
     DEFAULT_LINK_TYPE,
+    LATEST_DEFAULT_LIMIT,
+    LATEST_MAX_LIMIT,
     PROCEDURAL_CATEGORY,
     QUERY_OVERFETCH,
     RESUME_RECENT_HOURS,
@@ -273,6 +275,16 @@ class ScopedMemory:
         user_id = self.check_user(user)
         found = self.memory.list(user=user_id, layer=layer, state=state)
         return [m for m in found if self.may_read(category_of(m))]
+
+    def latest(self, *, user: str, limit: int = LATEST_DEFAULT_LIMIT) -> builtins.list[MemoryOut]:
+        """The user's most recently written memories in the key's categories."""
+        user_id = self.check_user(user)
+        if self.categories is None:
+            return self.memory.latest(user=user_id, limit=limit)
+        if not 1 <= limit <= LATEST_MAX_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {LATEST_MAX_LIMIT}; got {limit}")
+        found = self.memory.latest(user=user_id, limit=LATEST_MAX_LIMIT)
+        return [m for m in found if self.may_read(category_of(m))][:limit]
 
     def history(self, memory_id: str) -> builtins.list[EventOut]:
         self.visible(memory_id)

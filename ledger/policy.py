@@ -84,6 +84,10 @@ RELATED_TOP_K: Final = 5
 # 0.79-0.83.
 RELATED_MIN_SIMILARITY: Final = 0.85
 
+# --- HAEMA latest: seed 000 ("recency index", `latest.sqlite3`, `get_latest`; no size named)
+LATEST_DEFAULT_LIMIT: Final = 10  # as many as a search returns by default
+LATEST_MAX_LIMIT: Final = 200  # as many as a search may return
+
 # --- engram insert dedup: seed 001 §2.1 ------------------------------------------------
 DEDUP_JACCARD_PREFILTER: Final = 0.50
 DEDUP_COSINE_SIM: Final = 0.85

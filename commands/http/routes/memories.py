@@ -1,4 +1,5 @@
-"""`/memories`: add (HAEMA add()), get, list, update, link, TTL, forget/restore, history."""
+"""`/memories`: add (HAEMA add()), get, list, latest (HAEMA get_latest), update, link, TTL,
+forget/restore, history."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from commands.http.requests import (
     UpdateMemoryRequest,
 )
 from commands.models import AddResult, EdgeOut, EventOut, MemoryOut
+from ledger.policy import LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT
 
 router = APIRouter(prefix="/memories", tags=["memories"])
 
@@ -50,6 +52,17 @@ async def list_memories(
 ) -> list[MemoryOut]:
     """A user's current memories in the key's categories, ordered by id."""
     return await caller.run(lambda scoped: scoped.list(user=user_id, layer=layer, state=state))
+
+
+@router.get("/latest")
+async def latest_memories(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    limit: Annotated[int, Query(ge=1, le=LATEST_MAX_LIMIT)] = LATEST_DEFAULT_LIMIT,
+) -> list[MemoryOut]:
+    """HAEMA `get_latest`: the user's most recently written active memories (added,
+    updated or merged) in the key's categories, newest first."""
+    return await caller.run(lambda scoped: scoped.latest(user=user_id, limit=limit))
 
 
 @router.get("/{memory_id}")
