@@ -44,6 +44,7 @@ def snapshot(memory: MnemoLedger) -> dict[str, Any]:
         "list": [m.model_dump() for m in memory.list()],
     }
     for user in ("u1", "u2"):
+        views[f"latest {user}"] = [m.model_dump() for m in memory.latest(user=user)]
         for query in ("tea Lisbon", "dog marathon", "peanuts"):
             views[f"search {user} {query}"] = [
                 h.model_dump() for h in memory.search(query, user=user, k=5, at=AT)
@@ -123,6 +124,7 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "transcripts",
         "history",
         "topics",
+        "latest",
     }
     after = (run_json(home, "list"), run_json(home, *search))
     assert after == before
