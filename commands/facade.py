@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
+from commands import core_sync
 from commands.consent_api import ConsentMixin
 from commands.consolidate_api import ConsolidateMixin
 from commands.export_api import ExportMixin
@@ -232,8 +233,9 @@ class MnemoLedger(
         agent: str | None = None,
         thread: str | None = None,
     ) -> MemoryOut:
-        """Replace a memory's content (UPDATE)."""
-        memory = self.ledger.update(self._provenance("", agent, thread), memory_id, content, tags)
+        """Replace a memory's content (UPDATE); core.md follows in the same save."""
+        provenance = self._provenance("", agent, thread)
+        memory = core_sync.update(self.ledger, provenance, memory_id, content, tags)
         return self._current(memory)
 
     def link(
@@ -261,8 +263,9 @@ class MnemoLedger(
         return self._current(memory)
 
     def forget(self, memory_id: str, *, agent: str | None = None) -> MemoryOut:
-        """Soft-delete a memory; its history stays and `restore` brings it back."""
-        memory = self.ledger.forget(self._provenance("", agent, None), memory_id)
+        """Soft-delete a memory; its history stays and `restore` brings it back; core.md
+        drops what rested only on it, in the same save."""
+        memory = core_sync.forget(self.ledger, self._provenance("", agent, None), memory_id)
         return self._current(memory)
 
     def restore(self, memory_id: str, *, agent: str | None = None) -> MemoryOut:

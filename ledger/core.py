@@ -1,9 +1,15 @@
-"""The core document: one stream per user holding every version of its `core.md` (HAEMA)."""
+"""The core document: one stream per user holding every version of its `core.md` (HAEMA).
+
+Each version records, next to the markdown, the memory ids each bullet rests on
+(`sources`), so the document can follow the store: when such a memory is forgotten,
+updated, superseded, merged or dropped, a new version drops or rewrites the bullet.
+"""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -20,8 +26,29 @@ _CORE_NAMESPACE = UUID("6f1d7a4e-2c39-4c55-9a57-3b1d8c0e9f21")
 class CoreDocument(Aggregate, created_event_name="CoreStarted"):
     """A user's durable profile: identity, tools, rules, facts about the user."""
 
+    class_version = 2
+    """2: the document keeps `sources` (snapshots of version 1 are upcast)."""
+
     class Event(LedgerEvent):
         """Every event of a core document carries the provenance metadata."""
+
+    class CoreUpdated(Event):
+        """A new version of core.md.
+
+        `memory_ids` are the memories the version was decided from (added or changed by
+        the command); `sources` maps each bullet to the memories it rests on."""
+
+        class_version = 2
+
+        markdown: str
+        sections: dict[str, list[str]]
+        memory_ids: list[str]
+        sources: dict[str, list[str]] | None
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 did not say what each bullet rests on: nothing known."""
+            state["sources"] = {}
 
     user_id: str
     """The user the document describes."""
@@ -29,15 +56,30 @@ class CoreDocument(Aggregate, created_event_name="CoreStarted"):
     """The current core.md."""
     revision: int = field(default=0, init=False)
     """How many times the document was updated."""
+    sources: dict[str, list[str]] = field(default_factory=dict, init=False)
+    """The memory ids each bullet of the current core.md rests on, by bullet text; a
+    bullet written before sources were recorded rests on nothing known."""
 
     @staticmethod
     def create_id(user_id: str) -> UUID:
         return uuid.uuid5(_CORE_NAMESPACE, f"core:{user_id}")
 
-    @event("CoreUpdated")
-    def update(self, markdown: str, sections: dict[str, list[str]], memory_ids: list[str]) -> None:
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A snapshot taken before sources were recorded."""
+        state["sources"] = {}
+
+    @event(CoreUpdated)
+    def update(
+        self,
+        markdown: str,
+        sections: dict[str, list[str]],
+        memory_ids: list[str],
+        sources: dict[str, list[str]] | None = None,
+    ) -> None:
         self.markdown = markdown
         self.revision += 1
+        self.sources = dict(sources or {})
 
 
 def empty_core_markdown() -> str:

@@ -2,17 +2,21 @@
 
 The file is replaced atomically (write a temporary file, then rename), and every
 `CoreUpdated` is kept as a numbered version in a small SQLite table that also records the
-projection's position, in the same transaction.
+projection's position, in the same transaction; next to it, each version's bullets and the
+memory ids each rests on (none for versions written before they were recorded).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ledger import EventRecord
+from ledger.core import parse_sections
 from projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
@@ -20,7 +24,21 @@ _SCHEMA = (
     " user_id TEXT NOT NULL, version INTEGER NOT NULL, markdown TEXT NOT NULL,"
     " at TEXT NOT NULL, position INTEGER NOT NULL, causation_id TEXT,"
     " PRIMARY KEY (user_id, version))",
+    "CREATE TABLE IF NOT EXISTS core_bullets ("
+    " user_id TEXT NOT NULL, version INTEGER NOT NULL, ordinal INTEGER NOT NULL,"
+    " section TEXT NOT NULL, bullet TEXT NOT NULL, memory_ids TEXT NOT NULL,"
+    " PRIMARY KEY (user_id, version, ordinal))",
 )
+
+
+@dataclass(frozen=True)
+class CoreBulletRow:
+    """A bullet of core.md as the read model keeps it."""
+
+    section: str
+    text: str
+    memory_ids: list[str]
+    """The memories the bullet rests on (empty: written before sources were recorded)."""
 
 
 class CoreProjection(SQLiteReadModel):
@@ -28,7 +46,7 @@ class CoreProjection(SQLiteReadModel):
 
     name = "core"
     schema = _SCHEMA
-    tables = ("core_versions",)
+    tables = ("core_versions", "core_bullets")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -52,6 +70,26 @@ class CoreProjection(SQLiteReadModel):
                 record.position,
                 record.causation_id,
             ),
+        )
+        sources = record.data.get("sources") or {}
+        bullets = [
+            (section, bullet)
+            for section, texts in parse_sections(record.data["markdown"]).items()
+            for bullet in texts
+        ]
+        self.db.executemany(
+            "INSERT INTO core_bullets VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    record.user_id,
+                    current + 1,
+                    ordinal,
+                    section,
+                    bullet,
+                    json.dumps(list(sources.get(bullet) or [])),
+                )
+                for ordinal, (section, bullet) in enumerate(bullets)
+            ],
         )
         self._written[record.user_id] = record.data["markdown"]
 
@@ -84,6 +122,16 @@ class CoreProjection(SQLiteReadModel):
             (user_id,),
         ).fetchone()
         return (row[0], int(row[1])) if row else ("", 0)
+
+    def bullets(self, user_id: str) -> list[CoreBulletRow]:
+        """The current version's bullets in order, each with the memory ids it rests on."""
+        rows = self.db.execute(
+            "SELECT section, bullet, memory_ids FROM core_bullets WHERE user_id = ? AND"
+            " version = (SELECT MAX(version) FROM core_versions WHERE user_id = ?)"
+            " ORDER BY ordinal",
+            (user_id, user_id),
+        ).fetchall()
+        return [CoreBulletRow(section, text, json.loads(ids)) for section, text, ids in rows]
 
     def versions(self, user_id: str) -> list[dict[str, object]]:
         """Every version, oldest first."""

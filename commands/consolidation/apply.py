@@ -1,14 +1,17 @@
-"""Turning a cycle's plan into events on the memories it touches (saved by the caller in
-one transaction with the command, the user stream and the epoch)."""
+"""Turning a cycle's plan into events on the memories it touches, and the core.md version
+that follows them (`commands.core_sync`), saved by the caller in one transaction with the
+command, the user stream and the epoch."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from commands import core_sync
 from commands.consolidation.plan import Operation, Plan
 from commands.pipelines.replaying import recorded_ids
 from ledger import Ledger, Memory, NewMemory, Provenance, validation
+from ledger.core import CoreDocument
 from ledger.epoch import ConsolidationCommand
 from ledger.policy import DEFAULT_IMPORTANCE, SEMANTIC, WORKING
 from ledger.provenance import acting_as
@@ -27,6 +30,12 @@ class Applied:
     added: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     insights: list[str] = field(default_factory=list)
+    core: CoreDocument | None = None
+    """The user's core document with the version that follows the changes, if any."""
+
+    def aggregates(self) -> list[Memory | CoreDocument]:
+        """Everything to save: the changed memories, then the core document."""
+        return [*self.memories.values(), *([self.core] if self.core is not None else [])]
 
 
 def apply_plan(
@@ -50,6 +59,9 @@ def apply_plan(
                 command.audit_op_checked(
                     verdict["index"], verdict["verdict"], verdict["rule"], verdict["executed"]
                 )
+    applied.core = core_sync.follow(
+        ledger, provenance, provenance.user_id, applied.memories.values()
+    )
     return applied
 
 

@@ -164,7 +164,7 @@ class ConsolidationPipeline:
             command.complete(outcome.as_outcome())
             user.changed(command.id.hex, applied.added, applied.superseded, [])
         # the epoch last: its decay (seed 001 §3 step 11) follows the cycle's changes
-        self.ledger.save(command, user, *applied.memories.values(), clock)
+        self.ledger.save(command, user, *applied.aggregates(), clock)
         return outcome
 
     def _clock(self, provenance: Provenance) -> EngramClock:

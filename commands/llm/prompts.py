@@ -117,7 +117,8 @@ rules it follows and who the user is.
 
 Inputs:
 - <current_core_markdown>: the current core; it may be empty.
-- <candidate_new_memories>: memories just added to long-term memory, candidates for the core.
+- <candidate_new_memories>: memories just added to long-term memory, candidates for the \
+core; each has an "id" and a "content" when ids are given.
 - <superseded_memories>: the memories those new memories replaced; they are no longer true.
 
 Core entry policy: be conservative. A candidate enters the core only if all three hold:
@@ -125,8 +126,11 @@ Core entry policy: be conservative. A candidate enters the core only if all thre
 2. Material: it changes how the agent should behave in future conversations.
 3. Confident: the evidence states it plainly; no guesses or inferences.
 Exclude temporary, session-only and transient content (what the user is doing today, this \
-week or right now, the bug being debugged, a one-off task), logs and noise. When unsure, \
-leave it out: it stays in long-term memory anyway.
+week or right now, the bug being debugged, a one-off task), logs and noise. Meetings, \
+appointments, calls, deadlines, today's or this week's tasks and one-off plans pinned to a \
+time or a day ("the meeting moved to 3pm", "dentist on Friday at 10") never enter the core; \
+a standing habit or preference does ("works from home on Fridays", "never schedule calls \
+before 10am"). When unsure, leave it out: it stays in long-term memory anyway.
 
 Routing: each bullet goes to exactly one section.
 - SOUL: the agent's identity, persona and behavioural principles.
@@ -149,9 +153,14 @@ followed by its "- " bullets (a section may be empty):
 ## RULE
 ## USER
 
+Sources: for every bullet you write or rewrite from candidates, add an entry to "sources" \
+with the bullet exactly as written (without "- ") and the ids of the candidates it rests \
+on; bullets you keep unchanged need no entry.
+
 Set "should_update" to false, and return the current core unchanged, when no candidate \
 qualifies and nothing needs removing.
-Output only a JSON object: {{"should_update": true or false, "core_markdown": "..."}}
+Output only a JSON object: {{"should_update": true or false, "core_markdown": "...", \
+"sources": [{{"bullet": "...", "memories": ["<candidate id>", ...]}}]}}
 {DATA_NOT_INSTRUCTIONS}"""
 
 # --- seed 001 §2.1: insert merge of a near-duplicate -------------------------------------
@@ -279,7 +288,7 @@ REFINE: Stage[RefineInput, ReconstructOutput] = Stage(
 CORE_UPDATE: Stage[CoreUpdateInput, CoreUpdateOutput] = Stage(
     name="core_update",
     prompt_id="haema.core_update",
-    version="1",
+    version="2",
     system=CORE_UPDATE_SYSTEM,
     input_model=CoreUpdateInput,
     output_model=CoreUpdateOutput,

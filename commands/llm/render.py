@@ -75,9 +75,17 @@ def render_refine(inputs: RefineInput) -> str:
 def render_core_update(inputs: CoreUpdateInput) -> str:
     return blocks(
         ("current_core_markdown", inputs.current_core_markdown.strip()),
-        ("candidate_new_memories", as_json(inputs.candidate_new_memories)),
+        ("candidate_new_memories", as_json(_core_candidates(inputs))),
         ("superseded_memories", as_json(inputs.superseded_memories)),
     )
+
+
+def _core_candidates(inputs: CoreUpdateInput) -> list[Any]:
+    """The candidates, each with its memory id when the ids are given."""
+    ids, contents = inputs.candidate_ids, inputs.candidate_new_memories
+    if len(ids) != len(contents) or not ids:
+        return list(contents)
+    return [{"id": i, "content": c} for i, c in zip(ids, contents, strict=True)]
 
 
 def render_insert_merge(inputs: MergeInput) -> str:

@@ -93,11 +93,22 @@ class CoreUpdateInput(_Model):
     current_core_markdown: str
     candidate_new_memories: list[str]
     superseded_memories: list[str]
+    candidate_ids: list[str] = Field(default_factory=list)
+    """The memory id of each candidate, in the same order (empty: not given)."""
+
+
+class CoreBulletSources(_Model):
+    bullet: str
+    """A bullet of "core_markdown", exactly as written there (without the "- ")."""
+    memories: list[str]
+    """The ids of the candidate memories the bullet rests on."""
 
 
 class CoreUpdateOutput(_Model):
     should_update: bool
     core_markdown: str
+    sources: list[CoreBulletSources] = Field(default_factory=list)
+    """For each bullet built from candidates: the candidates' ids (may be empty)."""
 
 
 # --- insert merge (seed 001 §2.1) ----------------------------------------------------------

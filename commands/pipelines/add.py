@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from commands import core_sync
 from commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
 from commands.llm.schemas import (
     CoreUpdateInput,
@@ -38,7 +39,7 @@ from commands.relations import apply_links, auto_links
 from commands.sanitize import screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from ledger.command import AddCommand, Command
-from ledger.core import CORE_SECTIONS, CoreDocument, empty_core_markdown, parse_sections
+from ledger.core import CoreDocument, empty_core_markdown, parse_sections
 from ledger.errors import InvalidInput
 from ledger.policy import (
     ACTIVE,
@@ -181,7 +182,7 @@ class AddPipeline:
         outcome.added = added
         outcome.superseded = [m.id.hex for m in superseded]
         outcome.reinforced = list(changed.values())
-        core = self._core_update(llm, provenance, added, superseded) if added else None
+        core = self._core_update(llm, provenance, added, superseded, list(changed.values()))
         outcome.core_updated = core is not None
         outcome.llm_calls = command.llm_calls
         with acting_as(provenance):
@@ -340,29 +341,37 @@ class AddPipeline:
         provenance: Provenance,
         added: list[Memory],
         superseded: list[Memory],
+        reworded: Sequence[Memory] = (),
     ) -> CoreDocument | None:
-        """Step 10: the core-update stage, once, over the memories this call added."""
+        """Step 10: the core-update stage, once, over the memories this call added; then
+        core.md follows what the call superseded or reworded (`commands.core_sync`)."""
         document = self.ledger.core_document(provenance, provenance.user_id)
         current = document.markdown or empty_core_markdown()
-        output = llm.run(
-            CORE_UPDATE,
-            CoreUpdateInput(
-                current_core_markdown=current,
-                candidate_new_memories=[m.content for m in added],
-                superseded_memories=[m.content for m in superseded],
-            ),
-        )
-        markdown = output.core_markdown.strip() + "\n"
-        if not output.should_update or markdown == current:
-            return None
-        sections = parse_sections(markdown)
-        if not any(sections.values()) and not any(parse_sections(current).values()):
-            return None
-        with acting_as(replace(provenance, prompt_version=prompt_version(CORE_UPDATE))):
-            document.update(
-                markdown, {k: sections[k] for k in CORE_SECTIONS}, [m.id.hex for m in added]
+        bullets = core_sync.bullets_of(current, document.sources)
+        decided = provenance
+        if added:
+            output = llm.run(
+                CORE_UPDATE,
+                CoreUpdateInput(
+                    current_core_markdown=current,
+                    candidate_new_memories=[m.content for m in added],
+                    superseded_memories=[m.content for m in superseded],
+                    candidate_ids=[m.id.hex for m in added],
+                ),
             )
-        return document
+            markdown = output.core_markdown.strip() + "\n"
+            if output.should_update and markdown != current:
+                named = [(s.bullet, s.memories) for s in output.sources]
+                bullets = core_sync.stage_bullets(markdown, bullets, added, named)
+                decided = replace(provenance, prompt_version=prompt_version(CORE_UPDATE))
+        touched = {m.id.hex: m for m in (*added, *superseded, *reworded)}
+        bullets = core_sync.followed(
+            bullets, touched, lambda memory_id: core_sync.lookup(self.ledger, memory_id)
+        )
+        if not bullets and not any(parse_sections(current).values()):
+            return None  # never start a core with an empty document
+        caused_by = [m.id.hex for m in added] or list(touched)
+        return core_sync.record(document, decided, bullets, caused_by)
 
 
 def reconstruction_problems(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from eventsourcing.domain import Aggregate
 from pydantic import BaseModel
 
+from commands import core_sync
 from commands.llm import make_provider
 from commands.llm.stage import LLMProvider
 from commands.pipelines.replaying import replaying
@@ -211,6 +212,9 @@ class _Run:
             and self._completed_in_range(command)
         ):
             self.execute(command)
+            return
+        if command is None and core_sync.refollow(self.target.ledger, record):
+            self.reapplied += 1  # a direct verb's core version, derived again
             return
         if reapply(self.target.ledger, record):
             self.reapplied += 1
