@@ -68,13 +68,13 @@ def auto_links(
         return []
     ids = list(entries)
     matrix = np.stack(list(entries.values()))
-    peers = matrix @ matrix.T
+    peers = vectors.calibration.to_reference_array(matrix @ matrix.T)
     fetch = top_k + len(ids) + len(exclude)
     found: dict[tuple[str, str], Link] = {}
     for i, memory_id in enumerate(ids):
         scores = {
             other: score
-            for other, score in vectors.search(user_id, entries[memory_id], fetch)
+            for other, score in vectors.similar(user_id, entries[memory_id], fetch)
             if other not in entries and other not in exclude
         }
         for j, other in enumerate(ids):

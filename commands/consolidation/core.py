@@ -58,7 +58,7 @@ def core_overlap(cycle: Cycle) -> None:
     if len(core) < 2:
         return
     matrix = np.stack([cycle.state.vector(m.id) for m in core])  # type: ignore[misc]
-    scores = matrix @ matrix.T
+    scores = cycle.state.vectors.calibration.to_reference_array(matrix @ matrix.T)
     seen = cycle.state.pairs["overlap"]
     rows, columns = np.nonzero(np.triu(scores > CORE_OVERLAP_SIM, k=1))
     for i, j in zip(rows.tolist(), columns.tolist(), strict=True):

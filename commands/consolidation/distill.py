@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from commands.consolidation.context import Cycle
-from commands.consolidation.state import MemoryState, similarity
+from commands.consolidation.state import MemoryState
 from commands.llm.consolidation_prompts import DISTILL
 from commands.llm.consolidation_schemas import DistillInput
 from commands.pipelines.recorded_llm import prompt_version
@@ -78,5 +78,8 @@ def _near_duplicate(cycle: Cycle, namespace: str, summary: str) -> MemoryState |
     if not existing:
         return None
     vector = cycle.embedder.passages([summary])[0]
-    best = max(existing, key=lambda m: (similarity(vector, cycle.state.vector(m.id)), m.id))
-    return best if similarity(vector, cycle.state.vector(best.id)) >= TRIAGE_DEDUP_SIM else None
+    best = max(
+        existing, key=lambda m: (cycle.state.similarity(vector, cycle.state.vector(m.id)), m.id)
+    )
+    similar = cycle.state.similarity(vector, cycle.state.vector(best.id))
+    return best if similar >= TRIAGE_DEDUP_SIM else None

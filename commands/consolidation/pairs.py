@@ -13,6 +13,7 @@ from commands.consolidation.context import Cycle, candidate, winner_of
 from commands.consolidation.state import MemoryState, namespaces_compatible, pair_key
 from commands.llm.consolidation_prompts import MERGE, RECONCILE
 from commands.llm.consolidation_schemas import PairInput
+from commands.llm.rules.attributes import replaces, restates
 from commands.pipelines.recorded_llm import prompt_version
 from ledger import validation
 from ledger.policy import (
@@ -98,6 +99,9 @@ def merge(cycle: Cycle) -> None:
         if not (older.active and newer.active):
             continue
         key = pair_key(older.id, newer.id)
+        if not _mergeable(older, newer):
+            cycle.state.pairs["merge"].add(key)
+            continue
         cycle.state.pairs["merge"].add(key)
         cycle.plan.pairs.append(["merge", key])
         cycle.plan.llm_pairs += 1
@@ -108,6 +112,13 @@ def merge(cycle: Cycle) -> None:
         winner, loser = winner_of(older, newer)
         content = _clean(output.content) or winner.content
         cycle.absorb(winner, [loser], content, "merge", MERGE, score)
+
+
+def _mergeable(older: MemoryState, newer: MemoryState) -> bool:
+    """Only a restatement is merged: two values of one attribute ("my number is ...0142" /
+    "...0199") are an update for reconcile, and two distinct facts stay apart, however
+    close their vectors."""
+    return restates(older.content, newer.content) and not replaces(older.content, newer.content)
 
 
 def cut_short(cycle: Cycle) -> None:

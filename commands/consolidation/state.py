@@ -149,7 +149,7 @@ class UserState:
             # rule (reconcile, merge, dedup, daily, audit hints)
             vector = self.vector(memory.id)
             self._hits[key] = (
-                [] if vector is None else self.vectors.search(self.user_id, vector, k + 1)
+                [] if vector is None else self.vectors.similar(self.user_id, vector, k + 1)
             )
         found = []
         for other_id, similarity in self._hits[key]:
@@ -158,12 +158,11 @@ class UserState:
                 found.append((other, similarity))
         return found[:k]
 
-
-def similarity(a: Vector | None, b: Vector | None) -> float:
-    """Cosine similarity of two stored (unit-length) vectors; 0 without both."""
-    if a is None or b is None:
-        return 0.0
-    return float(np.dot(a, b))
+    def similarity(self, a: Vector | None, b: Vector | None) -> float:
+        """Similarity of two passage vectors on the reference scale; 0 without both."""
+        if a is None or b is None:
+            return 0.0
+        return self.vectors.calibration.to_reference(float(np.dot(a, b)))
 
 
 def pair_key(a: str, b: str) -> str:

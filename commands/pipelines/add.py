@@ -21,6 +21,7 @@ import numpy as np
 
 from commands import core_sync
 from commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
+from commands.llm.rules.attributes import restates
 from commands.llm.schemas import (
     CoreUpdateInput,
     MergeInput,
@@ -46,8 +47,11 @@ from ledger.policy import (
     DEDUP_COSINE_SIM,
     DEDUP_JACCARD_PREFILTER,
     INSERT_MERGE_SIM,
+    LAYER_RANK,
+    LAYERS,
     MAX_EVIDENCE_ITEMS,
     MAX_WRITTEN_MEMORY_CHARS,
+    SHARED_NAMESPACE,
 )
 from ledger.provenance import acting_as
 from ledger.user import UserStream
@@ -157,7 +161,7 @@ class AddPipeline:
         vectors = self.embedder.passages(contents)
         changed: dict[str, Memory] = {}
         fresh, fresh_vectors = self._dedup(
-            llm, contents, vectors, provenance, changed, request.evidence
+            llm, contents, vectors, provenance, changed, request
         )
         added: list[Memory] = []
         superseded: list[Memory] = []
@@ -216,13 +220,13 @@ class AddPipeline:
         vectors: np.ndarray[Any, Any],
         provenance: Provenance,
         changed: dict[str, Memory],
-        evidence: Sequence[str] | None,
+        request: AddRequest,
     ) -> tuple[list[str], np.ndarray[Any, Any]]:
         """engram §2.1: Jaccard > 0.50 then cosine > 0.85 is a duplicate: reinforce it (and
         merge the new wording in through the merge stage when similarity > 0.80)."""
         keep: list[int] = []
         for index, (text, vector) in enumerate(zip(contents, vectors, strict=True)):
-            duplicate = self._duplicate_of(provenance.user_id, text, vector)
+            duplicate = self._duplicate_of(provenance.user_id, text, vector, request.namespace)
             if duplicate is None:
                 keep.append(index)
                 continue
@@ -234,21 +238,29 @@ class AddPipeline:
                     content = _clean(merged.content)
                     if content and content != memory.content:
                         memory.update(validation.content(content), None)
+                evidence = request.evidence
                 memory.reinforce(evidence=list(evidence) if evidence else None)
         return [contents[i] for i in keep], vectors[keep]
 
     def _duplicate_of(
-        self, user_id: str, text: str, vector: np.ndarray[Any, Any]
+        self, user_id: str, text: str, vector: np.ndarray[Any, Any], namespace: str
     ) -> tuple[str, float] | None:
-        candidates = self.vectors.search(user_id, vector, 5)
+        """The stored memory `text` restates: similar on the reference scale, words in
+        common, a namespace it may join (seed 001 §7: its own, or either side `default`),
+        and no value of its own that differs ("my number is ...0142" / "...0199" is an
+        update for the reconstruction, not a repetition)."""
+        candidates = self.vectors.similar(user_id, vector, 5)
         rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
         for memory_id, similarity in candidates:
             row = rows.get(memory_id)
+            if row is None or row.state != ACTIVE:
+                continue
+            joinable = row.namespace == namespace or SHARED_NAMESPACE in (namespace, row.namespace)
             if (
-                row is not None
-                and row.state == ACTIVE
+                joinable
                 and similarity > DEDUP_COSINE_SIM
                 and jaccard(text, row.content) > DEDUP_JACCARD_PREFILTER
+                and restates(row.content, text)
             ):
                 return memory_id, similarity
         return None
@@ -257,7 +269,7 @@ class AddPipeline:
         """Steps 3-4: each content's top_k neighbours above the cutoff, unioned."""
         best: dict[str, float] = {}
         for vector in vectors:
-            for memory_id, similarity in self.vectors.search(
+            for memory_id, similarity in self.vectors.similar(
                 user_id, vector, self.settings.related_top_k
             ):
                 if similarity >= self.settings.related_min_similarity:
@@ -313,6 +325,7 @@ class AddPipeline:
             [draft] = recorded_ids(
                 self.ledger.draft(decided, [_new_memory(request, content, evidence)])
             )
+            keep_layer(draft, consumed)
             added.append(draft)
             for old in consumed:
                 if old.state == ACTIVE:
@@ -372,6 +385,17 @@ class AddPipeline:
             return None  # never start a core with an empty document
         caused_by = [m.id.hex for m in added] or list(touched)
         return core_sync.record(document, decided, bullets, caused_by)
+
+
+def keep_layer(draft: Memory, replaced: Sequence[Memory]) -> None:
+    """A memory that replaces a Working or Core one takes its layer (every other write
+    enters Buffer, seed 001 §1): a corrected Core fact stays in Core."""
+    active = [m for m in replaced if m.state == ACTIVE]
+    if not active:
+        return
+    target = max((m.layer for m in active), key=LAYER_RANK.__getitem__)
+    for layer in LAYERS[LAYER_RANK[draft.layer] : LAYER_RANK[target]]:
+        draft.promote(layer, "replaces", 0)
 
 
 def reconstruction_problems(

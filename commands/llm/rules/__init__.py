@@ -12,7 +12,7 @@ from commands.llm.rules.core import core_update
 from commands.llm.rules.extract import extract
 from commands.llm.rules.merge import insert_merge, merge_notes
 from commands.llm.rules.multi_fact import multi_fact
-from commands.llm.rules.reconstruct import OFFLINE_SUPERSEDE_SIMILARITY, reconstruct, refine
+from commands.llm.rules.reconstruct import reconstruct, refine
 from commands.llm.rules.split import split
 from commands.llm.rules.synthesize import synthesize
 
@@ -39,4 +39,4 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
 }
 """The rule of each stage, by stage name."""
 
-__all__ = ["OFFLINE_SUPERSEDE_SIMILARITY", "RULES"]
+__all__ = ["RULES"]

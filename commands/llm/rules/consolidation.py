@@ -32,7 +32,8 @@ from commands.llm.consolidation_schemas import (
     TriageOutput,
     TriageVerdict,
 )
-from commands.llm.rules.core import RULE_CUES, TRANSIENT, USER_CUES, section_of, topic_of
+from commands.llm.rules.attributes import replaces, restates
+from commands.llm.rules.core import RULE_CUES, TRANSIENT, USER_CUES, section_of
 from commands.llm.rules.text import comparison_key, overlap, sentences, single_line, words
 from ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
 
@@ -146,13 +147,13 @@ def merge(inputs: PairInput) -> MergeContentOutput:
 
 
 def reconcile(inputs: PairInput) -> ReconcileOutput:
-    """Same single-valued subject and holder -> update (the newer wins, the older's other
-    sentences kept); large word overlap -> absorb (every sentence of both); else keep both."""
+    """A newer value of what the older states -> update (the newer wins); the same fact said
+    again with large word overlap -> absorb (every sentence of both); else keep both, so
+    distinct facts are never folded together."""
     older, newer = inputs.older.content, inputs.newer.content
-    old_topic, new_topic = topic_of(older), topic_of(newer)
-    if old_topic is not None and old_topic == new_topic:
+    if replaces(older, newer):
         return ReconcileOutput(decision="update", merged_content=single_line(newer))
-    if overlap(older, newer) >= ABSORB_OVERLAP:
+    if overlap(older, newer) >= ABSORB_OVERLAP and restates(older, newer):
         return ReconcileOutput(decision="absorb", merged_content=union_of_sentences([older, newer]))
     return ReconcileOutput(decision="keep_both")
 
@@ -210,16 +211,17 @@ SAME_FACT_OVERLAP: Final = 0.6
 
 
 def same_fact(inputs: SameFactInput) -> SameFactOutput:
-    """Same single-valued subject and holder (the newer wins), or large word overlap
-    (every sentence of both kept)."""
+    """A newer value of what the older states (the newer wins), or the same fact said again
+    with large word overlap (every sentence of both kept)."""
     verdicts = []
     for pair in inputs.pairs:
-        old_topic, new_topic = topic_of(pair.older), topic_of(pair.newer)
-        if old_topic is not None and old_topic == new_topic:
+        if replaces(pair.older, pair.newer):
             verdicts.append(
                 SameFactVerdict(pair_id=pair.pair_id, same_fact=True, merged_content=pair.newer)
             )
-        elif overlap(pair.older, pair.newer) >= SAME_FACT_OVERLAP:
+        elif overlap(pair.older, pair.newer) >= SAME_FACT_OVERLAP and restates(
+            pair.older, pair.newer
+        ):
             merged = union_of_sentences([pair.older, pair.newer])
             verdicts.append(
                 SameFactVerdict(pair_id=pair.pair_id, same_fact=True, merged_content=merged)

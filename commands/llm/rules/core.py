@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from commands.llm.rules.attributes import facts_of
 from commands.llm.rules.text import comparison_key, overlap, single_line
 from commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
 from ledger.core import CORE_SECTIONS, parse_sections
@@ -88,25 +89,6 @@ TOOLS_CUES: Final = re.compile(
 _ROUTES: Final = (("SOUL", SOUL_CUES), ("USER", USER_CUES), ("RULE", RULE_CUES))
 """Checked in this order; the first that matches wins, then TOOLS."""
 
-SUBJECTS: Final = {
-    "residence": re.compile(
-        r"\b(lives? in|living in|lived in|moved to|moving to|relocated to|based in|resides? in)\b",
-        _I,
-    ),
-    "employer": re.compile(r"\b(works? (at|for)|working (at|for)|employed (at|by))\b", _I),
-    "occupation": re.compile(r"\b(works? as|working as|job is|profession is)\b", _I),
-    "name": re.compile(r"\b(name is|call me|goes by)\b", _I),
-    "pronouns": re.compile(r"\bpronouns\b", _I),
-    "timezone": re.compile(r"\btime ?zone\b", _I),
-    "language": re.compile(r"\b(native language|mother tongue|preferred language)\b", _I),
-    "editor": re.compile(r"\beditor\b", _I),
-}
-"""Single-valued subjects: a newer statement about one replaces the older."""
-
-_SELF: Final = frozenset({"i", "me", "my", "user", "the user", "user's", "the user's"})
-_FILLER: Final = frozenset(
-    {"has", "have", "had", "'ve", "recently", "just", "now", "also", "finally", "already"}
-)
 _STALE_OVERLAP: Final = 0.3
 """Word overlap from which a superseded bullet is rewritten in place by a candidate."""
 
@@ -135,13 +117,11 @@ def section_of(candidate: str) -> str | None:
 
 
 def topic_of(text: str) -> Topic | None:
-    """The single-valued subject a text is about, and whose it is ("maya", "user")."""
-    for subject, pattern in SUBJECTS.items():
-        match = pattern.search(text)
-        if match:
-            words = [w for w in text[: match.start()].lower().split() if w not in _FILLER]
-            holder = " ".join(words).removesuffix("'s").replace("i've", "i")
-            return Topic(subject, "user" if holder in _SELF else holder)
+    """The first single-valued attribute a text gives a value of, and whose it is ("user",
+    or the holder's names and relation words): see `commands.llm.rules.attributes`."""
+    for fact in facts_of(text):
+        if fact.single_valued:
+            return Topic(fact.attribute, " ".join(sorted(fact.holder)) or "user")
     return None
 
 

@@ -10,6 +10,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SPACES = re.compile(r"\s+")
 _ONLY_PUNCTUATION = re.compile(r"^[\W_]*$")
+_INITIAL = re.compile(r"[a-z]\.")
+"""A name's initial ("Ursula K. Le Guin"): no sentence ends after it."""
 
 ABBREVIATIONS: Final = frozenset(
     {"dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "e.g.", "i.e.", "vs.", "approx.", "no."}
@@ -25,7 +27,7 @@ def sentences(text: str) -> list[str]:
         for part in _SENTENCE_END.split(segment.strip()):
             pending = f"{pending} {part}" if pending else part
             last_word = pending.rsplit(maxsplit=1)[-1].lower() if pending.strip() else ""
-            if last_word not in ABBREVIATIONS:
+            if last_word not in ABBREVIATIONS and not _INITIAL.fullmatch(last_word):
                 pieces.append(pending)
                 pending = ""
         if pending:

@@ -1,0 +1,533 @@
+"""What a statement says about whom: the offline rules' reading of single-valued facts.
+
+A newer statement replaces an older one only when it gives a new value of the same
+single-valued attribute of the same person ("I live in Paris" / "I moved to Berlin last
+month"; "My brother Oskar's number is ..." / "Oskar got a new phone, his number is now
+..."), or when it explicitly corrects or ends what the older one said ("Sorry, I mixed that
+up: my allergy is to tree nuts, not seafood"). Facts that are all true at once stay side by
+side: other holders ("My sister lives in Rome" / "My brother lives in Milan"), attributes
+that hold several values ("I speak Spanish" / "I also speak German"), other qualifiers
+("My personal number ..." / "My work number ...") and other favourites ("favourite fruit"
+/ "favourite dessert").
+
+Rules read words, not meaning, so the catalogue below lists the attributes people state
+about themselves and others in everyday wording (seed 000 leaves this decision to the
+model; with the openai provider the reconstruction and reconcile prompts decide).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from commands.attribution import speaker_and_body
+
+_I = re.IGNORECASE
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One kind of fact a statement can give a value of."""
+
+    name: str
+    cue: re.Pattern[str]
+    """Words by which a statement gives (or ends) a value of it."""
+    single_valued: bool = True
+    """A person has one value at a time: a newer value replaces the older."""
+
+
+def _cue(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _I)
+
+
+_ORG_WORDS: Final = (
+    r"job|company|startup|start-up|firm|agency|studio|shop|store|restaurant|caf[eé]|bank"
+    r"|office|practice|clinic|hospital|school|university|lab|team|business|employer|role"
+)
+_JOB_NOUNS: Final = (
+    r"accountant|actor|actress|analyst|architect|artist|assistant|attorney|baker|banker"
+    r"|barista|bartender|carpenter|cashier|chef|clerk|coach|consultant|cook|counsel+or"
+    r"|dentist|designer|developer|director|doctor|driver|economist|editor|electrician"
+    r"|engineer|farmer|firefighter|founder|freelancer|hairdresser|intern|journalist|judge"
+    r"|lawyer|lecturer|librarian|manager|mechanic|midwife|musician|nurse|officer|paralegal"
+    r"|paramedic|pharmacist|photographer|physician|physio(?:therapist)?|pilot|plumber"
+    r"|professor|programmer|psychologist|receptionist|recruiter|researcher|salesperson"
+    r"|scientist|secretary|surgeon|teacher|technician|therapist|translator|tutor|vet"
+    r"|veterinarian|waiter|waitress|writer|student|retiree|ceo|cto|cfo|vp|lead|head"
+)
+_TRANSPORT: Final = (
+    r"train|bus|tube|subway|metro|tram|ferry|bike|bicycle|cycl\w*|walk\w*|driv\w*|car"
+    r"|scooter|motorbike|motorcycle|carpool\w*|run\w*"
+)
+
+ATTRIBUTES: Final = (
+    Attribute(
+        "residence",
+        _cue(
+            r"\b(?:live|lives|living|lived|reside|resides|residing|settled) in\b"
+            r"|\b(?:moved|moving|move|relocated|relocating|relocate) (?:back )?to\b"
+            r"|\bbased in\b|\bhome for (?:me|us) is\b|\b(?:our|my) (?:new )?(?:home|place) is in\b"
+            r"|\b(?:after|since) (?:our|my|the) move\b"
+        ),
+    ),
+    Attribute(
+        "hometown",
+        _cue(r"\b(?:grew up|raised|born and raised) in\b|\bhometown\b|\boriginally from\b"),
+    ),
+    Attribute(
+        "employer",
+        _cue(
+            r"\b(?:work|works|working|worked) (?:at|for)\b|\bemployed (?:at|by)\b"
+            r"|\b(?:joined|joining)\b|\bchanged (?:jobs|employers|companies)\b"
+            r"|\b(?:new|old|current|day) job\b|\bjob at\b|\bhired (?:at|by)\b"
+            r"|\b(?:quit|left|leaving|resigned from)\b (?:(?:my|the|his|her|that|a|an|old) )?"
+            rf"(?:(?-i:[A-Z])[\w&.-]*|(?:\w+ )?(?:{_ORG_WORDS}))"
+            r"|\b(?:i'm|i am|she's|she is|he's|he is|they're|they are) (?:now )?at (?-i:[A-Z])"
+        ),
+    ),
+    Attribute(
+        "occupation",
+        _cue(
+            r"\b(?:work|works|working|worked) as\b|\bjob (?:title )?is\b|\bprofession\b"
+            r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\bretired\b"
+            r"|\b(?:i'm|i am|she's|she is|he's|he is|they're|they are) (?:now |currently |still )?"
+            rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_JOB_NOUNS})s?\b"
+        ),
+    ),
+    Attribute(
+        "phone",
+        _cue(
+            r"\b(?:phone|mobile|cell|telephone|landline|whatsapp)(?: number)?\b(?=.*\d{3})"
+            r"|\bnumber\b(?=.*\d{3})"
+        ),
+    ),
+    Attribute("email", _cue(r"\be-?mail\b|[\w.+-]+@[\w-]+\.[\w.]+")),
+    Attribute(
+        "diet",
+        _cue(
+            r"\b(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|carnivore|omnivore"
+            r"|plant-based|flexitarian)\b|\bdiet\b|\beat(?:s|ing)? (?:meat|fish|chicken)\b"
+        ),
+    ),
+    Attribute(
+        "relationship",
+        _cue(
+            r"\b(?:single|dating|married|engaged|divorced|separated|widowed)\b"
+            r"|\bin a relationship\b|\bseeing (?:someone|somebody)\b"
+            r"|\b(?:my|his|her) (?:boyfriend|girlfriend|fianc[eé]e?)\b"
+        ),
+    ),
+    Attribute(
+        "manager",
+        _cue(
+            r"\b(?:manager|boss|supervisor|team lead)(?:'s name)? (?:is|was|'s)\b"
+            r"|\b(?:is|'s) (?:my|his|her|our) (?:new )?(?:manager|boss|supervisor)\b"
+            r"|\breport(?:s|ing)? (?:directly )?to\b|\bnew (?:manager|boss|supervisor)\b"
+        ),
+    ),
+    Attribute(
+        "car",
+        _cue(
+            r"\b(?:drive|drives|driving|drove) (?:an?|my|the|his|her) (?!(?:\w+ )?to\b)"
+            r"|\b(?:my|his|her|our|old|new|that) (?:car|vehicle)\b|\bcar is\b"
+        ),
+    ),
+    Attribute(
+        "commute",
+        _cue(
+            r"\bcommut\w*\b"
+            rf"|\b(?:{_TRANSPORT})\b(?:\s+\w+){{0,3}}\s+(?:to|into) (?:work|the office|school)\b"
+            rf"|\b(?:to|into) (?:work|the office) (?:by|on) (?:{_TRANSPORT})\b"
+        ),
+    ),
+    Attribute(
+        "timezone",
+        _cue(
+            r"\btime ?zone\b|\b(?:pacific|eastern|central|mountain|atlantic|greenwich"
+            r"|central european|eastern european|western european|british summer|india"
+            r"|japan|australian eastern)(?: standard| daylight| summer)? time\b"
+            r"|\b(?:UTC|GMT)\s*[+-]\s*\d+"
+        ),
+    ),
+    Attribute(
+        "doctor",
+        _cue(
+            r"\b(?:my|our|his|her) (?:(?:family|new|regular|usual) )?(?:doctor|gp|physician)\b"
+            r"|\bswitched (?:gps|doctors)\b"
+        ),
+    ),
+    Attribute("dentist", _cue(r"\b(?:my|our|his|her) (?:new |regular )?dentist\b")),
+    Attribute("therapist", _cue(r"\b(?:my|our|his|her) (?:new )?therapist\b")),
+    Attribute("airport", _cue(r"\bhome airport\b|\bfly (?:out of|from)\b")),
+    Attribute("birthday", _cue(r"\bbirthday\b|\bborn on\b|\bdate of birth\b")),
+    Attribute(
+        "name",
+        _cue(
+            r"\bname(?:'s| is| was)\b|\bcall me\b|\bgoes by\b|\b(?:is|are|'s) (?:called|named)\b"
+            r"|\bspelled\b"
+        ),
+    ),
+    Attribute("pronouns", _cue(r"\bpronouns\b")),
+    Attribute("native_language", _cue(r"\b(?:native|first) language\b|\bmother tongue\b")),
+    Attribute("editor", _cue(r"\beditor\b|\bIDE\b")),
+    Attribute("browser", _cue(r"\bbrowser\b")),
+    Attribute("laptop", _cue(r"\b(?:my|his|her) (?:new |work )?(?:laptop|computer)\b")),
+    Attribute("age", _cue(r"\b\d{1,3} years? old\b|\bmy age\b|\bturned \d{1,3}\b")),
+    Attribute("allergy", _cue(r"\ballerg\w*\b|\bintoleran\w*\b"), single_valued=False),
+    Attribute(
+        "language",
+        _cue(r"\bspeak(?:s|ing)?\b|\blearning (?:to speak )?(?-i:[A-Z])\w+\b"),
+        single_valued=False,
+    ),
+)
+"""The catalogue. Single-valued unless marked: one value replaces the other."""
+
+_FAVOURITE: Final = re.compile(
+    r"\b(?:favou?rite|fave|preferred)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\s+(?:is|are|was|has been"
+    r"|these days|right now|at the moment|now)\b"
+    r"|\b(?:is|are)\s+(?:my|his|her|our)\s+(?:new\s+)?(?:favou?rite|fave)\s+([\w-]+)",
+    _I,
+)
+_SAME_FAVOURITE: Final = {
+    "series": "show",
+    "programme": "show",
+    "program": "show",
+    "film": "movie",
+    "novel": "book",
+    "color": "colour",
+    "dish": "food",
+    "meal": "food",
+    "singer": "artist",
+    "musician": "artist",
+    "group": "band",
+    "sport": "sport",
+    "team": "team",
+}
+_WEEKDAY_OR_TIME: Final = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"
+    r"|\b(?:mornings?|afternoons?|evenings?|nights?|weekends?|weekdays?|daily|weekly)\b",
+    _I,
+)
+_SCHEDULE_CUE: Final = re.compile(
+    r"\b(?:is|are|was|were|moved|falls?|happens?)\s+(?:now\s+)?(?:on|at|every)\b", _I
+)
+
+CORRECTION: Final = re.compile(
+    r"\b(?:actually|correction|i meant|i mean|sorry|oops|my (?:bad|mistake)|i was wrong"
+    r"|got (?:that|it) wrong|mixed (?:that|it|them) up|let me correct|to correct"
+    r"|(?:wrong|incorrect) (?:\w+ ){0,2}(?:number|name|date|day|address|email)|not \w+ but"
+    r"|typo|misspoke)\b",
+    _I,
+)
+"""Words by which the user says an earlier statement was wrong."""
+CHANGE: Final = re.compile(
+    r"\b(?:moved|relocat\w+|no longer|not anymore|any ?more|changed|switched|instead"
+    r"|used to|these days|nowadays|from now on|starting (?:today|now|next)|since then"
+    r"|new|now|started|quit|left|joined|stopped|gave up|became|promoted|got (?:a|an)"
+    r"|take[sn]? over|took over|replaced)\b",
+    _I,
+)
+"""Words by which a statement says a value changed."""
+ENDED: Final = re.compile(
+    r"\b(?:no longer|not anymore|any ?more|stopped|quit|gave up|used to|don't \w+ (?:any ?more)"
+    r"|never again)\b",
+    _I,
+)
+"""Words by which a statement says an older value no longer holds."""
+ADDITIVE: Final = re.compile(r"\b(?:also|too|as well|another|second|other|both|besides)\b", _I)
+"""Words by which a statement adds a value beside the older ones."""
+
+QUALIFIERS: Final = {
+    "work": re.compile(r"\b(?:work|office|business|professional|company)\b", _I),
+    "home": re.compile(r"\b(?:home|landline|house)\b", _I),
+    "school": re.compile(r"\b(?:school|university|student)\b", _I),
+}
+"""Kinds of one attribute that hold side by side ("my work phone" / "my personal phone")."""
+_QUALIFIED: Final = frozenset({"phone", "email", "laptop", "address"})
+
+KIN: Final = _word_set(
+    "sister brother mother father mom mum dad son daughter wife husband partner spouse"
+    " boyfriend girlfriend fiance fiancee friend colleague coworker co-worker boss manager"
+    " cousin aunt uncle niece nephew grandma grandmother grandpa grandfather grandson"
+    " granddaughter neighbour neighbor roommate flatmate kid child baby stepson"
+    " stepdaughter stepmother stepfather in-law mentor teammate landlord"
+)
+"""Words naming a person by their relation to the user."""
+_THIRD_PERSON: Final = frozenset({"he", "she", "they", "his", "her", "their", "him", "them"})
+_NOT_NAMES: Final = _word_set(
+    "i i'm i've i'd i'll my me we we're our us you your the a an after since last these"
+    " this that those actually sorry oops correction let just also now today tonight"
+    " tomorrow on in at for from home every when then so but and yes no well oh hey please"
+    " recently currently lately nowadays starting as it he she they his her their its"
+    " update note fyi btw by back over one two my mine here there what which who how if"
+    " once before during while until dr mr mrs ms prof st monday tuesday wednesday"
+    " thursday friday saturday sunday january february march april may june july august"
+    " september october november december english spanish french german italian portuguese"
+    " chinese japanese korean dutch google"
+)
+_CLAUSE: Final = re.compile(r"[,;:]|\s+(?:and|but|so|because)\s+", _I)
+_WORD: Final = re.compile(r"[A-Za-z][\w'&.-]*")
+_VALUE: Final = re.compile(r"\d[\d:./-]*|[A-Z][\w&.-]*|[\w.+-]+@[\w.-]+")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One attribute a statement gives a value of, and whose it is."""
+
+    attribute: str
+    holder: frozenset[str]
+    """Names and relation words of the person it is about; empty: the speaker (the user)."""
+    single_valued: bool = True
+
+
+def facts_of(text: str) -> list[Fact]:
+    """The attributes `text` gives values of, each with its holder, in catalogue order."""
+    _, body = speaker_and_body(text)
+    found: dict[str, Fact] = {}
+    for attribute in ATTRIBUTES:
+        match = attribute.cue.search(body)
+        if match is None:
+            continue
+        name = attribute.name
+        if name in _QUALIFIED:
+            name = f"{name}:{_qualifier(_clause_around(body, match.start(), match.end()))}"
+        found.setdefault(
+            name, Fact(name, _holder(body, match.start(), match.end()), attribute.single_valued)
+        )
+    favourite = _FAVOURITE.search(body)
+    if favourite is not None:
+        noun = (favourite.group(2) or favourite.group(3) or "").lower()
+        noun = _SAME_FAVOURITE.get(noun, noun.removesuffix("s"))
+        name = f"favourite:{noun}"
+        found[name] = Fact(name, _holder(body, favourite.start(), favourite.end()))
+    schedule = _schedule_of(body)
+    if schedule is not None:
+        found[schedule.attribute] = schedule
+    return list(found.values())
+
+
+def _schedule_of(body: str) -> Fact | None:
+    """'My piano lessons are on Mondays': when a named activity happens, keyed by the
+    activity's words (a team meeting and choir practice are two schedules)."""
+    when = _WEEKDAY_OR_TIME.search(body)
+    if when is None:
+        return None
+    for clause in _CLAUSE.split(body):
+        cue = _SCHEDULE_CUE.search(clause)
+        if cue is None or not _WEEKDAY_OR_TIME.search(clause[cue.start() :]):
+            continue
+        activity = [
+            w.lower()
+            for w in _WORD.findall(clause[: cue.start()])
+            if w.lower() not in _NOT_NAMES and w.lower() not in _STOP
+        ]
+        if activity:
+            key = " ".join(sorted({w.removesuffix("s") for w in activity}))
+            return Fact(f"schedule:{key}", _holder(clause, 0, cue.start()))
+    return None
+
+
+_STOP: Final = _word_set(
+    "is are was were be been the a an of my our your his her their to in on at for with"
+    " class classes"
+)
+
+
+def _clause_around(body: str, start: int, end: int) -> str:
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(body)), len(body)]
+    left = max(b for b in bounds if b <= start)
+    right = min((b for b in bounds if b >= end), default=len(body))
+    return body[left:right]
+
+
+def _qualifier(clause: str) -> str:
+    for name, pattern in QUALIFIERS.items():
+        if pattern.search(clause):
+            return name
+    return "personal"
+
+
+def _holder(body: str, start: int, end: int) -> frozenset[str]:
+    """Whose value the cue at body[start:end] gives: the names and relation words before
+    it in its clause ("My sister Ingrid lives in"), a name right after it ("the number
+    for Rafael"), the first name of the text for a pronoun ("Oskar got a new phone, his
+    number is"); empty for the speaker."""
+    bounds = [0, *(m.end() for m in _CLAUSE.finditer(body))]
+    clause_start = max(b for b in bounds if b <= start)
+    words = _subject_words(body[clause_start:start])
+    holder = {w.lower().removesuffix("'s") for w in words if w.lower().removesuffix("'s") in KIN}
+    holder |= {
+        w.removesuffix("'s").lower()
+        for i, w in enumerate(words)
+        if _is_name(w, first=(i == 0 and clause_start == 0))
+    }
+    before = body[clause_start:start]
+    if (
+        not holder
+        and clause_start > 0
+        and not any(
+            w.lower() in _SPEAKER or w.lower() in {"my", "our"} for w in _WORD.findall(before)
+        )
+    ):
+        # "Maya switched jobs and now works at Globex": the clause shares the first's subject
+        first_clause = body[: min(b for b in bounds if b > 0)]
+        subject = _subject_words(first_clause)
+        holder = {w.lower().removesuffix("'s") for w in subject if w.lower() in KIN}
+        holder |= {w.removesuffix("'s").lower() for w in subject if _is_name(w, first=False)}
+    after = re.match(r"\s*(?:for|of)\s+([A-Z][\w'-]+)", body[end:])
+    if after and _is_name(after.group(1), first=False):
+        holder.add(after.group(1).removesuffix("'s").lower())
+    if not holder and any(w.lower() in _THIRD_PERSON for w in words):
+        names = [w for i, w in enumerate(_WORD.findall(body)) if _is_name(w, first=i == 0)]
+        holder |= {names[0].removesuffix("'s").lower()} if names else {"someone"}
+    if holder and holder <= {"manager", "boss"} and re.match(r"\s*(?:is|'s)\b", body[end:]):
+        return frozenset()  # "My manager is Priyanka": a fact of the user's
+    if not holder:
+        # "The meeting moved to 3pm", "My company moved to Austin": a thing's, not the user's
+        holder = {
+            w.lower()
+            for w in words
+            if w.lower() not in _NOT_NAMES and w.lower() not in _STOP and not w[:1].isdigit()
+        }
+        if _ends_at_speaker(body[clause_start:start]) or (
+            words and words[-1].lower() in {"my", "our"}
+        ):
+            holder = set()  # "I started cycling to work", "these days my favourite show"
+        holder -= _TIME_WORDS
+    return frozenset(holder)
+
+
+_TIME_WORDS: Final = _word_set(
+    "day days week weeks month months year years morning mornings evening evenings night"
+    " weekend weekends time times lately ago"
+)
+
+
+def _ends_at_speaker(text: str) -> bool:
+    """Whether the speaker ("I", "we") is the subject before the cue."""
+    return any(w.lower() in _SPEAKER for w in _WORD.findall(text))
+
+
+def _subject_words(text: str) -> list[str]:
+    """The words of a clause's subject: up to the speaker ("I", "we": what follows is the
+    speaker's object, "I use VS Code as my editor"), without the objects of prepositions
+    ("Ingrid moved to Seattle for a new job": Seattle is a value, not whose it is)."""
+    words: list[str] = []
+    after_preposition = False
+    for word in _WORD.findall(text):
+        lower = word.lower()
+        if lower in _SPEAKER:
+            break
+        if not after_preposition:
+            words.append(word)
+        after_preposition = lower in _PREPOSITIONS or (after_preposition and lower in _ARTICLES)
+    return words
+
+
+_SPEAKER: Final = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"})
+_PREPOSITIONS: Final = frozenset(
+    [
+        "to",
+        "in",
+        "at",
+        "from",
+        "for",
+        "with",
+        "near",
+        "of",
+        "by",
+        "on",
+        "into",
+        "onto",
+        "about",
+        "like",
+        "than",
+        "via",
+    ]
+)
+_ARTICLES: Final = frozenset({"a", "an", "the"})
+
+
+def _is_name(word: str, first: bool) -> bool:
+    bare = word.removesuffix("'s")
+    if not bare[:1].isupper() or bare.lower() in _NOT_NAMES or bare.lower() in KIN:
+        return False
+    return not first or word.endswith("'s") or bare.lower() not in _NOT_NAMES
+
+
+def same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Both the speaker, or someone in common: by name when both name someone ("my sister
+    Ingrid" / "Ingrid"), else by relation ("my sister" / "my sister")."""
+    if not a or not b:
+        return not a and not b
+    names_a, names_b = a - KIN, b - KIN
+    if names_a and names_b:
+        return bool(names_a & names_b)
+    return bool(a & b)
+
+
+def values_of(text: str) -> set[str]:
+    """The specific values a text states: numbers, addresses and names (capitalised words
+    that are not the sentence's first)."""
+    _, body = speaker_and_body(text)
+    found = set()
+    for match in _VALUE.finditer(body):
+        token = match.group(0).rstrip(".,").removesuffix("'s")
+        if (
+            token[:1].isdigit()
+            or "@" in token
+            or (
+                match.start() > 0
+                and body[: match.start()].rstrip()[-1:] not in ".!?:"
+                and (token.lower() not in _NOT_NAMES)
+            )
+        ):
+            found.add(token.lower())
+    return found
+
+
+def restates(older: str, newer: str) -> bool:
+    """Whether `newer` says nothing that contradicts `older`: the same specific values, or
+    one's values include the other's ("I live in Vancouver" / "Home for me is Vancouver,
+    BC"), and no new value of an attribute the older states."""
+    old_values, new_values = values_of(older), values_of(newer)
+    if not (old_values <= new_values or new_values <= old_values):
+        return False
+    return not replaces(older, newer) or old_values == new_values
+
+
+def replaces(older: str, newer: str) -> bool:
+    """Whether `newer` is a newer value of what `older` states, so `older` may go.
+
+    Every attribute the older states must be one the newer gives again for the same
+    holder (nothing the older says is lost); a single-valued attribute is replaced by any
+    new value unless the newer adds a value beside it ("I also work at ..."), an attribute
+    of several values only when the newer corrects or ends the older one."""
+    old_speaker, old_body = speaker_and_body(older)
+    new_speaker, new_body = speaker_and_body(newer)
+    if old_speaker is not None and new_speaker is not None and old_speaker != new_speaker:
+        return False
+    old_facts, new_facts = facts_of(old_body), facts_of(new_body)
+    if not old_facts or not new_facts:
+        return False
+    corrected = CORRECTION.search(new_body) is not None
+    changed = corrected or CHANGE.search(new_body) is not None
+    ended = corrected or ENDED.search(new_body) is not None
+    additive = ADDITIVE.search(new_body) is not None and not changed
+    for old in old_facts:
+        match = next(
+            (
+                new
+                for new in new_facts
+                if new.attribute == old.attribute and same_holder(old.holder, new.holder)
+            ),
+            None,
+        )
+        if match is None or additive or (not old.single_valued and not ended):
+            return False
+    return values_of(old_body) != values_of(new_body) or changed
