@@ -455,12 +455,16 @@ def main(argv: list[str] | None = None) -> int:
             name,
             *(f"{summary[m]:.3f}" for m in metrics),
             *(
-                f"{summary['by_category'].get(c, {}).get('any@10', 0):.3f}"
+                "{any@10:.3f} / {any@budget:.3f}".format_map(summary["by_category"][c])
+                if c in summary["by_category"]
+                else "-"
                 for c in CATEGORIES.values()
             ),
         )
-    Console().print(table)
-    Console().print(report["run"])
+    out = Console() if Console().is_terminal else Console(width=160)  # a file: no wrapping
+    out.print(table)
+    out.print("category columns: any@10 / any@budget")
+    out.print(report["run"])
     return 0
 
 
