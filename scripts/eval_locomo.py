@@ -306,14 +306,23 @@ def sessions(turns: Sequence[Turn]) -> list[list[Turn]]:
 
 
 def progress_line(
-    console: Console, as_json: bool, user: str, results: dict[str, Scores], elapsed: float
+    console: Console,
+    as_json: bool,
+    user: str,
+    results: dict[str, Scores],
+    elapsed: float,
+    extra: dict[str, Any],
 ) -> None:
     """The figures so far, after each conversation: a background run (`--json`, output to
     a file) shows how far it got and what it measured even if it is stopped."""
-    line = {"done": user, "elapsed_s": round(elapsed, 1)} | {
-        name: {m: v for m, v in scores.summary().items() if m.startswith(("any", "full"))}
-        for name, scores in results.items()
-    }
+    line = (
+        {"done": user, "elapsed_s": round(elapsed, 1)}
+        | {
+            name: {m: v for m, v in scores.summary().items() if m.startswith(("any", "full"))}
+            for name, scores in results.items()
+        }
+        | extra
+    )
     if as_json:
         print(json.dumps(line), file=sys.stderr, flush=True)
     else:
@@ -417,7 +426,14 @@ def main(argv: list[str] | None = None) -> int:
                 bar.advance(task)
             stats["questions"] += len(conversation.questions)
             stats["skipped_no_evidence"] += conversation.skipped
-            progress_line(console, args.json, user, results, time.perf_counter() - wall)
+            progress_line(
+                console,
+                args.json,
+                user,
+                results,
+                time.perf_counter() - wall,
+                {"states": dict(states), "lost": stats["turns_without_active_memory"]},
+            )
     report: dict[str, Any] = {name: scores.summary() for name, scores in results.items()}
     report["run"] = {
         "mode": "consolidate" if args.consolidate else "add only",
