@@ -71,6 +71,7 @@ from ledger.policy import (
     RECENCY_RATE_PROCEDURAL,
     RECENCY_RATE_SEMANTIC,
     RRF_K,
+    RRF_RELEVANCE_SHARPNESS,
     SEARCH_FTS_MAX_DOC_SHARE,
     SEARCH_FTS_MAX_POSTINGS,
     SEARCH_FTS_MIN_PRUNED_DF,
@@ -155,6 +156,17 @@ def query_weights(query: str) -> tuple[float, float]:
 def query_tokens(query: str) -> list[str]:
     """The query's distinct words, lower-cased, in order."""
     return list(dict.fromkeys(_TOKEN.findall(query.lower())))
+
+
+def in_first_person(query: str) -> str:
+    """The query as the memories are written: they say "I" and "my" where a question about
+    them says "the user" ("what is the user's job" -> "what is my job"). A vector of "the
+    user" otherwise leans towards whatever memory mentions users or passwords."""
+    return _THE_USER.sub("I", _THE_USERS.sub("my", query))
+
+
+_THE_USERS: Final = re.compile(r"\bthe user(?:'s|s'|s)\b", re.IGNORECASE)
+_THE_USER: Final = re.compile(r"\bthe user\b", re.IGNORECASE)
 
 
 def telling_tokens(query: str) -> list[str]:
@@ -303,7 +315,7 @@ def _vector_candidates(
     pool: int,
 ) -> list[tuple[str, float]]:
     try:
-        vector = embedder.query(query) if query_vector is None else query_vector
+        vector = embedder.query(in_first_person(query)) if query_vector is None else query_vector
         return vectors.search(user_id, np.asarray(vector, dtype=np.float32), pool)
     except Exception as error:  # seed 004 §6: keywords alone still answer
         logger.warning("vector search failed (%s); keywords only", error)
@@ -323,10 +335,16 @@ def _fuse(
         candidate = candidates.setdefault(memory_id, _Candidate())
         candidate.text_rank, candidate.text_score = rank, score
     vector_weight, text_weight = weights
-    for c in candidates.values():
+    fused_of = {
+        memory_id: sum(1.0 / (RRF_K + r) for r in (c.vector_rank, c.text_rank) if r is not None)
+        for memory_id, c in candidates.items()
+    }
+    best_fused = max(fused_of.values(), default=0.0)
+    for memory_id, c in candidates.items():
         if fusion == "rrf":
-            fused = sum(1.0 / (RRF_K + r) for r in (c.vector_rank, c.text_rank) if r is not None)
-            c.relevance = fused / _RRF_BEST
+            fused = fused_of[memory_id]
+            # relative to this query's best candidate, sharpened: see RRF_RELEVANCE_SHARPNESS
+            c.relevance = (fused / _RRF_BEST) * (fused / best_fused) ** RRF_RELEVANCE_SHARPNESS
             evidence = 1.0 if c.text_rank is not None else max(0.0, c.vector_score or 0.0)
             c.match = max(c.relevance, evidence)
         else:

@@ -63,6 +63,14 @@ SEARCH_OVERFETCH: Final = 8  # each retriever returns k x 8 candidates before fu
 # lets the top of one list outweigh the middle of both, which suits the short pools
 # (k x 8) fused here.
 RRF_K: Final = 10
+# Not in the seeds: rank fusion's relevance, fed to seed 001 §4.2's recall score, is the
+# fused score over the best possible one times (fused / this query's best fused) ** 5. Rank
+# fusion compresses relevance (one list's rank 1 scores 0.50, rank 2 0.46), so without
+# this a Working memory's layer bonus (1.0 against Buffer's 0.9) put an unrelated fact
+# above the one that answers; with it, rank 2 of one list keeps 0.65 of rank 1's
+# relevance, the gap a cosine would leave. Monotone: candidates of one layer, importance
+# and age keep rank fusion's order.
+RRF_RELEVANCE_SHARPNESS: Final = 5.0
 
 # --- Luminary notes: seed 002 (kinds, stability, sensitivity) ----------------------------
 NOTE_KINDS: Final = ("log", "summary", "rule", "soul", "agent", "user")

@@ -113,7 +113,11 @@ def section_of(candidate: str) -> str | None:
     for section, cues in _ROUTES:
         if cues.search(candidate):
             return section
-    return "TOOLS" if TOOLS_CUES.search(candidate) else None
+    if TOOLS_CUES.search(candidate):
+        return "TOOLS"
+    # a value of one of the catalogued attributes of a person ("I joined Shopify as a
+    # backend developer", "I now freelance as a photographer") is a profile fact
+    return "USER" if any(f.single_valued for f in facts_of(candidate)) else None
 
 
 def topic_of(text: str) -> Topic | None:
