@@ -345,20 +345,20 @@ AUDIT_POWERS: Final = ("promote", "demote", "adjust", "merge")  # §5.1; `delete
 # §7 namespace rules: cross-namespace merge/reconcile only with `default`, result in default
 
 # --- lifecycle: seed 003 §7 (TTL + soft delete), 002 (pruneExpired), 004 §20 (Nebo) -------
-# Buffer memories lapse by consolidation epochs, not by the wall clock (seed 001 §2.4: "no
-# wall-clock TTL ... idle periods cause zero decay, so memories survive agent downtime"):
-# a day of seed 003 / 004 is one run of their daily worker (003 §4: 1/day per tenant), so
-# their days count here as epochs (cycles that ran). At 48 epochs a day (seed 001's 30 min)
-# the rules would never fire: decay evicts every Buffer memory within 1,000 epochs.
-EPOCHS_PER_DAY: Final = 1
-SOFT_DELETE_IDLE_DAYS: Final = 60  # last access > 60 d (60 epochs) ...
+# Idle time is counted in consolidation epochs, not by the wall clock (seed 001 §2.4: "no
+# wall-clock TTL ... idle periods cause zero decay, so memories survive agent downtime"): a
+# day of seed 003 / 004 is a day of active consolidation, 48 cycles at seed 001 §2's one
+# per 30 minutes. (Counting one epoch a day lapsed every unread Working memory after 30
+# hours of a running worker, once decay had taken its importance below 0.2.)
+EPOCHS_PER_DAY: Final = 48
+SOFT_DELETE_IDLE_DAYS: Final = 60  # last access > 60 active days ...
 SOFT_DELETE_IDLE_EPOCHS: Final = SOFT_DELETE_IDLE_DAYS * EPOCHS_PER_DAY
 SOFT_DELETE_MAX_IMPORTANCE: Final = 0.2  # ... and importance < T (T not valued in 003 §7)
 PINNED_TAG: Final = "pinned"  # 003 §7 `!pinned`: a tag here
 PURGE_AFTER_DAYS: Final = 30  # purge_at = soft delete + 30 d (the restore window: wall clock)
 PROVISIONAL_MAX_CONFIDENCE: Final = 0.65  # 004 §20 CleanProvisionalMemories
 PROVISIONAL_MAX_REINFORCED: Final = 1
-PROVISIONAL_MIN_AGE_DAYS: Final = 30  # in Buffer for more than 30 d (30 epochs)
+PROVISIONAL_MIN_AGE_DAYS: Final = 30  # in Buffer for more than 30 active days
 PROVISIONAL_MIN_AGE_EPOCHS: Final = PROVISIONAL_MIN_AGE_DAYS * EPOCHS_PER_DAY
 
 # --- the worker: seed 001 §2 ("every 30 min"), 003 §4 (daily worker) ----------------------

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from typing import Final
 
+from commands.attribution import speaker_and_body
 from commands.llm.consolidation_schemas import (
     AuditInput,
     AuditOutput,
@@ -33,7 +34,7 @@ from commands.llm.consolidation_schemas import (
     TriageVerdict,
 )
 from commands.llm.rules.attributes import replaces, restates
-from commands.llm.rules.core import RULE_CUES, TRANSIENT, USER_CUES, section_of
+from commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
 from commands.llm.rules.text import comparison_key, overlap, sentences, single_line, words
 from ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
 
@@ -89,8 +90,10 @@ _STOP: Final = frozenset(
 
 
 def triage(inputs: TriageInput) -> TriageOutput:
-    """Promote what states something durable (a profile fact, rule, lesson, decision or
-    procedure) or matters (importance >= 0.6); keep the rest."""
+    """Promote what states something durable (a profile fact, a fact about the user or a
+    named person, a rule, lesson, decision or procedure) or matters (importance >= 0.6);
+    keep what is passing or says nothing (a Buffer memory that is kept decays and is
+    evicted, seed 001 §2.4, so a fact left here would be lost within days of cycles)."""
     decisions = []
     for memory in inputs.memories:
         procedural = bool(PROCEDURE_CUES.search(memory.content))
@@ -99,9 +102,10 @@ def triage(inputs: TriageInput) -> TriageOutput:
             or LESSON_CUES.search(memory.content) is not None
             or DECISION_CUES.search(memory.content) is not None
             or section_of(memory.content) is not None
+            or states_a_fact_about_someone(memory.content)
         )
         promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and not (
-            TRANSIENT.search(memory.content)
+            is_transient(memory.content)
         )
         decisions.append(
             TriageVerdict(
@@ -114,13 +118,29 @@ def triage(inputs: TriageInput) -> TriageOutput:
     return TriageOutput(decisions=decisions)
 
 
+ABOUT_SOMEONE: Final = re.compile(
+    r"\b(?:i|i'm|i've|i'd|my|me|mine|we|we're|we've|our|us)\b"
+    r"|(?-i:\b[A-Z][a-z]+(?:'s)?\s)(?:\w+\s)?(?:is|are|was|has|have|had|lives|works|likes"
+    r"|loves|hates|prefers|uses|owns|plays|speaks|studies|teaches|goes|takes|drives|keeps)\b",
+    _I,
+)
+"""A statement about the speaker or a named person ("I keep kosher", "Maya plays chess")."""
+MIN_FACT_WORDS: Final = 3
+"""Fewer words than this say nothing to keep ("ok, thanks")."""
+
+
+def states_a_fact_about_someone(text: str) -> bool:
+    _, body = speaker_and_body(text)
+    return len(words(body)) >= MIN_FACT_WORDS and ABOUT_SOMEONE.search(body) is not None
+
+
 def gate(inputs: GateInput) -> GateOutput:
     """The whitelist by cue words: LESSON, DECISION RATIONALE, CONSTRAINT, IDENTITY."""
     decisions = []
     for memory in inputs.candidates:
         text = memory.content
         category: str | None = None
-        if not TRANSIENT.search(text):
+        if not is_transient(text):
             if LESSON_CUES.search(text):
                 category = "LESSON"
             elif DECISION_CUES.search(text):
