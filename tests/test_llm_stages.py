@@ -594,7 +594,7 @@ def test_registry_holds_every_stage_with_a_versioned_prompt() -> None:
     ]
     assert list(STAGES.values()) == constants
     assert set(STAGES) == set(SAMPLE_INPUTS) == set(BOUNDARY_TAGS)
-    assert RECONSTRUCT.prompt_id == "haema.reconstruct" and RECONSTRUCT.version == "1"
+    assert RECONSTRUCT.prompt_id == "haema.reconstruct" and RECONSTRUCT.version == "2"
     assert len({s.prompt_id for s in constants}) == len(constants)
     assert REFINE.output_model is RECONSTRUCT.output_model is ReconstructOutput
 

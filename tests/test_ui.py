@@ -99,7 +99,7 @@ def test_the_timeline_shows_events_with_their_command_and_llm_call(
     page = html(admin.get("/ui/users/maya"))
     assert "MemoryAdded" in page and "MemoryUpdated" in page and "MemorySuperseded" in page
     assert "<details>" in page and "Deciding LLM call" in page
-    assert "haema.reconstruct@1" in page and "tokens" in page and " ms" in page
+    assert "haema.reconstruct@2" in page and "tokens" in page and " ms" in page
     assert f'href="/ui/memories/{ui.peanuts}"' in page
     assert "chess" not in page, "only maya's events"
 

@@ -61,9 +61,12 @@ Output only JSON: {{"content": "..."}}"""
 RECONCILE_SYSTEM = f"""\
 Two memories of an agent are about the same topic; <newer> was written later than <older>.
 Decide:
-- "update": the older is stale, the newer replaces it;
-- "absorb": they overlap; one memory should hold both;
-- "keep_both": they describe different aspects; change nothing.
+- "update": the newer gives a newer value of the same single-valued fact of the same \
+person (a move, a new employer, a changed number, a correction); the older is stale;
+- "absorb": they state the same fact again in other words; one memory should hold both;
+- "keep_both": anything else, including distinct facts about one person and facts that \
+are all true at once (two people, two languages, a work and a personal phone); change \
+nothing. Never fold two distinct facts into one memory.
 For update and absorb, write "merged_content": one memory that preserves ALL specific \
 details of both entries (names, numbers, constraints, reinforcement language), the newer \
 winning where they conflict. {_DATA}
@@ -174,7 +177,7 @@ MERGE: Stage[PairInput, MergeContentOutput] = Stage(
 RECONCILE: Stage[PairInput, ReconcileOutput] = Stage(
     "reconcile",
     "engram.reconcile",
-    "1",
+    "2",
     RECONCILE_SYSTEM,
     PairInput,
     ReconcileOutput,

@@ -83,7 +83,16 @@ content and drop the outdated one.
 updated, corrected, duplicated or completed by it): fold it into that output memory and \
 list its id in that memory's "sources"; it will then be replaced. A related memory that \
 appears in no "sources" stays untouched in the store, so never copy unrelated memories \
-into the output.
+into the output. A memory is updated when the new content gives a newer value of the same \
+single-valued fact of the same person (where someone lives, works, their job title, \
+phone, email, diet, relationship, manager, car, commute, timezone, doctor, a favourite of \
+one kind, the day of one activity, however worded: "moved to", "left X and joined Y", \
+"changed my number", "these days", "Actually, ..., not ..."), for the user or for a named \
+person ("my sister Ingrid" and "Ingrid" are one person). Facts that are all true at once \
+are NOT updates: about other people ("my sister lives in Rome" / "my brother lives in \
+Milan"), added values ("I also like coffee", a second language, pet or allergy), other \
+kinds ("work phone" / "personal phone", "favourite fruit" / "favourite dessert"). Replace \
+a related memory only if nothing it states would be lost.
 3. Independent facts split into separate memories: one memory states one fact, or one \
 tightly connected group of facts about the same subject.
 4. Keep every specific detail (names, numbers, dates, places, constraints, words such as \
@@ -270,7 +279,7 @@ SPLIT: Stage[SplitInput, SplitOutput] = Stage(
 RECONSTRUCT: Stage[ReconstructInput, ReconstructOutput] = Stage(
     name="reconstruct",
     prompt_id="haema.reconstruct",
-    version="1",
+    version="2",
     system=RECONSTRUCT_SYSTEM,
     input_model=ReconstructInput,
     output_model=ReconstructOutput,
@@ -279,7 +288,7 @@ RECONSTRUCT: Stage[ReconstructInput, ReconstructOutput] = Stage(
 REFINE: Stage[RefineInput, ReconstructOutput] = Stage(
     name="refine",
     prompt_id="haema.refine",
-    version="1",
+    version="2",
     system=REFINE_SYSTEM,
     input_model=RefineInput,
     output_model=ReconstructOutput,
