@@ -162,7 +162,7 @@ def test_a_call_records_exactly_the_request_the_server_received(
     assert (call.stage, call.prompt_id, call.prompt_version) == (
         "reconstruct",
         "haema.reconstruct",
-        "1",
+        RECONSTRUCT.version,
     )
     assert call.latency_ms > 0
     assert pauses == []
