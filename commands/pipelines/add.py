@@ -51,6 +51,7 @@ from ledger.policy import (
     LAYERS,
     MAX_EVIDENCE_ITEMS,
     MAX_WRITTEN_MEMORY_CHARS,
+    PROCEDURAL,
     SHARED_NAMESPACE,
 )
 from ledger.provenance import acting_as
@@ -204,7 +205,8 @@ class AddPipeline:
         return outcome
 
     def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
-        if not request.split:
+        # a procedure is one memory of numbered steps (seed 003 §12), never cut into its steps
+        if not request.split or request.kind == PROCEDURAL:
             return list(dict.fromkeys(contents))
         pieces: list[str] = []
         for text in contents:
