@@ -95,6 +95,18 @@ def skip_epochs(memory: MnemoLedger, count: int, clock: Clock, user: str = USER)
     memory.ledger.save(aggregate)
 
 
+def set_importance(memory: MnemoLedger, memory_id: str, importance: float) -> None:
+    """Set a memory's importance as the audit's `adjust` does (`ImportanceAdjusted`: its
+    decay starts again from there). Skipped epochs run no rule, so a Buffer memory their
+    decay took to 0 is still active: this sets the importance the next cycle judges it at
+    (a real run of cycles evicts any Buffer memory by decay within a few hundred epochs)."""
+    aggregate = memory.ledger.memory(memory_id)
+    epoch: int = memory.ledger.repository.get(EngramClock.create_id(aggregate.user_id)).epoch
+    with acting_as(Provenance(user_id=aggregate.user_id)):
+        aggregate.adjust_importance(importance, "audit", epoch)
+    memory.ledger.save(aggregate)
+
+
 def reinforce(memory: MnemoLedger, memory_id: str, times: int) -> None:
     for _ in range(times):
         memory.ledger.reinforce(Provenance(user_id=USER), memory_id)

@@ -5,7 +5,13 @@ soft delete / restore / purge and Nebo's provisional cleanup counted in epochs (
 from __future__ import annotations
 
 from commands import MnemoLedger
-from ledger.policy import PROVISIONAL_MIN_AGE_EPOCHS, SOFT_DELETE_IDLE_EPOCHS
+from ledger.policy import (
+    EPOCHS_PER_DAY,
+    PROVISIONAL_MIN_AGE_EPOCHS,
+    PURGE_AFTER_DAYS,
+    SOFT_DELETE_IDLE_EPOCHS,
+    SOFT_DELETE_MAX_IMPORTANCE,
+)
 from tests.test_consolidation_helpers import (
     USER,
     Clock,
@@ -17,6 +23,7 @@ from tests.test_consolidation_helpers import (
     place,
     remember,
     serve,
+    set_importance,
     set_ttl,
     skip_epochs,
 )
@@ -70,11 +77,22 @@ def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
     assert not ops(downtime, "lapse") and not ops(downtime, "evict")
     assert {engram.get(i).state for i in everyone} == {"active"}
     assert {engram.get(i).layer for i in (idle, used, pinned)} == {"buffer"}  # triage kept
-    skip_epochs(engram, 20, clock)  # 22 epochs done
-    serve(engram, [used])  # used at epoch 22: idle again from there
-    skip_epochs(engram, SOFT_DELETE_IDLE_EPOCHS - 22, clock)  # 60 epochs done
-    assert not ops(engram.consolidate(user=USER), "lapse")  # epoch 61: idle for 60 epochs
-    result = engram.consolidate(user=USER)  # epoch 62: idle for 61 epochs, > 60
+
+    def judged_below_threshold() -> None:
+        """Decay alone takes every Buffer memory out long before SOFT_DELETE_IDLE_EPOCHS;
+        held in Buffer, each is judged below T but the important one."""
+        for memory_id in (idle, used, pinned):
+            set_importance(engram, memory_id, SOFT_DELETE_MAX_IMPORTANCE / 2)
+        set_importance(engram, important, 0.9)
+
+    served_at = EPOCHS_PER_DAY  # a day of cycles done
+    skip_epochs(engram, served_at - 2, clock)
+    serve(engram, [used])  # used at epoch `served_at`: idle again from there
+    skip_epochs(engram, SOFT_DELETE_IDLE_EPOCHS - served_at, clock)
+    judged_below_threshold()
+    not_yet = engram.consolidate(user=USER)  # idle for SOFT_DELETE_IDLE_EPOCHS epochs
+    assert not_yet.epoch == SOFT_DELETE_IDLE_EPOCHS + 1 and not ops(not_yet, "lapse")
+    result = engram.consolidate(user=USER)  # idle for one epoch more
     [lapse] = ops(result, "lapse")
     assert lapse["memory"] == idle and lapse["rule"] == "soft-delete"
     assert engram.get(idle).state == "forgotten"
@@ -85,7 +103,7 @@ def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
     # restored: judged again from scratch; lapses again, then is purged 30 days later
     again = engram.consolidate(user=USER)
     assert [o["memory"] for o in ops(again, "lapse")] == [idle]
-    clock.advance(days=29)
+    clock.advance(days=PURGE_AFTER_DAYS - 1)
     assert not ops(engram.consolidate(user=USER), "purge")
     clock.advance(days=2)
     purged = engram.consolidate(user=USER)
@@ -93,6 +111,13 @@ def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
     row = engram.get(idle)
     assert row.state == "purged" and row.content == "" and row.evidence is None
     assert "MemoryPurged" in of_memory(engram, idle)  # the event remains in the log
+    # the served memory lapses just past SOFT_DELETE_IDLE_EPOCHS from its serving
+    assert purged.epoch is not None
+    skip_epochs(engram, served_at + SOFT_DELETE_IDLE_EPOCHS - purged.epoch, clock)
+    judged_below_threshold()
+    assert not ops(engram.consolidate(user=USER), "lapse")
+    assert [o["memory"] for o in ops(engram.consolidate(user=USER), "lapse")] == [used]
+    assert {engram.get(i).state for i in (pinned, important)} == {"active"}
 
 
 def test_a_rebuilt_layers_model_keeps_the_idle_clock(engram: MnemoLedger, clock: Clock) -> None:
@@ -113,10 +138,15 @@ def test_provisional_memories_are_cleaned_after_thirty_epochs(
     guess = remember(engram, "Maya might be vegetarian", confidence=0.6, importance=0.5)
     sure = remember(engram, "Maya is a vegetarian", confidence=0.9, importance=0.5)
     clock.advance(days=45)  # downtime: no epoch ran, nothing is older
-    assert not ops(engram.consolidate(user=USER), "purge")  # epoch 1
-    skip_epochs(engram, PROVISIONAL_MIN_AGE_EPOCHS - 1, clock)  # 30 epochs done
-    assert not ops(engram.consolidate(user=USER), "purge")  # in Buffer for 30 epochs
-    result = engram.consolidate(user=USER)  # 31 epochs: more than 30
+    first = engram.consolidate(user=USER)  # epoch 1
+    assert not ops(first, "purge") and not ops(first, "evict")
+    assert engram.get(guess).layer == "buffer"  # provisional memories are not triaged
+    skip_epochs(engram, PROVISIONAL_MIN_AGE_EPOCHS - 1, clock)  # the minimum age done
+    # decay alone evicts a Buffer memory long before: held there, at its importance
+    for memory_id in (guess, sure):
+        set_importance(engram, memory_id, 0.5)
+    assert not ops(engram.consolidate(user=USER), "purge")  # in Buffer for the minimum age
+    result = engram.consolidate(user=USER)  # one epoch more
     assert [(o["memory"], o["rule"]) for o in ops(result, "purge")] == [
         (guess, "provisional-cleanup")
     ]

@@ -10,7 +10,7 @@ from typing import Any
 
 from commands import MnemoLedger
 from ledger import NewMemory, Settings
-from ledger.policy import SOFT_DELETE_IDLE_EPOCHS
+from ledger.policy import PURGE_AFTER_DAYS, SOFT_DELETE_IDLE_EPOCHS
 from ledger.provenance import Provenance, acting_as
 from projections.compact import compact_directory, is_sqlite
 from tests.test_cli import run
@@ -22,6 +22,7 @@ from tests.test_consolidation_helpers import (
     of_memory,
     ops,
     place,
+    set_importance,
     skip_epochs,
 )
 
@@ -57,16 +58,17 @@ def sqlite_files_holding(directory: Path, word: bytes) -> list[str]:
 
 def purge_through_consolidation(memory: MnemoLedger, clock: Clock) -> str:
     """A memory written and edited in thread t1, kept in a second one's delta too, then
-    lapsed (seed 003 §7 soft delete, idle for more than 60 epochs) and purged 30 days later
-    by the consolidation."""
+    lapsed (seed 003 §7 soft delete, idle for more than SOFT_DELETE_IDLE_EPOCHS) and purged
+    PURGE_AFTER_DAYS later by the consolidation."""
     idle = remember_in(memory, "t1", f"The {SECRET} podcast came up once", importance=0.3)
     memory.ledger.update(in_thread("t1"), idle, f"The {SECRET} podcast about kites came up")
-    remember_in(memory, "t1", "Maya takes sailing lessons in June", importance=0.9)
+    kept = remember_in(memory, "t1", "Maya takes sailing lessons in June", importance=0.9)
     memory.consolidate(user=USER)
     skip_epochs(memory, SOFT_DELETE_IDLE_EPOCHS, clock)
+    set_importance(memory, kept, 0.9)  # above T still (the skipped decay would take it to 0)
     [lapse] = ops(memory.consolidate(user=USER), "lapse")
     assert lapse["memory"] == idle
-    clock.advance(days=31)
+    clock.advance(days=PURGE_AFTER_DAYS + 1)
     [purge] = ops(memory.consolidate(user=USER), "purge")
     assert purge["memory"] == idle
     return idle

@@ -11,32 +11,57 @@ import sys
 from pathlib import Path
 
 from commands import MnemoLedger
+from commands.consolidate_api import ConsolidateResult
 from commands.worker import SimulatedClock, Worker
 from ledger import Settings
-from tests.test_consolidation_helpers import USER, Clock, clock, engram, events, remember
+from ledger.policy import PURGE_AFTER_DAYS, SOFT_DELETE_IDLE_EPOCHS, SOFT_DELETE_MAX_IMPORTANCE
+from tests.test_consolidation_helpers import (
+    USER,
+    Clock,
+    clock,
+    engram,
+    events,
+    remember,
+    set_importance,
+    skip_epochs,
+)
 
 __all__ = ["clock", "engram"]
 
 
-def test_simulated_months_run_every_daily_cycle(engram: MnemoLedger, clock: Clock) -> None:
+def test_simulated_months_run_every_cycle(engram: MnemoLedger, clock: Clock) -> None:
     idle = remember(engram, "A podcast about kites came up once", importance=0.3)
     kept = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
-    results = []
+    # the first epochs of the idle count: one cycle, then epochs recorded cheaply (decay
+    # only, no rule); held in Buffer, where decay alone would have evicted them, at their
+    # importance (the idle one's below T)
+    before = SOFT_DELETE_IDLE_EPOCHS - 1
+    engram.consolidate(user=USER)
+    skip_epochs(engram, before - 1, clock)
+    set_importance(engram, idle, SOFT_DELETE_MAX_IMPORTANCE / 2)
+    set_importance(engram, kept, 0.9)
+    results: list[ConsolidateResult] = []
+    every = 10  # days between cycles: each is one epoch however long the pause
     worker = Worker(
         engram,
-        interval=86_400,
+        interval=every * 86_400,
         clock=clock.now,
         pause=lambda seconds: clock.advance(seconds=seconds),
         on_cycle=results.append,
     )
-    # three months: the idle memory lapses after 60 epochs, is purged 30 days later
-    assert worker.run(max_cycles=92) == 92
-    assert [r.epoch for r in results] == list(range(1, 93))
-    assert len(events(engram, "ConsolidationEpochCompleted")) == 92
+    # two months: the idle memory lapses in the first cycle past SOFT_DELETE_IDLE_EPOCHS
+    # idle epochs (the worker's third), and is purged PURGE_AFTER_DAYS later
+    cycles = 3 + PURGE_AFTER_DAYS // every + 1
+    assert worker.run(max_cycles=cycles) == cycles
+    assert [r.epoch for r in results] == list(range(before + 1, before + cycles + 1))
+    assert len(events(engram, "ConsolidationEpochCompleted")) == before + cycles
     lapsed = [r for r in events(engram, "MemoryLapsed") if r.stream_id == idle]
     purged = [r for r in events(engram, "MemoryPurged") if r.stream_id == idle]
     assert len(lapsed) == 1 and len(purged) == 1
-    assert (purged[0].at - lapsed[0].at).days == 30  # purge_at, at daily granularity
+    assert [r.epoch for r in results if any(o["op"] == "lapse" for o in r.operations)] == [
+        SOFT_DELETE_IDLE_EPOCHS + 2
+    ]
+    assert (purged[0].at - lapsed[0].at).days == PURGE_AFTER_DAYS
     assert engram.get(idle).state == "purged"
     assert engram.get(kept).layer == "working" and engram.get(kept).state == "active"
 
