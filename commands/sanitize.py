@@ -1,48 +1,111 @@
-"""Prompt-injection screening of memory content (Nebo, seed 004 §15).
+"""Prompt-injection screening of memory content (Nebo, seed 004 §15; issue 15 item 1).
 
 A memory is later pasted into agents' prompts, so text that tries to instruct the model is
-refused with a clear error instead of being stored.
+refused with a clear error instead of being stored. The text is read in several normalised
+views (NFKC, look-alike letters folded, invisible characters dropped, leetspeak and
+spaced-out letters joined: `commands.screen.normalize`) and matched against the seed's 14
+patterns and the broader families of `commands.screen.patterns`. The refusal names the
+phrase that looked like an instruction.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from commands.screen.normalize import compact, views
+from commands.screen.patterns import (
+    COMPACT,
+    FAMILIES,
+    MENTION_CUE,
+    NEGATABLE,
+    NEGATION_BEFORE,
+    QUOTED,
+    SEED,
+)
 from ledger.errors import InvalidInput
 
-# The seed's 14 alternatives, checked case-insensitively (seed 004 §15).
-INJECTION_PATTERNS = re.compile(
-    r"(?i)"
-    r"(ignore\s+(all\s+)?previous\s+instructions)"
-    r"|(ignore\s+(all\s+)?above)"
-    r"|(disregard\s+(all\s+)?previous)"
-    r"|(you\s+are\s+now\s+)"
-    r"|(new\s+instructions?\s*:)"
-    r"|(system\s*:\s)"
-    r"|(<\s*system\s*>)"
-    r"|(<\s*/?\s*system-?(prompt|message|instruction)\s*>)"
-    r"|(IMPORTANT\s*:\s*you\s+must)"
-    r"|(override\s+(all\s+)?previous)"
-    r"|(forget\s+(all\s+)?previous)"
-    r"|(act\s+as\s+(if|though)\s+you)"
-    r"|(pretend\s+you\s+are)"
-    r"|(from\s+now\s+on\s*,?\s*you)"
-)
+# The seed's alternatives (seed 004 §15), kept as the floor of the screen; `system:` only
+# counts at a line start (see `commands.screen.patterns.SEED`).
+INJECTION_PATTERNS = SEED
 
 # Tool-path limits (seed 004 §15): keys 128, values 2048 characters.
 MAX_TOOL_KEY_CHARS = 128
 MAX_TOOL_VALUE_CHARS = 2048
+
+# Characters of the matched phrase a refusal quotes (enough to recognise it, short
+# enough for one line of an error message).
+QUOTE_CHARS = 80
+# Characters before a match searched for a negation ("never share your passwords").
+NEGATION_WINDOW = 30
 
 
 class InjectionRefused(InvalidInput):
     """The content looks like an attempt to instruct the agent that will read it."""
 
 
+@dataclass(frozen=True)
+class Finding:
+    """What looked like an instruction: the family of patterns and the matched phrase."""
+
+    family: str
+    phrase: str
+
+
+def _negated(view: str, match: re.Match[str]) -> bool:
+    before = view[max(0, match.start() - NEGATION_WINDOW) : match.start()]
+    return bool(NEGATION_BEFORE.search(before))
+
+
+def _mentioned(view: str, match: re.Match[str], quoted: list[tuple[int, int]]) -> bool:
+    """The match lies inside quotation marks and the words around the quote talk about
+    it ("someone hid 'ignore previous instructions' in their resume")."""
+    for start, end in quoted:
+        if start <= match.start() and match.end() <= end:
+            outside = view[:start] + " " + view[end:]
+            return bool(MENTION_CUE.search(outside)) and _bare(outside) is None
+    return False
+
+
+def _bare(view: str) -> Finding | None:
+    for family, patterns in FAMILIES.items():
+        for pattern in patterns:
+            for match in pattern.finditer(view):
+                if family in NEGATABLE and _negated(view, match):
+                    continue
+                return Finding(family, match.group(0))
+    return None
+
+
+def detect(text: str) -> Finding | None:
+    """The first instruction-like phrase in `text` (any view, any family), or None; a
+    phrase quoted and talked about is a mention, not an instruction."""
+    for view in views(text):
+        quoted = [m.span() for m in QUOTED.finditer(view)]
+        for family, patterns in FAMILIES.items():
+            for pattern in patterns:
+                for match in pattern.finditer(view):
+                    if family in NEGATABLE and _negated(view, match):
+                        continue
+                    if quoted and _mentioned(view, match, quoted):
+                        continue
+                    return Finding(family, match.group(0))
+    unquoted = QUOTED.sub(" ", text)
+    letters = compact(unquoted if MENTION_CUE.search(unquoted) else text)
+    for pattern in COMPACT:
+        spaced = pattern.search(letters)
+        if spaced:
+            return Finding("spaced", spaced.group(0))
+    return None
+
+
 def screen(text: str) -> str:
     """`text` unchanged, or `InjectionRefused` naming the phrase that looks like an injection."""
-    match = INJECTION_PATTERNS.search(text)
-    if match:
+    finding = detect(text)
+    if finding is not None:
+        phrase = " ".join(finding.phrase.split())[:QUOTE_CHARS]
         raise InjectionRefused(
-            f"content refused: {match.group(0).strip()!r} looks like a prompt injection"
+            f"content refused: {phrase!r} looks like an instruction to the assistant "
+            f"({finding.family}; prompt injection screen)"
         )
     return text

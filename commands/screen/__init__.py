@@ -1,0 +1,1 @@
+"""The prompt-injection screen's parts: normalised views and instruction patterns."""
