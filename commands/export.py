@@ -20,6 +20,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from eventsourcing.persistence import IntegrityError
 
 from commands.replay.reapply import Reapplier
+from commands.sanitize import screen_record
 from ledger import EventRecord, Ledger
 from ledger.errors import InvalidInput
 from projections.history import event_name
@@ -156,7 +157,7 @@ def import_records(
     batch = Reapplier(ledger)
     saved = 0
     for number, record in enumerate(records, start=1):
-        if not batch.add(record):
+        if not batch.add(screen_record(record)):
             raise InvalidInput(
                 f"event {number} ({record.type} on {record.stream_id}) cannot apply: its stream "
                 "is not in this ledger (was the export cut?)"

@@ -51,6 +51,7 @@ from commands.recall_api import RecallMixin
 from commands.relations import edges_of
 from commands.replay_api import ReplayMixin
 from commands.report_api import ReportMixin
+from commands.sanitize import screen
 from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
 from commands.timetravel_api import TimeTravelMixin
 from ledger import Ledger, Memory, Provenance, Settings
@@ -235,7 +236,7 @@ class MnemoLedger(
     ) -> MemoryOut:
         """Replace a memory's content (UPDATE); core.md follows in the same save."""
         provenance = self._provenance("", agent, thread)
-        memory = core_sync.update(self.ledger, provenance, memory_id, content, tags)
+        memory = core_sync.update(self.ledger, provenance, memory_id, screen(content), tags)
         return self._current(memory)
 
     def link(

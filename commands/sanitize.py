@@ -23,6 +23,7 @@ from commands.screen.patterns import (
     QUOTED,
     SEED,
 )
+from ledger import EventRecord
 from ledger.errors import InvalidInput
 
 # The seed's alternatives (seed 004 §15), kept as the floor of the screen; `system:` only
@@ -109,3 +110,20 @@ def screen(text: str) -> str:
             f"({finding.family}; prompt injection screen)"
         )
     return text
+
+
+# Event types whose `content` becomes what agents read: memories and notes. A command's
+# recorded input is not screened (a refused request stays in the log by design).
+STORED_TEXT_EVENTS = ("Memory", "Note")
+
+
+def screen_record(record: EventRecord) -> EventRecord:
+    """`record` unchanged, or `InjectionRefused` when the memory or note text it would
+    store on import looks like an instruction (import, seed 003 §8)."""
+    content = record.data.get("content")
+    if record.type.startswith(STORED_TEXT_EVENTS) and isinstance(content, str):
+        try:
+            screen(content)
+        except InjectionRefused as error:
+            raise InjectionRefused(f"{record.type} on {record.stream_id}: {error}") from None
+    return record

@@ -157,7 +157,7 @@ class AddPipeline:
         llm = RecordedLLM(self.provider, command, provenance)
         outcome = AddOutcome(command_id=command.id.hex)
         contents = self._split(llm, request, raw_contents)
-        for text in contents:
+        for text in [*raw_contents, *contents]:
             screen(text)
         vectors = self.embedder.passages(contents)
         changed: dict[str, Memory] = {}
