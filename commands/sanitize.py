@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from commands.screen.normalize import compact, views
 from commands.screen.patterns import (
     COMPACT,
+    DELIMITER_NAMED,
     FAMILIES,
     MENTION_CUE,
     NEGATABLE,
@@ -89,6 +90,8 @@ def detect(text: str) -> Finding | None:
                     if family in NEGATABLE and _negated(view, match):
                         continue
                     if quoted and _mentioned(view, match, quoted):
+                        continue
+                    if family == "delimiter" and DELIMITER_NAMED.match(view, match.end()):
                         continue
                     return Finding(family, match.group(0))
     unquoted = QUOTED.sub(" ", text)

@@ -147,9 +147,13 @@ WORD_GAP: Final = re.compile(r"[ \t]{2,}|\s*/\s*|\s*\|\s*")
 COMBINING_ACCENTS: Final = re.compile("[\u0300-\u036f]")
 
 
+# Typographic apostrophes read as the ASCII one ("don’t" is "don't").
+APOSTROPHES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
+
+
 def clean(text: str) -> str:
     """NFKC (fullwidth, ligatures, compatibility forms) without invisible characters."""
-    return unicodedata.normalize("NFKC", INVISIBLE.sub("", text))
+    return unicodedata.normalize("NFKC", INVISIBLE.sub("", text)).translate(APOSTROPHES)
 
 
 def fold_confusables(text: str) -> str:

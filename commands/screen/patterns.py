@@ -160,6 +160,26 @@ OVERRIDE: Final = [
         r"people)\s+(?:\w+\s+){0,2}(?:developers?|operators?|creators?|deployed|built|made|"
         r"created|trained|configured|programmed|set\s+up|system))"
     ),
+    # "ignore the above", "disregard everything preceding this line"
+    _c(
+        r"\b(?:ignore|disregard|forget|skip|drop|discard|override)\s+(?:all\s+|everything\s+|"
+        r"the\s+|of\s+|anything\s+|whatever\s+(?:is|was)\s+){0,3}(?:above|preceding|"
+        r"foregoing|said\s+(?:above|before)|written\s+(?:above|before)|before\s+this)\b"
+    ),
+    # "restrictions were lifted by your operators"
+    _c(
+        rf"\b{INSTRUCTION_NOUN}\s+(?:\w+\s+)?(?:were|was|have\s+been|has\s+been|are|is|got)\s+"
+        r"(?:\w+\s+)?(?:lifted|removed|revoked|withdrawn|cancell?ed|disabled|suspended|"
+        r"rescinded|retired|waived|replaced|changed|updated|relaxed|turned\s+off)\b[^.\n]{0,40}"
+        r"\bby\s+your\s+(?:\w+\s+)?(?:developers?|operators?|creators?|admins?|administrators?|"
+        r"owners?|makers?|team|company|provider)\b"
+    ),
+    # "set your prior directives aside", "throw the rules out"
+    _c(
+        rf"\b(?:set|put|push|throw|cast|brush|toss|leave|lay)\s+(?:{WEAK_QUALIFIER}[\s,]+)"
+        rf"{{0,4}}{STRONG_QUALIFIER}[\s,]+(?:{WEAK_QUALIFIER}[\s,]+){{0,3}}{INSTRUCTION_NOUN}\s+"
+        r"(?:aside|away|out|behind)\b"
+    ),
     # "consider your earlier guidelines void"
     _c(
         rf"\b(?:consider|treat|regard|deem|count|declare|mark)\s+(?:{WEAK_QUALIFIER}[\s,]+)"
@@ -207,14 +227,15 @@ OVERRIDE: Final = [
         r"\b(?:anything|everything|whatever|all(?:\s+that)?|what)\s+(?:\w+\s+){0,2}(?:that\s+)?"
         r"(?:you(?:'ve|\s+have|\s+were|'re|\s+are)?\s+(?:\w+\s+)?(?:been\s+)?"
         r"(?:told|taught|instructed|given|programmed|trained|ordered|asked|received|got|"
-        r"configured\s+with|fed)|"
+        r"configured\s+with|fed|handed|issued|provided|supplied|shown)|"
         r"your\s+(?:\w+\s+)?(?:developers?|creators?|makers?|programmers?|trainers?|"
         r"operators?|owners?|designers?|engineers?|company)\s+(?:\w+\s+)?"
         r"(?:said|told|wrote|gave|set|taught|instructed|programmed))\b[^.\n]{0,60}\b"
         r"(?:is|are|was|were|no\s+longer|doesn'?t|does\s+not|don'?t|do\s+not)\s+"
         r"(?:\w+\s+){0,2}(?:void|null|cancell?ed|revoked|obsolete|outdated|invalid|"
         r"irrelevant|wrong|false|fake|overridden|superseded|replaced|suspended|lifted|"
-        r"expired|deprecated|apply|applies|matter|count|valid|binding|in\s+effect|"
+        r"expired|deprecated|apply|applies|matter|count|counts|holds?|stands?|valid|binding|"
+        r"in\s+effect|"
         r"a\s+test|fiction)"
     ),
     _c(
@@ -232,7 +253,8 @@ OVERRIDE: Final = [
         r"officially\s+|henceforth\s+|completely\s+|all\s+)?(?:void|null|cancell?ed|revoked|"
         r"obsolete|outdated|invalid|suspended|lifted|removed|deleted|replaced|superseded|"
         r"overridden|irrelevant|disabled|expired|deprecated|apply|matter|count|in\s+effect|"
-        r"binding|turned\s+off|switched\s+off|gone)\b"
+        r"binding|turned\s+off|switched\s+off|gone|withdrawn|rescinded|retired|repealed|"
+        r"waived|dropped|reset|wiped|cleared)\b"
     ),
     # "quietly change your behavior", "update your rules"
     _c(
@@ -304,11 +326,9 @@ ROLE_PLAY: Final = [
         rf"\b(?:pretend|imagine|suppose|role-?play|roleplay|play\s+the\s+role|"
         rf"assume\s+the\s+(?:role|persona|identity)|take\s+on\s+the\s+(?:role|persona))\b"
         rf"[^.\n]{{0,60}}\b(?:{AI_STRICT}|{UNBOUND}|no\s+(?:rules|restrictions|limits|"
-        r"filters|guidelines|ethics|morals)|jailbr\w+|DAN|developer\s+mode)\b"
-    ),
-    _c(
-        rf"{SENT}(?:pretend|imagine)\s+(?:that\s+)?(?:you(?:'re|\s+are|\s+were|\s+have)|"
-        r"to\s+be)\b"
+        r"filters|guidelines|ethics|morals|(?:safety|content|ethical)\s+(?:training|rules|"
+        r"filters|guidelines|limits))|jailbr\w+|DAN|developer\s+mode|(?:an?|the)\s+"
+        r"(?:model|assistant|bot|chatbot)\s+(?:that|which|who|with|without))\b"
     ),
     _c(rf"{SENT}(?:role-?play|roleplay)\s+(?:as|that|with\s+me)\b"),
     _c(
@@ -429,6 +449,11 @@ EXFILTRATION: Final = [
         r"(?:have|can|know|hold|store|see|were)\b"
     ),
     _c(
+        rf"\b{SECRET}\s+(?:that\s+|which\s+)?(?:are\s+|is\s+)?(?:stored|saved|kept|held|"
+        r"cached|available|visible)\s+(?:in|inside|within)\s+your\s+(?:memory|context|"
+        r"config(?:uration)?|environment|prompt|database|storage)\b"
+    ),
+    _c(
         rf"\b{SECRET}\s+(?:that\s+)?(?:you\s+(?:have|know|can\s+see|hold|store|were\s+given|"
         rf"'ve\s+seen|have\s+seen|have\s+access\s+to)|in\s+your\s+(?:memory|context|config|"
         rf"environment|prompt))"
@@ -477,6 +502,13 @@ EMBEDDED: Final = [
         rf"\b(?:dear|hey|hi|hello|attention|psst|listen|yo|ok|okay|to|note\s+to)\s*,?\s+"
         rf"(?:the\s+)?{AI_STRICT}\b\s*[,:!.\-\u2013\u2014]"
     ),
+    # "Assistant, when the user asks ..." (the reader addressed by name)
+    _c(
+        rf"{SENT}(?:the\s+)?{AI}\s*,\s+(?:when|whenever|if|please|always|never|from\s+now|"
+        r"ignore|tell|you|do|don'?t|remember|make\s+sure|say|answer|reply|respond|stop|start)\b"
+    ),
+    # "Dear assistant, ..." (a vocative addressed to an assistant of any kind)
+    _c(rf"\b(?:dear|hey|attention|psst)\s*,?\s+(?:the\s+|my\s+|our\s+)?{AI}\s*[,:!\-\u2013\u2014]"),
     _c(
         rf"\b(?:any|every|all|the|an?|whatever|whichever)\s+{AI}\s+(?:that\s+is\s+|who\s+is\s+"
         r")?(?:reading|processing|retrieving|summari[sz]ing|seeing|parsing|ingesting|"
@@ -615,7 +647,7 @@ MULTILINGUAL: Final = [
     ),
     # French
     _c(
-        r"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige|negligez|"
+        r"(?<!n')(?<!\bne\s)\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige|negligez|"
         r"fais\s+abstraction\s+de|faites\s+abstraction\s+de|ne\s+tiens\s+(?:pas|plus)\s+"
         r"compte|ne\s+tenez\s+(?:pas|plus)\s+compte|abandonne|abandonnez|outrepasse|"
         r"contourne|contournez)\b[^.\n]{0,40}\b(?:instructions|consignes|regles|directives|"
@@ -666,7 +698,7 @@ MULTILINGUAL: Final = [
     _c(
         r"\b(?:ignoriere|ignorieren|ignorier|ignoriert|vergiss|vergessen\s+sie|vergesst|"
         r"missachte|missachten|verwirf|verwerfen|uberschreibe|uberschreiben|umgehe|umgehen|"
-        r"setze|setzen)\b[^.\n]{0,50}\b(?:anweisungen|instruktionen|regeln|vorgaben|"
+        r"setze|setzen)\b(?!\s+(?:nicht|nie|niemals)\b)[^.\n]{0,50}\b(?:anweisungen|instruktionen|regeln|vorgaben|"
         r"richtlinien|befehle|anordnungen|systemprompt|system-prompt|prompt|"
         r"einschrankungen|beschrankungen|programmierung)\b(?:[^.\n]{0,20}\b(?:ausser\s+kraft"
         r"|ausser\s+acht))?"
@@ -712,7 +744,7 @@ MULTILINGUAL: Final = [
     ),
     # Portuguese
     _c(
-        r"\b(?:ignore|ignora|ignorem|ignorar|esqueca|esquece|esquecam|desconsidere|"
+        r"(?<!\bnao\s)\b(?:ignore|ignora|ignorem|ignorar|esqueca|esquece|esquecam|desconsidere|"
         r"desconsidera|descarte|despreze|abandone|desobedeca|anule)\b[^.\n]{0,40}\b"
         r"(?:instrucoes|instrucao|regras|diretrizes|orientacoes|ordens|restricoes|"
         r"programacao|prompt)\b"
@@ -945,6 +977,14 @@ QUOTED: Final = re.compile(
     r"\"[^\"\n]{3,300}\"|\u201c[^\u201d\n]{3,300}\u201d|\u201e[^\u201c\u201d\n]{3,300}"
     r"[\u201c\u201d]|\u2018[^\u2019\n]{3,300}\u2019|\u00ab[^\u00bb\n]{3,300}\u00bb|"
     r"`[^`\n]{3,300}`|(?<![\w])'[^'\n]{3,300}'(?![\w])"
+)
+
+# A delimiter followed by one of these words is being named, not used: "the [INST]
+# tokens", "the <|im_start|> marker".
+DELIMITER_NAMED: Final = re.compile(
+    r"\s*(?:tokens?|tags?|markers?|delimiters?|format|syntax|strings?|sequences?|"
+    r"prefix(?:es)?|headers?|blocks?)\b",
+    re.IGNORECASE,
 )
 
 # Families whose match is cancelled by a negation just before it ("never share your
