@@ -24,6 +24,7 @@ from ledger import validation
 from ledger.command import Command
 from ledger.core import CoreDocument
 from ledger.data_keys import KeyStore
+from ledger.epoch import EngramClock
 from ledger.erasure import Erasure
 from ledger.errors import AlreadyErased, InvalidInput, MemoryNotFound, UnknownUser
 from ledger.integrity import link_of, unchained_hash
@@ -90,6 +91,7 @@ class Ledger(Application[UUID]):
     snapshotting_intervals: ClassVar[dict[type[MutableOrImmutableAggregate[Any]], int]] = {
         CoreDocument: SNAPSHOT_INTERVAL,
         UserStream: SNAPSHOT_INTERVAL,
+        EngramClock: SNAPSHOT_INTERVAL,  # one event per cycle: 48 a day per user
     }
 
     def __init__(self, settings: Settings | None = None, **kwargs: Any) -> None:

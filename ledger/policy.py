@@ -348,8 +348,10 @@ AUDIT_POWERS: Final = ("promote", "demote", "adjust", "merge")  # §5.1; `delete
 # Idle time is counted in consolidation epochs, not by the wall clock (seed 001 §2.4: "no
 # wall-clock TTL ... idle periods cause zero decay, so memories survive agent downtime"): a
 # day of seed 003 / 004 is a day of active consolidation, 48 cycles at seed 001 §2's one
-# per 30 minutes. (Counting one epoch a day lapsed every unread Working memory after 30
-# hours of a running worker, once decay had taken its importance below 0.2.)
+# per 30 minutes. Soft delete and the provisional cleanup read Buffer only (seed 001 §1:
+# Working and Core are never deleted), where decay evicts an unreinforced memory within
+# ~330 epochs, so in a running deployment these two rules act only on memories the audit
+# kept important; they stay for seed 003 / 004's contract.
 EPOCHS_PER_DAY: Final = 48
 SOFT_DELETE_IDLE_DAYS: Final = 60  # last access > 60 active days ...
 SOFT_DELETE_IDLE_EPOCHS: Final = SOFT_DELETE_IDLE_DAYS * EPOCHS_PER_DAY

@@ -9,7 +9,7 @@ from commands.consolidation.context import Cycle, candidate, winner_of
 from commands.consolidation.state import MemoryState, by_age, namespaces_compatible
 from commands.llm.consolidation_prompts import TRIAGE
 from commands.llm.consolidation_schemas import TriageInput
-from commands.llm.rules.attributes import restates, values_of
+from commands.llm.rules.attributes import says_the_same, values_of
 from commands.llm.rules.consolidation import union_of_sentences
 from commands.pipelines.recorded_llm import prompt_version
 from ledger.policy import (
@@ -112,7 +112,7 @@ def dedup_buffer(cycle: Cycle) -> None:
                 and memory.active
                 and similarity >= TRIAGE_DEDUP_SIM
                 and namespaces_compatible(memory, other)
-                and restates(memory.content, other.content)
+                and says_the_same(memory.content, other.content)
             ):
                 winner, loser = winner_of(memory, other)
                 content = (

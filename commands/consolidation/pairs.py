@@ -13,7 +13,7 @@ from commands.consolidation.context import Cycle, candidate, winner_of
 from commands.consolidation.state import MemoryState, namespaces_compatible, pair_key
 from commands.llm.consolidation_prompts import MERGE, RECONCILE
 from commands.llm.consolidation_schemas import PairInput
-from commands.llm.rules.attributes import replaces, restates
+from commands.llm.rules.attributes import replaces, says_the_same
 from commands.pipelines.recorded_llm import prompt_version
 from ledger import validation
 from ledger.policy import (
@@ -118,7 +118,9 @@ def _mergeable(older: MemoryState, newer: MemoryState) -> bool:
     """Only a restatement is merged: two values of one attribute ("my number is ...0142" /
     "...0199") are an update for reconcile, and two distinct facts stay apart, however
     close their vectors."""
-    return restates(older.content, newer.content) and not replaces(older.content, newer.content)
+    return says_the_same(older.content, newer.content) and not replaces(
+        older.content, newer.content
+    )
 
 
 def cut_short(cycle: Cycle) -> None:

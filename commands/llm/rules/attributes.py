@@ -59,6 +59,18 @@ _JOB_NOUNS: Final = (
     r"|professor|programmer|psychologist|receptionist|recruiter|researcher|salesperson"
     r"|scientist|secretary|surgeon|teacher|technician|therapist|translator|tutor|vet"
     r"|veterinarian|waiter|waitress|writer|student|retiree|ceo|cto|cfo|vp|lead|head"
+    r"|postdoc|associate|coordinator|midwife|nanny|cleaner|guard|soldier|officer|agent|tester"
+)
+_CAR_BRANDS: Final = (
+    r"toyota|honda civic|honda jazz|honda accord|ford|tesla|audi|bmw|volvo|volkswagen|vw"
+    r"|fiat|kia|hyundai|nissan|mazda|subaru|mercedes|peugeot|renault|skoda|citro[eë]n|opel"
+    r"|vauxhall|lexus|porsche|jaguar|land rover|range rover|dacia|polestar|rivian|jeep"
+    r"|chevrolet|chevy|mini cooper|prius|corolla|golf|civic"
+)
+_NUMBER_WORDS: Final = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
+    r"|eighty|ninety"
 )
 _TRANSPORT: Final = (
     r"train|bus|tube|subway|metro|tram|ferry|bike|bicycle|cycl\w*|walk\w*|driv\w*|car"
@@ -73,12 +85,16 @@ ATTRIBUTES: Final = (
             r"|\b(?:moved|moving|move|relocated|relocating|relocate) (?:back )?to\b"
             r"|\bbased in\b|\bhome for (?:me|us) is\b|\b(?:our|my) (?:new )?(?:home|place) is in\b"
             r"|\b(?:after|since) (?:our|my|the) move\b"
+            r"|\bmoved (?:out|away|house|home|back|there|from)\b|\blive with\b"
+            r"|\b(?:rent|own|bought|renting) (?:a|an|the|my|our)"
+            r" (?:house|flat|apartment|place|home)\b"
         ),
     ),
     Attribute(
         "hometown",
         _cue(r"\b(?:grew up|raised|born and raised) in\b|\bhometown\b|\boriginally from\b"),
     ),
+    Attribute("birth_year", _cue(r"\bborn in (?:19|20)\d\d\b")),
     Attribute(
         "employer",
         _cue(
@@ -87,15 +103,21 @@ ATTRIBUTES: Final = (
             r"|\b(?:new|old|current|day) job\b|\bjob at\b|\bhired (?:at|by)\b"
             r"|\b(?:quit|left|leaving|resigned from)\b (?:(?:my|the|his|her|that|a|an|old) )?"
             rf"(?:(?-i:[A-Z])[\w&.-]*|(?:\w+ )?(?:{_ORG_WORDS}))"
-            r"|\b(?:i'm|i am|she's|she is|he's|he is|they're|they are) (?:now )?at (?-i:[A-Z])"
+            r"|\b(?:i'm|i am|she's|she is|he's|he is|they're|they are) (?:now )?(?:at|with)"
+            r" (?-i:[A-Z])"
+            r"|\bemployer\b|\bmoved (?:schools|companies|firms|jobs)\b|\bteach(?:es|ing)? at\b"
+            r"|\b(?:i'm|i am|she's|she is|he's|he is) (?:an? )(?:[\w-]+ ){1,3}at (?-i:[A-Z])"
+            r"|\b(?:i've|i have|she's|he's) been at (?-i:[A-Z])"
+            rf"|\b(?:{_JOB_NOUNS}) at\b|\bfound a job\b"
         ),
     ),
     Attribute(
         "occupation",
         _cue(
             r"\b(?:work|works|working|worked) as\b|\bjob (?:title )?is\b|\bprofession\b"
-            r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\bretired\b"
-            r"|\b(?:i'm|i am|she's|she is|he's|he is|they're|they are) (?:now |currently |still )?"
+            r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\bretired\b|\b(?:job )?title\b"
+            r"|\bteach(?:es|ing)?\b(?! \w+ (?:lessons|classes))"
+            r"|\b(?:i'm|i am|am|is|are|'s|'m|became|become) (?:now |currently |still |the )?"
             rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_JOB_NOUNS})s?\b"
         ),
     ),
@@ -103,7 +125,7 @@ ATTRIBUTES: Final = (
         "phone",
         _cue(
             r"\b(?:phone|mobile|cell|telephone|landline|whatsapp)(?: number)?\b(?=.*\d{3})"
-            r"|\bnumber\b(?=.*\d{3})"
+            r"|\bnumber\b(?=.*\d{3})|\breach (?:me|him|her|them|us) (?:on|at)\b(?=.*\d{3})"
         ),
     ),
     Attribute("email", _cue(r"\be-?mail\b|[\w.+-]+@[\w-]+\.[\w.]+")),
@@ -112,6 +134,7 @@ ATTRIBUTES: Final = (
         _cue(
             r"\b(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|carnivore|omnivore"
             r"|plant-based|flexitarian)\b|\bdiet\b|\beat(?:s|ing)? (?:meat|fish|chicken)\b"
+            r"|\beat (?:everything|anything)\b"
         ),
     ),
     Attribute(
@@ -119,14 +142,14 @@ ATTRIBUTES: Final = (
         _cue(
             r"\b(?:single|dating|married|engaged|divorced|separated|widowed)\b"
             r"|\bin a relationship\b|\bseeing (?:someone|somebody)\b"
-            r"|\b(?:my|his|her) (?:boyfriend|girlfriend|fianc[eé]e?)\b"
+            r"|\b(?:my|his|her|a) (?:boyfriend|girlfriend|fianc[eé]e?)\b|\b(?:broke|split) up\b"
         ),
     ),
     Attribute(
         "manager",
         _cue(
             r"\b(?:manager|boss|supervisor|team lead)(?:'s name)? (?:is|was|'s)\b"
-            r"|\b(?:is|'s) (?:my|his|her|our) (?:new )?(?:manager|boss|supervisor)\b"
+            r"|\b(?:is|'s) (?:my|his|her|our) (?:new )?(?:manager|boss|supervisor|team lead)\b"
             r"|\breport(?:s|ing)? (?:directly )?to\b|\bnew (?:manager|boss|supervisor)\b"
         ),
     ),
@@ -134,7 +157,8 @@ ATTRIBUTES: Final = (
         "car",
         _cue(
             r"\b(?:drive|drives|driving|drove) (?:an?|my|the|his|her) (?!(?:\w+ )?to\b)"
-            r"|\b(?:my|his|her|our|old|new|that) (?:car|vehicle)\b|\bcar is\b"
+            r"|\b(?:my|his|her|our|old|new|that|first) (?:car|vehicle)\b|\bcar is\b"
+            rf"|\b(?:{_CAR_BRANDS})\b"
         ),
     ),
     Attribute(
@@ -158,10 +182,17 @@ ATTRIBUTES: Final = (
         "doctor",
         _cue(
             r"\b(?:my|our|his|her) (?:(?:family|new|regular|usual) )?(?:doctor|gp|physician)\b"
-            r"|\bswitched (?:gps|doctors)\b"
+            r"(?!'?s? (?:appointment|visit|check|office|surgery))"
+            r"|\b(?:switched|changed) (?:gps|doctors)\b|\bnew (?:gp|doctor)\b"
         ),
     ),
-    Attribute("dentist", _cue(r"\b(?:my|our|his|her) (?:new |regular )?dentist\b")),
+    Attribute(
+        "dentist",
+        _cue(
+            r"\b(?:my|our|his|her) (?:new |regular )?dentist\b(?!'?s? (?:appointment|visit|check))"
+            r"|\b(?:changed|switched) dentists\b"
+        ),
+    ),
     Attribute("therapist", _cue(r"\b(?:my|our|his|her) (?:new )?therapist\b")),
     Attribute("airport", _cue(r"\bhome airport\b|\bfly (?:out of|from)\b")),
     Attribute("birthday", _cue(r"\bbirthday\b|\bborn on\b|\bdate of birth\b")),
@@ -177,7 +208,66 @@ ATTRIBUTES: Final = (
     Attribute("editor", _cue(r"\beditor\b|\bIDE\b")),
     Attribute("browser", _cue(r"\bbrowser\b")),
     Attribute("laptop", _cue(r"\b(?:my|his|her) (?:new |work )?(?:laptop|computer)\b")),
-    Attribute("age", _cue(r"\b\d{1,3} years? old\b|\bmy age\b|\bturned \d{1,3}\b")),
+    Attribute(
+        "age",
+        _cue(
+            rf"\b(?:\d{{1,3}}|{_NUMBER_WORDS}) years? old\b|\bmy age\b"
+            rf"|\bturned (?:\d{{1,3}}|{_NUMBER_WORDS})\b"
+        ),
+    ),
+    Attribute("rent", _cue(r"\b(?:my|our|the) rent\b|\braised (?:my|our|the) rent\b")),
+    Attribute("salary", _cue(r"\bsalary\b|\bi earn\b|\bgot a raise\b")),
+    Attribute(
+        "phone_model",
+        _cue(
+            r"\b(?:iphone|pixel \d|galaxy s\d+|samsung galaxy|oneplus|android phone)\b"
+            r"|\b(?:my|his|her) (?:phone|smartphone) is an?\b"
+        ),
+    ),
+    Attribute(
+        "operating_system",
+        _cue(r"\b(?:windows|macos|mac os|ubuntu|fedora|debian|arch linux|chromeos|linux mint)\b"),
+    ),
+    Attribute("gym", _cue(r"\b(?:my|our) gym\b|\bgym membership\b|\b\w*gym\b membership")),
+    Attribute("shoe_size", _cue(r"\bshoe size\b|\bsize \d+ shoes?\b")),
+    Attribute("weight", _cue(r"\bi weigh\b|\b\d+ ?(?:kilos|kg|pounds|lbs)\b")),
+    Attribute("smoking", _cue(r"\bsmok(?:e|es|er|ing)\b")),
+    Attribute("bedtime", _cue(r"\bgo(?:es)? to bed\b|\bbedtime\b")),
+    Attribute("wake_time", _cue(r"\b(?:wake|get) up at\b|\bmy alarm\b")),
+    Attribute(
+        "school",
+        _cue(
+            r"\bschool is\b|\b(?:studies|study|studying) (?:in|at)\b|\btransferred to\b"
+            r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
+        ),
+    ),
+    Attribute("study_subject", _cue(r"\bmy major\b|\bmajor(?:ing)? in\b|\bi'm studying\b")),
+    Attribute(
+        "work_location",
+        _cue(r"\bwork (?:from|at) (?:home|the office)\b|\bfrom the office\b|\bremotely\b"),
+    ),
+    Attribute("work_hours", _cue(r"\b(?:part|full)[- ]time\b")),
+    Attribute(
+        "employment_status",
+        _cue(
+            r"\bunemployed\b|\bbetween jobs\b|\bfound a job\b|\bback at work\b"
+            r"|\bon (?:maternity|paternity|parental|sick) leave\b"
+        ),
+    ),
+    Attribute("shift", _cue(r"\b(?:night|day|early|late) shifts?\b|\bworks? nights\b")),
+    Attribute("sports_team", _cue(r"\bplay(?:s|ing)? for\b|\bsupport(?:er|s)?\b|\bfan of\b")),
+    Attribute("bank", _cue(r"\bmy bank\b|\bbank account\b|\bmoved my account\b")),
+    Attribute(
+        "main_language",
+        _cue(r"\b(?:main|primary) (?:programming )?language\b|\bmostly (?:write|code in)\b"),
+    ),
+    Attribute("address", _cue(r"\b(?:home |postal |street )?address is\b|\bnew address\b")),
+    Attribute("username", _cue(r"\busername\b|\bhandle is\b|\bgamertag\b")),
+    Attribute("password", _cue(r"\bpassword\b")),
+    Attribute(
+        "school_year",
+        _cue(r"\b(?:year|grade) \d+\b|\b(?:first|second|third|fourth|final) year\b"),
+    ),
     Attribute("allergy", _cue(r"\ballerg\w*\b|\bintoleran\w*\b"), single_valued=False),
     Attribute(
         "language",
@@ -189,7 +279,7 @@ ATTRIBUTES: Final = (
 
 _FAVOURITE: Final = re.compile(
     r"\b(?:favou?rite|fave|preferred)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\s+(?:is|are|was|has been"
-    r"|these days|right now|at the moment|now)\b"
+    r"|has become|became|these days|right now|at the moment|now)\b"
     r"|\b(?:is|are)\s+(?:my|his|her|our)\s+(?:new\s+)?(?:favou?rite|fave)\s+([\w-]+)",
     _I,
 )
@@ -210,11 +300,16 @@ _SAME_FAVOURITE: Final = {
 }
 _WEEKDAY_OR_TIME: Final = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"
-    r"|\b(?:mornings?|afternoons?|evenings?|nights?|weekends?|weekdays?|daily|weekly)\b",
+    r"|\b(?:mornings?|afternoons?|evenings?|nights?|weekends?|weekdays?|daily|weekly)\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]* \d{1,2}\b"
+    r"|\b\d{1,2}(?::\d{2})\b|\b\d{1,2}(?:st|nd|rd|th)\b",
     _I,
 )
 _SCHEDULE_CUE: Final = re.compile(
-    r"\b(?:is|are|was|were|moved|falls?|happens?)\s+(?:now\s+)?(?:on|at|every)\b", _I
+    r"\b(?:is|are|was|were|falls?|happens?|leaves?|departs?|starts?|begins?|meets?)\s+(?:now\s+)?"
+    r"(?:on|at|every)\b|\b(?:moved|changed|switched|rescheduled|pushed|postponed|brought forward)"
+    r"\b(?:\s+\w+){0,3}?\s+to\b",
+    _I,
 )
 
 CORRECTION: Final = re.compile(
@@ -268,9 +363,10 @@ _NOT_NAMES: Final = _word_set(
     " once before during while until dr mr mrs ms prof st monday tuesday wednesday"
     " thursday friday saturday sunday january february march april may june july august"
     " september october november december english spanish french german italian portuguese"
-    " chinese japanese korean dutch google"
+    " chinese japanese korean dutch contact call email text reach use send write ask tell"
+    " remember note keep find"
 )
-_CLAUSE: Final = re.compile(r"[,;:]|\s+(?:and|but|so|because)\s+", _I)
+_CLAUSE: Final = re.compile(r"[,;:](?=\s|$)|\s+(?:and|but|so|because)\s+", _I)
 _WORD: Final = re.compile(r"[A-Za-z][\w'&.-]*")
 _VALUE: Final = re.compile(r"\d[\d:./-]*|[A-Z][\w&.-]*|[\w.+-]+@[\w.-]+")
 
@@ -283,6 +379,20 @@ class Fact:
     holder: frozenset[str]
     """Names and relation words of the person it is about; empty: the speaker (the user)."""
     single_valued: bool = True
+    detail: frozenset[str] = frozenset()
+    """Words that tell one of its kind from another: "hot" of a favourite drink, "piano
+    lessons" of a schedule."""
+
+    def same_attribute(self, other: Fact) -> bool:
+        """The same attribute, of the same kind: details compatible (a favourite "tv show"
+        is a favourite "show"; a "hot drink" is not a "cold drink"; schedules of activities
+        that share most of their words)."""
+        if self.attribute != other.attribute:
+            return False
+        if self.attribute == "schedule":
+            shared = self.detail & other.detail
+            return len(shared) * 2 >= min(len(self.detail), len(other.detail)) and bool(shared)
+        return self.detail <= other.detail or other.detail <= self.detail
 
 
 def facts_of(text: str) -> list[Fact]:
@@ -303,12 +413,23 @@ def facts_of(text: str) -> list[Fact]:
     if favourite is not None:
         noun = (favourite.group(2) or favourite.group(3) or "").lower()
         noun = _SAME_FAVOURITE.get(noun, noun.removesuffix("s"))
+        kind = frozenset(_WORD.findall((favourite.group(1) or "").lower())) - _GENERIC_KINDS
         name = f"favourite:{noun}"
-        found[name] = Fact(name, _holder(body, favourite.start(), favourite.end()))
+        found[name] = Fact(name, _holder(body, favourite.start(), favourite.end()), detail=kind)
+    if any(name.startswith("email") for name in found):
+        found = {k: v for k, v in found.items() if not k.startswith("address")}
     schedule = _schedule_of(body)
     if schedule is not None:
         found[schedule.attribute] = schedule
     return list(found.values())
+
+
+_GENERIC_KINDS: Final = _word_set("tv all time ever")
+"""Words of a favourite's kind that do not make another kind ("favourite TV show")."""
+_SCHEDULE_FILLER: Final = _word_set(
+    "i my we our have has go goe usually always just get got sorry meant moved changed"
+    " switched actually now day time"
+)
 
 
 def _schedule_of(body: str) -> Fact | None:
@@ -327,8 +448,8 @@ def _schedule_of(body: str) -> Fact | None:
             if w.lower() not in _NOT_NAMES and w.lower() not in _STOP
         ]
         if activity:
-            key = " ".join(sorted({w.removesuffix("s") for w in activity}))
-            return Fact(f"schedule:{key}", _holder(clause, 0, cue.start()))
+            key = frozenset(w.removesuffix("s") for w in activity) - _SCHEDULE_FILLER
+            return Fact("schedule", _holder(clause, 0, cue.start()), detail=key)
     return None
 
 
@@ -352,20 +473,23 @@ def _qualifier(clause: str) -> str:
     return "personal"
 
 
+_SPEAKERS_OWN: Final = re.compile(r"\b(?:my|our)\b", _I)
+_PERSON_NOUN: Final = re.compile(r"\b(?:number|phone|e-?mail|address|birthday|name|age)\b", _I)
+"""Cues that name something a person has ("the number for Rafael"), unlike a move."""
+
+
 def _holder(body: str, start: int, end: int) -> frozenset[str]:
     """Whose value the cue at body[start:end] gives: the names and relation words before
     it in its clause ("My sister Ingrid lives in"), a name right after it ("the number
     for Rafael"), the first name of the text for a pronoun ("Oskar got a new phone, his
     number is"); empty for the speaker."""
+    if _SPEAKERS_OWN.search(body[start:end]):
+        return frozenset()  # "Mirela is my team lead now", "our family doctor is"
     bounds = [0, *(m.end() for m in _CLAUSE.finditer(body))]
     clause_start = max(b for b in bounds if b <= start)
     words = _subject_words(body[clause_start:start])
     holder = {w.lower().removesuffix("'s") for w in words if w.lower().removesuffix("'s") in KIN}
-    holder |= {
-        w.removesuffix("'s").lower()
-        for i, w in enumerate(words)
-        if _is_name(w, first=(i == 0 and clause_start == 0))
-    }
+    holder |= {w.removesuffix("'s").lower() for w in words if _is_name(w)}
     before = body[clause_start:start]
     if (
         not holder
@@ -378,30 +502,39 @@ def _holder(body: str, start: int, end: int) -> frozenset[str]:
         first_clause = body[: min(b for b in bounds if b > 0)]
         subject = _subject_words(first_clause)
         holder = {w.lower().removesuffix("'s") for w in subject if w.lower() in KIN}
-        holder |= {w.removesuffix("'s").lower() for w in subject if _is_name(w, first=False)}
+        holder |= {w.removesuffix("'s").lower() for w in subject if _is_name(w)}
     after = re.match(r"\s*(?:for|of)\s+([A-Z][\w'-]+)", body[end:])
-    if after and _is_name(after.group(1), first=False):
+    if after and _is_name(after.group(1)) and _PERSON_NOUN.search(body[start:end]):
         holder.add(after.group(1).removesuffix("'s").lower())
     if not holder and any(w.lower() in _THIRD_PERSON for w in words):
-        names = [w for i, w in enumerate(_WORD.findall(body)) if _is_name(w, first=i == 0)]
+        names = [w for w in _WORD.findall(body) if _is_name(w)]
         holder |= {names[0].removesuffix("'s").lower()} if names else {"someone"}
     if holder and holder <= {"manager", "boss"} and re.match(r"\s*(?:is|'s)\b", body[end:]):
         return frozenset()  # "My manager is Priyanka": a fact of the user's
     if not holder:
         # "The meeting moved to 3pm", "My company moved to Austin": a thing's, not the user's
-        holder = {
-            w.lower()
-            for w in words
-            if w.lower() not in _NOT_NAMES and w.lower() not in _STOP and not w[:1].isdigit()
-        }
-        if _ends_at_speaker(body[clause_start:start]) or (
-            words and words[-1].lower() in {"my", "our"}
-        ):
-            holder = set()  # "I started cycling to work", "these days my favourite show"
-        holder -= _TIME_WORDS
+        holder = _thing_of(words)
+        if _ends_at_speaker(body[clause_start:start]):
+            holder = set()  # "I started cycling to work"
     return frozenset(holder)
 
 
+def _thing_of(words: list[str]) -> set[str]:
+    """The nouns of a subject that opens with a determiner ("the meeting", "my company",
+    not "my new" nor "these days my")."""
+    if len(words) < 2 or words[0].lower() not in _DETERMINERS:
+        return set()
+    return {
+        w.lower().removesuffix("'s")
+        for w in words[1:]
+        if w.lower() not in _NOT_NAMES and w.lower() not in _STOP and w.lower() not in _ADJECTIVES
+    } - _TIME_WORDS
+
+
+_DETERMINERS: Final = _word_set("the this that my our his her their its")
+_ADJECTIVES: Final = _word_set(
+    "new old current previous usual main own first second last next other regular favourite"
+)
 _TIME_WORDS: Final = _word_set(
     "day days week weeks month months year years morning mornings evening evenings night"
     " weekend weekends time times lately ago"
@@ -453,11 +586,10 @@ _PREPOSITIONS: Final = frozenset(
 _ARTICLES: Final = frozenset({"a", "an", "the"})
 
 
-def _is_name(word: str, first: bool) -> bool:
-    bare = word.removesuffix("'s")
-    if not bare[:1].isupper() or bare.lower() in _NOT_NAMES or bare.lower() in KIN:
-        return False
-    return not first or word.endswith("'s") or bare.lower() not in _NOT_NAMES
+def _is_name(word: str) -> bool:
+    """A capitalised word that is not a function word, a month or a relation ("Ingrid")."""
+    bare = word.removesuffix("'s").rstrip(".")
+    return bare[:1].isupper() and bare.lower() not in _NOT_NAMES and bare.lower() not in KIN
 
 
 def same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -501,6 +633,33 @@ def restates(older: str, newer: str) -> bool:
     return not replaces(older, newer) or old_values == new_values
 
 
+def says_the_same(older: str, newer: str) -> bool:
+    """Whether two texts state one fact, judged by words alone (the rules that fold two
+    memories without a close vector: reconcile's absorb, the daily same-fact pass): no
+    differing value, and each text's content words nearly all in the other ("I have a bike
+    for commuting" / "I have a mountain bike for weekends" are two facts)."""
+    if not restates(older, newer):
+        return False
+    old_words, new_words = _content_words(older), _content_words(newer)
+    if not old_words or not new_words:
+        return old_words == new_words
+    shared = len(old_words & new_words)
+    return shared >= SAME_WORDS_SHARE * max(len(old_words), len(new_words))
+
+
+SAME_WORDS_SHARE: Final = 0.8
+"""Share of the longer text's content words the other must hold to say the same thing."""
+
+
+def _content_words(text: str) -> set[str]:
+    _, body = speaker_and_body(text)
+    return {
+        w.lower().removesuffix("'s").rstrip(".").removesuffix("s")
+        for w in _WORD.findall(body)
+        if w.lower() not in _NOT_NAMES and w.lower() not in _STOP and len(w) > 2
+    }
+
+
 def replaces(older: str, newer: str) -> bool:
     """Whether `newer` is a newer value of what `older` states, so `older` may go.
 
@@ -524,10 +683,10 @@ def replaces(older: str, newer: str) -> bool:
             (
                 new
                 for new in new_facts
-                if new.attribute == old.attribute and same_holder(old.holder, new.holder)
+                if new.same_attribute(old) and same_holder(old.holder, new.holder)
             ),
             None,
         )
         if match is None or additive or (not old.single_valued and not ended):
             return False
-    return values_of(old_body) != values_of(new_body) or changed
+    return True  # a restatement replaced by itself loses nothing either

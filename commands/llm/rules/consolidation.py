@@ -33,7 +33,7 @@ from commands.llm.consolidation_schemas import (
     TriageOutput,
     TriageVerdict,
 )
-from commands.llm.rules.attributes import replaces, restates
+from commands.llm.rules.attributes import replaces, says_the_same
 from commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
 from commands.llm.rules.text import comparison_key, overlap, sentences, single_line, words
 from ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
@@ -173,7 +173,7 @@ def reconcile(inputs: PairInput) -> ReconcileOutput:
     older, newer = inputs.older.content, inputs.newer.content
     if replaces(older, newer):
         return ReconcileOutput(decision="update", merged_content=single_line(newer))
-    if overlap(older, newer) >= ABSORB_OVERLAP and restates(older, newer):
+    if overlap(older, newer) >= ABSORB_OVERLAP and says_the_same(older, newer):
         return ReconcileOutput(decision="absorb", merged_content=union_of_sentences([older, newer]))
     return ReconcileOutput(decision="keep_both")
 
@@ -239,7 +239,7 @@ def same_fact(inputs: SameFactInput) -> SameFactOutput:
             verdicts.append(
                 SameFactVerdict(pair_id=pair.pair_id, same_fact=True, merged_content=pair.newer)
             )
-        elif overlap(pair.older, pair.newer) >= SAME_FACT_OVERLAP and restates(
+        elif overlap(pair.older, pair.newer) >= SAME_FACT_OVERLAP and says_the_same(
             pair.older, pair.newer
         ):
             merged = union_of_sentences([pair.older, pair.newer])
