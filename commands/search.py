@@ -322,6 +322,17 @@ def _vector_candidates(
         return []
 
 
+def _tied_ranks(hits: list[tuple[str, float]]) -> list[tuple[int, tuple[str, float]]]:
+    """1-based ranks of hits sorted best first, equal scores sharing the better rank (two
+    memories with the same text are equally relevant, whatever order the index lists them
+    in)."""
+    ranked: list[tuple[int, tuple[str, float]]] = []
+    for position, hit in enumerate(hits, start=1):
+        tied = ranked and ranked[-1][1][1] == hit[1]
+        ranked.append((ranked[-1][0] if tied else position, hit))
+    return ranked
+
+
 def _fuse(
     keyword: list[tuple[str, float]],
     vector: list[tuple[str, float]],
@@ -329,9 +340,9 @@ def _fuse(
     weights: tuple[float, float],
 ) -> dict[str, _Candidate]:
     candidates: dict[str, _Candidate] = {}
-    for rank, (memory_id, score) in enumerate(vector, start=1):
+    for rank, (memory_id, score) in _tied_ranks(vector):
         candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=score)
-    for rank, (memory_id, score) in enumerate(keyword, start=1):
+    for rank, (memory_id, score) in _tied_ranks(keyword):
         candidate = candidates.setdefault(memory_id, _Candidate())
         candidate.text_rank, candidate.text_score = rank, score
     vector_weight, text_weight = weights
