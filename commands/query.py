@@ -322,8 +322,10 @@ def memory_query(
             graph,
             layers,
             [r.id for r in results],
-            admit=lambda row: row.effective_category in scope.categories
-            and _servable_for(row, scope, req, moment),
+            admit=lambda row: (
+                row.effective_category in scope.categories
+                and _servable_for(row, scope, req, moment)
+            ),
         ):
             cost = estimate_tokens(line)
             if req.budget_tokens is not None and used + cost > req.budget_tokens:

@@ -42,9 +42,7 @@ def refused(call: object) -> str:
 
 
 @pytest.mark.parametrize("text", [HOMOGLYPH, ZERO_WIDTH, FULLWIDTH])
-def test_disguised_injection_refused_on_add_update_and_note(
-    memory: MnemoLedger, text: str
-) -> None:
+def test_disguised_injection_refused_on_add_update_and_note(memory: MnemoLedger, text: str) -> None:
     message = refused(lambda: memory.add([text], user="ana"))
     assert "looks like an instruction" in message and "ignore" in message.lower()
     kept = memory.add(["Ana's bike is a green Brompton."], user="ana").memories[0]

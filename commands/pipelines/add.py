@@ -161,9 +161,7 @@ class AddPipeline:
             screen(text)
         vectors = self.embedder.passages(contents)
         changed: dict[str, Memory] = {}
-        fresh, fresh_vectors = self._dedup(
-            llm, contents, vectors, provenance, changed, request
-        )
+        fresh, fresh_vectors = self._dedup(llm, contents, vectors, provenance, changed, request)
         added: list[Memory] = []
         superseded: list[Memory] = []
         if fresh:

@@ -39,6 +39,7 @@ def provenance_of(record: EventRecord) -> Provenance:
 SEALED = Seal.Sealed.__name__  # type: ignore[attr-defined]  # from created_event_name
 """Seal events: never re-applied (see `Reapplier.add`)."""
 
+
 def reapply(ledger: Ledger, record: EventRecord) -> bool:
     """Append `record` to its stream in `ledger`; False when that stream is not there (or
     the event's type is unknown), so the event cannot apply."""
