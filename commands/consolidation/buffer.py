@@ -72,12 +72,15 @@ def promote(
 
 def cap_buffer(cycle: Cycle) -> None:
     """§2.4: above 200 Buffer entries, the lowest-weight ones are evicted. Weight (the seed
-    names no formula): importance, then reinforcement score, then age (newest kept)."""
+    names no formula): importance, then reinforcement score, then age (newest kept). A
+    memory triage has not judged yet is never evicted by the cap (a fast writer would lose
+    facts unread); triage takes extra batches while the Buffer is over its cap instead."""
     buffer = cycle.state.active(BUFFER)
     excess = len(buffer) - BUFFER_CAP
     if excess <= 0:
         return
-    ranked = sorted(buffer, key=lambda m: (m.importance, m.reinforcement, m.created_at, m.id))
+    judged = [m for m in buffer if not _awaits_triage(m, cycle)]
+    ranked = sorted(judged, key=lambda m: (m.importance, m.reinforcement, m.created_at, m.id))
     for memory in ranked[:excess]:
         evict(cycle, memory, "buffer-cap", f"buffer above {BUFFER_CAP}")
 
@@ -123,24 +126,37 @@ def dedup_buffer(cycle: Cycle) -> None:
                 cycle.absorb(winner, [loser], content, "buffer-dedup", None, similarity)
 
 
+def _awaits_triage(memory: MemoryState, cycle: Cycle) -> bool:
+    return (
+        memory.age_seconds(cycle.now) > TRIAGE_MIN_AGE_SECS
+        and not memory.triaged
+        and DISTILLED_TAG not in memory.tags
+        and EPHEMERAL_TAG not in memory.tags
+        and not (memory.confidence is not None and memory.confidence < PROVISIONAL_MAX_CONFIDENCE)
+    )
+
+
 def triage(cycle: Cycle) -> None:
-    """§2.3: Buffer memories older than 10 min, not distilled/ephemeral/triaged, at most 20
-    per cycle (oldest first), one LLM call per namespace: promote or keep (`_triaged`).
+    """§2.3: Buffer memories older than 10 min, not distilled/ephemeral/triaged, 20 per
+    cycle (oldest first; as many more as the Buffer is over its cap), one LLM call per
+    namespace and batch of 20: promote or keep (`_triaged`).
     Provisional memories (seed 004 §14: confidence < 0.65) are not triaged: they stay in
     Buffer until reinforced (or cleaned up after 30 days, §20)."""
-    eligible = [
-        m
-        for m in by_age(cycle.state.active(BUFFER))
-        if m.age_seconds(cycle.now) > TRIAGE_MIN_AGE_SECS
-        and not m.triaged
-        and DISTILLED_TAG not in m.tags
-        and EPHEMERAL_TAG not in m.tags
-        and not (m.confidence is not None and m.confidence < PROVISIONAL_MAX_CONFIDENCE)
-    ][:TRIAGE_BATCH]
+    buffer = by_age(cycle.state.active(BUFFER))
+    # one batch a cycle; more while the Buffer is over its cap (see cap_buffer)
+    limit = max(TRIAGE_BATCH, len(buffer) - BUFFER_CAP)
+    eligible = [m for m in buffer if _awaits_triage(m, cycle)][:limit]
     version = prompt_version(TRIAGE)
     by_namespace = sorted(eligible, key=lambda m: (m.namespace, m.created_at, m.id))
-    for namespace, group in groupby(by_namespace, key=lambda m: m.namespace):
-        batch = {m.id: m for m in group}
+    batches = [
+        group[start : start + TRIAGE_BATCH]
+        for _, members in groupby(by_namespace, key=lambda m: m.namespace)
+        for group in [list(members)]
+        for start in range(0, len(group), TRIAGE_BATCH)
+    ]
+    for members in batches:
+        namespace = members[0].namespace
+        batch = {m.id: m for m in members}
         output = cycle.ask(
             TRIAGE,
             TriageInput(namespace=namespace, memories=[candidate(m) for m in batch.values()]),
