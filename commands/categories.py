@@ -28,7 +28,16 @@ import yaml  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ledger.errors import InvalidInput, LedgerError
-from ledger.policy import CONTEXT_ALL, CONTEXT_RAG, PROCEDURAL_CATEGORY
+from ledger.policy import (
+    CATEGORY_BY_NAMESPACE,
+    CATEGORY_BY_NOTE_KIND,
+    CONTEXT_ALL,
+    CONTEXT_RAG,
+    DEFAULT_CATEGORY,
+    EPISODIC_CATEGORY,
+    INSIGHT_CATEGORY,
+    PROCEDURAL_CATEGORY,
+)
 from ledger.settings import Settings
 from ledger.validation import identifier
 
@@ -50,6 +59,21 @@ class CategoryNotAllowed(InvalidInput):
             f"agent {agent!r} may not read categor{'y' if len(disallowed) == 1 else 'ies'} "
             f"{', '.join(disallowed)}; its allowlist is: {', '.join(allowed) or '(empty)'}"
         )
+
+
+class CategoryNotWritable(CategoryNotAllowed):
+    """A write named a category outside its writer's allowlist (the agent's, or the API
+    key's categories): refused, naming the categories the writer may write."""
+
+    def __init__(self, writer: str, category: str, allowed: Sequence[str]) -> None:
+        InvalidInput.__init__(
+            self,
+            f"{writer} may not write category {category!r}; "
+            f"it may write: {', '.join(allowed) or '(none)'}",
+        )
+        self.agent = writer
+        self.disallowed = [category]
+        self.allowed = list(allowed)
 
 
 class UnknownAgent(CategoryNotAllowed):
@@ -166,6 +190,19 @@ class CategoriesConfig(BaseModel):
         except KeyError:
             raise UnknownAgent(agent, list(self.allowlists)) from None
 
+    def check_write(self, agent: str | None, category: str | None) -> str | None:
+        """The category a write names, checked (issue 15): an identifier, and in the
+        writer's allowlist when the writer is an agent some allowlist names (a write with no
+        agent, or by an agent no allowlist names, is the owner's: any category). None (no
+        category named) stays None: readers derive one (`effective_category`)."""
+        name = identifier("category", category, required=False)
+        if name is None or agent is None or agent not in self.allowlists:
+            return name
+        allowed = self.allowlists[agent]
+        if name not in allowed:
+            raise CategoryNotWritable(f"agent {agent!r}", name, allowed)
+        return name
+
     def scope(self, agent: str, requested: Sequence[str] | None = None) -> Scope:
         """Seed 003 §5: requested categories must be a subset of the agent's allowlist
         (refused otherwise, naming the disallowed ones); none requested (None or empty) is
@@ -185,6 +222,29 @@ class CategoriesConfig(BaseModel):
             chosen = tuple(c for c in allowed if c != PROCEDURAL_CATEGORY)
             named = None
         return Scope(agent, chosen, named, tuple(self.spec(c) for c in chosen))
+
+
+SYSTEM_CATEGORIES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (
+            DEFAULT_CATEGORY,  # plain facts
+            EPISODIC_CATEGORY,  # what happened
+            PROCEDURAL_CATEGORY,  # seed 003 §12
+            INSIGHT_CATEGORY,  # seed 003 §3: theory-of-mind insights
+            "profile",  # core.md (`commands.scoped.CORE_DOCUMENT_CATEGORY`)
+            *CATEGORY_BY_NOTE_KIND.values(),
+            *(category for _, category in CATEGORY_BY_NAMESPACE),
+        )
+    )
+)
+"""Every category the system itself files memories under when the writer names none
+(issue 15: each must be readable by at least one agent of the shipped config)."""
+
+
+def unreadable(config: CategoriesConfig, names: Sequence[str] = SYSTEM_CATEGORIES) -> list[str]:
+    """The categories of `names` no agent's allowlist in `config` lets it read."""
+    readable = {c for allowed in config.allowlists.values() for c in allowed}
+    return [name for name in names if name not in readable]
 
 
 def categories_path(settings: Settings | None = None) -> Path | None:

@@ -28,7 +28,13 @@ from commands.cli_recall import context, resume, transcripts
 from commands.cli_replay import diff, replay
 from commands.cli_serve import keys, mcp, serve
 from commands.demo import run_demo
-from commands.options import CliState, global_options, pass_state, writer_options
+from commands.options import (
+    CliState,
+    category_option,
+    global_options,
+    pass_state,
+    writer_options,
+)
 from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
 from ledger.policy import (
     DEFAULT_IMPORTANCE,
@@ -111,6 +117,7 @@ def demo(state: CliState) -> None:
 @click.option("--source", default="cli", show_default=True, help="Where the content came from.")
 @click.option("--namespace", default="default", show_default=True)
 @click.option("--importance", type=float, default=DEFAULT_IMPORTANCE, show_default=True)
+@category_option
 @global_options
 @pass_state
 def add(
@@ -124,6 +131,7 @@ def add(
     source: str,
     namespace: str,
     importance: float,
+    category: str | None,
 ) -> None:
     """Remember one or more TEXTs for a user, in one atomic write."""
     result = state.ledger().add(
@@ -136,6 +144,7 @@ def add(
         source=source,
         namespace=namespace,
         importance=importance,
+        category=category,
     )
     output.emit(state.as_json, result, lambda: output.add_summary(result))
 

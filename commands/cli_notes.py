@@ -14,7 +14,13 @@ from rich.table import Table
 from commands import output
 from commands.models import MemoryOut
 from commands.notes_api import NoteResult
-from commands.options import CliState, global_options, pass_state, writer_options
+from commands.options import (
+    CliState,
+    category_option,
+    global_options,
+    pass_state,
+    writer_options,
+)
 from commands.pipelines.notes import (
     DEFAULT_NOTE_CONFIDENCE,
     DEFAULT_NOTE_SCOPE,
@@ -49,6 +55,7 @@ def note() -> None:
 @click.option("--tags", help="Comma-separated tags.")
 @click.option("--scope", default=DEFAULT_NOTE_SCOPE, show_default=True)
 @writer_options
+@category_option
 @global_options
 @pass_state
 def write(
@@ -65,6 +72,7 @@ def write(
     scope: str,
     agent: str | None,
     thread: str | None,
+    category: str | None,
 ) -> None:
     """Write one note (writeNote); a soul, agent or user note replaces the previous one."""
     result = state.ledger().write_note(
@@ -81,6 +89,7 @@ def write(
         source="cli",
         agent=agent,
         thread=thread,
+        category=category,
     )
     output.emit(state.as_json, result, lambda: _result_summary(result, "note"))
 

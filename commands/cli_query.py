@@ -53,7 +53,7 @@ def _show(result: QueryResult) -> None:
         output.stdout.print(result.header, markup=False)
         output.stdout.print()
     if not result.results:
-        output.stdout.print("no results")
+        output.stdout.print(result.message or "no results", markup=False)
         return
     if all(isinstance(r, BulletResult) for r in result.results):
         for r in result.results:

@@ -183,15 +183,19 @@ class MnemoLedger(
         namespace: str = "default",
         importance: float = DEFAULT_IMPORTANCE,
         evidence: Sequence[str] | None = None,
+        category: str | None = None,
     ) -> AddResult:
         """HAEMA add(): remember one or more contents for `user`.
 
         The raw input is recorded first; related memories are reconstructed together with
         the new contents in one LLM pass, replaced ones are superseded, near-duplicates are
         reinforced instead of stored twice, and core.md is updated once, all in one atomic
-        write."""
+        write. `category` (seed 003 §5) files the new memories under it; an `agent` some
+        allowlist names may only name a category of its allowlist (`CategoryNotWritable`,
+        before anything is written)."""
         if isinstance(contents, str):
             contents = [contents]
+        category = self.categories_config.check_write(agent, category)
         self.refresh()
         request = AddRequest(
             contents=list(contents),
@@ -201,6 +205,7 @@ class MnemoLedger(
             namespace=namespace,
             importance=importance,
             evidence=evidence,
+            category=category,
         )
         outcome = self.add_pipeline.run(request, self._provenance(user, agent, thread))
         return AddResult(

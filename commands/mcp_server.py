@@ -162,10 +162,15 @@ def build_server(facade: FacadeThread, keys: ApiKeyStore, key: str) -> MCPServer
         namespace: Identifier | None = None,
         kind: Literal["semantic", "episodic", "procedural"] = "semantic",
         thread_id: Identifier | None = None,
+        category: Annotated[
+            Identifier | None,
+            Field(description="File under this category, one of the key's (seed 003 §5)."),
+        ] = None,
     ) -> AddResult:
         """Remember one or more facts about the user in one write: related memories are
         reconstructed with them, replaced ones superseded, duplicates reinforced instead of
-        stored twice. The namespace is `layer/namespace` (Nebo)."""
+        stored twice. The namespace is `layer/namespace` (Nebo). `category` must be one the
+        key may write (default: derived from kind and namespace)."""
         return await run(
             lambda scoped: scoped.add(
                 contents,
@@ -175,6 +180,7 @@ def build_server(facade: FacadeThread, keys: ApiKeyStore, key: str) -> MCPServer
                 tags=tags or (),
                 source=API_SOURCE,
                 namespace=effective_namespace(layer, namespace),
+                category=category,
             )
         )
 

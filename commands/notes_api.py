@@ -16,6 +16,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from commands.categories import CategoriesConfig
 from commands.llm.stage import LLMProvider
 from commands.models import MemoryOut
 from commands.pipelines.notes import (
@@ -50,6 +51,9 @@ class NotesHost(Protocol):
     llm: LLMProvider
     settings: Settings
 
+    @property
+    def categories_config(self) -> CategoriesConfig: ...
+
     def refresh(self, progress: Progress | None = None) -> int: ...
 
     def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance: ...
@@ -83,12 +87,16 @@ class NotesMixin:
         source: str = DEFAULT_SOURCE,
         agent: str | None = None,
         thread: str | None = None,
+        category: str | None = None,
     ) -> NoteResult:
         """writeNote: save one note of `kind` (log, summary, rule, soul, agent, user).
 
         volatile needs `ttl_days`, permanent refuses it; a rule needs evidence and
         confidence 0.8+; a soul, agent or user note supersedes the user's previous one.
+        `category` (seed 003 §5) files the note under it (default: derived from the kind);
+        an `agent` some allowlist names may only name one of its allowlist.
         The request is recorded first, so a refused injection still leaves its trace."""
+        category = self.categories_config.check_write(agent, category)
         self.refresh()
         request = WriteNoteRequest(
             content=content,
@@ -101,6 +109,7 @@ class NotesMixin:
             tags=tuple(tags),
             scope=scope,
             source=source,
+            category=category,
         )
         outcome = notes_pipeline(self).write(request, self._provenance(user, agent, thread))
         return _result(

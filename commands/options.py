@@ -80,4 +80,13 @@ def writer_options(command: F) -> F:
     return click.option("--agent", help="Agent that asked for the change.")(command)
 
 
+def category_option(command: F) -> F:
+    """--category: the category a write files its memories under (seed 003 §5)."""
+    return click.option(
+        "--category",
+        help="Category to file under (seed 003 §5); with --agent, one of its allowlist "
+        "(default: derived from kind, note kind and namespace).",
+    )(command)
+
+
 pass_state = click.make_pass_decorator(CliState, ensure=True)

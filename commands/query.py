@@ -227,6 +227,12 @@ class QueryResult(BaseModel):
     """The `RecallServed` stream recording this answer."""
     related: list[str] = Field(default_factory=list)
     """Seed 003 §2: 1-2 "↳ related: ..." lines, memories linked to the results."""
+    hidden: int = 0
+    """Search matches left out because their category is outside the categories this query
+    reads (the agent's allowlist, the key's subset, or the categories it named); counted,
+    never shown (issue 15)."""
+    message: str | None = None
+    """Set when there are no results but `hidden` matches: says the allowlist hid them."""
 
 
 @dataclass(frozen=True)
@@ -301,8 +307,10 @@ def memory_query(
         )
 
     candidates = _always(layers, scope, req, moment)
+    hidden = 0
     if scope.searched:
-        candidates += _searched(layers, vectors, embedder, scope, req, moment, graph)
+        found, hidden = _searched(layers, vectors, embedder, scope, req, moment, graph)
+        candidates += found
 
     told = header
     if header is not None and req.budget_tokens is not None:
@@ -355,6 +363,18 @@ def memory_query(
         tokens=used,
         recall_id=recall.id.hex,
         related=related,
+        hidden=hidden,
+        message=_hidden_message(hidden, scope) if hidden and not results else None,
+    )
+
+
+def _hidden_message(hidden: int, scope: Scope) -> str:
+    """Why an empty answer is empty: matches exist outside what this query may read."""
+    what = "memory matches" if hidden == 1 else "memories match"
+    return (
+        f"no results: {hidden} {what} the query in categories outside those this query "
+        f"reads ({', '.join(scope.categories) or 'none'}, agent {scope.agent!r}); they are "
+        "not shown"
     )
 
 
@@ -402,14 +422,17 @@ def _searched(
     req: QueryRequest,
     now: datetime,
     graph: GraphProjection | None = None,
-) -> list[_Candidate]:
+) -> tuple[list[_Candidate], int]:
     """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
     over-fetched, filtered here, `rag_length` per category, relevance >= threshold; with a
     relations `graph`, the best `top_k x RELATION_RERANK_DEPTH` of them are reordered by
-    `score + w_rel x max_related_strength` (seed 003 §2) before `top_k` are kept."""
+    `score + w_rel x max_related_strength` (seed 003 §2) before `top_k` are kept. Also how
+    many search matches (servable, passing the filters and the threshold) were left out
+    for a category outside the query's."""
     wanted = req.top_k * (RELATION_RERANK_DEPTH if graph is not None else 1)
     searched = scope.searched
     picked: list[_Candidate] = []
+    hidden = 0
     per_category: dict[str, int] = {}
     seen: set[str] = set()
     query_vector: np.ndarray[Any, Any] | None = None
@@ -428,18 +451,27 @@ def _searched(
         seen.update(hit.id for hit in fresh)
         rows = layers.get_many([hit.id for hit in fresh])
         eligible = []
+        outside: list[MemoryRow] = []
         for hit in fresh:
             row = rows.get(hit.id)
-            if row is None or row.effective_category not in searched:
+            if row is None:
+                continue
+            if row.effective_category not in searched:
+                if row.effective_category not in scope.categories and _hideable(row, req, now):
+                    outside.append(row)
                 continue
             if _servable_for(row, scope, req, now):
                 eligible.append((hit.score, row))
         relevance: list[float | None] = [None] * len(eligible)
-        if req.threshold is not None and eligible:
+        if req.threshold is not None and (eligible or outside):
             if query_vector is None:
                 query_vector = np.asarray(embedder.query(req.query), dtype=np.float32)
-            matrix = np.asarray(embedder.passages([r.content for _, r in eligible]), np.float32)
-            relevance = [float(v) for v in matrix @ query_vector]
+            texts = [r.content for _, r in eligible] + [r.content for r in outside]
+            similarities = np.asarray(embedder.passages(texts), np.float32) @ query_vector
+            relevance = [float(v) for v in similarities[: len(eligible)]]
+            hidden += sum(float(v) >= req.threshold for v in similarities[len(eligible) :])
+        else:
+            hidden += len(outside)
         for (score, row), similarity in zip(eligible, relevance, strict=True):
             if similarity is not None and req.threshold is not None and similarity < req.threshold:
                 continue
@@ -451,10 +483,15 @@ def _searched(
             rounded = None if similarity is None else round(similarity, 6)
             picked.append(_Candidate(row, CONTEXT_RAG, score, rounded))
             if len(picked) >= wanted:
-                return _boosted(picked, graph, req.top_k)
+                return _boosted(picked, graph, req.top_k), hidden
         if len(hits) < k or k >= SEARCH_MAX_K:
-            return _boosted(picked, graph, req.top_k)
+            return _boosted(picked, graph, req.top_k), hidden
         k = min(SEARCH_MAX_K, k * QUERY_OVERFETCH)
+
+
+def _hideable(row: MemoryRow, req: QueryRequest, now: datetime) -> bool:
+    """A memory the query would have served but for its category: servable, filters met."""
+    return servable(row, now) and req.filters.match(row)
 
 
 def _boosted(

@@ -199,10 +199,14 @@ class ScopedMemory:
         source: str = API_SOURCE,
         namespace: str = "default",
         importance: float = DEFAULT_IMPORTANCE,
+        category: str | None = None,
     ) -> AddResult:
+        """The key's add: the category written (`category`, else the one derived from kind
+        and namespace) must be one of the key's categories, refused naming them."""
         user_id = self.check_user(user)
         agent_id = self.check_agent(agent)
-        self.check_category(effective_category(None, kind, namespace, None), "write")
+        named = identifier("category", category, required=False)
+        self.check_category(named or effective_category(None, kind, namespace, None), "write")
         with self._acting() as memory:
             return memory.add(
                 contents,
@@ -214,6 +218,7 @@ class ScopedMemory:
                 source=source,
                 namespace=namespace,
                 importance=importance,
+                category=named,
             )
 
     def update(

@@ -64,6 +64,11 @@ class AddMemoriesRequest(_Body):
     source: str = Field(default=API_SOURCE, min_length=1, max_length=MAX_SOURCE_CHARS)
     namespace: Identifier = "default"
     importance: float = Field(default=DEFAULT_IMPORTANCE, ge=0.0, le=1.0)
+    category: Identifier | None = Field(
+        default=None,
+        description="Seed 003 §5: file the memories under this category, one of the key's "
+        "(default: derived from kind and namespace); another is a 403 naming the key's.",
+    )
 
 
 class UpdateMemoryRequest(_Body):

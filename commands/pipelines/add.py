@@ -74,9 +74,12 @@ class AddRequest:
     evidence: Sequence[str] | None = None
     split: bool = True
     """Run the pre-memory split stage over each raw content (seed 000, stage 1)."""
+    category: str | None = None
+    """Seed 003 §5: the category every memory of this add is filed under (checked against
+    the writer's allowlist by the caller); None: readers derive one."""
 
     def as_input(self) -> dict[str, Any]:
-        return {
+        given: dict[str, Any] = {
             "contents": list(self.contents),
             "kind": self.kind,
             "tags": list(self.tags),
@@ -86,6 +89,9 @@ class AddRequest:
             "evidence": list(self.evidence) if self.evidence is not None else None,
             "split": self.split,
         }
+        if self.category is not None:  # absent when unnamed: older recordings stay as they were
+            given["category"] = self.category
+        return given
 
 
 @dataclass
@@ -447,4 +453,5 @@ def _new_memory(
         namespace=request.namespace,
         importance=request.importance,
         evidence=evidence if evidence is not None else request.evidence,
+        category=request.category,
     )

@@ -108,6 +108,8 @@ class WriteNoteRequest:
     tags: Sequence[str] = ()
     scope: str = DEFAULT_NOTE_SCOPE
     source: str = DEFAULT_SOURCE
+    category: str | None = None
+    """Seed 003 §5: the note's category; None: derived from its kind (`effective_category`)."""
 
     @property
     def resolved_stability(self) -> str:
@@ -128,6 +130,7 @@ class WriteNoteRequest:
             "tags": list(self.tags),
             "scope": self.scope,
             "source": self.source,
+            **({} if self.category is None else {"category": self.category}),
         }
 
 
@@ -392,6 +395,7 @@ def _new_note(request: WriteNoteRequest, content: str) -> NewMemory:
         confidence=request.confidence,
         evidence=list(request.evidence),
         metadata={"scope": request.scope},
+        category=request.category,
     )
 
 

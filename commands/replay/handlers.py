@@ -55,6 +55,7 @@ def add(target: MnemoLedger, command: RecordedCommand) -> object:
         importance=float(given.get("importance", 0.5)),  # type: ignore[arg-type]
         evidence=None if evidence is None else [str(e) for e in _list(evidence)],
         split=bool(given.get("split", True)),
+        category=None if given.get("category") is None else str(given["category"]),
     )
     target.refresh()
     return target.add_pipeline.run(request, command.provenance())
@@ -78,6 +79,7 @@ def note(target: MnemoLedger, command: RecordedCommand) -> object:
         tags=tuple(str(t) for t in _list(given.get("tags"))),
         scope=str(given["scope"]),
         source=str(given["source"]),
+        category=None if given.get("category") is None else str(given["category"]),
     )
     return pipeline.write(request, command.provenance())
 

@@ -39,6 +39,7 @@ async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddRe
             source=body.source,
             namespace=body.namespace,
             importance=body.importance,
+            category=body.category,
         )
     )
 
