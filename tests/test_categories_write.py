@@ -6,12 +6,18 @@ allowlist hid says so, without their content."""
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import httpx
 import pytest
 from click.testing import CliRunner, Result
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from commands import MnemoLedger
 from commands.categories import (
@@ -22,6 +28,7 @@ from commands.categories import (
 )
 from commands.cli import cli
 from commands.query import BulletResult
+from ledger import Settings
 from ledger.policy import DEFAULT_CATEGORY, INSIGHT_CATEGORY, PROCEDURAL_CATEGORY
 from tests.live_server import LiveServer, live_server
 
@@ -205,3 +212,43 @@ def test_a_query_whose_matches_the_allowlist_hid_says_so(memory: MnemoLedger, ho
     assert shown.exit_code == 0, shown.stderr
     assert "no results:" in shown.stdout and "not shown" in shown.stdout
     assert "Borges" not in shown.stdout
+
+
+# --- MCP ------------------------------------------------------------------------------------
+
+
+def test_mcp_store_takes_a_category(home: Path) -> None:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+        key = memory.create_key(agent="planner", users=["maya"]).key
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "commands", "--home", str(home), "mcp"],
+        env={
+            "MNEMOLEDGER_API_KEY": key,
+            "MNEMOLEDGER_EMBEDDER": "hashing",
+            "PYTHONPATH": os.pathsep.join(sys.path),
+        },
+    )
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with (
+            stdio_client(parameters) as (read, write),
+            ClientSession(read, write) as mcp,
+        ):
+            await mcp.initialize()
+            seen["stored"] = await mcp.call_tool(
+                "store", {"contents": ["Book the venue for the offsite"], "category": "tasks"}
+            )
+            seen["refused"] = await mcp.call_tool(
+                "store", {"contents": ["Maya reads Borges"], "category": "knowledge"}
+            )
+
+    anyio.run(session)
+    stored = seen["stored"]
+    assert not stored.is_error, stored.content
+    assert json.loads(stored.content[0].text)["memories"][0]["category"] == "tasks"
+    refused = seen["refused"]
+    assert refused.is_error
+    text = refused.content[0].text
+    assert "category_not_allowed" in text and "goals, procedural, projects, tasks" in text
