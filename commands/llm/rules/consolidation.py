@@ -90,10 +90,11 @@ _STOP: Final = frozenset(
 
 
 def triage(inputs: TriageInput) -> TriageOutput:
-    """Promote what states something durable (a profile fact, a fact about the user or a
-    named person, a rule, lesson, decision or procedure) or matters (importance >= 0.6);
-    keep what is passing or says nothing (a Buffer memory that is kept decays and is
-    evicted, seed 001 §2.4, so a fact left here would be lost within days of cycles)."""
+    """Promote what states something worth remembering (a profile fact, a fact or event
+    about the user or a named person, a rule, lesson, decision or procedure) or matters
+    (importance >= 0.6); keep what holds only for the moment or says nothing (a Buffer
+    memory that is kept decays and is evicted, seed 001 §2.4, so a fact left here would be
+    lost within days of cycles)."""
     decisions = []
     for memory in inputs.memories:
         procedural = bool(PROCEDURE_CUES.search(memory.content))
@@ -105,7 +106,7 @@ def triage(inputs: TriageInput) -> TriageOutput:
             or states_a_fact_about_someone(memory.content)
         )
         promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and not (
-            is_transient(memory.content)
+            MOMENTARY.search(memory.content)
         )
         decisions.append(
             TriageVerdict(
@@ -118,6 +119,14 @@ def triage(inputs: TriageInput) -> TriageOutput:
     return TriageOutput(decisions=decisions)
 
 
+MOMENTARY: Final = re.compile(
+    r"\b(?:right now|at the moment|for now|for the moment|temporar(?:y|ily)|this session"
+    r"|currently (?:debugging|working on|fixing|investigating|testing|looking|trying|reviewing))\b",
+    _I,
+)
+"""What holds only for the moment: kept in Buffer to decay. An event ("I went to a support
+group yesterday", "the meeting moved to 3pm") is still worth remembering, as episodic
+history, though it never enters core.md."""
 ABOUT_SOMEONE: Final = re.compile(
     r"\b(?:i|i'm|i've|i'd|my|me|mine|we|we're|we've|our|us)\b"
     r"|(?-i:\b[A-Z][a-z]+(?:'s)?\s)(?:\w+\s)?(?:is|are|was|has|have|had|lives|works|likes"
