@@ -6,8 +6,6 @@ allowlist hid says so, without their content."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ import anyio
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
 from commands import MnemoLedger
@@ -31,6 +29,7 @@ from commands.query import BulletResult
 from ledger import Settings
 from ledger.policy import DEFAULT_CATEGORY, INSIGHT_CATEGORY, PROCEDURAL_CATEGORY
 from tests.live_server import LiveServer, live_server
+from tests.test_mcp import mcp_parameters
 
 PLANNER_CATEGORIES = "goals, tasks, projects, procedural"
 """The planner's allowlist in the shipped config, in its order."""
@@ -220,15 +219,7 @@ def test_a_query_whose_matches_the_allowlist_hid_says_so(memory: MnemoLedger, ho
 def test_mcp_store_takes_a_category(home: Path) -> None:
     with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
         key = memory.create_key(agent="planner", users=["maya"]).key
-    parameters = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "commands", "--home", str(home), "mcp"],
-        env={
-            "MNEMOLEDGER_API_KEY": key,
-            "MNEMOLEDGER_EMBEDDER": "hashing",
-            "PYTHONPATH": os.pathsep.join(sys.path),
-        },
-    )
+    parameters = mcp_parameters(home, key)
     seen: dict[str, Any] = {}
 
     async def session() -> None:

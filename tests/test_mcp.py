@@ -24,13 +24,9 @@ def structured(result: Any) -> Any:
     return json.loads(result.content[0].text)
 
 
-def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
-    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
-        key = memory.create_key(agent="researcher", users=["maya"]).key
-        other = memory.create_key(agent="researcher", users=["bob"]).key
-        memory.add(["Bob likes jazz"], user="bob", agent="researcher")
-
-    parameters = StdioServerParameters(
+def mcp_parameters(home: Path, key: str) -> StdioServerParameters:
+    """`mnemoledger mcp` over stdio for `key`, on the hashing embedder."""
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "commands", "--home", str(home), "mcp"],
         env={
@@ -39,6 +35,15 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
             "PYTHONPATH": os.pathsep.join(sys.path),
         },
     )
+
+
+def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+        key = memory.create_key(agent="researcher", users=["maya"]).key
+        other = memory.create_key(agent="researcher", users=["bob"]).key
+        memory.add(["Bob likes jazz"], user="bob", agent="researcher")
+
+    parameters = mcp_parameters(home, key)
     seen: dict[str, Any] = {}
 
     async def session() -> None:
