@@ -563,26 +563,7 @@ def _subject_words(text: str) -> list[str]:
 
 
 _SPEAKER: Final = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"})
-_PREPOSITIONS: Final = frozenset(
-    [
-        "to",
-        "in",
-        "at",
-        "from",
-        "for",
-        "with",
-        "near",
-        "of",
-        "by",
-        "on",
-        "into",
-        "onto",
-        "about",
-        "like",
-        "than",
-        "via",
-    ]
-)
+_PREPOSITIONS: Final = _word_set("to in at from for with near of by on into onto about like than via")
 _ARTICLES: Final = frozenset({"a", "an", "the"})
 
 
@@ -634,10 +615,11 @@ def restates(older: str, newer: str) -> bool:
 
 
 def says_the_same(older: str, newer: str) -> bool:
-    """Whether two texts state one fact, judged by words alone (the rules that fold two
-    memories without a close vector: reconcile's absorb, the daily same-fact pass): no
-    differing value, and each text's content words nearly all in the other ("I have a bike
-    for commuting" / "I have a mountain bike for weekends" are two facts)."""
+    """Whether two texts state one fact, judged by words: no differing value, and each
+    text's content words nearly all in the other ("I have a bike for commuting" / "I have a
+    mountain bike for weekends" are two facts). Every rule that folds two memories into one
+    asks it (buffer dedup, merge, reconcile's absorb, the daily same-fact pass): a close
+    vector alone never glues two facts."""
     if not restates(older, newer):
         return False
     old_words, new_words = _content_words(older), _content_words(newer)
