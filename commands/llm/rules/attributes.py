@@ -563,7 +563,9 @@ def _subject_words(text: str) -> list[str]:
 
 
 _SPEAKER: Final = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"})
-_PREPOSITIONS: Final = _word_set("to in at from for with near of by on into onto about like than via")
+_PREPOSITIONS: Final = _word_set(
+    "to in at from for with near of by on into onto about like than via"
+)
 _ARTICLES: Final = frozenset({"a", "an", "the"})
 
 
