@@ -102,6 +102,8 @@ LATEST_DEFAULT_LIMIT: Final = 10  # as many as a search returns by default
 LATEST_MAX_LIMIT: Final = 200  # as many as a search may return
 
 # --- engram insert dedup: seed 001 §2.1 ------------------------------------------------
+# Similarities on the reference scale (text-embedding-3-small cosine): each embedder's raw
+# cosine is mapped onto it by projections/embeddings/calibration.py.
 DEDUP_JACCARD_PREFILTER: Final = 0.50
 DEDUP_COSINE_SIM: Final = 0.85
 INSERT_MERGE_SIM: Final = 0.80
@@ -317,7 +319,8 @@ DISTILLED_TAG: Final = "distilled"
 AUTO_DISTILLED_TAG: Final = "auto-distilled"
 PROJECT_STATUS_TAG: Final = "project-status"
 CORE_BLOCKING_TAGS: Final = (SESSION_TAG, EPHEMERAL_TAG, DISTILLED_TAG, AUTO_DISTILLED_TAG)
-# §3 / §8 cosine thresholds
+# §3 / §8 similarity thresholds, on the reference scale (text-embedding-3-small cosine;
+# projections/embeddings/calibration.py maps each embedder's raw cosine onto it)
 CORE_OVERLAP_SIM: Final = 0.70
 TRIAGE_DEDUP_SIM: Final = 0.75  # triage + distill dedup, buffer dedup
 MERGE_SIM: Final = 0.78

@@ -295,8 +295,6 @@ _SAME_FAVOURITE: Final = {
     "singer": "artist",
     "musician": "artist",
     "group": "band",
-    "sport": "sport",
-    "team": "team",
 }
 _WEEKDAY_OR_TIME: Final = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b"
