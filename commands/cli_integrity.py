@@ -77,11 +77,7 @@ def seal(state: CliState, agent: str | None) -> None:
 
 
 def _show_erasure(result: ErasureResult) -> None:
-    output.stdout.print(
-        f"erased {result.user_id}: key destroyed, {', '.join(result.projections)} rebuilt "
-        f"from {result.events} events, {result.embeddings_dropped} cached vectors dropped, "
-        f"{len(result.files_compacted)} files compacted"
-    )
+    output.stdout.print(f"erased {result.user_id}: {'; '.join(result.completed)}")
 
 
 @click.command()
@@ -92,7 +88,8 @@ def _show_erasure(result: ErasureResult) -> None:
 @pass_state
 def erase(state: CliState, user: str, yes: bool, agent: str | None) -> None:
     """Crypto-shred one user: destroy their data key, record `UserErased`, rebuild every
-    read model without their content. Irreversible; needs --yes."""
+    read model without their content. Irreversible; needs --yes. Run it again to finish an
+    interrupted erasure."""
     if not yes:
         raise click.UsageError(f"erasing {user!r} cannot be undone: add --yes to confirm")
     with output.progress_bar(not state.as_json, "rebuilding") as progress:

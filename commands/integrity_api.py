@@ -6,23 +6,23 @@ Mixed into `MnemoLedger`, which provides what the mixin uses (`ledger`, `setting
     memory.verify()                      # every chain and seal; problems named
     memory.seal()                        # checkpoint the log since the last seal
     memory.erase(user="maya")            # crypto-shred maya, rebuild, leave no plaintext
+
+`erase` can be run again: it finishes what an interrupted run left undone (the event not
+recorded, the read models not yet rebuilt or compacted) and says what it did.
 """
 
 from __future__ import annotations
 
 import builtins
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from ledger import Ledger, Settings
-from ledger.application import KEYS_FILE
 from ledger.seal import Seal
-from ledger.store import persistence_env
 from ledger.validation import identifier
-from projections.compact import compact_directory
 from projections.embeddings.cache import CachedEmbedder
+from projections.runner import Runner
 
 if TYPE_CHECKING:
     from commands.models import RebuildResult
@@ -78,6 +78,9 @@ class ErasureResult(BaseModel):
     """Cached vectors no rebuilt read model uses (the erased user's among them)."""
     files_compacted: list[str]
     """SQLite files vacuumed so no deleted bytes remain."""
+    completed: list[str]
+    """What this run did, step by step, and which steps an earlier run (or another
+    process of the home) had already done."""
 
 
 class IntegrityMixin:
@@ -86,6 +89,7 @@ class IntegrityMixin:
     ledger: Ledger
     settings: Settings
     embedder: CachedEmbedder
+    runner: Runner
 
     if TYPE_CHECKING:
 
@@ -117,36 +121,42 @@ class IntegrityMixin:
     def erase(
         self, *, user: str, agent: str | None = None, progress: Progress | None = None
     ) -> ErasureResult:
-        """Crypto-shred `user`: record `UserErased` and destroy the user's data key, then
-        rebuild every read model (the user's events now decode redacted), drop cached
-        vectors nothing uses any more, and compact every SQLite file of the home."""
+        """Crypto-shred `user`: destroy the user's data keys and record `UserErased`, then
+        purge the home's read models (rebuilt without the user, cached vectors nothing uses
+        dropped, every SQLite file compacted). Every other process and home on the log
+        purges itself when it next catches up. Running it again finishes an interrupted
+        erasure; `UnknownUser` if the user never wrote anything."""
         identifier("user", user)
-        erasure = self.ledger.erase(self._provenance(user, agent, None), user)
-        seen: set[bytes] = set()
-        self.embedder.seen = seen
-        try:
-            rebuilt = self.rebuild(progress=progress)
-        finally:
-            self.embedder.seen = None
-        dropped = self.embedder.cache.retain_only(self.embedder.model, seen)
-        compacted = compact_directory(self.settings.home, skip=self._event_store_files())
+        outcome = self.ledger.erase(self._provenance(user, agent, None), user)
+        completed = [
+            f"destroyed {outcome.keys_destroyed} data key(s)"
+            if outcome.keys_destroyed is not None
+            else f"data keys already destroyed at {outcome.erased_at}",
+            "recorded UserErased" if outcome.recorded else "UserErased already recorded",
+        ]
+        purge = self.runner.purge_erasures(progress)
+        if purge is None:
+            completed.append("read models already purged of the user")
+            projections: builtins.list[str] = []
+            events = dropped = 0
+            compacted: builtins.list[str] = []
+        else:
+            projections, events, dropped = purge.projections, purge.events, purge.embeddings_dropped
+            compacted = [str(p) for p in purge.files_compacted]
+            completed += [
+                f"rebuilt {len(projections)} read models from {events} events",
+                f"dropped {dropped} cached vectors",
+                f"compacted {len(compacted)} files",
+            ]
         return ErasureResult(
-            user_id=user,
-            erasure_id=erasure.id.hex,
-            projections=rebuilt.projections,
-            events=rebuilt.events,
+            user_id=outcome.user_id,
+            erasure_id=outcome.erasure_id.hex,
+            projections=projections,
+            events=events,
             embeddings_dropped=dropped,
-            files_compacted=[str(p) for p in compacted],
+            files_compacted=compacted,
+            completed=completed,
         )
-
-    def _event_store_files(self) -> builtins.list[Path]:
-        """The event log's SQLite file (never vacuumed: its positions are rowids) and the
-        key store (compacted by itself)."""
-        skip = [self.settings.home / KEYS_FILE]
-        env: dict[str, Any] = persistence_env(self.settings)
-        if dbname := env.get("SQLITE_DBNAME"):
-            skip.append(Path(dbname))
-        return skip
 
 
 def _seal_out(seal: Seal) -> SealOut:

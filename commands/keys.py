@@ -9,7 +9,10 @@ A key fixes who is acting: its agent is the `agent_id`, and `key:<id>` the `acto
 write made with it; it names the users it may act for and, optionally, a subset of its
 agent's category allowlist (seed 003 §5). Admin keys read every category.
 
-Keys live in a small SQLite file in the home, not in the event log: they are deployment
+Keys live beside the event log, never in it: in PostgreSQL (the table
+`mnemoledger_api_keys` in the log's schema) when the log is there, so every server and host
+on one log accepts the same keys and a revocation holds for all of them; else in
+`api_keys.sqlite3` beside the SQLite log (in the home by default). They are deployment
 credentials, not memory. The log is immutable, exported per user and replayed into scratch
 ledgers; a credential (even hashed) does not belong in any of those, and a revoked key must
 be checkable on every request with one indexed lookup, whatever the projections' state.
@@ -19,6 +22,7 @@ reversed by guessing and needs no salt or slow hash.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import secrets
@@ -28,10 +32,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from psycopg import sql
 from pydantic import BaseModel
 
+from ledger.data_keys import create_private_file, key_file, wipe_sqlite_file
 from ledger.errors import InvalidInput, LedgerError
+from ledger.pg_connection import SharedConnection
+from ledger.settings import Settings
+from ledger.store import is_postgres
 from ledger.validation import identifier
 
 KEY_PREFIX = "mlk_"
@@ -44,10 +54,14 @@ API_KEY_ENV = "MNEMOLEDGER_API_KEY"
 """Environment variable holding the key of `mnemoledger mcp` (its `--key` wins)."""
 
 KEYS_FILE = "api_keys.sqlite3"
-"""The key store's file in the home."""
+"""The key store's file beside a SQLite log."""
+
+PG_TABLE = "mnemoledger_api_keys"
+
+_COLUMNS = "id, key_sha256, agent, users, categories, admin, created_at, revoked_at"
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS api_keys (
+CREATE TABLE IF NOT EXISTS {table} (
     id TEXT PRIMARY KEY,
     key_sha256 TEXT NOT NULL UNIQUE,
     agent TEXT NOT NULL,
@@ -113,15 +127,23 @@ def _names(kind: str, values: Iterable[str]) -> list[str]:
 
 
 class ApiKeyStore:
-    """The API keys of one home, in `api_keys.sqlite3`; safe to share between threads."""
+    """API keys in `api_keys.sqlite3` (created 0600); safe to share between threads."""
+
+    table = "api_keys"
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(path)
+        self.path = path
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=30000")
-        self._db.execute(_SCHEMA)
+        self._db.execute(_SCHEMA.format(table=self.table))
+
+    def _run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement (`?` placeholders, `{table}` for the table); its rows."""
+        with self._lock:
+            return self._db.execute(statement.format(table=self.table), params).fetchall()
 
     def create(
         self,
@@ -151,28 +173,26 @@ class ApiKeyStore:
             created_at=datetime.now(UTC).isoformat(),
             revoked_at=None,
         )
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
-                (
-                    info.id,
-                    key_digest(key),
-                    info.agent,
-                    json.dumps(info.users),
-                    None if chosen is None else json.dumps(chosen),
-                    int(admin),
-                    info.created_at,
-                ),
-            )
+        self._run(
+            "INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
+            (
+                info.id,
+                key_digest(key),
+                info.agent,
+                json.dumps(info.users),
+                None if chosen is None else json.dumps(chosen),
+                int(admin),
+                info.created_at,
+            ),
+        )
         return IssuedKey(**info.model_dump(), key=key)
 
     def list(self) -> list[KeyInfo]:
         """Every key, oldest first, revoked ones included."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id, agent, users, categories, admin, created_at, revoked_at"
-                " FROM api_keys ORDER BY created_at, id"
-            ).fetchall()
+        rows = self._run(
+            "SELECT id, agent, users, categories, admin, created_at, revoked_at"
+            " FROM {table} ORDER BY created_at, id"
+        )
         return [
             KeyInfo(
                 id=r[0],
@@ -188,11 +208,10 @@ class ApiKeyStore:
 
     def revoke(self, key_id: str) -> KeyInfo:
         """Revoke a key by id: every later request with it is refused (401)."""
-        with self._lock:
-            self._db.execute(
-                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
-                (datetime.now(UTC).isoformat(), key_id),
-            )
+        self._run(
+            "UPDATE {table} SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+            (datetime.now(UTC).isoformat(), key_id),
+        )
         for info in self.list():
             if info.id == key_id:
                 return info
@@ -202,14 +221,14 @@ class ApiKeyStore:
         """The principal of a valid, unrevoked key; `InvalidKey` otherwise."""
         if not key:
             raise InvalidKey("missing API key: send `Authorization: Bearer <key>`")
-        with self._lock:
-            row = self._db.execute(
-                "SELECT id, agent, users, categories, admin, revoked_at FROM api_keys"
-                " WHERE key_sha256 = ?",
-                (key_digest(key),),
-            ).fetchone()
-        if row is None:
+        rows = self._run(
+            "SELECT id, agent, users, categories, admin, revoked_at FROM {table}"
+            " WHERE key_sha256 = ?",
+            (key_digest(key),),
+        )
+        if not rows:
             raise InvalidKey("invalid API key")
+        row = rows[0]
         if row[5] is not None:
             raise InvalidKey("this API key was revoked")
         return Principal(
@@ -220,6 +239,62 @@ class ApiKeyStore:
             admin=bool(row[4]),
         )
 
+    def rows(self) -> builtins.list[tuple[Any, ...]]:
+        """Every stored row (to move the keys into another store)."""
+        return self._run(f"SELECT {_COLUMNS} FROM {{table}}")
+
+    def adopt(self, other: ApiKeyStore) -> int:
+        """Take over another store's keys (unless present); returns how many were new."""
+        taken = 0
+        for row in other.rows():
+            if not self._run("SELECT 1 FROM {table} WHERE id = ?", (row[0],)):
+                self._run("INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+                taken += 1
+        return taken
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+class PostgresApiKeyStore(ApiKeyStore):
+    """API keys in the table `mnemoledger_api_keys` beside a PostgreSQL log: every server
+    and host on the log authenticates against it, so a revocation holds for all."""
+
+    def __init__(self, url: str) -> None:
+        self._pg = SharedConnection(url)
+        self._table = self._pg.table(PG_TABLE)
+        self._pg.run(lambda conn: conn.execute(self._statement(_SCHEMA)))
+
+    def _statement(self, statement: str) -> sql.Composed:
+        return sql.SQL(statement.replace("?", "%s")).format(table=self._table)
+
+    def _run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        def work(conn: Any) -> list[tuple[Any, ...]]:
+            cursor = conn.execute(self._statement(statement), params)
+            return list(cursor.fetchall()) if cursor.description else []
+
+        return self._pg.run(work)
+
+    def close(self) -> None:
+        self._pg.close()
+
+
+def open_api_key_store(settings: Settings) -> ApiKeyStore:
+    """The API keys of the log `settings` name: PostgreSQL beside a PostgreSQL log, else
+    `api_keys.sqlite3` beside the SQLite log. A home's own older file elsewhere is taken
+    over by that store, then wiped."""
+    store: ApiKeyStore
+    if is_postgres(settings.db):
+        store = PostgresApiKeyStore(str(settings.db))
+    else:
+        store = ApiKeyStore(key_file(settings).parent / KEYS_FILE)
+    own = settings.home / KEYS_FILE
+    if own.exists() and (isinstance(store, PostgresApiKeyStore) or not own.samefile(store.path)):
+        old = ApiKeyStore(own)
+        try:
+            store.adopt(old)
+        finally:
+            old.close()
+        wipe_sqlite_file(own)
+    return store

@@ -5,7 +5,8 @@
     memory.revoke_key("3f2a9c01b7d4")
     memory.authenticate("mlk_...")                           # Principal, or InvalidKey
 
-The key store is `api_keys.sqlite3` in the home, beside the event log but not in it.
+The key store lives beside the event log, never in it: a PostgreSQL table when the log is
+there (every server on the log shares it), else `api_keys.sqlite3` beside the SQLite log.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from commands.categories import CategoriesConfig
-from commands.keys import KEYS_FILE, ApiKeyStore, IssuedKey, KeyInfo, Principal
+from commands.keys import ApiKeyStore, IssuedKey, KeyInfo, Principal, open_api_key_store
 from ledger import Settings
 from ledger.errors import InvalidInput
 
@@ -34,10 +35,10 @@ class KeysMixin:
 
     @property
     def api_key_store(self) -> ApiKeyStore:
-        """The home's key store, opened on first use."""
+        """The key store of the log, opened on first use."""
         store: ApiKeyStore | None = getattr(self, "_api_key_store", None)
         if store is None:
-            store = ApiKeyStore(self.settings.home / KEYS_FILE)
+            store = open_api_key_store(self.settings)
             self._api_key_store = store
         return store
 

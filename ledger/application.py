@@ -23,10 +23,11 @@ from eventsourcing.utils import get_topic
 from ledger import validation
 from ledger.command import Command
 from ledger.core import CoreDocument
-from ledger.data_keys import KeyStore
+from ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
+from ledger.data_keys import open_key_store
 from ledger.epoch import EngramClock
-from ledger.erasure import Erasure
-from ledger.errors import AlreadyErased, InvalidInput, MemoryNotFound, UnknownUser
+from ledger.erasure import Erasure, ErasureOutcome, erasure_id
+from ledger.errors import InvalidInput, MemoryNotFound, UnknownUser
 from ledger.integrity import link_of, unchained_hash
 from ledger.mapper import LedgerMapper
 from ledger.memory import Memory
@@ -36,6 +37,7 @@ from ledger.policy import (
     DEFAULT_LINK_TYPE,
     DEFAULT_SOURCE,
     DEFAULT_STABILITY,
+    ERASED_TEXT,
     NORMAL,
     NOTE_KINDS,
     SENSITIVITIES,
@@ -51,9 +53,6 @@ from ledger.user import UserStream
 from ledger.verify import Progress, Report, Verifier
 
 T = TypeVar("T")
-
-KEYS_FILE = "keys.sqlite3"
-"""The users' data keys, in the data directory and never in the log (ledger.data_keys)."""
 
 CONFLICT_RETRIES = 5
 """How often a verb re-runs after an optimistic-concurrency conflict before giving up."""
@@ -98,7 +97,7 @@ class Ledger(Application[UUID]):
         self.settings = settings or Settings()
         env = dict(persistence_env(self.settings))
         env.update(kwargs.pop("env", None) or {})
-        self.keys = KeyStore(self.settings.home / KEYS_FILE)
+        self.keys = open_key_store(self.settings)
         super().__init__(env=env, **kwargs)
         mapper = self.mapper
         assert isinstance(mapper, LedgerMapper)
@@ -136,6 +135,7 @@ class Ledger(Application[UUID]):
         insert. Aggregates are recognised by class here; anything else goes through the
         library's collection, in the given order.
         """
+        self.keys.sync()  # never seal with a key another process destroyed
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         for obj in objs:
             if isinstance(obj, Aggregate):
@@ -287,12 +287,15 @@ class Ledger(Application[UUID]):
     def memory(self, memory_id: str | UUID) -> Memory:
         """The memory's current state, folded from its events."""
         uuid = parse_memory_id(memory_id)
+        self.keys.sync()
         try:
             memory: object = self.repository.get(uuid)
         except AggregateNotFoundError:
             raise MemoryNotFound(str(memory_id)) from None
         if not isinstance(memory, Memory):
             raise MemoryNotFound(str(memory_id))
+        if memory.content == ERASED_TEXT and self.keys.erasure(memory.user_id) is not None:
+            raise MemoryNotFound(str(memory_id))  # erased: gone for readers and writers
         return memory
 
     def core_document(self, provenance: Provenance, user_id: str) -> CoreDocument:
@@ -328,6 +331,7 @@ class Ledger(Application[UUID]):
     def stream(self, memory_id: str | UUID) -> list[EventRecord]:
         """Every event of one stream, oldest first."""
         uuid = parse_memory_id(memory_id)
+        self.keys.sync()
         stored = self.recorder.select_events(uuid)
         if not stored:
             raise MemoryNotFound(str(memory_id))
@@ -338,6 +342,7 @@ class Ledger(Application[UUID]):
 
     def read(self, after: int = 0, limit: int = 1000, stop: int | None = None) -> list[EventRecord]:
         """Up to `limit` events of the global log with positions greater than `after`."""
+        self.keys.sync()
         notifications = self.recorder.select_notifications(
             after, limit, stop=stop, inclusive_of_start=False
         )
@@ -381,19 +386,42 @@ class Ledger(Application[UUID]):
         self.save(*seals)
         return seals
 
-    def erase(self, provenance: Provenance, user_id: str) -> Erasure:
-        """Crypto-shred a user: record `UserErased`, then destroy the user's data keys."""
+    def erase(self, provenance: Provenance, user_id: str) -> ErasureOutcome:
+        """Crypto-shred a user: destroy the user's data keys, then record `UserErased`.
+
+        Idempotent: a run interrupted after the keys were destroyed is finished by the next
+        one (which records the event if it is missing); `UnknownUser` if the user never had
+        a key. Readers rebuild without the user when they catch up to the event."""
         user_id = str(validation.identifier("user", user_id))
-        if not self.keys.has_keys(user_id):
-            erased_at = self.keys.erased_at(user_id)
-            if erased_at is not None:
-                raise AlreadyErased(user_id, erased_at)
-            raise UnknownUser(user_id)
-        with acting_as(replace(provenance, user_id=user_id)):
-            erasure = Erasure(user_id=user_id)
-        self.save(erasure)
-        self.keys.destroy(user_id)
-        return erasure
+        self.keys.sync()
+        destroyed: int | None = None
+        if self.keys.has_keys(user_id):
+            record = self.keys.destroy(user_id)
+            destroyed = record.keys
+        else:
+            found = self.keys.erasure(user_id)
+            if found is None:
+                raise UnknownUser(user_id)
+            record = found
+        stream = erasure_id(user_id, record.generation)
+        recorded = False
+        try:
+            self.repository.get(stream)
+        except AggregateNotFoundError:
+            with acting_as(replace(provenance, user_id=user_id)):
+                erasure = Erasure(user_id=user_id, generation=record.generation)
+            try:
+                self.save(erasure)
+                recorded = True
+            except IntegrityError:  # another run recorded it at the same moment
+                pass
+        return ErasureOutcome(
+            user_id=user_id,
+            erasure_id=stream,
+            erased_at=record.erased_at,
+            keys_destroyed=destroyed,
+            recorded=recorded,
+        )
 
     def close(self) -> None:
         super().close()

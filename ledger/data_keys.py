@@ -1,76 +1,92 @@
-"""The per-user data keys, kept OUTSIDE the event log: destroying one erases a user.
+"""The per-user data keys, kept beside the event log but never in it: destroying one erases
+a user.
 
-One small SQLite file (`keys.sqlite3` in the data directory) holds an AES-GCM key per user
-and the list of erased users. A key is committed before any event encrypted with it, so an
-event whose key is missing was erased. Deletion overwrites the key's bytes
-(`secure_delete`), runs in rollback-journal mode (no WAL keeping old pages) and is
-followed by `VACUUM`, so no copy of a destroyed key stays in the file.
+The keys live where the log lives, so every process and every host on one log reads and
+writes the same users with the same keys:
+
+- SQLite log: `keys.sqlite3` beside the log file (in the data directory by default).
+  Deletion overwrites the key's bytes (`secure_delete`), runs in rollback-journal mode
+  (no WAL keeping old pages) and is followed by `VACUUM`.
+- PostgreSQL log: the tables `mnemoledger_data_keys` and `mnemoledger_erasures` in the log's
+  schema. Deletion is followed by `VACUUM FULL`, which rewrites the table without the dead
+  row (the server's WAL and backups keep what they kept: see the README).
+
+A key is committed before any event encrypted with it, so an event whose key is missing
+was erased. Each erasure is a row of `erasures` with a growing `generation`: a process
+compares the newest generation with the one it saw last (`sync`, once per read of the log)
+and drops the erased users' keys it holds in memory, so no process decrypts with a key
+another process destroyed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from psycopg import sql
 
+from ledger.pg_connection import SharedConnection
 from ledger.policy import DATA_KEY_BITS
+from ledger.settings import Settings
+from ledger.store import is_postgres
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS data_keys ("
-    " kid TEXT PRIMARY KEY, user_id TEXT NOT NULL, key BLOB NOT NULL, created_at TEXT NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS data_keys_by_user ON data_keys (user_id)",
-    "CREATE TABLE IF NOT EXISTS erased_users ("
-    " user_id TEXT PRIMARY KEY, erased_at TEXT NOT NULL, keys INTEGER NOT NULL)",
-)
+KEYS_FILE = "keys.sqlite3"
+"""The users' data keys of a home whose log is SQLite (in the data directory)."""
+
+PG_DATA_KEYS = "mnemoledger_data_keys"
+PG_ERASURES = "mnemoledger_erasures"
+
+_PG_SCHEMA_LOCK = 0x6D6E6B6579
+"""Advisory lock id held while the key tables are created (processes start together)."""
 
 
-class KeyStore:
-    """AES-GCM data keys by user and by key id; thread-safe, shared by processes."""
+KeyRow = tuple[str, str, bytes, str]
+"""(kid, user_id, key, created_at) as stored."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode = DELETE")
-        self._db.execute("PRAGMA synchronous = FULL")
-        self._db.execute("PRAGMA secure_delete = ON")
-        for statement in _SCHEMA:
-            self._db.execute(statement)
+
+@dataclass(frozen=True)
+class ErasureRecord:
+    """One destruction of a user's keys."""
+
+    user_id: str
+    generation: int
+    """Grows by one with every erasure of the store (any user)."""
+    erased_at: str
+    """ISO-8601 UTC."""
+    keys: int
+    """How many keys were destroyed."""
+
+
+class KeyStore(ABC):
+    """AES-GCM data keys by user and by key id, cached in memory; thread-safe."""
+
+    def __init__(self) -> None:
+        self._cache_lock = threading.Lock()
         self._by_user: dict[str, tuple[str, AESGCM]] = {}
         self._by_kid: dict[str, tuple[str, AESGCM] | None] = {}
+        self._generation = self._latest_generation()
+
+    # --- what every process asks ---------------------------------------------------------
 
     def for_user(self, user_id: str) -> tuple[str, AESGCM]:
         """The user's key id and cipher, created (and committed) on first use."""
         found = self._by_user.get(user_id)
         if found is not None:
             return found
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._db.execute(
-                    "SELECT kid, key FROM data_keys WHERE user_id = ? "
-                    "ORDER BY created_at DESC LIMIT 1",
-                    (user_id,),
-                ).fetchone()
-                if row is None:
-                    key = AESGCM.generate_key(bit_length=DATA_KEY_BITS)
-                    row = (os.urandom(8).hex(), key)
-                    self._db.execute(
-                        "INSERT INTO data_keys VALUES (?, ?, ?, ?)",
-                        (row[0], user_id, key, datetime.now(UTC).isoformat()),
-                    )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-        found = (str(row[0]), AESGCM(bytes(row[1])))
-        self._by_user[user_id] = found
-        self._by_kid[found[0]] = (user_id, found[1])
+        kid, key = self._load_or_create(user_id)
+        found = (kid, AESGCM(key))
+        with self._cache_lock:
+            self._by_user[user_id] = found
+            self._by_kid[kid] = (user_id, found[1])
         return found
 
     def by_id(self, kid: str) -> AESGCM | None:
@@ -78,54 +94,440 @@ class KeyStore:
         try:
             found = self._by_kid[kid]
         except KeyError:
-            with self._lock:
-                row = self._db.execute(
-                    "SELECT user_id, key FROM data_keys WHERE kid = ?", (kid,)
-                ).fetchone()
-            found = None if row is None else (str(row[0]), AESGCM(bytes(row[1])))
-            self._by_kid[kid] = found
+            row = self._load(kid)
+            found = None if row is None else (row[0], AESGCM(row[1]))
+            with self._cache_lock:
+                self._by_kid[kid] = found
         return None if found is None else found[1]
+
+    def sync(self) -> list[str]:
+        """Learn of erasures made by any process since the last sync: their users' keys are
+        dropped from memory. Returns those users (one cheap query when there are none)."""
+        records = self._erased_after(self._generation)
+        if not records:
+            return []
+        users = [r.user_id for r in records]
+        with self._cache_lock:
+            for user_id in users:
+                self._drop(user_id)
+            self._generation = max(r.generation for r in records)
+        return users
 
     def has_keys(self, user_id: str) -> bool:
         """Whether the user has a data key (wrote anything since the last erasure)."""
+        return self._has_keys(user_id)
+
+    def erasure(self, user_id: str) -> ErasureRecord | None:
+        """The user's latest erasure, if ever."""
+        return self._erasure(user_id)
+
+    def erased_at(self, user_id: str) -> str | None:
+        """When the user was last erased (ISO-8601 UTC), if ever."""
+        record = self._erasure(user_id)
+        return None if record is None else record.erased_at
+
+    def destroy(self, user_id: str) -> ErasureRecord:
+        """Delete every key of the user, beyond recovery, and record the erasure."""
+        record = self._destroy(user_id)
+        with self._cache_lock:
+            self._drop(user_id)
+        return record
+
+    def adopt(self, local: SQLiteKeyStore) -> int:
+        """Take over the keys and erasures of a home's own `keys.sqlite3` (written before
+        the keys lived where the log lives); returns the keys taken."""
+        keys, erasures = local.all_rows()
+        self._import(keys, erasures)
+        return len(keys)
+
+    def _drop(self, user_id: str) -> None:
+        self._by_user.pop(user_id, None)
+        for kid, found in list(self._by_kid.items()):
+            if found is not None and found[0] == user_id:
+                self._by_kid[kid] = None
+
+    # --- the store -------------------------------------------------------------------------
+
+    @abstractmethod
+    def _load_or_create(self, user_id: str) -> tuple[str, bytes]:
+        """The user's newest (kid, key), created in one transaction if there is none."""
+
+    @abstractmethod
+    def _load(self, kid: str) -> tuple[str, bytes] | None:
+        """(user, key) of key `kid`, if it exists."""
+
+    @abstractmethod
+    def _has_keys(self, user_id: str) -> bool: ...
+
+    @abstractmethod
+    def _erasure(self, user_id: str) -> ErasureRecord | None: ...
+
+    @abstractmethod
+    def _erased_after(self, generation: int) -> list[ErasureRecord]:
+        """Erasures with a larger generation, oldest first."""
+
+    @abstractmethod
+    def _latest_generation(self) -> int: ...
+
+    @abstractmethod
+    def _destroy(self, user_id: str) -> ErasureRecord:
+        """Delete the user's keys and add an erasure, in one transaction; then compact."""
+
+    @abstractmethod
+    def _import(self, keys: list[KeyRow], erasures: list[ErasureRecord]) -> None:
+        """Add keys (unless present) and erasures (as newer generations), in one transaction."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+def _new_key() -> tuple[str, bytes, str]:
+    """(kid, key, created_at) of a fresh key."""
+    key = AESGCM.generate_key(bit_length=DATA_KEY_BITS)
+    return os.urandom(8).hex(), key, datetime.now(UTC).isoformat()
+
+
+def create_private_file(path: Path) -> None:
+    """Create `path` readable and writable by its owner only (0600), if it is missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
+_SQLITE_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS data_keys ("
+    " kid TEXT PRIMARY KEY, user_id TEXT NOT NULL, key BLOB NOT NULL, created_at TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS data_keys_by_user ON data_keys (user_id)",
+    "CREATE TABLE IF NOT EXISTS erasures ("
+    " generation INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL,"
+    " erased_at TEXT NOT NULL, keys INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS erasures_by_user ON erasures (user_id)",
+)
+
+_LEGACY_ERASURES = (
+    "INSERT INTO erasures (user_id, erased_at, keys) "
+    "SELECT user_id, erased_at, keys FROM erased_users ORDER BY erased_at"
+)
+"""Homes written before erasures had generations kept one row per user."""
+
+
+class SQLiteKeyStore(KeyStore):
+    """The keys of a home whose log is SQLite, in `keys.sqlite3` (created 0600)."""
+
+    def __init__(self, path: Path) -> None:
+        create_private_file(path)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode = DELETE")
+        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.execute("PRAGMA secure_delete = ON")
+        with self._write():
+            for statement in _SQLITE_SCHEMA:
+                self._db.execute(statement)
+            legacy = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'erased_users'"
+            ).fetchone()
+            if legacy:
+                self._db.execute(_LEGACY_ERASURES)
+                self._db.execute("DROP TABLE erased_users")
+        super().__init__()
+
+    def _write(self) -> _SQLiteTransaction:
+        return _SQLiteTransaction(self._db, self._lock)
+
+    def _load_or_create(self, user_id: str) -> tuple[str, bytes]:
+        with self._write():
+            row = self._db.execute(
+                "SELECT kid, key FROM data_keys WHERE user_id = ? ORDER BY created_at DESC LIMIT 1",
+                (user_id,),
+            ).fetchone()
+            if row is None:
+                kid, key, created_at = _new_key()
+                self._db.execute(
+                    "INSERT INTO data_keys VALUES (?, ?, ?, ?)", (kid, user_id, key, created_at)
+                )
+                return kid, key
+        return str(row[0]), bytes(row[1])
+
+    def _load(self, kid: str) -> tuple[str, bytes] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT user_id, key FROM data_keys WHERE kid = ?", (kid,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), bytes(row[1]))
+
+    def _has_keys(self, user_id: str) -> bool:
         with self._lock:
             row = self._db.execute(
                 "SELECT 1 FROM data_keys WHERE user_id = ? LIMIT 1", (user_id,)
             ).fetchone()
         return row is not None
 
-    def erased_at(self, user_id: str) -> str | None:
-        """When the user was last erased (ISO-8601 UTC), if ever."""
+    def _erasure(self, user_id: str) -> ErasureRecord | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT erased_at FROM erased_users WHERE user_id = ?", (user_id,)
+                "SELECT user_id, generation, erased_at, keys FROM erasures WHERE user_id = ?"
+                " ORDER BY generation DESC LIMIT 1",
+                (user_id,),
             ).fetchone()
-        return None if row is None else str(row[0])
+        return None if row is None else ErasureRecord(*row)
 
-    def destroy(self, user_id: str) -> int:
-        """Delete every key of the user, beyond recovery; returns how many."""
+    def _erased_after(self, generation: int) -> list[ErasureRecord]:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                (count,) = self._db.execute(
-                    "SELECT COUNT(*) FROM data_keys WHERE user_id = ?", (user_id,)
-                ).fetchone()
-                self._db.execute("DELETE FROM data_keys WHERE user_id = ?", (user_id,))
-                self._db.execute(
-                    "INSERT OR REPLACE INTO erased_users VALUES (?, ?, ?)",
-                    (user_id, datetime.now(UTC).isoformat(), count),
-                )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            rows = self._db.execute(
+                "SELECT user_id, generation, erased_at, keys FROM erasures"
+                " WHERE generation > ? ORDER BY generation",
+                (generation,),
+            ).fetchall()
+        return [ErasureRecord(*row) for row in rows]
+
+    def _latest_generation(self) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT COALESCE(MAX(generation), 0) FROM erasures").fetchone()
+        return int(row[0])
+
+    def _destroy(self, user_id: str) -> ErasureRecord:
+        erased_at = datetime.now(UTC).isoformat()
+        with self._write():
+            (count,) = self._db.execute(
+                "SELECT COUNT(*) FROM data_keys WHERE user_id = ?", (user_id,)
+            ).fetchone()
+            self._db.execute("DELETE FROM data_keys WHERE user_id = ?", (user_id,))
+            cursor = self._db.execute(
+                "INSERT INTO erasures (user_id, erased_at, keys) VALUES (?, ?, ?)",
+                (user_id, erased_at, count),
+            )
+            generation = int(cursor.lastrowid or 0)
+        with self._lock:
             self._db.execute("VACUUM")
-            self._by_user.pop(user_id, None)
-            for kid, found in list(self._by_kid.items()):
-                if found is not None and found[0] == user_id:
-                    self._by_kid[kid] = None
-        return int(count)
+        return ErasureRecord(user_id, generation, erased_at, int(count))
+
+    def _import(self, keys: list[KeyRow], erasures: list[ErasureRecord]) -> None:
+        with self._write():
+            self._db.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?)", keys)
+            self._db.executemany(
+                "INSERT INTO erasures (user_id, erased_at, keys) VALUES (?, ?, ?)",
+                [(r.user_id, r.erased_at, r.keys) for r in erasures],
+            )
+
+    def all_rows(self) -> tuple[list[KeyRow], list[ErasureRecord]]:
+        """Every key and every erasure (to move them into another store)."""
+        with self._lock:
+            keys = self._db.execute("SELECT kid, user_id, key, created_at FROM data_keys")
+            found = [(str(k), str(u), bytes(b), str(c)) for k, u, b, c in keys.fetchall()]
+        return found, self._erased_after(0)
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+class _SQLiteTransaction:
+    """`BEGIN IMMEDIATE` ... `COMMIT` (or `ROLLBACK`) under the store's lock."""
+
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+        self._db = db
+        self._lock = lock
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+        return self._db
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        try:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self._lock.release()
+
+
+class PostgresKeyStore(KeyStore):
+    """The keys of every home whose log is in this PostgreSQL schema."""
+
+    def __init__(self, url: str) -> None:
+        self._pg = SharedConnection(url)
+        self._keys = self._pg.table(PG_DATA_KEYS)
+        self._erasures = self._pg.table(PG_ERASURES)
+        with self._pg.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_PG_SCHEMA_LOCK,))
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {} (kid TEXT PRIMARY KEY, user_id TEXT NOT NULL,"
+                    " key BYTEA NOT NULL, created_at TEXT NOT NULL)"
+                ).format(self._keys)
+            )
+            conn.execute(
+                sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (user_id)").format(
+                    sql.Identifier(PG_DATA_KEYS + "_by_user"), self._keys
+                )
+            )
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {} (generation BIGINT PRIMARY KEY,"
+                    " user_id TEXT NOT NULL, erased_at TEXT NOT NULL, keys INTEGER NOT NULL)"
+                ).format(self._erasures)
+            )
+        super().__init__()
+
+    def _user_lock(self, conn: psycopg.Connection[Any], user_id: str) -> None:
+        """Serialise key creation and destruction for one user across every process."""
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"data-key:{user_id}",))
+
+    def _load_or_create(self, user_id: str) -> tuple[str, bytes]:
+        with self._pg.transaction() as conn:
+            self._user_lock(conn, user_id)
+            row = conn.execute(
+                sql.SQL(
+                    "SELECT kid, key FROM {} WHERE user_id = %s ORDER BY created_at DESC LIMIT 1"
+                ).format(self._keys),
+                (user_id,),
+            ).fetchone()
+            if row is None:
+                kid, key, created_at = _new_key()
+                conn.execute(
+                    sql.SQL("INSERT INTO {} VALUES (%s, %s, %s, %s)").format(self._keys),
+                    (kid, user_id, key, created_at),
+                )
+                return kid, key
+        return str(row[0]), bytes(row[1])
+
+    def _load(self, kid: str) -> tuple[str, bytes] | None:
+        row = self._pg.run(
+            lambda conn: conn.execute(
+                sql.SQL("SELECT user_id, key FROM {} WHERE kid = %s").format(self._keys), (kid,)
+            ).fetchone()
+        )
+        return None if row is None else (str(row[0]), bytes(row[1]))
+
+    def _has_keys(self, user_id: str) -> bool:
+        row = self._pg.run(
+            lambda conn: conn.execute(
+                sql.SQL("SELECT 1 FROM {} WHERE user_id = %s LIMIT 1").format(self._keys),
+                (user_id,),
+            ).fetchone()
+        )
+        return row is not None
+
+    def _erasure(self, user_id: str) -> ErasureRecord | None:
+        row = self._pg.run(
+            lambda conn: conn.execute(
+                sql.SQL(
+                    "SELECT user_id, generation, erased_at, keys FROM {} WHERE user_id = %s"
+                    " ORDER BY generation DESC LIMIT 1"
+                ).format(self._erasures),
+                (user_id,),
+            ).fetchone()
+        )
+        return None if row is None else ErasureRecord(row[0], int(row[1]), row[2], row[3])
+
+    def _erased_after(self, generation: int) -> list[ErasureRecord]:
+        rows = self._pg.run(
+            lambda conn: conn.execute(
+                sql.SQL(
+                    "SELECT user_id, generation, erased_at, keys FROM {}"
+                    " WHERE generation > %s ORDER BY generation"
+                ).format(self._erasures),
+                (generation,),
+            ).fetchall()
+        )
+        return [ErasureRecord(r[0], int(r[1]), r[2], r[3]) for r in rows]
+
+    def _latest_generation(self) -> int:
+        row = self._pg.run(
+            lambda conn: conn.execute(
+                sql.SQL("SELECT COALESCE(MAX(generation), 0) FROM {}").format(self._erasures)
+            ).fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    def _destroy(self, user_id: str) -> ErasureRecord:
+        erased_at = datetime.now(UTC).isoformat()
+        with self._pg.transaction() as conn:
+            self._user_lock(conn, user_id)
+            # generations must become visible in increasing order: one erasure at a time
+            conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(self._erasures))
+            deleted = conn.execute(
+                sql.SQL("DELETE FROM {} WHERE user_id = %s").format(self._keys), (user_id,)
+            ).rowcount
+            row = conn.execute(
+                sql.SQL(
+                    "INSERT INTO {} SELECT COALESCE(MAX(generation), 0) + 1, %s, %s, %s FROM {}"
+                    " RETURNING generation"
+                ).format(self._erasures, self._erasures),
+                (user_id, erased_at, deleted),
+            ).fetchone()
+            assert row is not None
+        self._pg.run(lambda conn: conn.execute(sql.SQL("VACUUM FULL {}").format(self._keys)))
+        return ErasureRecord(user_id, int(row[0]), erased_at, int(deleted))
+
+    def _import(self, keys: list[KeyRow], erasures: list[ErasureRecord]) -> None:
+        with self._pg.transaction() as conn:
+            conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(self._erasures))
+            for row in keys:
+                conn.execute(
+                    sql.SQL(
+                        "INSERT INTO {} VALUES (%s, %s, %s, %s) ON CONFLICT (kid) DO NOTHING"
+                    ).format(self._keys),
+                    row,
+                )
+            for record in erasures:
+                conn.execute(
+                    sql.SQL(
+                        "INSERT INTO {} SELECT COALESCE(MAX(generation), 0) + 1, %s, %s, %s FROM {}"
+                    ).format(self._erasures, self._erasures),
+                    (record.user_id, record.erased_at, record.keys),
+                )
+
+    def close(self) -> None:
+        self._pg.close()
+
+
+def key_file(settings: Settings) -> Path:
+    """Where the keys of a SQLite log live: beside the log file (in the home by default),
+    so homes that share one log file share its keys."""
+    url = settings.db
+    log = Path(url.removeprefix("sqlite:///")) if url else settings.sqlite_path
+    return log.parent / KEYS_FILE
+
+
+def open_key_store(settings: Settings) -> KeyStore:
+    """The data keys of the log `settings` name: PostgreSQL tables beside a PostgreSQL log,
+    else `keys.sqlite3` beside the SQLite log. A home's own older `keys.sqlite3` elsewhere is
+    taken over by that store, then wiped."""
+    store: KeyStore
+    if is_postgres(settings.db):
+        store = PostgresKeyStore(str(settings.db))
+    else:
+        path = key_file(settings)
+        store = SQLiteKeyStore(path)
+    own = settings.home / KEYS_FILE
+    if own.exists() and not (isinstance(store, SQLiteKeyStore) and own.samefile(store.path)):
+        old = SQLiteKeyStore(own)
+        try:
+            store.adopt(old)
+        finally:
+            old.close()
+        wipe_sqlite_file(own)
+    return store
+
+
+def wipe_sqlite_file(path: Path) -> None:
+    """Overwrite a SQLite file's rows and pages with zeros, then remove it."""
+    db = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        db.execute("PRAGMA secure_delete = ON")
+        tables = db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+        for (table,) in tables:
+            db.execute(f'DELETE FROM "{table}"')
+        db.execute("VACUUM")
+    finally:
+        db.close()
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)

@@ -6,6 +6,13 @@ lock keeps two processes from catching up the same read models at once.
 
 `follow()` keeps catching up until told to stop: woken by the library's LISTEN/NOTIFY
 subscription on PostgreSQL, by polling on SQLite.
+
+Erasures reach every process through catching up. Each catch-up first drops the keys of
+users erased since the last one (`KeyStore.sync`) and looks for new `UserErased` events in
+the log; a new one makes it purge the home's read models before anything else: rebuild
+them all without the erased users, drop cached vectors nothing uses any more and compact
+every SQLite file of the home (`projections.erasures`). An erased user's events before
+their erasure are never fed to a read model, so erased memories leave every reader.
 """
 
 from __future__ import annotations
@@ -15,12 +22,19 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from eventsourcing.utils import get_topic
 from filelock import FileLock
 
-from ledger import Ledger
-from ledger.store import is_postgres
+from ledger import EventRecord, Ledger
+from ledger.data_keys import KEYS_FILE
+from ledger.erasure import Erasure
+from ledger.store import is_postgres, persistence_env
+from projections.compact import compact_directory
+from projections.embeddings.cache import CachedEmbedder
+from projections.erasures import ErasureLog
 from projections.projection import Projection
 
 PAGE_SIZE = 1000
@@ -36,6 +50,25 @@ LISTEN/NOTIFY; on PostgreSQL this is only a safety net)."""
 
 Progress = Callable[[int, int], None]
 """Called with (events processed so far, events to process in all)."""
+
+ERASURE_TOPIC = get_topic(Erasure.UserErased)  # type: ignore[attr-defined]
+"""The stored topic of `UserErased`, looked for in the log on every catch-up."""
+
+ERASURES_FILE = "erasures.sqlite3"
+
+
+@dataclass(frozen=True)
+class Purge:
+    """What purging a home's read models of newly erased users did."""
+
+    projections: list[str]
+    """Read models rebuilt without the erased users."""
+    events: int
+    """Events replayed by the rebuild."""
+    embeddings_dropped: int
+    """Cached vectors no rebuilt read model uses (the erased users' among them)."""
+    files_compacted: list[Path] = field(default_factory=list)
+    """SQLite files vacuumed so no deleted bytes remain."""
 
 
 STOP_CHECK_SECONDS = 0.1
@@ -66,6 +99,7 @@ class Runner:
         self.page_size = page_size
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(str(lock_path))
+        self._erasures = ErasureLog(lock_path.parent / ERASURES_FILE)
 
     def catch_up(
         self, progress: Progress | None = None, stop: threading.Event | None = None
@@ -73,7 +107,17 @@ class Runner:
         """Apply every event the projections have not seen; returns how many were read.
         A set `stop` ends the work after the page being applied."""
         with self._lock:
-            return self._catch_up(self.projections, self.page_size, progress, stop)
+            end = self._learn_erasures()
+            if self._erasures.pending():
+                return self._purge(progress).events
+            return self._catch_up(self.projections, self.page_size, progress, stop, end)
+
+    def purge_erasures(self, progress: Progress | None = None) -> Purge | None:
+        """Purge the read models of every erasure in the log they were not purged of yet;
+        None when there was none (another process of the home may have done it)."""
+        with self._lock:
+            self._learn_erasures()
+            return self._purge(progress) if self._erasures.pending() else None
 
     def follow(
         self,
@@ -120,9 +164,64 @@ class Runner:
         """Drop the named projections (all if none named) and replay them from position 0."""
         chosen = [p for p in self.projections if not names or p.name in names]
         with self._lock:
-            for projection in chosen:
-                projection.reset()
-            return self._catch_up(chosen, max(self.page_size, REBUILD_PAGE_SIZE), progress)
+            end = self._learn_erasures()
+            if self._erasures.pending():
+                return self._purge(progress).events
+            return self._rebuild(chosen, progress, end)
+
+    def _rebuild(self, chosen: Sequence[Projection], progress: Progress | None, end: int) -> int:
+        for projection in chosen:
+            projection.reset()
+        return self._catch_up(chosen, max(self.page_size, REBUILD_PAGE_SIZE), progress, end=end)
+
+    def _learn_erasures(self) -> int:
+        """Drop the keys of users erased since the last catch-up and note the `UserErased`
+        events the log holds up to its newest position, which is returned."""
+        self.ledger.keys.sync()
+        end = self.ledger.last_position()
+        scanned = self._erasures.scanned()
+        if end <= scanned:
+            return end
+        found: list[tuple[int, str]] = []
+        after = scanned
+        while after < end:
+            page = self.ledger.recorder.select_notifications(
+                after, self.page_size, stop=end, topics=(ERASURE_TOPIC,), inclusive_of_start=False
+            )
+            if not page:
+                break
+            for notification in page:
+                erased = self.ledger.mapper.to_domain_event(notification)
+                found.append((notification.id, str(getattr(erased, "user_id", ""))))
+            after = page[-1].id
+        self._erasures.note(found, end)
+        return end
+
+    def _purge(self, progress: Progress | None) -> Purge:
+        """Rebuild every read model without the erased users, drop the cached vectors no
+        read model uses and compact the home's SQLite files; then note the purge."""
+        through = self._erasures.latest()
+        embedders = {
+            id(e): e
+            for p in self.projections
+            if isinstance(e := getattr(p, "embedder", None), CachedEmbedder)
+        }.values()
+        seen: set[bytes] = set()
+        for embedder in embedders:
+            embedder.seen = seen
+        try:
+            events = self._rebuild(self.projections, progress, self.ledger.last_position())
+        finally:
+            for embedder in embedders:
+                embedder.seen = None
+        dropped = sum(e.cache.retain_only(e.model, seen) for e in embedders)
+        settings = self.ledger.settings
+        skip = [settings.home / KEYS_FILE]  # compacts itself
+        if dbname := persistence_env(settings).get("SQLITE_DBNAME"):
+            skip.append(Path(dbname))  # never vacuumed: its positions are rowids
+        compacted = compact_directory(settings.home, skip=skip)
+        self._erasures.mark_purged(through)
+        return Purge([p.name for p in self.projections], events, dropped, compacted)
 
     def _catch_up(
         self,
@@ -130,13 +229,22 @@ class Runner:
         page_size: int,
         progress: Progress | None,
         stop: threading.Event | None = None,
+        end: int | None = None,
     ) -> int:
         if not projections:
             return 0
         positions = {p.name: p.position() for p in projections}
         start = min(positions.values())
-        end = self.ledger.last_position()
+        if end is None:
+            end = self.ledger.last_position()
         total = max(end - start, 0)
+        erased = self._erasures.by_user()
+
+        def kept(record: EventRecord) -> bool:
+            """False for an erased user's events from before their (latest) erasure."""
+            erased_at = erased.get(record.user_id)
+            return erased_at is None or record.position is None or record.position >= erased_at
+
         if total == 0:
             return 0
         # The next page is read while the projections apply the current one: SQLite
@@ -154,9 +262,10 @@ class Runner:
                 stopping = stop is not None and stop.is_set()
                 if last < end and not stopping:
                     pending = reader.submit(self.ledger.read, last, page_size, end)
+                shown = [r for r in page if kept(r)] if erased else page
                 for projection in projections:
                     seen = positions[projection.name]
-                    unseen = [r for r in page if r.position is not None and r.position > seen]
+                    unseen = [r for r in shown if r.position is not None and r.position > seen]
                     if unseen:
                         projection.apply(unseen)
                         positions[projection.name] = last
@@ -170,3 +279,4 @@ class Runner:
         """Close every projection."""
         for projection in self.projections:
             projection.close()
+        self._erasures.close()

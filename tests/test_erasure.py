@@ -1,6 +1,9 @@
 """Erasure by crypto-shredding: after `erase`, no byte of the user's content is left in
-the data directory, the user's events decode redacted, everyone else is untouched, and
-`verify` still passes."""
+the data directory (nor in the PostgreSQL tables), the user's memories leave every reader,
+their events decode redacted, everyone else is untouched, and `verify` still passes.
+
+Deployments (a live server, an interrupted erase, two homes on one log) are tested in
+tests/test_erasure_deployment.py."""
 
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ from click.testing import CliRunner, Result
 
 from commands import MnemoLedger
 from commands.cli import cli
-from ledger import Ledger, Settings
+from ledger import Ledger, MemoryNotFound
 from ledger.encryption import PLAINTEXT_FIELDS
-from ledger.errors import AlreadyErased, UnknownUser
+from ledger.errors import UnknownUser
 from ledger.policy import ERASED_TEXT
+from tests.erasure_checks import data_keys, files_containing, pg_dump_containing
 
 ERASED = "u-shredded"
 KEPT = "u-kept"
@@ -62,31 +66,6 @@ def run_json(home: Path, *args: str) -> Any:
     return json.loads(result.stdout)
 
 
-def files_containing(home: Path, needles: tuple[str, ...] | list[bytes]) -> dict[str, list[str]]:
-    """Every file under `home` whose bytes contain a needle (texts case-insensitively)."""
-    found: dict[str, list[str]] = {}
-    for path in sorted(home.rglob("*")):
-        if not path.is_file():
-            continue
-        data = path.read_bytes()
-        lowered = data.lower()
-        hits = [
-            repr(n)
-            for n in needles
-            if (n.lower().encode() in lowered if isinstance(n, str) else n in data)
-        ]
-        if hits:
-            found[str(path.relative_to(home))] = hits
-    return found
-
-
-def data_keys(home: Path, user: str) -> list[bytes]:
-    with sqlite3.connect(home / "keys.sqlite3") as db:
-        return [
-            bytes(r[0]) for r in db.execute("SELECT key FROM data_keys WHERE user_id = ?", (user,))
-        ]
-
-
 def session(memory: MnemoLedger) -> dict[str, str]:
     """Every kind of write for the erased user, and a little for the kept one."""
     first = memory.add(list(ERASED_CONTENTS), user=ERASED, tags=["flibbertag"]).memories
@@ -109,8 +88,12 @@ def test_erase_leaves_no_plaintext_anywhere_in_the_home(memory: MnemoLedger, hom
     assert not any("ledger.sqlite3" in name for name in before), (
         "the log itself holds only ciphertext, even before the erasure"
     )
-    keys = data_keys(home, ERASED)
-    assert len(keys) == 1 and files_containing(home, keys) == {"keys.sqlite3": [repr(keys[0])]}
+    keys = data_keys(memory.settings, ERASED)
+    assert len(keys) == 1
+    if memory.settings.db:
+        assert files_containing(home, keys) == {} and pg_dump_containing(memory.settings, keys)
+    else:
+        assert files_containing(home, keys) == {"keys.sqlite3": [repr(keys[0])]}
     cached = [hashlib.sha256(text.encode()).digest() for text in ERASED_CONTENTS]
     with sqlite3.connect(home / "embeddings.sqlite3") as db:
         assert db.execute(
@@ -119,30 +102,36 @@ def test_erase_leaves_no_plaintext_anywhere_in_the_home(memory: MnemoLedger, hom
 
     result = memory.erase(user=ERASED)
     assert "layers" in result.projections and result.embeddings_dropped > 0
+    assert result.completed[:2] == ["destroyed 1 data key(s)", "recorded UserErased"]
 
-    # no plaintext, no key, no vector of the erased content anywhere under the home
+    # no plaintext, no key, no vector of the erased content anywhere under the home or in
+    # the PostgreSQL schema
     assert files_containing(home, SECRET_WORDS) == {}
     assert files_containing(home, keys) == {}
+    assert pg_dump_containing(memory.settings, [*SECRET_WORDS, *keys]) == []
     with sqlite3.connect(home / "embeddings.sqlite3") as db:
         assert not db.execute(
             "SELECT COUNT(*) FROM embeddings WHERE text_sha256 IN (?, ?)", cached
         ).fetchone()[0]
 
-    # the erased user's events decode redacted: reads keep working
-    erased = memory.get(ids["first"])
-    assert erased.content == ERASED_TEXT and erased.tags == []
-    assert {m.content for m in memory.list(user=ERASED)} == {ERASED_TEXT}
-    assert memory.get(ids["note"]).content == ERASED_TEXT
-    assert memory.core(user=ERASED).markdown == ERASED_TEXT
+    # the erased user's memories leave every reader; their events decode redacted
+    for memory_id in ids.values():
+        with pytest.raises(MemoryNotFound):
+            memory.get(memory_id)
+    assert memory.list(user=ERASED) == [] and memory.list(state="active", user=ERASED) == []
+    assert ERASED not in {m.user_id for m in memory.list()}
+    assert memory.core(user=ERASED).markdown == ""
     history = memory.history(ids["first"])
     verbs = [e.type for e in history if e.type != "MemoryLinked"]  # links are incidental
     assert verbs[:2] == ["MemoryAdded", "MemoryUpdated"]
     assert history[0].data["content"] == ERASED_TEXT and history[0].user_id == ERASED
-    hits = memory.search("xylophonic marmalade", user=ERASED)
-    assert all(hit.content == ERASED_TEXT for hit in hits)
+    assert memory.search("xylophonic marmalade", user=ERASED) == []
+    assert memory.search("Zorblatt", user=ERASED, fusion="weighted") == []
     log = memory.log(user=ERASED)
-    assert log[-1].type == "UserErased" and log[-1].data == {}
+    assert [e.data for e in log if e.type == "UserErased"] == [{"generation": 1}]
     assert all(word.lower() not in json.dumps(e.data).lower() for e in log for word in SECRET_WORDS)
+    # (a query is recorded: asked after the erasure, its words are new data of the user)
+    assert memory.query("xylophonic marmalade", agent="researcher", user=ERASED).results == []
 
     # everyone else is untouched
     assert [(m.id, m.content, m.tags) for m in memory.list(user=KEPT)] == kept_before
@@ -152,15 +141,16 @@ def test_erase_leaves_no_plaintext_anywhere_in_the_home(memory: MnemoLedger, hom
     assert memory.verify().ok
     memory.rebuild()
     assert files_containing(home, SECRET_WORDS) == {}
-    assert memory.get(ids["second"]).content == ERASED_TEXT
+    assert memory.list(user=ERASED) == []
     assert [(m.id, m.content, m.tags) for m in memory.list(user=KEPT)] == kept_before
 
 
 def test_a_fresh_ledger_reads_the_erased_user_redacted(memory: MnemoLedger, home: Path) -> None:
     first = memory.add(list(ERASED_CONTENTS), user=ERASED).memories[0]
     memory.erase(user=ERASED)
-    with Ledger(Settings(home=home, embedder="hashing")) as ledger:
-        assert ledger.memory(first.id).content == ERASED_TEXT
+    with Ledger(memory.settings) as ledger:
+        with pytest.raises(MemoryNotFound):
+            ledger.memory(first.id)  # erased memories cannot be changed either
         contents = [r.data["content"] for r in ledger.read() if "content" in r.data]
         assert contents == [ERASED_TEXT, ERASED_TEXT]
 
@@ -170,11 +160,19 @@ def test_an_erased_user_can_start_again(memory: MnemoLedger) -> None:
     memory.erase(user=ERASED)
     new = memory.add(["A new beginning in a new town"], user=ERASED).memories[0]
     assert memory.get(new.id).content == "A new beginning in a new town"
-    assert memory.get(old.id).content == ERASED_TEXT
+    assert [m.id for m in memory.list(user=ERASED)] == [new.id]
+    with pytest.raises(MemoryNotFound):
+        memory.get(old.id)
     memory.erase(user=ERASED)  # the new key goes too
-    assert memory.get(new.id).content == ERASED_TEXT
-    with pytest.raises(AlreadyErased):
-        memory.erase(user=ERASED)
+    with pytest.raises(MemoryNotFound):
+        memory.get(new.id)
+    again = memory.erase(user=ERASED)  # nothing left to do: says so, succeeds
+    assert again.completed[:2] == [
+        f"data keys already destroyed at {again.completed[0].rsplit(' ', 1)[-1]}",
+        "UserErased already recorded",
+    ]
+    assert again.completed[2] == "read models already purged of the user"
+    assert [e.type for e in memory.log(event_type="UserErased")] == ["UserErased"] * 2
 
 
 def test_unknown_user_is_a_clear_error(memory: MnemoLedger) -> None:
@@ -184,12 +182,12 @@ def test_unknown_user_is_a_clear_error(memory: MnemoLedger) -> None:
 
 def test_cli_erase_needs_yes_and_a_known_user(home: Path) -> None:
     run_json(home, "add", "Zorblatt adores xylophonic marmalade", "--user", ERASED)
-    events = run_json(home, "verify")["events"]
+    events = len(run_json(home, "log", "--user", ERASED))
 
     refused = run(home, "erase", "--user", ERASED)
     assert refused.exit_code == 2 and refused.stderr.startswith("error:")
     assert "--yes" in refused.stderr
-    assert run_json(home, "verify")["events"] == events  # nothing written
+    assert len(run_json(home, "log", "--user", ERASED)) == events  # nothing written
     assert run_json(home, "search", "xylophonic", "--user", ERASED)
 
     unknown = run(home, "erase", "--user", "nobody", "--yes")
@@ -197,9 +195,16 @@ def test_cli_erase_needs_yes_and_a_known_user(home: Path) -> None:
 
     erased = run_json(home, "erase", "--user", ERASED, "--yes")
     assert erased["user_id"] == ERASED and erased["projections"]
-    assert [m["content"] for m in run_json(home, "list", "--user", ERASED)] == [ERASED_TEXT]
-    report = run_json(home, "verify")
-    assert report["ok"] and report["events"] == events + 1
+    assert run_json(home, "list", "--user", ERASED) == []
+    assert run_json(home, "search", "xylophonic", "--user", ERASED) == []
+    assert run_json(home, "verify")["ok"]
+    assert len(run_json(home, "log", "--user", ERASED)) == events + 1  # UserErased
+
+    again = run(home, "erase", "--user", ERASED, "--yes")
+    assert again.exit_code == 0, again.stderr
+    assert "data keys already destroyed" in again.stdout
+    assert "read models already purged" in again.stdout
+    assert len(run_json(home, "log", "--user", ERASED)) == events + 1
 
 
 def test_content_fields_are_never_plaintext() -> None:

@@ -1,8 +1,9 @@
 """Who is calling: `Authorization: Bearer <key>` resolved to the key's principal.
 
 A missing, unknown or revoked key is 401 before any route runs. Revocation is checked on
-every request (one indexed lookup in the home's key store), so `mnemoledger keys revoke`
-takes effect at once, even on a running server.
+every request (one indexed lookup in the key store beside the log: PostgreSQL when the log
+is there), so `mnemoledger keys revoke` takes effect at once, on every running server of
+the log.
 """
 
 from __future__ import annotations
