@@ -1,9 +1,13 @@
-"""Four writer processes x 500 adds of overlapping contents for one user, on the run's
-store (SQLite, or PostgreSQL with --db): every acknowledged write is in the log, no fact
-is stored twice, and the read models the writers kept up to date equal a rebuild.
+"""Four writer processes x 100 adds of overlapping contents for one user, on the run's
+store (SQLite, or PostgreSQL with --db): no add fails, every acknowledged write is in the
+log, no fact is stored twice, and the read models the writers kept up to date equal a
+rebuild.
 
 Each add is one call of `MnemoLedger.add` with one content (the offline LLM provider and
-the hashing embedder), so the writers race on the user's stream 2000 times.
+the hashing embedder), so the writers race on the user's stream 400 times. Before the
+writers of one user took turns (`ledger.store.WriterLocks`), 4-10 of these adds failed
+with the store's uniqueness error after every retry: the long decisions (a new memory)
+lost every overlap to the short ones (a restatement).
 """
 
 from __future__ import annotations
@@ -16,12 +20,10 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError
-
 from tests.read_models import open_memory, rebuilt_views, views
 
 PROCESSES = 4
-ADDS_PER_PROCESS = 500
+ADDS_PER_PROCESS = 100
 USER = "maya"
 
 TOPICS = [
@@ -33,7 +35,7 @@ TOPICS = [
 ]  # fmt: skip
 FACTS = [f"Maya keeps fact number {n} about {topic}" for n, topic in enumerate(TOPICS)]
 """Distinct facts; every writer adds them in its own random order, so each one is added
-about 50 times by all four writers together."""
+about 10 times by all four writers together."""
 
 QUERIES = ["tea Lisbon", "chess jazz", "Haskell payroll"]
 
@@ -43,20 +45,18 @@ def uuid(text: str) -> UUID:
 
 
 def _writer(home: str, seed: int, ready: Any, acks: str) -> None:
-    """Adds ADDS_PER_PROCESS facts, writing each acknowledged result to `acks`. An add that
-    still conflicts after the pipeline's retries raises; like any client, the writer then
-    asks again (the failed command is in the log as CommandFailed)."""
+    """Adds ADDS_PER_PROCESS facts, writing each acknowledged result, or the error of an add
+    that failed, to `acks`."""
     rng = random.Random(seed)
     with open_memory(Path(home)) as memory, open(acks, "w") as out:
         ready.wait()
         for _ in range(ADDS_PER_PROCESS):
             fact = rng.choice(FACTS)
-            while True:
-                try:
-                    result = memory.add([fact], user=USER)
-                    break
-                except IntegrityError:
-                    out.write(json.dumps({"gave_up": fact}) + "\n")
+            try:
+                result = memory.add([fact], user=USER)
+            except Exception as error:
+                out.write(json.dumps({"failed": fact, "error": repr(error)}) + "\n")
+                continue
             acknowledged = {
                 "command": result.command_id,
                 "added": [m.id for m in result.memories],
@@ -65,7 +65,7 @@ def _writer(home: str, seed: int, ready: Any, acks: str) -> None:
             out.write(json.dumps(acknowledged) + "\n")
 
 
-def test_four_writers_lose_nothing_duplicate_nothing_and_match_a_rebuild(
+def test_four_writers_fail_nothing_lose_nothing_duplicate_nothing_and_match_a_rebuild(
     home: Path, tmp_path: Path
 ) -> None:
     with open_memory(home) as memory:
@@ -86,8 +86,9 @@ def test_four_writers_lose_nothing_duplicate_nothing_and_match_a_rebuild(
         assert writer.exitcode == 0
     seconds = time.perf_counter() - started
     lines = [json.loads(line) for path in acks for line in path.read_text().splitlines()]
+    failures = [line for line in lines if "failed" in line]
+    assert failures == []
     results = [line for line in lines if "command" in line]
-    gave_up = len(lines) - len(results)
     assert len(results) == PROCESSES * ADDS_PER_PROCESS
 
     with open_memory(home) as memory:
@@ -102,9 +103,7 @@ def test_four_writers_lose_nothing_duplicate_nothing_and_match_a_rebuild(
         assert sorted(m.content for m in active) == sorted(FACTS)
         assert len(active) + sum(m.repetition_count for m in active) == len(results)
         assert len(added) == len(FACTS)
-        failed = {uuid(e.stream) for e in memory.log(event_type="CommandFailed")}
-        assert len(failed) == gave_up
-        assert not failed & {uuid(e.causation_id) for e in memory.log(event_type="MemoryAdded")}
+        assert memory.log(event_type="CommandFailed") == []
         incremental = views(memory, [USER], QUERIES)
     assert rebuilt_views(home, [USER], QUERIES) == incremental
-    print(f"{PROCESSES} x {ADDS_PER_PROCESS} adds in {seconds:.1f} s ({gave_up} gave up)")
+    print(f"{PROCESSES} x {ADDS_PER_PROCESS} adds in {seconds:.1f} s, none failed")

@@ -6,12 +6,20 @@ stream's version and only then brings the read models up to date, so whatever an
 writer commits after the read models were read also moved the stream on, and the save
 conflicts; the decision then runs again on fresh state. Any other failure is recorded on
 the command's stream and raised.
+
+Writers of one user take turns: each attempt holds the user's writer lock
+(`ledger.store.WriterLocks`, shared by every process on the store) from reading the
+stream to the save. Without it, the version check alone let short decisions (a
+restatement) win every overlap against long ones (a new memory: reconstruction, links,
+core update), and 4 writers x 100 adds on one user gave up 4-10 adds after every retry.
+The version check and the re-run stay for writers that do not take the lock.
 """
 
 from __future__ import annotations
 
 import random
 import time
+import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -20,6 +28,7 @@ from eventsourcing.persistence import IntegrityError
 from ledger import Ledger, Provenance
 from ledger.command import Command
 from ledger.provenance import acting_as
+from ledger.store import WriterLocks, writer_locks
 from ledger.user import UserStream
 
 T = TypeVar("T")
@@ -42,11 +51,14 @@ def decide_until_saved(
 ) -> T:
     """`decide(command, user_stream)` until its save (which must include the user stream)
     succeeds; failures are recorded on the command."""
+    locks = _locks_of(ledger)
     for attempt in range(DECISION_ATTEMPTS):
         try:
-            user = ledger.user_stream(provenance, provenance.user_id)
-            refresh()
-            return decide(command, user)
+            refresh()  # most of the catching up, before other writers have to wait
+            with locks.hold(provenance.user_id):
+                user = ledger.user_stream(provenance, provenance.user_id)
+                refresh()
+                return decide(command, user)
         except IntegrityError as conflict:
             if attempt == DECISION_ATTEMPTS - 1:
                 record_failure(ledger, command, conflict, provenance)
@@ -58,6 +70,16 @@ def decide_until_saved(
             record_failure(ledger, command, error, provenance)
             raise
     raise AssertionError("unreachable")
+
+
+_LOCKS: weakref.WeakKeyDictionary[Ledger, WriterLocks] = weakref.WeakKeyDictionary()
+
+
+def _locks_of(ledger: Ledger) -> WriterLocks:
+    locks = _LOCKS.get(ledger)
+    if locks is None:
+        locks = _LOCKS[ledger] = writer_locks(ledger.settings)
+    return locks
 
 
 def record_failure(

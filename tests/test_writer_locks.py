@@ -1,0 +1,82 @@
+"""The per-user writer lock on the run's store (a lock file beside the SQLite log, or a
+PostgreSQL advisory lock with --db): while one process or thread holds a user, another
+waits for it and gives up with `WriterBusy` after its timeout; other users and the
+holder itself (reentrant) are not held up."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledger import Settings
+from ledger.store import WriterBusy, WriterLocks, writer_locks
+
+SHORT = 0.5
+"""Seconds a second writer waits in these tests."""
+
+
+def _settings(home: Path) -> Settings:
+    return Settings(home=home)  # the run's store: $MNEMOLEDGER_DB in PostgreSQL runs
+
+
+def _try_hold(home: str, user: str, answer: Any) -> None:
+    locks = WriterLocks(_settings(Path(home)), timeout=SHORT)
+    try:
+        with locks.hold(user):
+            answer.put("held")
+    except WriterBusy as busy:
+        answer.put(str(busy))
+
+
+def _in_other_process(home: Path, user: str) -> str:
+    context = multiprocessing.get_context("spawn")
+    answer = context.Queue()
+    process = context.Process(target=_try_hold, args=(str(home), user, answer))
+    process.start()
+    found: str = answer.get(timeout=60)
+    process.join(timeout=60)
+    return found
+
+
+def test_another_process_waits_for_the_user_and_not_for_others(home: Path) -> None:
+    locks = writer_locks(_settings(home))
+    with locks.hold("maya"):
+        busy = _in_other_process(home, "maya")
+        assert busy.startswith("another writer of user 'maya' has been deciding for more than")
+        assert _in_other_process(home, "omar") == "held"
+        with locks.hold("maya"):  # reentrant in the holding thread
+            pass
+        assert _in_other_process(home, "maya") != "held"  # still held after the inner exit
+    assert _in_other_process(home, "maya") == "held"
+
+
+def test_another_thread_waits_for_the_user(home: Path) -> None:
+    locks = WriterLocks(_settings(home), timeout=SHORT)
+    outcomes: list[str] = []
+
+    def second_writer() -> None:
+        try:
+            with locks.hold("maya"):
+                outcomes.append("held")
+        except WriterBusy:
+            outcomes.append("busy")
+
+    with locks.hold("maya"):
+        thread = threading.Thread(target=second_writer)
+        thread.start()
+        thread.join(timeout=30)
+    thread = threading.Thread(target=second_writer)
+    thread.start()
+    thread.join(timeout=30)
+    assert outcomes == ["busy", "held"]
+
+
+@pytest.mark.sqlite_only
+def test_the_lock_file_is_private(home: Path) -> None:
+    with writer_locks(_settings(home)).hold("maya"):
+        pass
+    assert (home / "ledger.sqlite3.locks").stat().st_mode & 0o777 == 0o600
