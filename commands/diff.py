@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -68,10 +69,14 @@ class DiffReport(BaseModel):
     """"a" and "b"."""
 
 
-def diff_ledgers(a: MnemoLedger, b: MnemoLedger, user: str | None = None) -> DiffReport:
-    """Compare the state of two ledgers (one user's, or everyone's)."""
-    a_memories = {m.id: m for m in a.list(user=user)}
-    b_memories = {m.id: m for m in b.list(user=user)}
+def diff_ledgers(
+    a: MnemoLedger, b: MnemoLedger, user: str | Collection[str] | None = None
+) -> DiffReport:
+    """Compare the state of two ledgers: one user's, some users' (the explorer passes the
+    users of the caller's key), or everyone's."""
+    users = _users(user)
+    a_memories = {m.id: m for m in _memories(a, users)}
+    b_memories = {m.id: m for m in _memories(b, users)}
     report = DiffReport(a=str(a.settings.home), b=str(b.settings.home), identical=False)
     report.added = [b_memories[i] for i in sorted(b_memories.keys() - a_memories.keys())]
     report.removed = [a_memories[i] for i in sorted(a_memories.keys() - b_memories.keys())]
@@ -82,8 +87,8 @@ def diff_ledgers(a: MnemoLedger, b: MnemoLedger, user: str | None = None) -> Dif
         fields = {k: v for k, v in sorted(fields.items()) if v[0] != v[1]}
         if fields:
             report.changed.append(MemoryChange(id=memory_id, user_id=old["user_id"], fields=fields))
-    users = sorted({m.user_id for m in [*a_memories.values(), *b_memories.values()]})
-    for name in [user] if user else users:
+    present = {m.user_id for m in [*a_memories.values(), *b_memories.values()]}
+    for name in sorted(users if users is not None else present):
         before, after = a.core(user=name).markdown, b.core(user=name).markdown
         if before != after:
             report.core[name] = "".join(
@@ -94,8 +99,8 @@ def diff_ledgers(a: MnemoLedger, b: MnemoLedger, user: str | None = None) -> Dif
                     f"b/{name}/core.md",
                 )
             )
-    a_decisions, a_usage = _log_facts(a, user)
-    b_decisions, b_usage = _log_facts(b, user)
+    a_decisions, a_usage = _log_facts(a, users)
+    b_decisions, b_usage = _log_facts(b, users)
     for key in sorted(a_decisions.keys() | b_decisions.keys()):
         was, now = a_decisions.get(key), b_decisions.get(key)
         if was != now:
@@ -115,8 +120,20 @@ def diff_ledgers(a: MnemoLedger, b: MnemoLedger, user: str | None = None) -> Dif
     return report
 
 
+def _users(user: str | Collection[str] | None) -> frozenset[str] | None:
+    if user is None:
+        return None
+    return frozenset([user] if isinstance(user, str) else user)
+
+
+def _memories(memory: MnemoLedger, users: frozenset[str] | None) -> list[MemoryOut]:
+    if users is not None and len(users) == 1:
+        return memory.list(user=next(iter(users)))
+    return [m for m in memory.list() if users is None or m.user_id in users]
+
+
 def _log_facts(
-    memory: MnemoLedger, user: str | None
+    memory: MnemoLedger, users: frozenset[str] | None
 ) -> tuple[dict[tuple[str, str, int], str | None], LLMUsage]:
     """The decisions (`*Decided` events by type, memory, occurrence) and LLM usage."""
     decisions: dict[tuple[str, str, int], str | None] = {}
@@ -128,7 +145,7 @@ def _log_facts(
     after = 0
     while page := memory.ledger.read(after, READ_PAGE):
         for record in page:
-            if user is not None and record.user_id != user:
+            if users is not None and record.user_id not in users:
                 continue
             if record.type.endswith("Decided"):
                 seen[(record.type, record.stream_id)] += 1

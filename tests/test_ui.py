@@ -10,6 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from commands.http.ui.routes import DIFF_ROOTS_ENV, OUT_OF_REACH
+from tests.read_models import open_memory
 from tests.ui_seed import Explorer, explorer
 
 pytestmark = pytest.mark.sqlite_only  # one seeded SQLite server for the module
@@ -183,8 +185,9 @@ def test_the_report_charts_operations_and_tokens_by_stage(admin: httpx.Client) -
 
 
 def test_the_replay_diff_page_shows_what_the_replay_lacks(
-    ui: Explorer, admin: httpx.Client
+    ui: Explorer, admin: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv(DIFF_ROOTS_ENV, str(ui.replay))
     assert "Ledger A" in html(admin.get("/ui/diff"))
     page = html(admin.get("/ui/diff", params={"a": str(ui.home), "b": str(ui.replay)}))
     assert "The ledgers differ." in page
@@ -192,8 +195,106 @@ def test_the_replay_diff_page_shows_what_the_replay_lacks(
     assert "Maya started learning the cello" in removed
     same = html(admin.get("/ui/diff", params={"a": str(ui.home), "b": str(ui.home)}))
     assert "The two ledgers are identical." in same
-    nowhere = admin.get("/ui/diff", params={"a": str(ui.home), "b": "/nonexistent"})
+    inside = str(ui.replay / "none")
+    nowhere = admin.get("/ui/diff", params={"a": str(ui.home), "b": inside})
     assert nowhere.status_code == 400 and "no ledger there" in nowhere.text
+
+
+# --- the attack: a key for one user, and paths outside the configured roots ----------------
+
+
+@pytest.fixture
+def maya_only(ui: Explorer) -> Iterator[httpx.Client]:
+    """An admin key created for maya alone."""
+    headers = {"Authorization": f"Bearer {ui.server.key('auditor', ['maya'], admin=True)}"}
+    with httpx.Client(base_url=ui.server.url, headers=headers, timeout=60) as http:
+        yield http
+
+
+def alert(response: httpx.Response) -> tuple[int, str]:
+    """The status and the error page's message."""
+    found = re.search(r'<p class="error" role="alert">(.*?)</p>', response.text, re.S)
+    assert found, response.text
+    return response.status_code, found.group(1)
+
+
+def test_an_admin_key_for_one_user_sees_no_page_of_another(
+    ui: Explorer, maya_only: httpx.Client
+) -> None:
+    users = html(maya_only.get("/ui/users"))
+    assert 'href="/ui/users/maya"' in users and 'href="/ui/users/sam"' not in users
+    for tail in ("", "/layers", "/core", "/graph", "/report"):
+        sam = maya_only.get(f"/ui/users/sam{tail}")
+        nobody = maya_only.get(f"/ui/users/nobody{tail}")
+        assert sam.status_code == 404 and "chess" not in sam.text.lower()
+        # the same answer as for a user who does not exist: nothing is disclosed
+        assert alert(sam)[0] == alert(nobody)[0] == 404
+        assert alert(sam)[1].replace("sam", "X") == alert(nobody)[1].replace("nobody", "X")
+    assert html(maya_only.get("/ui/users/maya")).count('<li class="event">') > 0
+
+
+def test_an_admin_key_for_one_user_cannot_open_another_users_memory(
+    ui: Explorer, maya_only: httpx.Client
+) -> None:
+    [chess] = ui.server.state.facade.call(lambda memory: memory.list(user="sam"))
+    theirs = maya_only.get(f"/ui/memories/{chess.id}")
+    missing = maya_only.get("/ui/memories/00000000000000000000000000000000")
+    assert theirs.status_code == missing.status_code == 404
+    assert "chess" not in theirs.text.lower()
+    assert alert(theirs)[1].replace(chess.id, "X") == alert(missing)[1].replace(
+        "00000000000000000000000000000000", "X"
+    )
+    assert html(maya_only.get(f"/ui/memories/{ui.paris}"))
+
+
+def test_the_diff_covers_the_keys_users_only(
+    ui: Explorer, admin: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(DIFF_ROOTS_ENV, str(ui.replay))
+    params = {"a": str(ui.home), "b": str(ui.replay)}
+    headers = {"Authorization": f"Bearer {ui.server.key('auditor', ['sam'], admin=True)}"}
+    with httpx.Client(base_url=ui.server.url, headers=headers, timeout=60) as sam_only:
+        # maya's cello is the difference; a key for sam alone sees two identical ledgers
+        assert "The ledgers differ." in html(admin.get("/ui/diff", params=params))
+        page = html(sam_only.get("/ui/diff", params=params))
+        assert "The two ledgers are identical." in page and "cello" not in page
+        asked = sam_only.get("/ui/diff", params={**params, "user": "maya"})
+        assert asked.status_code == 404 and "cello" not in asked.text
+
+
+def test_the_diff_opens_nothing_outside_the_configured_roots(
+    ui: Explorer, admin: httpx.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other_home = tmp_path / "other-home"  # another home on the server, with its own keys
+    with open_memory(other_home) as other:
+        other.add(["Zoe's bank PIN is 4921"], user="zoe")
+    outside = [
+        str(other_home),  # a ledger
+        str(tmp_path / "empty"),  # no ledger
+        "/nonexistent",
+        "/etc",
+        "relative/path",
+        str(ui.replay),  # a ledger, but no root is configured
+    ]
+    monkeypatch.delenv(DIFF_ROOTS_ENV, raising=False)
+    answers = {alert(admin.get("/ui/diff", params={"a": str(ui.home), "b": p})) for p in outside}
+    assert answers == {(404, OUT_OF_REACH)}, "one answer, whatever is there"
+
+    monkeypatch.setenv(DIFF_ROOTS_ENV, str(tmp_path / "replays"))
+    (tmp_path / "replays").mkdir()
+    (tmp_path / "replays" / "escape").symlink_to(other_home)
+    escapes = [
+        str(tmp_path / "replays" / "escape"),
+        str(tmp_path / "replays" / ".." / "other-home"),
+        str(other_home),
+    ]
+    for path in escapes:
+        for params in ({"a": str(ui.home), "b": path}, {"a": path, "b": str(ui.home)}):
+            response = admin.get("/ui/diff", params=params)
+            assert alert(response) == (404, OUT_OF_REACH) and "4921" not in response.text
+    # the home against itself needs no root
+    monkeypatch.delenv(DIFF_ROOTS_ENV)
+    assert "identical" in html(admin.get("/ui/diff", params={"a": str(ui.home), "b": str(ui.home)}))
 
 
 def test_replay_paths_are_plain_directories(ui: Explorer) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from commands.http.ui.routes import DIFF_ROOTS_ENV
 from tests.ui_seed import Explorer, explorer
 
 pytestmark = pytest.mark.sqlite_only  # a browser against one SQLite server; once is enough
@@ -65,7 +66,10 @@ def layer_counts(page: Page) -> dict[str, int]:
     }
 
 
-def test_an_auditor_walks_the_explorer(ui: Explorer, page: Page, tmp_path: Path) -> None:
+def test_an_auditor_walks_the_explorer(
+    ui: Explorer, page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(DIFF_ROOTS_ENV, str(ui.replay))  # the operator lets it open replays
     shots = tmp_path / "screenshots"
 
     def shot(name: str) -> None:

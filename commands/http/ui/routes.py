@@ -3,11 +3,18 @@
 The key comes from `Authorization: Bearer <key>` (scripts) or the HttpOnly cookie the login
 form sets. No key, or an invalid one: a redirect to `/ui/login`; a key that is not an admin
 key: a 403 page. Every page reads through the server's facade thread, like the API.
+
+An admin key sees its own users only, as in the API: another user's pages and memories are
+answered 404 whether or not the user or memory exists. `/ui/diff` compares this home with
+itself and with ledgers under the directories the operator lists in
+`MNEMOLEDGER_UI_DIFF_ROOTS` (none by default); any other path gets one answer, which does
+not say whether a ledger is there.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -18,14 +25,26 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from commands.diff import DiffReport, diff_ledgers
 from commands.facade import MnemoLedger
 from commands.http.auth import server_state
 from commands.http.ui import views
 from commands.keys import InvalidKey, Principal
+from commands.models import MemoryOut
 from ledger.errors import InvalidInput, LedgerError, MemoryNotFound
 from ledger.policy import ACTIVE, LAYERS, STATES
 
 T = TypeVar("T")
+
+DIFF_ROOTS_ENV = "MNEMOLEDGER_UI_DIFF_ROOTS"
+"""Directories (separated by the platform's path separator) under which `/ui/diff` may open
+other ledgers, e.g. replays; unset, it compares only this home."""
+
+OUT_OF_REACH = (
+    "the explorer compares this home and ledgers under the directories in "
+    f"{DIFF_ROOTS_ENV} only; use `mnemoledger diff` for any other directory"
+)
+"""The one answer for every path outside them (it must not tell what is there)."""
 
 COOKIE = "mnemoledger_ui_key"
 """The login form's cookie: the admin key itself, HttpOnly, SameSite=Strict, path /ui."""
@@ -76,9 +95,33 @@ def admin(request: Request) -> Principal:
     return principal
 
 
-async def read(request: Request, operation: Callable[[MnemoLedger], T]) -> T:
-    """Run a read on the facade for an admin request; ledger errors become error pages."""
-    admin(request)
+def own_user(principal: Principal, user: str) -> str:
+    """`user` if the key acts for them; else 404, as for a user with no data at all."""
+    if user not in principal.users:
+        raise PageError(404, f"no user {user!r} for this key")
+    return user
+
+
+def own_memory(principal: Principal, found: MemoryOut) -> MemoryOut:
+    """`found` if it belongs to one of the key's users; else unknown, like a missing id."""
+    if found.user_id not in principal.users:
+        raise MemoryNotFound(found.id)
+    return found
+
+
+async def read(
+    request: Request, operation: Callable[[MnemoLedger], T], *, user: str | None = None
+) -> T:
+    """Run a read on the facade for an admin request (for `user`, who must be one of the
+    key's users); ledger errors become error pages."""
+    principal = admin(request)
+    if user is not None:
+        own_user(principal, user)
+    return await run(request, operation)
+
+
+async def run(request: Request, operation: Callable[[MnemoLedger], T]) -> T:
+    """Run `operation` on the facade; ledger errors become error pages."""
     try:
         return await server_state(request).facade.run(operation)
     except MemoryNotFound as error:
@@ -142,9 +185,12 @@ async def home(request: Request) -> RedirectResponse:
 
 @router.get("/users", response_class=HTMLResponse)
 async def users(request: Request) -> HTMLResponse:
+    principal = admin(request)
+
     def load(memory: MnemoLedger) -> list[dict[str, Any]]:
         rows = []
-        for user in memory.users_with_memories():
+        present = set(memory.users_with_memories())
+        for user in [u for u in principal.users if u in present]:
             everything = memory.list(user=user)
             active = [m for m in everything if m.state == ACTIVE]
             rows.append(
@@ -157,7 +203,7 @@ async def users(request: Request) -> HTMLResponse:
             )
         return rows
 
-    rows = await read(request, load)
+    rows = await run(request, load)
     return page(request, "users.html", rows=rows, layers=LAYERS, states=STATES)
 
 
@@ -207,7 +253,7 @@ async def timeline(
             "types": sorted({e.type for e in memory.timeline(user=user)}),
         }
 
-    data = await read(request, load)
+    data = await read(request, load, user=user)
     filters = {"type": type, "actor": actor, "agent": agent, "since": since, "until": until}
     pages = max(1, -(-data["total"] // PAGE_SIZE))
 
@@ -229,8 +275,10 @@ async def timeline(
 
 @router.get("/memories/{memory_id}", response_class=HTMLResponse)
 async def memory_page(request: Request, memory_id: str) -> HTMLResponse:
+    principal = admin(request)
+
     def load(memory: MnemoLedger) -> dict[str, Any]:
-        current = memory.get(memory_id)
+        current = own_memory(principal, memory.get(memory_id))
         replaced = [
             m.id
             for m in memory.list(user=current.user_id)
@@ -242,7 +290,7 @@ async def memory_page(request: Request, memory_id: str) -> HTMLResponse:
             "replaced": replaced,
         }
 
-    data = await read(request, load)
+    data = await run(request, load)
     return page(request, "memory.html", user=data["memory"].user_id, **data)
 
 
@@ -255,7 +303,7 @@ async def layers(request: Request, user: str, as_of: int | None = None) -> HTMLR
             shown = past.list(user=user, state=ACTIVE)
         return {"last": last, "position": position, "groups": views.layer_groups(shown)}
 
-    data = await read(request, load)
+    data = await read(request, load, user=user)
     return page(request, "layers.html", user=user, **data)
 
 
@@ -263,7 +311,7 @@ async def layers(request: Request, user: str, as_of: int | None = None) -> HTMLR
 async def core(
     request: Request, user: str, a: int | None = None, b: int | None = None
 ) -> HTMLResponse:
-    versions = await read(request, lambda memory: _core_versions(memory, user))
+    versions = await read(request, lambda memory: _core_versions(memory, user), user=user)
     numbers = [int(str(v["version"])) for v in versions]
     diff = None
     if len(numbers) >= 2:
@@ -289,7 +337,7 @@ async def graph(request: Request, user: str) -> HTMLResponse:
         tree = memory.topics_model.tree(user)
         return {"svg": views.graph_svg(nodes, edges), "edges": edges, "topics": tree}
 
-    data = await read(request, load)
+    data = await read(request, load, user=user)
     children: dict[str | None, list[Any]] = {}
     for topic in data["topics"]:
         children.setdefault(topic.parent, []).append(topic)
@@ -305,7 +353,7 @@ async def graph(request: Request, user: str) -> HTMLResponse:
 
 @router.get("/users/{user}/report", response_class=HTMLResponse)
 async def report(request: Request, user: str, bucket: str = "day") -> HTMLResponse:
-    result = await read(request, lambda memory: memory.report(user=user, bucket=bucket))
+    result = await read(request, lambda memory: memory.report(user=user, bucket=bucket), user=user)
     return page(
         request,
         "report.html",
@@ -319,14 +367,38 @@ async def report(request: Request, user: str, bucket: str = "day") -> HTMLRespon
 
 @router.get("/diff", response_class=HTMLResponse)
 async def diff(request: Request, a: str = "", b: str = "", user: str = "") -> HTMLResponse:
+    principal = admin(request)
+    users = [own_user(principal, user)] if user else list(principal.users)
     result = None
     if a and b:
-        result = await read(request, lambda memory: memory.diff(a, b, user=user or None))
-    else:
-        admin(request)
+
+        def compare(memory: MnemoLedger) -> DiffReport:
+            home = memory.settings.home
+            first, second = reachable(home, a), reachable(home, b)
+            with memory._opened(first) as left, memory._opened(second) as right:
+                return diff_ledgers(left, right, users)
+
+        result = await run(request, compare)
     patches = result.core if result else {}
     core = {u: views.unified_lines_from_patch(patch) for u, patch in patches.items()}
     return page(request, "diff.html", a=a, b=b, user=user, result=result, core=core)
+
+
+def diff_roots() -> list[Path]:
+    """The directories of `MNEMOLEDGER_UI_DIFF_ROOTS` (absolute ones; others are ignored)."""
+    listed = os.environ.get(DIFF_ROOTS_ENV, "").split(os.pathsep)
+    return [Path(entry).resolve() for entry in listed if entry and Path(entry).is_absolute()]
+
+
+def reachable(home: Path, text: str) -> Path:
+    """The directory `text` names, if it is this home or under a configured root; every
+    other path gets the same 404 before anything there is looked at."""
+    path = Path(text)
+    if path.is_absolute():
+        resolved = path.resolve()
+        if resolved == home.resolve() or any(resolved.is_relative_to(r) for r in diff_roots()):
+            return resolved
+    raise PageError(404, OUT_OF_REACH)
 
 
 # --- wiring ---------------------------------------------------------------------------------
