@@ -37,7 +37,7 @@ from typing import Any
 from psycopg import sql
 from pydantic import BaseModel
 
-from ledger.data_keys import create_private_file, key_file, wipe_sqlite_file
+from ledger.data_keys import create_private_file, holds_rows, key_file, wipe_sqlite_tables
 from ledger.errors import InvalidInput, LedgerError
 from ledger.pg_connection import SharedConnection
 from ledger.settings import Settings
@@ -290,11 +290,14 @@ def open_api_key_store(settings: Settings) -> ApiKeyStore:
     else:
         store = ApiKeyStore(key_file(settings).parent / KEYS_FILE)
     own = settings.home / KEYS_FILE
-    if own.exists() and (isinstance(store, PostgresApiKeyStore) or not own.samefile(store.path)):
+    shared = isinstance(store, PostgresApiKeyStore) or not (
+        own.exists() and own.samefile(store.path)
+    )
+    if shared and holds_rows(own, (ApiKeyStore.table,)):
         old = ApiKeyStore(own)
         try:
             store.adopt(old)
         finally:
             old.close()
-        wipe_sqlite_file(own)
+        wipe_sqlite_tables(own, (ApiKeyStore.table,))
     return store

@@ -25,6 +25,7 @@ import os
 import sqlite3
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -172,6 +173,10 @@ class KeyStore(ABC):
     @abstractmethod
     def _destroy(self, user_id: str) -> ErasureRecord:
         """Delete the user's keys and add an erasure, in one transaction; then compact."""
+
+    @abstractmethod
+    def all_rows(self) -> tuple[list[KeyRow], list[ErasureRecord]]:
+        """Every key and every erasure (to move them into another store)."""
 
     @abstractmethod
     def _import(self, keys: list[KeyRow], erasures: list[ErasureRecord]) -> None:
@@ -483,6 +488,14 @@ class PostgresKeyStore(KeyStore):
                     (record.user_id, record.erased_at, record.keys),
                 )
 
+    def all_rows(self) -> tuple[list[KeyRow], list[ErasureRecord]]:
+        rows = self._pg.run(
+            lambda conn: conn.execute(
+                sql.SQL("SELECT kid, user_id, key, created_at FROM {}").format(self._keys)
+            ).fetchall()
+        )
+        return [(str(k), str(u), bytes(b), str(c)) for k, u, b, c in rows], self._erased_after(0)
+
     def close(self) -> None:
         self._pg.close()
 
@@ -497,8 +510,8 @@ def key_file(settings: Settings) -> Path:
 
 def open_key_store(settings: Settings) -> KeyStore:
     """The data keys of the log `settings` name: PostgreSQL tables beside a PostgreSQL log,
-    else `keys.sqlite3` beside the SQLite log. A home's own older `keys.sqlite3` elsewhere is
-    taken over by that store, then wiped."""
+    else `keys.sqlite3` beside the SQLite log. The keys of a home's own older `keys.sqlite3`
+    elsewhere are taken over by that store, then wiped from it."""
     store: KeyStore
     if is_postgres(settings.db):
         store = PostgresKeyStore(str(settings.db))
@@ -506,28 +519,50 @@ def open_key_store(settings: Settings) -> KeyStore:
         path = key_file(settings)
         store = SQLiteKeyStore(path)
     own = settings.home / KEYS_FILE
-    if own.exists() and not (isinstance(store, SQLiteKeyStore) and own.samefile(store.path)):
+    shared = not (isinstance(store, SQLiteKeyStore) and own.exists() and own.samefile(store.path))
+    if shared and holds_rows(own, ("data_keys", "erased_users")):
         old = SQLiteKeyStore(own)
         try:
             store.adopt(old)
         finally:
             old.close()
-        wipe_sqlite_file(own)
+        wipe_sqlite_tables(own, ("data_keys", "erasures", "erased_users"))
     return store
 
 
-def wipe_sqlite_file(path: Path) -> None:
-    """Overwrite a SQLite file's rows and pages with zeros, then remove it."""
+def holds_rows(path: Path, tables: Sequence[str]) -> bool:
+    """Whether the SQLite file `path` exists and one of `tables` has a row."""
+    if not path.exists():
+        return False
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        present = {
+            str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        return any(
+            db.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchone() is not None
+            for table in tables
+            if table in present
+        )
+    finally:
+        db.close()
+
+
+def wipe_sqlite_tables(path: Path, tables: Sequence[str]) -> None:
+    """Overwrite the rows of `tables` with zeros and drop them; remove the file when no
+    other table is left in it (it may hold what other parts keep beside the keys)."""
     db = sqlite3.connect(path, timeout=30, isolation_level=None)
     try:
         db.execute("PRAGMA secure_delete = ON")
-        tables = db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        ).fetchall()
-        for (table,) in tables:
-            db.execute(f'DELETE FROM "{table}"')
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            db.execute(f"DROP TABLE IF EXISTS {quoted}")
         db.execute("VACUUM")
+        (left,) = db.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        ).fetchone()
     finally:
         db.close()
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    if not left:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)

@@ -13,7 +13,7 @@ from psycopg import sql
 from ledger import Settings
 from ledger.data_keys import PG_DATA_KEYS, key_file
 from ledger.pg_connection import connect, schema_of
-from ledger.store import postgres_env
+from ledger.store import is_postgres, postgres_env
 
 PG_DUMP = "/usr/lib/postgresql/15/bin/pg_dump"
 
@@ -41,7 +41,7 @@ def pg_dump_containing(
 ) -> list[str]:
     """The needles found in a `pg_dump` of the log's schema, as text or as the hex of a
     bytea column ([] when the log is not on PostgreSQL)."""
-    if not settings.db:
+    if not is_postgres(settings.db):
         return []
     env = postgres_env(settings.db)
     dumped = subprocess.run(
@@ -71,7 +71,7 @@ def pg_dump_containing(
 
 def data_keys(settings: Settings, user: str) -> list[bytes]:
     """The user's stored data keys, wherever the log keeps them."""
-    if settings.db and settings.db.startswith("postgres"):
+    if settings.db and is_postgres(settings.db):
         with connect(settings.db) as conn:
             table = sql.SQL("{}.{}").format(
                 sql.Identifier(schema_of(settings.db)), sql.Identifier(PG_DATA_KEYS)
