@@ -31,6 +31,13 @@ def _show_verify(result: VerifyResult) -> None:
         f"{verdict}: {result.events} events checked, {result.seals} seal(s), "
         f"sealed through position {result.sealed_through}"
     )
+    for note in result.notes:
+        output.stdout.print(f"note: {note}")
+    for seal in result.sealed:
+        output.stdout.print(
+            f"sealed positions {seal.from_position}-{seal.to_position} "
+            f"({seal.events} events): root {seal.root}"
+        )
     if result.problems:
         table = Table()
         for column in ("kind", "position", "stream", "version", "detail"):
@@ -50,8 +57,9 @@ def _show_verify(result: VerifyResult) -> None:
 @global_options
 @pass_state
 def verify(state: CliState) -> int:
-    """Check every stored event, hash chain and seal; name what was changed, removed or
-    moved. Exit status 1 when anything is wrong."""
+    """Check every stored event, keyed hash chain and seal; name what was changed, forged,
+    removed, moved or cut off the end. Exit status 1 when anything is wrong; when nothing
+    is, seal what was unsealed."""
     with output.progress_bar(not state.as_json, "verifying") as progress:
         result = _api(state).verify(progress)
     output.emit(state.as_json, result, lambda: _show_verify(result))

@@ -34,23 +34,11 @@ class ProblemOut(BaseModel):
     """One stored event that is not as written."""
 
     kind: str
-    """changed, missing or reordered."""
+    """changed, forged, unchained, missing, reordered, truncated or secret_missing."""
     position: int | None
     stream: str | None
     version: int | None
     detail: str
-
-
-class VerifyResult(BaseModel):
-    """What `verify` found: `ok` when nothing."""
-
-    ok: bool
-    events: int
-    """Stored events checked."""
-    seals: int
-    sealed_through: int
-    """The last position covered by a seal (0: nothing sealed)."""
-    problems: list[ProblemOut]
 
 
 class SealOut(BaseModel):
@@ -62,6 +50,26 @@ class SealOut(BaseModel):
     events: int
     root: str
     gaps: list[int]
+
+
+class VerifyResult(BaseModel):
+    """What `verify` found: `ok` when nothing."""
+
+    ok: bool
+    events: int
+    """Stored events checked."""
+    checked_through: int
+    """The log's last position when the check started."""
+    seals: int
+    sealed_through: int
+    """The last position covered by a seal found in the log (0: nothing sealed)."""
+    problems: list[ProblemOut]
+    legacy_through: int
+    """Positions up to here were written before the home had a chain secret (0: none)."""
+    notes: list[str]
+    """What holds but is no problem (the legacy range and how far it is protected)."""
+    sealed: list[SealOut]
+    """Seals this check wrote: a clean check seals what it found unsealed."""
 
 
 class ErasureResult(BaseModel):
@@ -102,14 +110,19 @@ class IntegrityMixin:
             raise NotImplementedError
 
     def verify(self, progress: Progress | None = None) -> VerifyResult:
-        """Walk every stored event: hashes, per-stream chains, seals, positions."""
+        """Walk every stored event: keyed hashes, per-stream chains, seals, positions, the
+        witness of the newest event and seal; when all is well, seal what was unsealed."""
         report = self.ledger.verify(progress)
         return VerifyResult(
             ok=report.ok,
             events=report.events,
             seals=report.seals,
             sealed_through=report.sealed_through,
+            checked_through=report.checked_through,
             problems=[ProblemOut(**p.as_json()) for p in report.problems],
+            legacy_through=report.legacy_through,
+            notes=report.notes,
+            sealed=[_seal_out(seal) for seal in report.new_seals],
         )
 
     def seal(self, *, agent: str | None = None) -> builtins.list[SealOut]:

@@ -21,6 +21,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from ledger import validation
+from ledger.chain_secret import open_store
 from ledger.command import Command
 from ledger.core import CoreDocument
 from ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
@@ -28,7 +29,6 @@ from ledger.data_keys import open_key_store
 from ledger.epoch import EngramClock
 from ledger.erasure import Erasure, ErasureOutcome, erasure_id
 from ledger.errors import InvalidInput, MemoryNotFound, UnknownUser
-from ledger.integrity import link_of, unchained_hash
 from ledger.mapper import LedgerMapper
 from ledger.memory import Memory
 from ledger.policy import (
@@ -45,12 +45,13 @@ from ledger.policy import (
 )
 from ledger.provenance import Provenance, acting_as
 from ledger.records import EventRecord, RecordDecoder
-from ledger.seal import Seal, last_sealed_position, ranges_to_seal
+from ledger.seal import Seal
 from ledger.settings import Settings
 from ledger.store import persistence_env
+from ledger.tamper import TamperEvidence
 from ledger.transcoding import OrjsonTranscoder
 from ledger.user import UserStream
-from ledger.verify import Progress, Report, Verifier
+from ledger.verify import Progress, Report
 
 T = TypeVar("T")
 
@@ -102,7 +103,9 @@ class Ledger(Application[UUID]):
         mapper = self.mapper
         assert isinstance(mapper, LedgerMapper)
         self._mapper: LedgerMapper = mapper
-        mapper.chain.last_stored = self._last_hash
+        self._evidence = TamperEvidence(
+            self.recorder, mapper, open_store(self.recorder, self.settings.home / KEYS_FILE)
+        )
         self._decoder = RecordDecoder(mapper, mapper.content)
 
     # --- library hooks -------------------------------------------------------------------
@@ -146,6 +149,7 @@ class Ledger(Application[UUID]):
         processing_event.saved_kwargs.update(kwargs)
         with self._mapper.chain.batch():
             recordings = self._record(processing_event)
+        self._evidence.saved(recordings, self.save)  # the tip; a seal every N events
         self._take_snapshots(processing_event)
         self._notify(recordings)
         self.notify(processing_event.events)  # deprecated in the library, still called
@@ -359,31 +363,17 @@ class Ledger(Application[UUID]):
     # --- integrity and erasure (ledger.integrity, ledger.seal, ledger.verify) -------------
 
     def verify(self, progress: Progress | None = None) -> Report:
-        """Check every stored event, chain and seal; the report names each problem."""
+        """Check every stored event, chain and seal against the chain secret and the
+        witness kept with it; the report names each problem. A clean check seals what was
+        unsealed (ledger.tamper)."""
         contiguous = isinstance(self.recorder, SQLiteApplicationRecorder)
-        verifier = Verifier(self.recorder, self._mapper, contiguous_positions=contiguous)
-        return verifier.run(progress)
+        return self._evidence.verify(self.save, contiguous, progress)
 
     def seal(self, provenance: Provenance) -> list[Seal]:
         """Seal the log from the last sealed position to the newest event."""
-        start = last_sealed_position(self.recorder, self._mapper) + 1
-        end = self.last_position()
-        seals: list[Seal] = []
-        with acting_as(replace(provenance, user_id="")):
-            for sealed in ranges_to_seal(self.recorder, self._mapper, start, end):
-                seals.append(
-                    Seal(
-                        from_position=sealed.from_position,
-                        to_position=sealed.to_position,
-                        events=len(sealed.leaves),
-                        root=sealed.root,
-                        leaves=sealed.encoded_leaves(),
-                        gaps=sealed.gaps,
-                    )
-                )
+        seals = self._evidence.seal(self.save, provenance)
         if not seals:
-            raise InvalidInput("nothing to seal: the log is empty")
-        self.save(*seals)
+            raise InvalidInput("nothing to seal: the log is empty or already sealed")
         return seals
 
     def erase(self, provenance: Provenance, user_id: str) -> ErasureOutcome:
@@ -425,24 +415,10 @@ class Ledger(Application[UUID]):
 
     def close(self) -> None:
         super().close()
+        self._evidence.close()
         self.keys.close()
 
     # --- internals -----------------------------------------------------------------------
-
-    def _last_hash(self, originator_id: UUID) -> tuple[int, str] | None:
-        """(version, hash) of the stream's newest stored event, for the hash chain."""
-        found = self.recorder.select_events(originator_id, desc=True, limit=1)
-        if not found:
-            return None
-        stored = found[0]
-        document = self._mapper.document(stored.state)
-        link = link_of(originator_id, stored.originator_version, stored.topic, document)
-        digest = (
-            link.hash
-            if link is not None
-            else unchained_hash(originator_id, stored.originator_version, stored.topic, document)
-        )
-        return stored.originator_version, digest
 
     def _change(
         self, provenance: Provenance, memory_id: str, change: Callable[[Memory], None]

@@ -1,21 +1,26 @@
-"""The hash chain: every stored event carries the hash of its stream's previous event.
+"""The hash chain: every stored event carries the keyed hash of its stream's previous event.
 
 An event's hash covers what is stored (stream id, version, topic and the transcoded state,
 the link to the previous event included), so it never depends on a data key: erasing a
-user leaves every hash valid. The stored JSON ends with two plaintext fields, always last
-and of fixed length, so the chain is read and checked without parsing the document:
+user leaves every hash valid. It is an HMAC-SHA256 keyed with the log's chain secret
+(`ledger.chain_secret`), which lives with the keys and never in the log: whoever can write
+the log but not read the secret cannot write an event that verifies, nor rewrite one and
+recompute its hash. The stored JSON ends with two plaintext fields, always last and of
+fixed length, so the chain is read and checked without parsing the document:
 
     {...the event's state...,"_prev_":"<64 hex>","_hash_":"<64 hex>"}
 
 `_hash_` is the event's own hash over everything before it (a changed byte anywhere in the
 row shows), and `_prev_` is the `_hash_` of the stream's previous version (a removed,
 reordered or replaced event breaks the link of its successor). The first event of a stream
-links to `GENESIS`.
+links to `GENESIS`. Events written before the home had a chain secret carry the same
+fields with an unkeyed SHA-256 (the legacy chain, `key=None` below).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -49,9 +54,23 @@ class Link(NamedTuple):
     """The event's hash recomputed from the stored bytes (equal to `hash` unless changed)."""
 
 
-def event_hash(originator_id: UUID, version: int, topic: str, covered: bytes) -> str:
-    """SHA-256 over the stream id, version, topic and the stored document up to `_hash_`."""
-    digest = hashlib.sha256(originator_id.bytes)
+class ChainKey:
+    """HMAC-SHA256 with the log's chain secret."""
+
+    def __init__(self, secret: bytes) -> None:
+        self._base = hmac.new(secret, digestmod=hashlib.sha256)
+
+    def new(self) -> hmac.HMAC:
+        return self._base.copy()
+
+
+def event_hash(
+    originator_id: UUID, version: int, topic: str, covered: bytes, key: ChainKey | None = None
+) -> str:
+    """HMAC-SHA256 (SHA-256 without a key: the legacy chain) over the stream id, version,
+    topic and the stored document up to `_hash_`."""
+    digest = key.new() if key is not None else hashlib.sha256()
+    digest.update(originator_id.bytes)
     digest.update(version.to_bytes(8, "big", signed=True))
     digest.update(topic.encode())
     digest.update(b"\0")
@@ -60,34 +79,101 @@ def event_hash(originator_id: UUID, version: int, topic: str, covered: bytes) ->
 
 
 def chained(
-    originator_id: UUID, version: int, topic: str, document: bytes, prev: str
+    originator_id: UUID,
+    version: int,
+    topic: str,
+    document: bytes,
+    prev: str,
+    key: ChainKey | None = None,
 ) -> tuple[bytes, str]:
     """`document` (a JSON object) with its link to `prev` and its own hash appended, and
-    that hash."""
+    that hash (keyed with `key`; unkeyed only to write the legacy chain)."""
     if document[-1:] != b"}" or len(document) < 3:
         raise ValueError("the hash chain needs a non-empty JSON object")
     covered = b"".join((document[:-1], _PREV_OPEN, prev.encode(), b'"'))
-    digest = event_hash(originator_id, version, topic, covered)
+    digest = event_hash(originator_id, version, topic, covered, key)
     return b"".join((covered, _HASH_OPEN[1:], digest.encode(), _CLOSE)), digest
 
 
-def link_of(originator_id: UUID, version: int, topic: str, stored: bytes) -> Link | None:
-    """The chain fields of a stored document and its recomputed hash; None if it has none
-    (an event written before the chain existed)."""
+def stored_link(stored: bytes) -> tuple[str, str] | None:
+    """(`_prev_`, `_hash_`) of a stored document, None if it has no chain fields."""
     if len(stored) < TAIL_LENGTH or not stored.endswith(_CLOSE):
         return None
     tail = stored[-TAIL_LENGTH:]
     if not tail.startswith(_PREV_OPEN) or tail[11 + 64 : 11 + 64 + 12] != _HASH_OPEN:
         return None
-    prev = tail[11 : 11 + 64].decode("ascii", "replace")
-    stored_hash = tail[-66:-2].decode("ascii", "replace")
-    computed = event_hash(originator_id, version, topic, stored[:-_HASHED_TAIL] + b'"')
-    return Link(prev, stored_hash, computed)
+    return tail[11 : 11 + 64].decode("ascii", "replace"), tail[-66:-2].decode("ascii", "replace")
+
+
+def link_of(
+    originator_id: UUID, version: int, topic: str, stored: bytes, key: ChainKey | None = None
+) -> Link | None:
+    """The chain fields of a stored document and its hash recomputed with `key` (unkeyed
+    when None); None if it has no chain fields."""
+    found = stored_link(stored)
+    if found is None:
+        return None
+    covered = stored[:-_HASHED_TAIL] + b'"'
+    return Link(found[0], found[1], event_hash(originator_id, version, topic, covered, key))
 
 
 def unchained_hash(originator_id: UUID, version: int, topic: str, stored: bytes) -> str:
     """The hash of an event stored before the chain existed (over all its bytes)."""
     return event_hash(originator_id, version, topic, stored)
+
+
+CHANGED = "changed"
+"""The stored bytes match neither the keyed nor the unkeyed hash."""
+FORGED = "forged"
+"""A hash that is the unkeyed SHA-256 of the bytes where the chain is keyed: written or
+rewritten by someone without the chain secret."""
+UNCHAINED = "unchained"
+"""No chain fields where the chain is keyed: stripped, or inserted around the mapper."""
+LEGACY = "legacy"
+"""The unkeyed chain, intact, on an event written before the home had a chain secret."""
+LEGACY_UNCHAINED = "legacy-unchained"
+"""No chain fields on an event written before the home had a chain secret."""
+KEYED = "keyed"
+"""The keyed chain, intact."""
+
+
+class Checked(NamedTuple):
+    """What one stored event's chain fields say."""
+
+    verdict: str
+    """KEYED, LEGACY, LEGACY_UNCHAINED, CHANGED, FORGED or UNCHAINED."""
+    digest: str
+    """The event's hash recomputed from its bytes (what a seal's leaf binds)."""
+    stored: str
+    """The hash stored in the event (what its successor links to)."""
+    prev: str | None
+    """The link to the stream's previous event (None without chain fields)."""
+
+
+def check_row(
+    originator_id: UUID,
+    version: int,
+    topic: str,
+    document: bytes,
+    *,
+    in_legacy_range: bool,
+    key: ChainKey,
+) -> Checked:
+    """Check one stored document's chain fields against `key`; positions written before
+    the home had a secret (`in_legacy_range`) may carry the unkeyed chain."""
+    found = stored_link(document)
+    if found is None:
+        digest = unchained_hash(originator_id, version, topic, document)
+        return Checked(LEGACY_UNCHAINED if in_legacy_range else UNCHAINED, digest, digest, None)
+    prev, stored = found
+    covered = document[:-_HASHED_TAIL] + b'"'
+    keyed = event_hash(originator_id, version, topic, covered, key)
+    if hmac.compare_digest(keyed, stored):
+        return Checked(KEYED, keyed, stored, prev)
+    unkeyed = event_hash(originator_id, version, topic, covered)
+    if unkeyed == stored:
+        return Checked(LEGACY if in_legacy_range else FORGED, unkeyed, stored, prev)
+    return Checked(CHANGED, unkeyed if in_legacy_range else keyed, stored, prev)
 
 
 class HashChain:
@@ -101,6 +187,8 @@ class HashChain:
     def __init__(self) -> None:
         self.last_stored: Callable[[UUID], tuple[int, str] | None] = lambda _id: None
         """(version, hash) of a stream's newest stored event; set by the application."""
+        self.key: Callable[[], ChainKey] = _no_key
+        """The chain key (loaded or created on first use); set by the application."""
         self._known: dict[UUID, tuple[int, str]] = {}
         self._local = threading.local()
 
@@ -138,14 +226,14 @@ class HashChain:
             self._known = {}
         self._known.update(pending)
 
+    def known(self, originator_id: UUID) -> tuple[int, str] | None:
+        """(version, hash) of the stream's newest event saved by this process, if known."""
+        return self._known.get(originator_id)
+
     def forget(self) -> None:
         """Drop every remembered hash (e.g. after the log was changed from outside)."""
         self._known = {}
 
 
-def row_hash(originator_id: UUID, version: int, topic: str, document: bytes) -> str:
-    """The hash of a stored event recomputed from its bytes (chained or not)."""
-    link = link_of(originator_id, version, topic, document)
-    if link is None:
-        return unchained_hash(originator_id, version, topic, document)
-    return link.computed
+def _no_key() -> ChainKey:
+    raise RuntimeError("the hash chain has no key: the application did not set one")

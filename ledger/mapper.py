@@ -2,10 +2,11 @@
 
 Writing an event: its content fields are sealed with the user's data key
 (`ledger.encryption`), the state is transcoded, then linked to the stream's previous event
-and hashed (`ledger.integrity`), and only then compressed and encrypted with the
-application-wide cipher if one is configured. Reading reverses it; an erased user's events
-come back redacted. Snapshots are not chained (they are not part of the log) but their
-state is sealed like an event's, so a snapshot never keeps an erased user's content.
+and hashed with the chain key (`ledger.integrity`), and only then compressed and encrypted
+with the application-wide cipher if one is configured. Reading reverses it; an erased
+user's events come back redacted. Snapshots are not chained (they are not part of the log)
+but their state is sealed like an event's, so a snapshot never keeps an erased user's
+content.
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ class LedgerMapper(Mapper[UUID]):
         stored = self.transcoder.encode(state)
         if is_event:
             previous = self.chain.previous(originator_id, version)
-            stored, digest = chained(originator_id, version, topic, stored, previous)
+            stored, digest = chained(
+                originator_id, version, topic, stored, previous, self.chain.key()
+            )
             self.chain.stored(originator_id, version, digest)
         if self.compressor:
             stored = self.compressor.compress(stored)

@@ -406,5 +406,7 @@ SEAL_MAX_EVENTS: Final = 10_000  # events per `Sealed` event; a longer range get
 SEAL_LEAF_BYTES: Final = 4  # per-event digest kept in a seal to name what changed
 CHAIN_CACHE_STREAMS: Final = 100_000  # last hashes kept in memory before the cache restarts
 VERIFY_PAGE_SIZE: Final = 5_000  # stored rows read per page by `verify`
+CHAIN_SECRET_BYTES: Final = 32  # the HMAC-SHA256 key of the hash chain (ledger.chain_secret)
+SEAL_EVERY_EVENTS: Final = 1_000  # a writer seals the log once this many events are unsealed
 ERASED_TEXT: Final = "[erased]"  # what an erased user's text fields decode to
 DATA_KEY_BITS: Final = 256  # AES-GCM data key per user

@@ -5,7 +5,11 @@ leaves of every event in that range, in position order, where a leaf is
 SHA-256(position, event hash). It also keeps the first `SEAL_LEAF_BYTES` of each leaf, so
 `verify` can name the very position whose event was changed, removed or moved, and the
 positions that were already absent when it was sealed (`gaps`; PostgreSQL may skip ids).
-The root can be published elsewhere: a log rewritten in full would no longer match it.
+Like every event, a `Sealed` event carries a hash keyed with the chain secret, so a seal
+cannot be forged without it; its stream id derives from `from_position`, so two processes
+sealing the same range at once conflict instead of writing it twice. The root can be
+published elsewhere: a log rewritten in full (even by someone holding the secret) would no
+longer match it.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import base64
 import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import ApplicationRecorder
@@ -22,7 +26,7 @@ from eventsourcing.utils import get_topic
 
 from ledger.errors import IntegrityViolation
 from ledger.event import LedgerEvent
-from ledger.integrity import link_of, unchained_hash
+from ledger.integrity import CHANGED, FORGED, UNCHAINED, ChainKey, check_row
 from ledger.mapper import LedgerMapper
 from ledger.policy import SEAL_LEAF_BYTES, SEAL_MAX_EVENTS, VERIFY_PAGE_SIZE
 
@@ -47,10 +51,17 @@ class Seal(Aggregate, created_event_name="Sealed"):
     gaps: list[int]
     """Positions of the range that held no event when sealed."""
 
+    @staticmethod
+    def create_id(from_position: int) -> UUID:
+        """One stream per first position sealed."""
+        return uuid5(_SEAL_NAMESPACE, str(from_position))
+
     def leaf_prefixes(self) -> list[bytes]:
         raw = base64.b64decode(self.leaves)
         return [raw[i : i + SEAL_LEAF_BYTES] for i in range(0, len(raw), SEAL_LEAF_BYTES)]
 
+
+_SEAL_NAMESPACE = UUID("6f1c2a57-3e0b-4d8e-9a41-5c7d2b8e0f13")
 
 SEALED_TOPIC = get_topic(Seal.Sealed)  # type: ignore[attr-defined]  # from created_event_name
 
@@ -75,6 +86,8 @@ class SealRange:
     to_position: int
     leaves: list[bytes]
     gaps: list[int]
+    unsealed_events: int = 0
+    """Events of the range other than seals (a range of seals alone is not resealed)."""
 
     @property
     def root(self) -> str:
@@ -101,14 +114,21 @@ def last_sealed_position(recorder: ApplicationRecorder, mapper: LedgerMapper) ->
 
 
 def ranges_to_seal(
-    recorder: ApplicationRecorder, mapper: LedgerMapper, start: int, end: int
+    recorder: ApplicationRecorder,
+    mapper: LedgerMapper,
+    start: int,
+    end: int,
+    key: ChainKey,
+    legacy_through: int,
 ) -> Iterator[SealRange]:
     """The ranges of at most SEAL_MAX_EVENTS events that seal positions start..end.
 
-    Refuses to seal an event whose bytes no longer match its own hash: sealing would
-    certify the change (run `verify` to see it)."""
+    Refuses to seal an event whose bytes no longer match its keyed hash, or that carries no
+    chain fields or an unkeyed hash where the chain is keyed: sealing would certify the
+    change (run `verify` to see it)."""
     leaves: list[bytes] = []
     gaps: list[int] = []
+    others = 0
     first = start
     expected = start
     after = start - 1
@@ -122,25 +142,29 @@ def ranges_to_seal(
             gaps.extend(range(expected, row.id))
             originator_id = _uuid(row.originator_id)
             document = mapper.document(row.state)
-            link = link_of(originator_id, row.originator_version, row.topic, document)
-            if link is None:
-                digest = unchained_hash(originator_id, row.originator_version, row.topic, document)
-            elif link.hash != link.computed:
+            checked = check_row(
+                originator_id,
+                row.originator_version,
+                row.topic,
+                document,
+                in_legacy_range=row.id <= legacy_through,
+                key=key,
+            )
+            if checked.verdict in (CHANGED, FORGED, UNCHAINED):
                 raise IntegrityViolation(
                     f"event at position {row.id} (stream {originator_id.hex} version "
-                    f"{row.originator_version}) was changed; run `mnemoledger verify`"
+                    f"{row.originator_version}) is {checked.verdict}; run `mnemoledger verify`"
                 )
-            else:
-                digest = link.computed
-            leaves.append(leaf(row.id, digest))
+            leaves.append(leaf(row.id, checked.digest))
+            others += row.topic != SEALED_TOPIC
             expected = row.id + 1
             if len(leaves) == SEAL_MAX_EVENTS:
-                yield SealRange(first, row.id, leaves, gaps)
-                leaves, gaps, first = [], [], row.id + 1
+                yield SealRange(first, row.id, leaves, gaps, others)
+                leaves, gaps, first, others = [], [], row.id + 1, 0
         after = page[-1].id
     gaps.extend(range(expected, end + 1))
     if leaves or gaps:
-        yield SealRange(first, end, leaves, gaps)
+        yield SealRange(first, end, leaves, gaps, others)
 
 
 def _uuid(value: UUID | str) -> UUID:

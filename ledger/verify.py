@@ -1,13 +1,19 @@
 """`verify`: walk every stored row of the log and name whatever is not as it was written.
 
 Checks, in one pass in position order:
-- each event's bytes against its own hash (a changed byte: `changed`);
+- each event's bytes against its own hash, keyed with the chain secret (a changed byte:
+  `changed`; a hash recomputed without the secret, as a forger or rewriter must: `forged`;
+  no chain fields where the chain is keyed: `unchained`);
 - each stream's versions are contiguous and in position order (`missing`, `reordered`);
 - each event links to the hash of its stream's previous version (a replaced or altered
   predecessor: `changed`);
 - every seal: each position of its range holds the event it sealed (`changed`, `missing`,
   `reordered` by position), and the root matches;
-- on SQLite, where positions never skip, no position is absent anywhere (`missing`).
+- on SQLite, where positions never skip, no position is absent anywhere (`missing`);
+- the witness kept with the chain secret: the newest event ever written and the newest
+  seal are still in the log (`truncated`).
+Events written before the home had a chain secret (the legacy range) may carry the old
+unkeyed chain; the report says so in `notes`.
 """
 
 from __future__ import annotations
@@ -19,15 +25,27 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
-from ledger.integrity import GENESIS, link_of, unchained_hash
+from ledger.chain_secret import Tip
+from ledger.integrity import (
+    CHANGED,
+    FORGED,
+    GENESIS,
+    LEGACY,
+    LEGACY_UNCHAINED,
+    UNCHAINED,
+    ChainKey,
+    check_row,
+)
 from ledger.mapper import LedgerMapper
 from ledger.policy import SEAL_LEAF_BYTES, VERIFY_PAGE_SIZE
 from ledger.records import event_type
 from ledger.seal import SEALED_TOPIC, Seal, leaf, root_of
 
-CHANGED = "changed"
 MISSING = "missing"
 REORDERED = "reordered"
+TRUNCATED = "truncated"
+SECRET_MISSING = "secret_missing"
+KINDS = (CHANGED, FORGED, UNCHAINED, MISSING, REORDERED, TRUNCATED, SECRET_MISSING)
 
 Progress = Callable[[int, int], None]
 
@@ -37,7 +55,7 @@ class Problem:
     """One thing that is not as written."""
 
     kind: str
-    """changed, missing or reordered."""
+    """One of KINDS."""
     position: int | None
     """Where in the global log (None when the event is gone without a known position)."""
     stream: str | None
@@ -63,6 +81,16 @@ class Report:
     sealed_through: int = 0
     """The last position covered by a seal (0 when nothing is sealed)."""
     problems: list[Problem] = field(default_factory=list)
+    checked_through: int = 0
+    """The last position the check read (the log's end when it started)."""
+    last_event: int = 0
+    """The last position that holds an event other than a seal."""
+    legacy_through: int = 0
+    """Positions up to here were written before the home had a chain secret (0: none)."""
+    notes: list[str] = field(default_factory=list)
+    """What is true but is no problem (the legacy range and how far it is protected)."""
+    new_seals: list[Seal] = field(default_factory=list)
+    """Seals this verification wrote (it seals what it found intact and unsealed)."""
 
     @property
     def ok(self) -> bool:
@@ -84,23 +112,41 @@ class Verifier:
         recorder: ApplicationRecorder,
         mapper: LedgerMapper,
         *,
+        key: ChainKey,
+        legacy_through: int,
+        tip: Tip | None,
+        reused: Tip | None,
+        last_seal: tuple[int, int],
         contiguous_positions: bool,
     ) -> None:
         self.recorder = recorder
         self.mapper = mapper
+        self.key = key
+        self.legacy_through = legacy_through
+        self.tip = tip
+        """The newest event any writer recorded (read before the log's end)."""
+        self.reused = reused
+        """A former newest event a later save found gone, if any."""
+        self.last_seal = last_seal
+        """(position, sealed through) of the newest seal any writer recorded."""
         self.contiguous = contiguous_positions
-        self.report = Report()
+        self.report = Report(legacy_through=legacy_through)
+        self._legacy = 0
+        self._legacy_unchained = 0
+        self._seal_positions: dict[int, int] = {}
+        """Position of each seal read -> the last position it covers."""
         self._heads: dict[UUID, _Head] = {}
         self._late: dict[tuple[UUID, int], int] = {}
         """(stream, version) reported missing -> index of that problem (it may come later)."""
         self._hashes = bytearray()
         self._present = bytearray()
         self._named: set[int] = set()
-        """Positions already named as changed (a seal does not name them again)."""
+        """Positions already named as changed, forged or unchained (not named again)."""
         self._chained_seen = False
 
     def run(self, progress: Progress | None = None) -> Report:
         end = self.recorder.max_notification_id() or 0
+        self.report.checked_through = end
         self._hashes = bytearray(32 * (end + 1))
         self._present = bytearray(end + 1)
         expected = 1
@@ -127,6 +173,7 @@ class Verifier:
             after = page[-1].id
             if progress:
                 progress(after, end)
+        self._witness(end)
         return self.report
 
     # --- one row -------------------------------------------------------------------------
@@ -142,28 +189,58 @@ class Verifier:
         except Exception as error:  # the application cipher refused the bytes
             self._problem(CHANGED, position, oid, version, f"unreadable: {error}")
             document = row.state
-        link = link_of(oid, version, row.topic, document)
-        if link is None:
-            digest = unchained_hash(oid, version, row.topic, document)
-            stored_hash = digest
+        checked = check_row(
+            oid,
+            version,
+            row.topic,
+            document,
+            in_legacy_range=position <= self.legacy_through,
+            key=self.key,
+        )
+        what = event_type(row.topic)
+        if checked.verdict == CHANGED:
+            self._problem(
+                CHANGED,
+                position,
+                oid,
+                version,
+                f"{what}: the stored bytes no longer match the event's hash",
+            )
+        elif checked.verdict == FORGED:
+            self._problem(
+                FORGED,
+                position,
+                oid,
+                version,
+                f"{what}: its hash was computed without the chain secret (an event written "
+                "or rewritten outside the ledger)",
+            )
+        elif checked.verdict == UNCHAINED:
+            self._problem(
+                UNCHAINED,
+                position,
+                oid,
+                version,
+                f"{what}: no hash-chain fields (stripped, or inserted outside the ledger); "
+                "every event after the legacy range must carry them",
+            )
+        elif checked.verdict == LEGACY:
+            self._legacy += 1
+            self._chained_seen = True
+        elif checked.verdict == LEGACY_UNCHAINED:
+            self._legacy_unchained += 1
             if self._chained_seen:
                 self._problem(
-                    CHANGED, position, oid, version, "the event lost its hash-chain fields"
+                    UNCHAINED, position, oid, version, "the event lost its hash-chain fields"
                 )
         else:
             self._chained_seen = True
-            digest, stored_hash = link.computed, link.hash
-            if link.hash != link.computed:
-                self._problem(
-                    CHANGED,
-                    position,
-                    oid,
-                    version,
-                    f"{event_type(row.topic)}: the stored bytes no longer match the event's hash",
-                )
+        digest, stored_hash = checked.digest, checked.stored
         self._hashes[32 * position : 32 * position + 32] = bytes.fromhex(digest)
-        self._stream(position, oid, version, link.prev if link else None, stored_hash)
-        if row.topic == SEALED_TOPIC and position not in self._named:
+        self._stream(position, oid, version, checked.prev, stored_hash)
+        if row.topic != SEALED_TOPIC:
+            self.report.last_event = position
+        elif position not in self._named:
             self._seal(position, row)
 
     def _stream(
@@ -222,6 +299,7 @@ class Verifier:
             return
         self.report.seals += 1
         self.report.sealed_through = max(self.report.sealed_through, last)
+        self._seal_positions[position] = last
         sealed = [p for p in range(first, last + 1) if p not in gaps]
         if len(sealed) != len(prefixes):
             self._problem(CHANGED, position, None, None, "the seal's leaves do not fit its range")
@@ -285,6 +363,89 @@ class Verifier:
                 f"positions {first}-{last} no longer match the seal's root",
             )
 
+    # --- the witness kept with the secret ---------------------------------------------
+
+    def _witness(self, end: int) -> None:
+        """The newest event and the newest seal ever written must still be in the log."""
+        tip = self.tip
+        if tip is not None:
+            held = self._hashes[32 * tip.position : 32 * tip.position + 32].hex()
+            present = tip.position <= end and self._present[tip.position]
+            if not present:
+                self.report.problems.append(
+                    Problem(
+                        TRUNCATED,
+                        tip.position,
+                        tip.stream,
+                        tip.version,
+                        f"the log was cut short: the newest event written (stream {tip.stream} "
+                        f"version {tip.version} at position {tip.position}) is gone; the log "
+                        f"now ends at position {end}",
+                    )
+                )
+            elif held != tip.hash and tip.position not in self._named:
+                stream, version = self._event_at(tip.position)
+                self._problem(
+                    TRUNCATED,
+                    tip.position,
+                    stream,
+                    version,
+                    f"the newest event written here was stream {tip.stream} version "
+                    f"{tip.version}; it was deleted and the position reused",
+                )
+        if self.reused is not None:
+            gone = self.reused
+            self.report.problems.append(
+                Problem(
+                    TRUNCATED,
+                    gone.position,
+                    gone.stream,
+                    gone.version,
+                    f"the log was cut short and written on: position {gone.position} held "
+                    f"stream {gone.stream} version {gone.version} when it was the newest "
+                    "event, and a later write found it gone",
+                )
+            )
+        position, through = self.last_seal
+        if (
+            position
+            and position not in self._named
+            and self._seal_positions.get(position) != through
+        ):
+            self.report.problems.append(
+                Problem(
+                    TRUNCATED,
+                    position,
+                    None,
+                    None,
+                    f"the newest seal written (at position {position}, sealing through "
+                    f"position {through}) is not in the log",
+                )
+            )
+
+    def legacy_notes(self, new_seals: list[Seal]) -> None:
+        """Say what the legacy range is and whether a keyed seal (found, or written by
+        this check: `new_seals`) now covers it."""
+        if not self.legacy_through:
+            return
+        covered = max(
+            (last for at, last in self._seal_positions.items() if at > self.legacy_through),
+            default=0,
+        )
+        covered = max([covered, *(seal.to_position for seal in new_seals)])
+        protected = (
+            "and a seal keyed with the secret covers them"
+            if covered >= self.legacy_through
+            else "and no keyed seal covers them yet (`mnemoledger seal` or a clean `verify` "
+            "writes one)"
+        )
+        self.report.notes.append(
+            f"positions 1-{self.legacy_through} were written before this home had a chain "
+            f"secret: {self._legacy} events carry the old unkeyed chain and "
+            f"{self._legacy_unchained} none; a rewrite of them that recomputes their hashes "
+            f"shows only against a seal written since, {protected}"
+        )
+
     # --- helpers -------------------------------------------------------------------------
 
     def _event_at(self, position: int) -> tuple[UUID | None, int | None]:
@@ -302,7 +463,7 @@ class Verifier:
         version: int | None,
         detail: str,
     ) -> None:
-        if kind == CHANGED and position is not None:
+        if kind in (CHANGED, FORGED, UNCHAINED) and position is not None:
             self._named.add(position)
         self.report.problems.append(
             Problem(kind, position, stream.hex if stream else None, version, detail)

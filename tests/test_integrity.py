@@ -103,17 +103,17 @@ def test_chained_document_links_and_hashes_itself() -> None:
 # --- an untouched log --------------------------------------------------------------------
 
 
-def test_untouched_log_verifies_and_a_memory_added_before_and_after_a_seal(
+def test_untouched_log_verifies_and_a_clean_verify_seals_what_it_checked(
     memory: MnemoLedger,
 ) -> None:
     before = memory.add(["Maya moved to Lisbon in May"], user="maya").memories[0]
     memory.update(before.id, "Maya moved to Lisbon in June")
     first = memory.verify()
     assert first.ok and first.problems == [] and first.events >= 3 and first.seals == 0
-
-    (seal,) = memory.seal()
-    assert seal.from_position == 1 and seal.to_position == first.events
+    (seal,) = first.sealed  # a clean check seals what it found unsealed
+    assert seal.from_position == 1 and seal.to_position == first.checked_through
     assert seal.events == first.events and len(seal.root) == 64 and seal.gaps == []
+    assert memory.verify().sealed == []  # nothing new: no seal of the seal
 
     after = memory.add(["Maya adopted a cat named Miso"], user="maya").memories[0]
     memory.update(before.id, "Maya moved to Lisbon in July")
@@ -121,21 +121,27 @@ def test_untouched_log_verifies_and_a_memory_added_before_and_after_a_seal(
     assert report.ok, report.problems
     assert report.seals == 1 and report.sealed_through == seal.to_position
     assert report.events > first.events + 2
+    assert [s.from_position for s in report.sealed] == [seal.to_position + 1]
     assert memory.get(after.id).content == "Maya adopted a cat named Miso"
     assert memory.get(before.id).content == "Maya moved to Lisbon in July"
 
-    (second,) = memory.seal()  # the next seal starts where the last one ended
-    assert second.from_position == seal.to_position + 1
-    assert memory.verify().ok and memory.verify().seals == 2
+    memory.add(["Maya likes oolong tea"], user="maya")
+    (third,) = memory.seal()  # an explicit seal starts where the last one ended
+    assert third.from_position == report.sealed[-1].to_position + 1
+    second = memory.verify()
+    assert second.ok and second.seals == 3 and second.sealed == []
 
 
 def test_cli_verify_and_seal(home: Path) -> None:
     run_json(home, "add", "Maya likes oolong tea", "--user", "maya")
+    seals = run_json(home, "seal")
+    assert seals[0]["from_position"] == 1
     report = run_json(home, "verify")
     assert report["ok"] is True and report["problems"] == [] and report["events"] > 0
-    seals = run_json(home, "seal")
-    assert seals[0]["from_position"] == 1 and seals[0]["to_position"] == report["events"]
-    assert run_json(home, "verify")["seals"] == 1
+    assert seals[0]["to_position"] == report["events"] - 1  # the seal is the last event
+    assert report["seals"] == 1 and report["sealed"] == []
+    result = run(home, "seal")
+    assert result.exit_code == 2 and "nothing to seal" in result.stderr
 
 
 def test_concurrent_writers_keep_every_chain_intact(home: Path) -> None:

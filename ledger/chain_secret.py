@@ -1,0 +1,291 @@
+"""The chain secret and the log's witness, kept with the keys and never in the log.
+
+One row holds:
+- the secret that keys every event's hash (HMAC-SHA256, `ledger.integrity.ChainKey`), so
+  whoever can write the log but cannot read this row cannot forge or rewrite an event;
+- `legacy_through`: the last position written before the home had a secret (those events
+  carry the old unkeyed chain);
+- the tip: the position, stream, version and hash of the newest event any process has
+  written, so a log cut short after its last seal still shows;
+- the lost tip: the tip as it was when a later save found it deleted, so later writes
+  cannot hide a truncation. On SQLite a save given the tip's own position finds it (SQLite
+  hands a deleted row's position out again); on PostgreSQL, which never reuses one, the
+  save's tip update asks whether the tip's row is still in the log;
+- the last seal: the position of the newest `Sealed` event and the position it seals to.
+
+On SQLite the row lives in the home's keys file (`keys.sqlite3`), beside the data keys; on
+PostgreSQL in its own table in the log's schema, so every process on that log shares it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from eventsourcing.persistence import ApplicationRecorder
+
+from ledger.policy import CHAIN_SECRET_BYTES
+
+if TYPE_CHECKING:
+    from eventsourcing.postgres import PostgresDatastore
+
+TABLE = "chain_secret"
+"""The table in the home's keys file (SQLite)."""
+POSTGRES_TABLE = "mnemoledger_chain_secret"
+"""The table in the log's schema (PostgreSQL), beside the library's `mnemoledger_events`."""
+
+_CREATE_ATTEMPTS = 5
+"""How often table creation is tried when other processes create the same table."""
+
+
+@dataclass(frozen=True)
+class Tip:
+    """The newest event written to the log, as its writer saw it."""
+
+    position: int
+    stream: str
+    """The stream id, hex."""
+    version: int
+    hash: str
+
+
+@dataclass(frozen=True)
+class ChainState:
+    """What the store holds."""
+
+    secret: bytes
+    legacy_through: int
+    """Positions up to here were written before the secret existed (0: none)."""
+    created_at: str
+    tip: Tip | None
+    sealed_through: int
+    """The last position covered by the newest seal this store heard of."""
+    last_seal: int
+    """The position of that seal's `Sealed` event (0: none)."""
+    reused: Tip | None
+    """A former tip a later save found deleted (None: never)."""
+
+
+class ChainSecretStore(Protocol):
+    """Where the chain secret and the witness live."""
+
+    def load(self) -> ChainState | None:
+        """The stored row, or None before the first secret."""
+        ...
+
+    def create(self, legacy_through: int) -> ChainState:
+        """Store a new random secret unless one exists; the stored row either way."""
+        ...
+
+    def advance_tip(self, tip: Tip, first: int) -> None:
+        """Remember `tip`, the newest event of a save whose first position is `first`,
+        unless a later position is remembered already; if the remembered tip is gone from
+        the log, remember it as lost (once)."""
+        ...
+
+    def sealed(self, sealed_through: int, seal_position: int) -> None:
+        """Remember the newest seal unless a later one is remembered already."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def _new_row(legacy_through: int) -> tuple[bytes, int, str]:
+    return os.urandom(CHAIN_SECRET_BYTES), legacy_through, datetime.now(UTC).isoformat()
+
+
+def _tip(position: Any, stream: Any, version: Any, digest: Any) -> Tip | None:
+    return None if not position else Tip(int(position), str(stream), int(version), str(digest))
+
+
+def _state(row: Any) -> ChainState:
+    secret, legacy, created = row[:3]
+    through, seal = row[7:9]
+    return ChainState(
+        bytes(secret),
+        int(legacy),
+        str(created),
+        _tip(*row[3:7]),
+        int(through),
+        int(seal),
+        _tip(*row[9:13]),
+    )
+
+
+_COLUMNS = (
+    "secret, legacy_through, created_at, tip_position, tip_stream, tip_version, tip_hash, "
+    "sealed_through, last_seal, reused_position, reused_stream, reused_version, reused_hash"
+)
+
+_TIP_COLUMNS = ("position", "stream", "version", "hash")
+
+_ADVANCE = (
+    "UPDATE {table} SET "
+    + ", ".join(
+        f"reused_{c} = CASE WHEN reused_position = 0 AND (tip_position BETWEEN {{p}} AND {{p}}"
+        f"{{gone}}) THEN tip_{c} ELSE reused_{c} END"
+        for c in _TIP_COLUMNS
+    )
+    + ", "
+    + ", ".join(
+        f"tip_{c} = CASE WHEN tip_position < {{p}} THEN {{p}} ELSE tip_{c} END"
+        for c in _TIP_COLUMNS
+    )
+    + " WHERE id = 1"
+)
+"""One statement (every right-hand side reads the row as it was): the lost tip first,
+then the new tip. Placeholders in order: per reused column (first, last), then per tip
+column (last position, new value). `{gone}` adds a test that the tip's row still exists,
+where the log is in the same database."""
+
+_GONE = (
+    " OR (tip_position > 0 AND NOT EXISTS"
+    " (SELECT 1 FROM {events} WHERE notification_id = tip_position))"
+)
+
+
+def _advance_parameters(tip: Tip, first: int) -> tuple[Any, ...]:
+    values = (tip.position, tip.stream, tip.version, tip.hash)
+    reused = tuple(x for _ in _TIP_COLUMNS for x in (first, tip.position))
+    return reused + tuple(x for v in values for x in (tip.position, v))
+
+
+_EXTRA_COLUMNS = (
+    " reused_position {int} NOT NULL DEFAULT 0, reused_stream text NOT NULL DEFAULT '',"
+    " reused_version {int} NOT NULL DEFAULT 0, reused_hash text NOT NULL DEFAULT '',"
+)
+
+
+class SQLiteChainSecrets:
+    """The row in the home's keys file."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db.execute(
+            f"CREATE TABLE IF NOT EXISTS {TABLE} ("
+            " id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL,"
+            " legacy_through INTEGER NOT NULL, created_at TEXT NOT NULL,"
+            " tip_position INTEGER NOT NULL DEFAULT 0, tip_stream TEXT NOT NULL DEFAULT '',"
+            " tip_version INTEGER NOT NULL DEFAULT 0, tip_hash TEXT NOT NULL DEFAULT '',"
+            + _EXTRA_COLUMNS.format(int="INTEGER")
+            + " sealed_through INTEGER NOT NULL DEFAULT 0, last_seal INTEGER NOT NULL DEFAULT 0)"
+        )
+
+    def load(self) -> ChainState | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM {TABLE} WHERE id = 1").fetchone()
+        return None if row is None else _state(row)
+
+    def create(self, legacy_through: int) -> ChainState:
+        with self._lock:
+            self._db.execute(
+                f"INSERT OR IGNORE INTO {TABLE} (id, secret, legacy_through, created_at) "
+                "VALUES (1, ?, ?, ?)",
+                _new_row(legacy_through),
+            )
+        state = self.load()
+        assert state is not None
+        return state
+
+    def advance_tip(self, tip: Tip, first: int) -> None:
+        with self._lock:
+            self._db.execute(
+                _ADVANCE.format(table=TABLE, p="?", gone=""), _advance_parameters(tip, first)
+            )
+
+    def sealed(self, sealed_through: int, seal_position: int) -> None:
+        with self._lock:
+            self._db.execute(
+                f"UPDATE {TABLE} SET sealed_through = ?, last_seal = ?"
+                " WHERE id = 1 AND last_seal < ?",
+                (sealed_through, seal_position, seal_position),
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def open_store(recorder: ApplicationRecorder, keys_file: Path) -> ChainSecretStore:
+    """The store for the log held by `recorder`: its PostgreSQL database, else `keys_file`."""
+    try:
+        from eventsourcing.postgres import PostgresApplicationRecorder
+    except ImportError:  # installed without the postgres extra
+        return SQLiteChainSecrets(keys_file)
+    if isinstance(recorder, PostgresApplicationRecorder):
+        return PostgresChainSecrets(recorder.datastore, recorder.events_table_name)
+    return SQLiteChainSecrets(keys_file)
+
+
+class PostgresChainSecrets:
+    """The row in its own table of the log's PostgreSQL schema (through the log's pool)."""
+
+    def __init__(self, datastore: PostgresDatastore, events_table: str) -> None:
+        from psycopg.errors import InternalError_, UniqueViolation
+        from psycopg.sql import SQL, Identifier
+
+        self._datastore = datastore
+        schema = datastore.schema or "public"
+        table = SQL("{}.{}").format(Identifier(schema), Identifier(POSTGRES_TABLE))
+        create = SQL(
+            "CREATE TABLE IF NOT EXISTS {} ("
+            " id integer PRIMARY KEY CHECK (id = 1), secret bytea NOT NULL,"
+            " legacy_through bigint NOT NULL, created_at text NOT NULL,"
+            " tip_position bigint NOT NULL DEFAULT 0, tip_stream text NOT NULL DEFAULT '',"
+            " tip_version bigint NOT NULL DEFAULT 0, tip_hash text NOT NULL DEFAULT '',"
+            + _EXTRA_COLUMNS.format(int="bigint")
+            + " sealed_through bigint NOT NULL DEFAULT 0, last_seal bigint NOT NULL DEFAULT 0)"
+        ).format(table)
+        self._select = SQL("SELECT " + _COLUMNS + " FROM {} WHERE id = 1").format(table)
+        self._insert = SQL(
+            "INSERT INTO {} (id, secret, legacy_through, created_at)"
+            " VALUES (1, %s, %s, %s) ON CONFLICT (id) DO NOTHING"
+        ).format(table)
+        gone = _GONE.format(events="{events}")
+        self._tip = SQL(_ADVANCE.format(table="{table}", p="%s", gone=gone)).format(
+            table=table, events=SQL("{}.{}").format(Identifier(schema), Identifier(events_table))
+        )
+        self._seal = SQL(
+            "UPDATE {} SET sealed_through = %s, last_seal = %s WHERE id = 1 AND last_seal < %s"
+        ).format(table)
+        for attempt in range(_CREATE_ATTEMPTS):
+            try:
+                with datastore.transaction(commit=True) as curs:
+                    curs.execute(create)
+                return
+            except (InternalError_, UniqueViolation):  # created by another process meanwhile
+                if attempt == _CREATE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def load(self) -> ChainState | None:
+        with self._datastore.transaction(commit=False) as curs:
+            curs.execute(self._select)
+            row = curs.fetchone()
+        return None if row is None else _state(list(row.values()))
+
+    def create(self, legacy_through: int) -> ChainState:
+        with self._datastore.transaction(commit=True) as curs:
+            curs.execute(self._insert, _new_row(legacy_through))
+        state = self.load()
+        assert state is not None
+        return state
+
+    def advance_tip(self, tip: Tip, first: int) -> None:
+        with self._datastore.transaction(commit=True) as curs:
+            curs.execute(self._tip, _advance_parameters(tip, first))
+
+    def sealed(self, sealed_through: int, seal_position: int) -> None:
+        with self._datastore.transaction(commit=True) as curs:
+            curs.execute(self._seal, (sealed_through, seal_position, seal_position))
+
+    def close(self) -> None:
+        """The pool belongs to the log's recorder, which closes it."""

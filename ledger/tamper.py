@@ -1,0 +1,209 @@
+"""What makes tampering with the log evident, wired into one application.
+
+- The chain key: loaded from the chain secret store (`ledger.chain_secret`), or created on
+  the first write or `verify`; a home whose log predates the secret keeps its old events as
+  the legacy range.
+- The tip: after every save the store remembers the newest position written and its hash,
+  so `verify` names a log cut short after its last seal, and a save given the tip's own
+  position again (rows were deleted) is remembered for `verify` to name.
+- Seals, written automatically: by a writer once SEAL_EVERY_EVENTS events are unsealed,
+  and by every `verify` that found nothing wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from uuid import UUID
+
+from eventsourcing.persistence import ApplicationRecorder, IntegrityError, Recording
+
+from ledger.chain_secret import ChainSecretStore, ChainState, Tip
+from ledger.errors import IntegrityViolation, LedgerError
+from ledger.integrity import ChainKey, link_of, stored_link, unchained_hash
+from ledger.mapper import LedgerMapper
+from ledger.policy import SEAL_EVERY_EVENTS
+from ledger.provenance import Provenance, acting_as
+from ledger.seal import Seal, last_sealed_position, ranges_to_seal
+from ledger.verify import SECRET_MISSING, Problem, Progress, Report, Verifier
+
+Save = Callable[..., list[Recording[UUID]]]
+
+
+class ChainSecretMissing(LedgerError):
+    """The log holds keyed events but the chain secret is gone from where it lives."""
+
+
+class TamperEvidence:
+    """The chain key, the tip and the automatic seals of one application."""
+
+    def __init__(
+        self, recorder: ApplicationRecorder, mapper: LedgerMapper, store: ChainSecretStore
+    ) -> None:
+        self.recorder = recorder
+        self.mapper = mapper
+        self.store = store
+        self._state: ChainState | None = None
+        self._key: ChainKey | None = None
+        self._sealed_through = 0
+        self._sealing = False
+        self._seal_refused_at = 0
+        """The position at which an automatic seal last met a tampered event."""
+        mapper.chain.key = self.key
+        mapper.chain.last_stored = self.last_hash
+
+    # --- the chain key -------------------------------------------------------------------
+
+    def state(self) -> ChainState:
+        """The stored secret and witness, the secret created if the home has none yet."""
+        if self._state is None:
+            state = self.store.load() or self._create()
+            self._state, self._key = state, ChainKey(state.secret)
+            self._sealed_through = state.sealed_through
+        return self._state
+
+    def key(self) -> ChainKey:
+        if self._key is None:
+            self.state()
+        assert self._key is not None
+        return self._key
+
+    def _create(self) -> ChainState:
+        """A new secret; the events already in the log become the legacy range, unless the
+        newest one carries a keyed hash (then the secret was lost, not never made)."""
+        end = self.recorder.max_notification_id() or 0
+        for row in self.recorder.select_notifications(end, 1, stop=end) if end else []:
+            oid = row.originator_id
+            link = link_of(
+                oid if isinstance(oid, UUID) else UUID(oid),
+                row.originator_version,
+                row.topic,
+                self.mapper.document(row.state),
+            )
+            if link is not None and link.hash != link.computed:
+                raise ChainSecretMissing(
+                    f"the log's newest event (position {end}) carries a keyed hash but "
+                    "the chain secret is missing: restore it (table chain_secret of the "
+                    "home's keys.sqlite3, or mnemoledger_chain_secret in the log's "
+                    "PostgreSQL schema)"
+                )
+        return self.store.create(legacy_through=end)
+
+    def last_hash(self, originator_id: UUID) -> tuple[int, str] | None:
+        """(version, stored hash) of the stream's newest stored event, for the chain."""
+        found = self.recorder.select_events(originator_id, desc=True, limit=1)
+        if not found:
+            return None
+        stored = found[0]
+        document = self.mapper.document(stored.state)
+        link = stored_link(document)
+        if link is not None:
+            return stored.originator_version, link[1]
+        digest = unchained_hash(originator_id, stored.originator_version, stored.topic, document)
+        return stored.originator_version, digest
+
+    # --- after every save ------------------------------------------------------------------
+
+    def saved(self, recordings: Sequence[Recording[UUID]], save: Save) -> None:
+        """Remember the newest event written; seal when enough events are unsealed."""
+        if not recordings:
+            return
+        last = max(recordings, key=lambda r: r.notification.id)
+        oid = last.domain_event.originator_id
+        version = last.domain_event.originator_version
+        known = self.mapper.chain.known(oid)
+        if known is not None and known[0] == version:
+            first = min(r.notification.id for r in recordings)
+            self.store.advance_tip(Tip(last.notification.id, oid.hex, version, known[1]), first)
+        position = last.notification.id
+        if (
+            self._sealing
+            or position - self._sealed_through < SEAL_EVERY_EVENTS
+            or position - self._seal_refused_at < SEAL_EVERY_EVENTS
+        ):
+            return
+        stored = self.store.load()
+        self._sealed_through = stored.sealed_through if stored else 0
+        if position - self._sealed_through < SEAL_EVERY_EVENTS:
+            return
+        try:
+            self.seal(save, Provenance(), through=position)
+        except IntegrityError:
+            pass  # another process sealed the same range first
+        except IntegrityViolation:
+            self._seal_refused_at = position  # tampered: `verify` names it; the write stands
+
+    # --- seals and verification ----------------------------------------------------------
+
+    def seal(self, save: Save, provenance: Provenance, through: int | None = None) -> list[Seal]:
+        """Seal the log from the last sealed position to `through` (the newest event)."""
+        state = self.state()
+        start = last_sealed_position(self.recorder, self.mapper) + 1
+        end = (self.recorder.max_notification_id() or 0) if through is None else through
+        ranges = list(
+            ranges_to_seal(self.recorder, self.mapper, start, end, self.key(), state.legacy_through)
+        )
+        if not any(sealed.unsealed_events for sealed in ranges):
+            return []  # only seals since the last seal: the witness keeps the newest
+        seals: list[Seal] = []
+        with acting_as(replace(provenance, user_id="")):
+            for sealed in ranges:
+                seals.append(
+                    Seal(
+                        from_position=sealed.from_position,
+                        to_position=sealed.to_position,
+                        events=len(sealed.leaves),
+                        root=sealed.root,
+                        leaves=sealed.encoded_leaves(),
+                        gaps=sealed.gaps,
+                    )
+                )
+        if not seals:
+            return seals
+        self._sealing = True
+        try:
+            recordings = save(*seals)
+        finally:
+            self._sealing = False
+        newest = max(r.notification.id for r in recordings)
+        self._sealed_through = max(self._sealed_through, seals[-1].to_position)
+        self.store.sealed(seals[-1].to_position, newest)
+        return seals
+
+    def verify(self, save: Save, contiguous: bool, progress: Progress | None = None) -> Report:
+        """Check the whole log (see ledger.verify); when nothing is wrong, seal what was
+        unsealed, so the next truncation or forgery shows even without the tip."""
+        try:
+            self.state()
+        except ChainSecretMissing as error:
+            report = Report()
+            report.problems.append(Problem(SECRET_MISSING, None, None, None, str(error)))
+            return report
+        witness = self.store.load()
+        assert witness is not None
+        verifier = Verifier(
+            self.recorder,
+            self.mapper,
+            key=self.key(),
+            legacy_through=witness.legacy_through,
+            tip=witness.tip,
+            reused=witness.reused,
+            last_seal=(witness.last_seal, witness.sealed_through),
+            contiguous_positions=contiguous,
+        )
+        report = verifier.run(progress)
+        if report.ok and report.sealed_through < report.last_event:
+            try:
+                sealed = self.seal(save, _verifier(), through=report.checked_through)
+            except (IntegrityError, IntegrityViolation):
+                sealed = []  # sealed by another process meanwhile / changed since checked
+            report.new_seals.extend(sealed)
+        verifier.legacy_notes(report.new_seals)
+        return report
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _verifier() -> Provenance:
+    return Provenance(actor="verify")
