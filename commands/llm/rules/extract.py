@@ -1,6 +1,12 @@
 """Offline extraction from a conversation (seed 004 §3): Nebo's five arrays, by cue words
 over the user's turns.
 
+What the user states about themselves (name, job, employer, city, diet, schedules,
+deadlines, tools: `commands.llm.rules.user_facts`) goes out as `user/<attribute>` keys, the
+seed's auto-extraction format of the user profile (§5); likes and dislikes are preferences;
+how the user wants replies written are styles. Each is read clause by clause, so a negation
+or a contrast keeps its side ("I like a casual tone, not formal": casual, and not formal).
+
 Explicit statements ("I prefer ...", "my sister Anna ...") are `explicit: true`; what is
 inferred from behaviour (emoji in the user's own messages) is `explicit: false`; names
 picked up without a stated relation leave `explicit` unset.
@@ -9,19 +15,25 @@ picked up without a stated relation leave `explicit` unset.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 from commands.llm.render import conversation_excerpt
 from commands.llm.rules.text import sentences, single_line, slug
+from commands.llm.rules.user_facts import NEGATION, clauses, clean, stated_facts
 from commands.llm.schemas import ExtractInput, ExtractOutput, Fact
 
 _I = re.IGNORECASE
 
 PREFERENCE: Final = re.compile(
-    r"\bI (?:really |strongly |also |much |kind of |absolutely )?"
-    r"(?P<verb>prefer|like|love|enjoy|hate|dislike|don't like|do not like|can't stand"
-    r"|cannot stand)\s+(?P<object>[^.!?;]+)",
+    r"(?:\bI(?:'ve| have)?\s?|^)(?:(?:really|strongly|also|much|kind of|kinda|sort of|absolutely"
+    r"|totally|truly|genuinely|honestly|still|just|always|actually|started to|come to|grown to"
+    r"|begun to) )*"
+    r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|don't like|do not like"
+    r"|don't enjoy|do not enjoy|can't stand|cannot stand|never liked|never enjoyed|don't care for"
+    r"|don't drink|do not drink|never drink|am not a fan of|'m not a fan of|am a fan of"
+    r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into)"
+    r"\s+(?P<object>[^.!?;]+)",
     _I,
 )
 _VERB_AS_STATED: Final = {
@@ -29,8 +41,34 @@ _VERB_AS_STATED: Final = {
     "like": "likes",
     "love": "loves",
     "enjoy": "enjoys",
-    "hate": "hates",
+    "adore": "loves",
+    "am a fan of": "likes",
+    "'m a fan of": "likes",
+    "am a big fan of": "likes",
+    "'m a big fan of": "likes",
+    "am into": "likes",
+    "'m into": "likes",
 }
+_NEGATIVE_AS_STATED: Final = {
+    "don't drink": "does not drink",
+    "do not drink": "does not drink",
+    "never drink": "does not drink",
+}
+_OBJECT_TAIL: Final = re.compile(
+    r"(?:,.*|\s+(?:though|tho|lol|haha|anyway|a lot|very much|so much|too|as well|either"
+    r"|honestly|really|at all|these days|nowadays|but .*|because .*|since .*|so .*))$",
+    _I,
+)
+_OBJECT_HEAD: Final = re.compile(
+    r"^(?:the|its|their|his|her|your|all|any|some|an?(?: (?:cup|glass|bowl|mug|bit|slice|pot)"
+    r" of)?)\s+",
+    _I,
+)
+_CONTRAST: Final = re.compile(r"^(?:but )?not (?:really )?(?P<object>[^,.!?;]+)$", _I)
+_FINE: Final = re.compile(
+    r"^(?P<object>[\w -]+?) (?:is|are) (?:fine|ok|okay|great|good|perfect)(?: for me)?$", _I
+)
+_PRONOUN_OBJECTS: Final = frozenset({"it", "that", "this", "them", "you", "to", "one"})
 
 
 def _each(words: str) -> list[str]:
@@ -52,9 +90,11 @@ _RELATION_TYPES: Final = {
     **dict.fromkeys(_each("city hometown"), "place"),
 }
 """What "my <relation> <Name>" names: `person/anna`, `pet/rex`, `project/nebo`, ..."""
+_RELATIONS: Final = "|".join(sorted(_RELATION_TYPES, key=len, reverse=True))
 RELATION_ENTITY: Final = re.compile(
-    r"\b[Mm]y (?P<relation>(?i:" + "|".join(sorted(_RELATION_TYPES, key=len, reverse=True)) + r"))"
-    r"(?:'s name is|\s+is called|\s+is named|\s+called|\s+named|,)?\s+"
+    r"\b(?:[Mm]y|[Oo]ur|(?:[Ww]e|I) have an?|(?:[Ww]e|I)'ve got an?) (?P<relation>(?i:"
+    + _RELATIONS
+    + r"))(?:'s name is|\s+is called|\s+is named|\s+called|\s+named|,)?\s+"
     r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
 CAPITALISED_NAME: Final = re.compile(r"\b[A-Z][a-z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
@@ -82,50 +122,84 @@ ARTIFACT: Final = re.compile(
     _I | re.DOTALL,
 )
 
-NEGATION: Final = re.compile(r"\b(no|not|don't|do not|never|without|stop|skip|less)\b", _I)
 EMOJI: Final = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
+_REPLIES: Final = r"(?:answers?|responses?|replies|explanations?|messages?|texts?|summar(?:y|ies))"
+_KEEP: Final = r"(?:keep|make|be|stay|give|want|prefer|like|write|reply|answer|respond)"
 STYLE_CUES: Final = (
     (
         re.compile(
-            r"\b(short|brief|concise|terse|succinct)\b.*\b(answers?|responses?|replies"
-            r"|explanations?)\b|\b(answers?|responses?|replies)\b.*\b(short|brief|concise|terse)\b"
-            r"|\bkeep it (short|brief)\b|\bget to the point\b|\btl;?dr\b",
+            r"\b(short|brief|concise|terse|succinct)\b.*\b"
+            + _REPLIES
+            + r"|\b"
+            + _REPLIES
+            + r"\b.*\b(short|brief|concise|terse|succinct)\b|\b"
+            + _KEEP
+            + r"\b.*\b(short|brief|concise|terse|succinct)\b|\bto the point\b|\btl;?dr\b"
+            r"|\bshort and sweet\b|\bone-liners?\b",
             _I,
         ),
-        "style/prefers-terse-responses",
-        "Prefers short, concise responses",
+        ("style/prefers-terse-responses", "Prefers short, concise responses"),
+        ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
+    ),
+    (
+        re.compile(r"\b(long|lengthy|wordy|verbose)\b.*\b" + _REPLIES + r"|\bwalls? of text\b", _I),
+        ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
+        ("style/prefers-terse-responses", "Prefers short, concise responses"),
     ),
     (
         re.compile(
-            r"\b(detailed|thorough|in-depth|step-by-step)\b.*\b(answers?|responses?|replies"
-            r"|explanations?)\b",
+            r"\b(detailed|thorough|in-depth|step-by-step|step by step)\b.*\b"
+            + _REPLIES
+            + r"|\b(?:detailed|thorough|in-depth)\b|\bwith (?:lots of |plenty of )?examples\b",
             _I,
         ),
-        "style/prefers-detailed-responses",
-        "Prefers detailed, thorough explanations",
+        ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
+        ("style/prefers-terse-responses", "Prefers short, concise responses"),
     ),
     (
         re.compile(r"\bdry\b.*\b(humou?r|wit|jokes?)\b", _I),
-        "style/humor-dry",
-        "Prefers dry wit over overt humor",
+        ("style/humor-dry", "Prefers dry wit over overt humor"),
+        ("style/no-humor", "Prefers replies without jokes"),
     ),
     (
-        re.compile(r"\b(humou?r|jokes?|funny|witty|puns?)\b", _I),
-        "style/humor",
-        "Enjoys some humor in replies",
+        re.compile(r"\b(humou?r|jokes?|joking|funny|witty|puns?|keep it fun|make it fun)\b", _I),
+        ("style/humor", "Enjoys some humor in replies"),
+        ("style/no-humor", "Prefers replies without jokes"),
     ),
-    (re.compile(r"(?<!in)\bformal\b", _I), "style/formal-tone", "Prefers a formal tone"),
     (
-        re.compile(r"\b(casual|informal|relaxed)\b", _I),
-        "style/casual-tone",
-        "Prefers a casual, relaxed tone",
+        re.compile(r"(?<!in)\bformal(?:ly)?\b|\bprofessional tone\b", _I),
+        ("style/formal-tone", "Prefers a formal tone"),
+        ("style/not-formal", "Does not want a formal tone"),
+    ),
+    (
+        re.compile(r"\b(casual(?:ly)?|informal(?:ly)?|relaxed|laid-back|laid back|chill)\b", _I),
+        ("style/casual-tone", "Prefers a casual, relaxed tone"),
+        ("style/not-casual", "Does not want a casual tone"),
+    ),
+    (
+        re.compile(r"\b(straightforward|blunt|direct|sugar-?coat\w*)\b", _I),
+        ("style/direct", "Prefers direct, straightforward answers"),
+        ("style/not-blunt", "Does not want blunt answers"),
+    ),
+    (
+        re.compile(r"\bbullet(?:ed)?(?: points?| lists?)?\b|\bbullets\b", _I),
+        ("style/bullet-points", "Prefers bullet points"),
+        ("style/no-bullet-points", "Does not want bullet points"),
+    ),
+    (
+        re.compile(r"\b(prose|paragraphs|full sentences)\b", _I),
+        ("style/prose", "Prefers prose in full paragraphs"),
+        ("style/no-prose", "Does not want prose paragraphs"),
     ),
 )
-NEGATED_STYLES: Final = {
-    "style/humor": ("style/no-humor", "Prefers replies without jokes"),
-    "style/humor-dry": ("style/no-humor", "Prefers replies without jokes"),
-}
-EMOJI_MENTION: Final = re.compile(r"\bemojis?\b", _I)
+"""Cue, what it says, and what it says under a negation."""
+_FLIPPED_BY_NEGATION: Final = frozenset({"style/direct"})
+"""Cues whose negation states the style itself ("no sugarcoating": direct)."""
+_PREFER_OVER: Final = re.compile(
+    r"(?<=\w) (?:over|to) (?=(?:an? |the )?(?:\w+ )?(?:one|tone)\b)", _I
+)
+_SUGARCOAT: Final = re.compile(r"\bsugar-?coat", _I)
+EMOJI_MENTION: Final = re.compile(r"\bemojis?\b|\bemoticons?\b|\bsmileys?\b", _I)
 
 
 def extract(inputs: ExtractInput) -> ExtractOutput:
@@ -133,8 +207,8 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
         name: {} for name in ("preferences", "entities", "decisions", "styles", "artifacts")
     }
     user_texts = [t.content for t in conversation_excerpt(inputs.conversation) if t.role == "user"]
-    for text in user_texts:
-        for category, fact in _facts_of_turn(text):
+    for index, text in enumerate(user_texts):
+        for category, fact in _facts_of_turn(text, user_texts[:index]):
             found[category].setdefault(fact.key, fact)
     if any(EMOJI.search(text) for text in user_texts):
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
@@ -146,7 +220,7 @@ def _fact(key: str, value: str, category: str, explicit: bool | None) -> Fact:
     return Fact(key=key, value=value, category=category, tags=[category], explicit=explicit)
 
 
-def _facts_of_turn(text: str) -> Iterator[tuple[str, Fact]]:
+def _facts_of_turn(text: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
     artifact = ARTIFACT.search(text)
     if artifact:
         body = single_line(artifact.group("body") or text)
@@ -154,45 +228,123 @@ def _facts_of_turn(text: str) -> Iterator[tuple[str, Fact]]:
         yield "artifacts", _fact(key, body, "artifact", True)
         text = text[: artifact.start()]
     for sentence in sentences(text):
-        yield from _facts_of_sentence(single_line(sentence))
+        yield from _facts_of_sentence(single_line(sentence), earlier)
 
 
-def _facts_of_sentence(sentence: str) -> Iterator[tuple[str, Fact]]:
-    style = _style_of(sentence)
-    if style is not None:
+def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
+    stated = stated_facts(sentence, earlier)
+    for fact in stated:
+        yield (
+            "preferences",
+            Fact(
+                key=fact.key,
+                value=fact.value,
+                category="preference",
+                tags=["user", fact.attribute],
+                explicit=True,
+            ),
+        )
+    for style in _styles_of(sentence):
         yield "styles", style
-    elif match := PREFERENCE.search(sentence):
-        verb = match.group("verb").lower()
-        stated = _VERB_AS_STATED.get(verb, "dislikes")
-        what = match.group("object").strip()
-        yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+    yield from _preferences_of(sentence, earlier)
+    decided = False
     for match in DECISION.finditer(sentence):
+        decided = True
         key = f"decision/{slug(match.group('what'))}"
         yield "decisions", _fact(key, sentence, "decision", True)
-    yield from _entities_of_sentence(sentence)
+    yield from _entities_of_sentence(sentence, named_others=decided)
 
 
-def _style_of(sentence: str) -> Fact | None:
-    negated = NEGATION.search(sentence) is not None
-    if EMOJI_MENTION.search(sentence):
+def _styles_of(sentence: str) -> Iterator[Fact]:
+    """Each clause's style cues, with the clause's own polarity."""
+    seen: set[str] = set()
+    sentence = _PREFER_OVER.sub(", not ", clean(sentence))  # "a casual tone over a formal one"
+    for clause in clauses(sentence):
+        for style in _clause_styles(clause):
+            if style.key not in seen:
+                seen.add(style.key)
+                yield style
+
+
+def _clause_styles(clause: str) -> Iterator[Fact]:
+    mention = EMOJI_MENTION.search(clause)
+    if mention:
+        if NEGATION.search(clause):
+            yield _fact("style/no-emojis", "Prefers replies without emoji", "style", True)
+        else:
+            yield _fact("style/likes-emojis", "Likes emoji in replies", "style", True)
+        return
+    for cue, (key, value), (negated_key, negated_value) in STYLE_CUES:
+        match = cue.search(clause)
+        if match is None:
+            continue
+        negated = NEGATION.search(clause) is not None
+        if key in _FLIPPED_BY_NEGATION and _SUGARCOAT.search(clause):
+            negated = not negated
         if negated:
-            return _fact("style/no-emojis", "Prefers replies without emoji", "style", True)
-        return _fact("style/likes-emojis", "Likes emoji in replies", "style", True)
-    for cue, key, value in STYLE_CUES:
-        if cue.search(sentence):
-            if negated and key in NEGATED_STYLES:
-                key, value = NEGATED_STYLES[key]
-            return _fact(key, value, "style", True)
-    return None
+            key, value = negated_key, negated_value
+        yield _fact(key, value, "style", True)
+        return
 
 
-def _entities_of_sentence(sentence: str) -> Iterator[tuple[str, Fact]]:
+def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
+    """Likes and dislikes, clause by clause; a clause that states a style or a fact of the
+    user's ("I like a casual tone", "I like working at Acme") is not also a preference."""
+    after_dislike = False
+    for clause in clauses(clean(sentence)):
+        if any(True for _ in _clause_styles(clause)) or stated_facts(clause, earlier):
+            continue
+        fine = _FINE.match(clause)
+        if after_dislike and fine is not None:
+            what = _object(fine.group("object"))  # "I don't drink coffee, tea is fine"
+            yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
+            continue
+        match = PREFERENCE.search(clause)
+        if match is not None:
+            verb = match.group("verb").lower()
+            what = _object(match.group("object"))
+            if not what:
+                continue
+            negative = verb not in _VERB_AS_STATED
+            stated = (
+                _NEGATIVE_AS_STATED.get(verb, "dislikes") if negative else _VERB_AS_STATED[verb]
+            )
+            if not negative and NEGATION.search(clause[: match.start()]):
+                stated, negative = "dislikes", True
+            after_dislike = negative
+            yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+            continue
+        contrast = _CONTRAST.match(clause)
+        if contrast is not None and contrast.group("object"):
+            what = _object(contrast.group("object"))
+            if what and what.lower() not in _PRONOUN_OBJECTS:
+                yield "preferences", _fact(slug(what), f"User dislikes {what}", "preference", True)
+
+
+def _object(text: str) -> str:
+    what = text.strip()
+    previous = None
+    while previous != what:
+        previous = what
+        what = _OBJECT_TAIL.sub("", what).strip()
+    what = _OBJECT_HEAD.sub("", what).strip()
+    if what.lower() in _PRONOUN_OBJECTS:
+        return ""
+    return what
+
+
+def _entities_of_sentence(sentence: str, named_others: bool) -> Iterator[tuple[str, Fact]]:
+    """People, pets and projects named by their relation to the user; other capitalised
+    names only where the sentence is about them (a decision, a related person): elsewhere a
+    capitalised word is a value of a fact of the user's ("I work at Acme") or nothing."""
     related_names: set[str] = set()
     for match in RELATION_ENTITY.finditer(sentence):
         name = match.group("name")
         related_names.add(name)
         kind = _RELATION_TYPES[match.group("relation").lower()]
         yield "entities", _fact(f"{kind}/{name}", sentence, "entity", True)
+    if not related_names and not named_others:
+        return
     for match in CAPITALISED_NAME.finditer(sentence):
         name = match.group(0)
         if match.start() == 0 or name in related_names or name.split()[0] in _NOT_NAMES:

@@ -1,0 +1,700 @@
+"""What a user says about themselves, read by words: the offline extraction's plain facts.
+
+Each statement becomes one `Stated`: an attribute (name, occupation, employer, location,
+hometown, diet, allergy, language, schedule, deadline, tool), its value as a short phrase,
+and its polarity. The same fact in other words gives the same key and the same value ("I'm
+vegetarian", "As a vegetarian, ...", "I don't eat meat" are all `diet: vegetarian`), so a
+repeated statement reinforces one memory instead of adding a copy. Negations and contrasts
+keep their side: "I'm not vegetarian" is `diet: not vegetarian`, "I use Linux, not macOS"
+gives `tool: Linux` and `tool: does not use macOS`.
+
+Only statements whose subject is the user count ("I", "my", an implied "I" at the start of a
+turn such as "work at Sony as a sound engineer"); "My sister is a doctor" is not the user's
+occupation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from commands.llm.rules.text import slug
+
+_I = re.IGNORECASE
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True)
+class Stated:
+    """One fact the user states about themselves."""
+
+    attribute: str
+    value: str
+    """The memory's content: the value as a short phrase ("Maya", "not vegetarian")."""
+    item: str | None = None
+    """Which one, for attributes with several values (a tool, a schedule's activity)."""
+    positive: bool = True
+
+    @property
+    def key(self) -> str:
+        """`user/<attribute>`, `user/<attribute>/<item>` for one of several values, and
+        `user/<attribute>/not-<value>` for a single-valued attribute said not to hold."""
+        if self.item is not None:
+            return f"user/{self.attribute}/{_key_words(self.item)}"
+        if not self.positive:
+            return f"user/{self.attribute}/{_key_words(self.value)}"
+        return f"user/{self.attribute}"
+
+
+def _key_words(text: str) -> str:
+    """An item's key words, so that "peanut" and "peanuts" are one item."""
+    words = slug(text.replace("-", ""), max_words=4).split("-")
+    return "-".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words) or "x"
+
+
+# --- text clean-up ---------------------------------------------------------------------------
+
+_CASUAL_SPELLINGS: Final = (
+    (re.compile(r"\bi\b"), "I"),
+    (re.compile(r"\b[Ii]m\b"), "I'm"),
+    (re.compile(r"\bi'm\b"), "I'm"),
+    (re.compile(r"\b[Ii]ve\b"), "I've"),
+    (re.compile(r"\bi've\b"), "I've"),
+    (re.compile(r"\bi'd\b"), "I'd"),
+    (
+        re.compile(r"\b(do|does|did|can|is|are|was|were|have|has|would|could|should)nt\b", _I),
+        r"\1n't",
+    ),
+    (re.compile(r"\bdont\b", _I), "don't"),
+    (re.compile(r"\bcant\b", _I), "can't"),
+    (re.compile(r"\btho\b", _I), "though"),
+    (re.compile(r"\bu\b"), "you"),
+    (re.compile(r"[\u2018\u2019]"), "'"),
+)
+
+
+def clean(sentence: str) -> str:
+    """Casual spellings made regular ("im" -> "I'm", "dont" -> "don't")."""
+    for pattern, replacement in _CASUAL_SPELLINGS:
+        sentence = pattern.sub(replacement, sentence)
+    return sentence
+
+
+_CLAUSE_BREAK: Final = re.compile(
+    r"\s*(?:[,;:](?=\s|$)\s*(?:but|and|though|although|however|so)?|\s+but\s+|\s+though\b|\s+although\s+"
+    r"|\s+however\b|\s+rather than\s+|\s+instead of\s+|\s+and\s+(?=I\b|I'm\b|we\b|my\b))\s*",
+    _I,
+)
+_CONTRAST_BREAK: Final = re.compile(r"\s+(?:rather than|instead of)\s+", _I)
+
+
+def clauses(sentence: str) -> list[str]:
+    """The sentence's clauses; "rather than X" and "instead of X" become "not X"."""
+    sentence = _CONTRAST_BREAK.sub(", not ", sentence)
+    pieces = (c.strip().rstrip(".!?").strip() for c in _CLAUSE_BREAK.split(sentence) if c)
+    return [c for c in pieces if c]
+
+
+NEGATION: Final = re.compile(
+    r"\b(?:no|not|don't|do not|doesn't|does not|never|without|stop|skip|less|avoid|nothing"
+    r"|can't stand|cannot stand|hate|dislike|isn't|aren't|won't)\b|n't\b",
+    _I,
+)
+
+
+def negated_before(clause: str, position: int) -> bool:
+    """Whether a negation comes before `position` in the clause."""
+    return NEGATION.search(clause[:position]) is not None
+
+
+# --- shared vocabulary -----------------------------------------------------------------------
+
+_JOBS: Final = (
+    r"accountant|actor|actress|analyst|architect|artist|assistant|attorney|baker|banker"
+    r"|barista|bartender|carpenter|cashier|chef|clerk|coach|consultant|cook|counsel+or"
+    r"|dentist|designer|developer|dev|director|doctor|driver|economist|editor|electrician"
+    r"|engineer|farmer|firefighter|founder|co-founder|freelancer|hairdresser|intern"
+    r"|journalist|judge|lawyer|lecturer|librarian|manager|mechanic|midwife|musician|nurse"
+    r"|paralegal|paramedic|pharmacist|photographer|physician|physiotherapist|pilot|plumber"
+    r"|professor|programmer|psychologist|receptionist|recruiter|researcher|salesperson"
+    r"|scientist|secretary|surgeon|teacher|technician|therapist|translator|tutor|vet"
+    r"|veterinarian|waiter|waitress|writer|student|postdoc|coordinator|nanny|cleaner"
+    r"|tester|administrator|admin|specialist|strategist|officer|ceo|cto|cfo|vp|lead"
+    r"|illustrator|animator|copywriter|marketer|economist|statistician|mathematician"
+    r"|biologist|chemist|physicist|geologist|historian|linguist|sociologist|dietitian"
+    r"|nutritionist|optometrist|radiologist|sysadmin|devops|sre|entrepreneur|owner"
+    r"|retiree|pensioner|carer|caregiver|volunteer|producer|composer|dancer|singer"
+)
+_NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
+_ORG: Final = (
+    r"(?P<org>(?:St\.? )?[A-Z][\w&'.\u00c0-\u017f-]*"
+    r"(?:(?: (?:of|de|du|and|&))? [A-Z][\w&'.\u00c0-\u017f-]*)*)"
+)
+_PLACE: Final = r"(?P<place>[A-Z][\w'.\u00c0-\u017f-]*(?:[ -][A-Z][\w'.\u00c0-\u017f-]*)*)"
+_SUBJECT_I: Final = r"(?:\bI|^)"
+"""The user as subject: "I", or nothing at the start of a clause ("work at Sony ...")."""
+_ADVERB: Final = (
+    r"(?:(?:currently|now|still|also|just|really|actually|myself|mostly|mainly|usually"
+    r"|always|recently|happily|full-time|part-time|remotely) )?"
+)
+_NOT_NAMES: Final = _word_set(
+    "I I'm OK Okay Thanks Sorry Fine Good Great Back Here There Done Ready Sure Happy Not"
+    " Just Also Still Really Currently Monday Tuesday Wednesday Thursday Friday Saturday"
+    " Sunday January February March April May June July August September October November"
+    " December The A An In On At From Your You My We Our It This That So Well Yes No Hey"
+    " Hi Hello English French German Spanish Italian Portuguese Dutch Chinese Japanese"
+)
+_WEEKDAY: Final = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
+_MONTH: Final = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_CLOCK: Final = r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midday|midnight)"
+_PART_OF_DAY: Final = r"(?:morning|afternoon|evening|night|lunch(?:time)?)s?"
+
+
+def _title(name: str) -> str:
+    return " ".join(w[:1].upper() + w[1:] for w in name.split())
+
+
+def _is_name(word: str) -> bool:
+    return (
+        word not in _NOT_NAMES
+        and not re.search(r"(?:ian|ese|ish)$", word)
+        and word[:1].isupper()
+        and word.lower() not in {"vegetarian", "vegan", "pescatarian"}
+    )
+
+
+# --- name ------------------------------------------------------------------------------------
+
+_NAME_IS: Final = re.compile(
+    r"\bmy (?:first )?name(?:'s| is)\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)", _I
+)
+_CALL_ME: Final = re.compile(
+    rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me)\s+(?P<name>{_NAME})"
+)
+_I_AM_NAME: Final = re.compile(
+    rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am|it's|its|this is)"
+    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b))",
+    _I,
+)
+_NAME_HERE: Final = re.compile(
+    rf"^(?:(?:hi|hello|hey|yo)[\s,!.]+)?(?:it's |its )?(?P<name>{_NAME}) here\b", _I
+)
+
+
+def _name(sentence: str) -> Iterator[Stated]:
+    for pattern in (_NAME_IS, _CALL_ME, _I_AM_NAME, _NAME_HERE):
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        name = match.group("name")
+        words = name.split()
+        if pattern is not _NAME_IS and not all(_is_name(w) for w in words):
+            continue
+        if pattern is _NAME_IS and words[0].lower() in {"not", "actually", "spelled"}:
+            continue
+        yield Stated("name", _title(name))
+        return
+
+
+# --- occupation and employer -----------------------------------------------------------------
+
+_JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS}))s?\b"
+_I_AM_A_JOB: Final = re.compile(
+    rf"{_SUBJECT_I}(?:'m| am|'ve been| have been)? ?{_ADVERB}(?:working as |employed as )?"
+    rf"(?:an? |the )(?!fan\b){_JOB_PHRASE}",
+    _I,
+)
+_APPOSITIVE_JOB: Final = re.compile(rf"\bI'm {_NAME}, (?:an? ){_JOB_PHRASE}", _I)
+_WORK_AS: Final = re.compile(
+    r"(?:\bI|^)\s*(?:'m )?" + _ADVERB + r"(?:work|working|am working|employed)"
+    r"(?: (?:at|for) [^,.;]+?)? as (?:an? |the )?(?P<job>[\w -]+?)(?=\s+(?:at|for|in|with|on)\b"
+    r"|[,.;!?]|$)",
+    _I,
+)
+_TEACH: Final = re.compile(r"\bI " + _ADVERB + r"teach (?P<subject>[a-z]+)(?: at\b|[,.;!]|$)", _I)
+_MY_JOB: Final = re.compile(r"\bmy (?:job|role|position|title) is (?:an? )?(?P<job>[\w -]+)", _I)
+_WORK_AT: Final = re.compile(
+    r"(?:\bI|\bwe|^)(?:'m|'ve been| am| have been)? ?"
+    + _ADVERB
+    + r"(?:work|works|working|employed|interning|intern)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
+    r"(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG,
+)
+_AM_A_JOB_AT: Final = re.compile(
+    rf"\bI(?:'m| am) {_ADVERB}(?:an? (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? )?(?:at|with) "
+    rf"(?:the )?(?:an? (?:[\w-]+ ){{0,2}}(?:called|named) )?" + _ORG,
+)
+_JOINED: Final = re.compile(r"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?" + _ORG)
+_MY_EMPLOYER: Final = re.compile(
+    r"\b(?i:my (?:employer|company) is|I(?:'m| am) employed by) (?:the )?"
+    + _ORG
+    + r"|^(?:the )?"
+    + _ORG.replace("org>", "org2>")
+    + r" (?i:is my (?:employer|company))\b"
+)
+_AT_A_PLACE_CALLED: Final = re.compile(
+    r"^(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,2}(?:called|named) " + _ORG
+)
+_IN_TOWN: Final = re.compile(r" in " + _PLACE + r"\s*(?:[,.;!?]|$)")
+_JOB_MODIFIERS: Final = frozenset(
+    {"currently", "now", "still", "also", "just", "really", "actually", "working", "employed"}
+)
+_NOT_ORGS: Final = frozenset(
+    {"I", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Home"}
+)
+
+
+def _job(text: str) -> str:
+    words = [w for w in text.split() if w.lower() not in _JOB_MODIFIERS]
+    return " ".join(words).strip(" ,.")
+
+
+def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
+    if NEGATION.search(clause):
+        return
+    for pattern in (_APPOSITIVE_JOB, _WORK_AS, _I_AM_A_JOB, _MY_JOB):
+        match = pattern.search(clause) or (
+            pattern.search(sentence) if pattern is _APPOSITIVE_JOB else None
+        )
+        if match is not None:
+            job = _job(match.group("job"))
+            if job and not re.search(r"\b(?:fan|person|lot|bit)\b", job, _I):
+                yield Stated("occupation", job)
+                return
+    teach = _TEACH.search(clause)
+    if teach is not None:
+        yield Stated("occupation", f"teaches {teach.group('subject')}")
+
+
+def _employer(clause: str) -> Iterator[Stated]:
+    if NEGATION.search(clause):
+        return
+    for pattern in (_MY_EMPLOYER, _WORK_AT, _AM_A_JOB_AT, _JOINED, _AT_A_PLACE_CALLED):
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        org = (match.groupdict().get("org") or match.groupdict().get("org2") or "").strip(" .")
+        if not org:
+            continue
+        if org.split()[0] in _NOT_ORGS:
+            continue
+        yield Stated("employer", org)
+        town = _IN_TOWN.match(clause, match.end())
+        if town is not None and town.group("place").split()[0] not in _NOT_NAMES:
+            yield Stated("location", town.group("place"))  # "I work at Arup in Lagos"
+        return
+
+
+# --- where -----------------------------------------------------------------------------------
+
+_LIVE_IN: Final = re.compile(
+    r"(?:\bI|\bwe)(?:'m| am|'ve| have)? ?"
+    + _ADVERB
+    + r"(?:live|living|reside|residing|settled|lived)(?: \w+)? in (?:the )?"
+    + _PLACE
+)
+_BASED_IN: Final = re.compile(
+    r"(?:(?:\bI|\bwe)(?:'m| am| are|'re)? ?"
+    + _ADVERB
+    + r"|^)(?:[Bb]ased|[Ll]iving) (?:in|out of) "
+    + _PLACE
+)
+_MOVED_TO: Final = re.compile(
+    r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
+    + _PLACE
+)
+_HOME_IS: Final = re.compile(
+    r"\b(?i:home (?:for me )?is) (?:now )?(?:in )?"
+    + _PLACE
+    + r"|^"
+    + _PLACE.replace("place>", "place2>")
+    + r" (?i:is (?:where I live|home|my home))\b"
+)
+_FROM: Final = re.compile(
+    r"\b(?:I'm|I am) (?:originally )?from " + _PLACE + r"|\bI (?:grew up|was born(?: and raised)?)"
+    r" in " + _PLACE.replace("place", "place2")
+)
+
+
+def _where(clause: str) -> Iterator[Stated]:
+    if NEGATION.search(clause):
+        return
+    for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _HOME_IS):
+        match = pattern.search(clause)
+        place = (
+            (match.groupdict().get("place") or match.groupdict().get("place2")) if match else None
+        )
+        if place and place.split()[0] not in _NOT_NAMES:
+            yield Stated("location", place)
+            return
+    match = _FROM.search(clause)
+    if match is not None:
+        place = match.group("place") or match.group("place2")
+        if "originally" in clause.lower() or match.group("place2") or "now" not in clause.lower():
+            yield Stated("hometown", place)
+
+
+# --- diet and allergies --------------------------------------------------------------------
+
+_DIETS: Final = (
+    r"vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|keto|paleo|halal|kosher"
+    r"|flexitarian|plant[- ]based|dairy[- ]free|lactose[- ]free"
+)
+_I_AM_DIET: Final = re.compile(
+    rf"\b(?:I(?:'m| am| eat| follow| keep| went| have been|'ve been)|as) (?P<not>not )?"
+    rf"(?:(?:a|an|now|also|still|fully|strictly|mostly|mainly|totally) )*(?P<diet>{_DIETS})\b",
+    _I,
+)
+_NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
+_DONT_EAT: Final = re.compile(
+    r"\bI (?:don't|do not|never|no longer|can't|cannot|won't) eat (?:any )?"
+    r"(?P<food>[a-z]+(?: or [a-z]+)?)",
+    _I,
+)
+_ALLERGIC: Final = re.compile(
+    r"\b(?:I'm|I am) (?:(?:very|severely|mildly|also|a bit) )?allergic to (?P<what>[\w -]+?)"
+    r"(?=[,.;!?]|$| and\b| so\b| which\b)"
+    r"|\b(?:I have|I've got|I've|my) (?:an? )?(?:severe |bad |mild )?(?P<what2>[\w-]+) allergy\b"
+    r"|\b(?:I'm|I am) (?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b",
+    _I,
+)
+_DIET_ALIASES: Final = {"pescetarian": "pescatarian", "plant based": "plant-based"}
+
+
+def _diet_name(text: str) -> str:
+    name = text.lower().replace("-", " ")
+    name = _DIET_ALIASES.get(name, name)
+    return name.replace(" free", "-free").replace("plant based", "plant-based")
+
+
+def _diet(sentence: str) -> Iterator[Stated]:
+    found: dict[str, bool] = {}
+    for clause in clauses(sentence):
+        for match in _I_AM_DIET.finditer(clause):
+            positive = match.group("not") is None and not NEGATION.search(clause[: match.start()])
+            found.setdefault(_diet_name(match.group("diet")), positive)
+        for match in _NOT_DIET.finditer(clause):
+            found.setdefault(_diet_name(match.group("diet")), False)
+        for match in _DONT_EAT.finditer(clause):
+            food = match.group("food").lower()
+            if food in {"meat", "any meat", "meat or fish", "meat and fish"}:
+                found.setdefault("vegetarian", True)
+            elif food in {"animal", "animals"}:
+                found.setdefault("vegan", True)
+            elif food not in {"much", "a", "the", "out", "after", "before", "late", "breakfast"}:
+                yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
+    alone = re.match(
+        rf"^(?:again[,!]? )?(?:strictly )?(?P<diet>{_DIETS})(?: here)?\b(?![ -]\w)", sentence, _I
+    )
+    if not found and alone is not None:
+        found[_diet_name(alone.group("diet"))] = True
+    for diet, positive in found.items():
+        yield Stated("diet", diet) if positive else Stated("diet", f"not {diet}", positive=False)
+
+
+def _allergy(clause: str) -> Iterator[Stated]:
+    match = _ALLERGIC.search(clause)
+    if match is None or NEGATION.search(clause[: match.start()]):
+        return
+    what = (match.group("what") or match.group("what2") or match.group("what3") or "").strip()
+    what = re.sub(r"^(?:the|all|any) ", "", what, flags=_I)
+    if what:
+        yield Stated("allergy", what, item=what)
+
+
+# --- languages -------------------------------------------------------------------------------
+
+_SPEAK: Final = re.compile(
+    r"\bI (?P<not>(?i:don't |do not |can't ))?(?:also )?speak (?:fluent )?"
+    r"(?P<langs>[A-Z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent )?[A-Z][a-z]+)*)"
+    r"|\b(?:I'm|I am) fluent in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
+    r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)",
+)
+
+
+def _languages(sentence: str) -> Iterator[Stated]:
+    for match in _SPEAK.finditer(sentence):
+        langs = match.group("langs") or match.group("langs2") or match.group("langs3") or ""
+        positive = match.group("not") is None
+        for lang in re.split(r",\s*|\s+and\s+|\s+&\s+", langs):
+            lang = re.sub(r"^(?:some|a little|fluent) ", "", lang.strip(), flags=_I)
+            if lang and lang[:1].isupper():
+                yield Stated(
+                    "language",
+                    lang if positive else f"does not speak {lang}",
+                    item=lang,
+                    positive=positive,
+                )
+
+
+# --- schedules -------------------------------------------------------------------------------
+
+_RECURRING: Final = (
+    rf"(?:(?:every|each) (?:other |single )?(?:day|week|weekday|weekend|{_WEEKDAY}|{_PART_OF_DAY}|"
+    rf"(?:mon|tues|wednes|thurs|fri|satur|sun)day {_PART_OF_DAY})"
+    rf"|(?:on|each) (?:{_WEEKDAY}|weekends|weekdays)(?: {_PART_OF_DAY})?(?: and {_WEEKDAY})?"
+    rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
+    rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at)"
+)
+_WHEN: Final = rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))(?=[.;!?]|$|,\s*(?:so|but|please)\b)"
+_SCHEDULED: Final = re.compile(
+    rf"^(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w-]+ ){{0,3}}?[\w-]+) (?:is|are|starts?|begins?"
+    rf"|happens?|takes? place|runs?|meets?|falls?)(?: always| usually| normally)? {_WHEN}",
+    _I,
+)
+_I_DO: Final = re.compile(
+    rf"\b(?:I|we)(?: usually| always| normally| also| still)? (?P<verb>have|do|go|play|attend"
+    rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift)(?: an?| the| my| our| to)?"
+    rf"(?P<act>(?: [\w-]+){{0,3}}?) {_WHEN}",
+    _I,
+)
+_LEADING_WHEN: Final = re.compile(
+    rf"^(?P<when>{_RECURRING}),? (?:I|we) (?:usually |always |normally )?(?P<verb>have|do|go|play"
+    rf"|attend|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift)(?: an?| the| my| our"
+    rf"| to)?(?P<act>(?: [\w-]+){{0,3}}?)$",
+    _I,
+)
+_BARE_ACTIVITY: Final = {
+    "run": "running",
+    "swim": "swimming",
+    "cycle": "cycling",
+    "train": "training",
+    "work out": "working out",
+    "jog": "running",
+    "lift": "lifting",
+}
+_SAME_ACTIVITY: Final = {
+    "run": "running",
+    "runs": "running",
+    "jog": "running",
+    "jogging": "running",
+    "jogs": "running",
+    "stand-up": "standup",
+}
+_NOT_ACTIVITIES: Final = _word_set(
+    "it that this there i we you he she they which what who work home time class lunch"
+)
+_ACTIVITY_FILLER: Final = _word_set(
+    "daily weekly morning evening usual regular team our my the a an for meeting meetings"
+    " session sessions"
+)
+
+
+def _activity(text: str) -> str:
+    """The activity's words without the generic ones ("the daily standup meeting" is
+    "standup"; "my morning run" is "running")."""
+    words = [_SAME_ACTIVITY.get(w, w) for w in text.lower().split()]
+    kept = [w for w in words if w not in _ACTIVITY_FILLER]
+    return " ".join(kept or words[-1:])
+
+
+def _schedule(clause: str) -> Iterator[Stated]:
+    if NEGATION.search(clause):
+        return
+    match = _SCHEDULED.search(clause)
+    if match is not None:
+        words = match.group("act").lower().split()
+        act = _activity(match.group("act"))
+        if (
+            act
+            and words[-1] not in _NOT_ACTIVITIES
+            and not _SPEAKERS & set(words)
+            and "due" not in clause.lower()
+        ):
+            yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
+            return
+    match = _I_DO.search(clause) or _LEADING_WHEN.search(clause)
+    if match is not None:
+        act = _activity(match.group("act")) or _BARE_ACTIVITY.get(match.group("verb").lower(), "")
+        if act and act.split()[-1] not in _NOT_ACTIVITIES:
+            yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
+
+
+_SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
+_PART_OF_DAY_WORD: Final = re.compile(_PART_OF_DAY, _I)
+
+
+def _when(activity: str, said: str, when: str) -> str:
+    """The schedule as the memory's content: the activity, then when; a part of the day the
+    activity's own words gave ("my morning run is at 6") is kept."""
+    when = when.strip()
+    part = _PART_OF_DAY_WORD.search(said)
+    if part is not None and part.group(0).lower() not in when.lower():
+        when = f"{when} in the {part.group(0).lower()}"
+    return f"{activity} {when}"
+
+
+# --- deadlines -------------------------------------------------------------------------------
+
+_DATE: Final = (
+    rf"(?P<when>(?:(?:on|by|next|this|before|at the) )*(?:{_WEEKDAY}|tomorrow|tonight|today"
+    rf"|end of (?:the )?(?:day|week|month|year)|eod|eow|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
+    rf"|next week|next month|in \w+ (?:days|weeks))(?: at {_CLOCK})?)"
+)
+_DEADLINE_FOR: Final = re.compile(
+    r"\b(?:the |my |our )?deadline (?:for|on) (?:the |my |our |this )?(?P<what>[\w' -]+?)"
+    r" (?:is|was moved to|falls on) " + _DATE,
+    _I,
+)
+_DUE: Final = re.compile(
+    r"(?:^|\b(?:the|my|our|this|that|it|its|it's)\b ?)(?P<what>(?:[\w'-]+ ){0,3}?[\w'-]+)?"
+    r" ?(?:is |are |'s )?due (?:in on |on |by |for )?" + _DATE,
+    _I,
+)
+_WHAT_DEADLINE: Final = re.compile(
+    r"\b(?:the |my |our )?(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) deadline is " + _DATE, _I
+)
+_HAVE_TO_BY: Final = re.compile(
+    r"\b(?:I|we) (?:have to|need to|must|'ve got to|have got to|gotta) (?:submit|finish|deliver"
+    r"|hand in|send|file|ship|turn in) (?:the |my |our )?(?P<what>[\w' -]+?) (?:by|before) "
+    + _DATE,
+    _I,
+)
+_DONE_BY: Final = re.compile(
+    r"\b(?:the |my |our )?(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:has|have|needs?|must) (?:to )?be"
+    r" (?:done|finished|shipped|delivered|submitted|ready|in|sent|live) (?:by|before|on) " + _DATE,
+    _I,
+)
+_DATE_IS_DEADLINE: Final = re.compile(
+    _DATE + r" is (?:the|my|our) deadline for (?:the |my |our )?(?P<what>[\w' -]+)", _I
+)
+_DELIVERABLE: Final = re.compile(
+    r"\b(?:my|the|our|an?|this)\s+(?P<what>(?:[\w-]+ )?(?:essay|report|thesis|paper|assignment"
+    r"|proposal|application|presentation|project|homework|article|deck|draft|dissertation"
+    r"|manuscript|review|submission|translation|taxes|tax return))\b",
+    _I,
+)
+_PRONOUNS: Final = frozenset({"it", "its", "it's", "this", "that", "which", "everything"})
+
+
+def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
+    for pattern in (_DEADLINE_FOR, _WHAT_DEADLINE, _HAVE_TO_BY, _DONE_BY, _DATE_IS_DEADLINE, _DUE):
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        what = re.sub(r"^(?:the|my|our|this) ", "", (match.group("what") or "").strip(), flags=_I)
+        what = what.removesuffix("'s")
+        if not what or what.lower() in _PRONOUNS or what.lower().endswith(" it"):
+            what = _deliverable(clause, earlier)
+        if not what:
+            continue
+        when = match.group("when").strip()
+        yield Stated("deadline", f"{what} due {when}", item=what)
+        return
+
+
+def _deliverable(clause: str, earlier: Sequence[str]) -> str:
+    """What "it" is due: the last deliverable the user named ("my essay")."""
+    for text in [clause, *reversed(earlier)]:
+        found = list(_DELIVERABLE.finditer(text))
+        if found:
+            return found[-1].group("what")
+    return ""
+
+
+# --- tools -----------------------------------------------------------------------------------
+
+_TOOL_LIST: Final = r"(?P<tools>[\w.+#-]+(?:(?:,| and| &| plus) [\w.+#-]+)*)"
+_USE: Final = re.compile(
+    r"\b(?:I|we)(?:'m| am| are|'re)? (?P<not>don't |do not |never |no longer |can't )?"
+    r"(?:mostly |mainly |also |now |still |always |usually |only |mostly just |basically )?"
+    r"(?:use|using|rely on|work with|swear by) " + _TOOL_LIST,
+    _I,
+)
+_CODE_IN: Final = re.compile(
+    r"\bI (?:mostly |mainly |usually )?(?:code|program|write code|develop|write (?:all )?my code)"
+    r" (?:mostly |mainly )?in " + _TOOL_LIST,
+    _I,
+)
+_MY_TOOL_IS: Final = re.compile(
+    r"\bmy (?:main |favou?rite |preferred |go-to |daily |usual )?(?:code )?(?:editor|ide|browser"
+    r"|terminal|shell|os|operating system|note-taking app|notes app|task manager|todo app"
+    r"|to-do app|test runner|testing framework|language of choice) (?:is|of choice is) "
+    + _TOOL_LIST,
+    _I,
+)
+_KEEP_IN: Final = re.compile(
+    r"\bI (?:write|keep|take|track|manage|plan|organi[sz]e|do|store|draft|log|sketch|design)"
+    r" (?:all |most )?(?:of )?(?:my |our )?(?:[\w-]+ ){1,2}?(?:in|on|with|using) "
+    r"(?P<tools>[A-Z][\w.+#-]*)",
+    _I,
+)
+_TOOL_IS_MY: Final = re.compile(
+    r"^(?P<tools>[\w.+#-]+) (?i:is my (?:main |favou?rite |preferred |go-to |daily |usual )?"
+    r"(?:code )?(?:editor|ide|browser|terminal|shell|test runner|testing framework|test framework"
+    r"|notes app|task manager))\b"
+    r"|\bI(?:'m| am) an? (?P<tools2>[A-Z][\w.+#-]*) user\b"
+    r"|\bI (?:test|write tests|write my tests|build|deploy) (?:everything )?(?:with|using|in) "
+    r"(?P<tools3>[\w.+#-]+)",
+)
+_ON_OS: Final = re.compile(
+    r"\bI(?:'m| am) (?:on|running) (?P<tools>Linux|Windows|macOS|Mac|Ubuntu|Fedora|Debian"
+    r"|Arch|ChromeOS|Android|iOS|NixOS)\b"
+)
+_TOOL_STOP: Final = _word_set(
+    "a an the my our your some any it this that them these those lots lot to for at in on"
+    " every daily with because when so as since but though all everything anything nothing"
+    " something both more less much very really quite mostly just only also home work"
+    " public"
+)
+
+
+def _tools(clause: str) -> Iterator[Stated]:
+    negated = False
+    names: list[str] = []
+    for pattern in (_MY_TOOL_IS, _TOOL_IS_MY, _CODE_IN, _ON_OS, _KEEP_IN, _USE):
+        match = pattern.search(clause)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        negated = bool(groups.get("not")) or negated_before(clause, match.start())
+        listed = groups.get("tools") or groups.get("tools2") or groups.get("tools3") or ""
+        for name in re.split(r",\s*|\s+and\s+|\s+&\s+|\s+plus\s+", listed):
+            name = name.strip(" .")
+            if not name or name.lower() in _TOOL_STOP or name.lower().startswith("to "):
+                break
+            names.append(name)
+        if names:
+            break
+    for name in names:
+        if negated:
+            yield Stated("tool", f"does not use {name}", item=name, positive=False)
+        else:
+            yield Stated("tool", name, item=name)
+
+
+# --- the reader ------------------------------------------------------------------------------
+
+
+def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
+    """The facts `sentence` states about the user; `earlier` are the user's earlier turns of
+    the conversation (what "it" refers to in "it's due Thursday")."""
+    sentence = clean(sentence)
+    found: dict[str, Stated] = {}
+
+    def keep(facts: Iterator[Stated]) -> None:
+        for fact in facts:
+            found.setdefault(fact.key, fact)
+
+    keep(_name(sentence))
+    keep(_diet(sentence))
+    keep(_languages(sentence))
+    for clause in clauses(sentence):
+        keep(_occupation(sentence, clause))
+        keep(_employer(clause))
+        keep(_where(clause))
+        keep(_allergy(clause))
+        keep(_deadline(clause, earlier))
+        tools = list(_tools(clause))
+        keep(iter(tools))
+        if not tools and not any(f.attribute == "deadline" for f in found.values()):
+            keep(_schedule(clause))
+    return list(found.values())
