@@ -32,6 +32,7 @@ were new in the window that first found it (`id`, else `turn:<n>`, n counted fro
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -115,7 +116,21 @@ USER_PROFILE_COLUMNS: Final = {
     "communication_style": "communication_style",
     "interests": "interests",
 }
-USER_PROFILE_NAMESPACES: Final = ("tacit/user", "tacit.user")
+# the user's plain facts the offline extraction states (name, job, employer, city, diet,
+# schedules, deadlines, tools): single-valued ones beside the seed's columns, and families
+# of several values (`tool/pytest`, `schedule/standup`) shown as one list each
+EXTRACTED_PROFILE_COLUMNS: Final = {"employer": "employer", "hometown": "hometown"}
+PROFILE_LIST_COLUMNS: Final = {
+    "diet": "diet",
+    "allergy": "allergies",
+    "language": "languages",
+    "schedule": "schedules",
+    "deadline": "deadlines",
+    "tool": "tools",
+}
+PROFILE_LIST_SEPARATOR: Final = "; "
+USER_NAMESPACE: Final = "tacit/user"
+USER_PROFILE_NAMESPACES: Final = (USER_NAMESPACE, "tacit.user")
 USER_KEY_PREFIX: Final = "user/"  # "tacit namespace with user/ key prefix (auto-extraction)"
 TACIT_LAYER: Final = "tacit"
 
@@ -133,7 +148,8 @@ Progress = Callable[[int, int], None]
 """Called with (turns done, turns in all) as extraction moves through the conversation."""
 
 _NORMALIZED_PROFILE_COLUMNS: Final = {
-    validation.normalize_key(key): column for key, column in USER_PROFILE_COLUMNS.items()
+    validation.normalize_key(key): column
+    for key, column in {**USER_PROFILE_COLUMNS, **EXTRACTED_PROFILE_COLUMNS}.items()
 }
 
 
@@ -315,6 +331,8 @@ class MemoryEntry:
     evidence: tuple[str, ...] = ()
     source: str = EXTRACTION_SOURCE
     prompt_version: str | None = None
+    observations: int = 1
+    """How many user turns of this ingest stated it (each after the first reinforces)."""
 
 
 def daily_namespace(moment: datetime) -> str:
@@ -325,7 +343,9 @@ def daily_namespace(moment: datetime) -> str:
 def format_for_storage(output: ExtractOutput, day: datetime) -> list[MemoryEntry]:
     """Seed 004 §3: preferences -> tacit/preferences, entities -> entity/default, decisions
     -> daily/<day> (episodic), styles -> tacit/personality (IsStyle, `style/` keys),
-    artifacts -> tacit/artifacts. Keys normalized; confidence from `explicit` (§14)."""
+    artifacts -> tacit/artifacts; a preference keyed `user/<key>` (the auto-extraction
+    format of the user's own facts, §5) -> tacit/user, `<key>`. Keys normalized; confidence
+    from `explicit` (§14)."""
     groups: list[tuple[list[Fact], str, str, bool]] = [
         (output.preferences, PREFERENCES_NAMESPACE, SEMANTIC, False),
         (output.entities, ENTITIES_NAMESPACE, SEMANTIC, False),
@@ -334,11 +354,15 @@ def format_for_storage(output: ExtractOutput, day: datetime) -> list[MemoryEntry
         (output.artifacts, ARTIFACTS_NAMESPACE, SEMANTIC, False),
     ]
     entries: list[MemoryEntry] = []
-    for facts, namespace, kind, is_style in groups:
+    for facts, group_namespace, kind, is_style in groups:
         for fact in facts:
             key = validation.normalize_key(fact.key)
+            namespace = group_namespace
             if is_style and not key.startswith(STYLE_KEY_PREFIX):
                 key = STYLE_KEY_PREFIX + key
+            if namespace == PREFERENCES_NAMESPACE and key.startswith(USER_KEY_PREFIX):
+                # the user's own facts: the profile namespace, `user/` being its prefix (§5)
+                namespace, key = USER_NAMESPACE, key.removeprefix(USER_KEY_PREFIX)
             entries.append(
                 MemoryEntry(
                     namespace=namespace,
@@ -409,9 +433,12 @@ class StyleState:
     last_reinforced: datetime
 
 
-def boosted_confidence(confidence: float) -> float:
-    """Seed 004 §14: newConf = oldConf + (1 - oldConf) * 0.2 (tends to 1, never reaches it)."""
-    return round(confidence + (1.0 - confidence) * STYLE_CONFIDENCE_BOOST, 6)
+def boosted_confidence(confidence: float, times: int = 1) -> float:
+    """Seed 004 §14: newConf = oldConf + (1 - oldConf) * 0.2, `times` times (tends to 1,
+    never reaches it)."""
+    for _ in range(times):
+        confidence = confidence + (1.0 - confidence) * STYLE_CONFIDENCE_BOOST
+    return round(confidence, 6)
 
 
 def apply_decay(observations: Iterable[StyleState], now: datetime) -> list[StyleState]:
@@ -469,21 +496,31 @@ def profile_column(namespace: str, key: str | None) -> str | None:
         in_tacit and key.startswith(USER_KEY_PREFIX)
     ):
         return None
-    name = key.removeprefix(USER_KEY_PREFIX)
-    return _NORMALIZED_PROFILE_COLUMNS.get(validation.normalize_key(name))
+    name = validation.normalize_key(key.removeprefix(USER_KEY_PREFIX))
+    column = _NORMALIZED_PROFILE_COLUMNS.get(name)
+    return column if column is not None else PROFILE_LIST_COLUMNS.get(name.split("/")[0])
 
 
 def user_profile(rows: Iterable[MemoryRow]) -> dict[str, str]:
-    """The user's profile, derived: per column, the latest active memory that feeds it."""
+    """The user's profile, derived: per column, the latest active memory that feeds it; a
+    list column (tools, schedules, ...) holds every active value, oldest first."""
     latest: dict[str, tuple[tuple[str, int], str]] = {}
+    listed: dict[str, list[tuple[int, str]]] = {}
+    list_columns = set(PROFILE_LIST_COLUMNS.values())
     for row in rows:
         column = profile_column(row.namespace, row.key) if row.state == ACTIVE else None
         if column is None:
             continue
+        if column in list_columns:
+            listed.setdefault(column, []).append((row.position, row.content))
+            continue
         stamp = (row.updated_at, row.position)
         if column not in latest or stamp > latest[column][0]:
             latest[column] = (stamp, row.content)
-    return {column: latest[column][1] for column in sorted(latest)}
+    profile = {column: value for column, (_, value) in latest.items()}
+    for column, values in listed.items():
+        profile[column] = PROFILE_LIST_SEPARATOR.join(value for _, value in sorted(values))
+    return {column: profile[column] for column in sorted(profile)}
 
 
 # --- outcome ---------------------------------------------------------------------------------
@@ -578,6 +615,62 @@ class _Decision:
     entry: MemoryEntry
     row: MemoryRow | None
     """The stored memory it changes; None for a new one."""
+    observations: int = 1
+    """How many user turns of this run stated it."""
+
+
+def reinforces(entry: MemoryEntry) -> bool:
+    """Whether an extracted fact stated again reinforces its memory (seed 004 §5: confidence
+    boosted, value kept) rather than being skipped: styles, and the user's own facts and
+    preferences, which are stated again in other words as a conversation goes on."""
+    return entry.is_style or (
+        entry.source == EXTRACTION_SOURCE
+        and entry.namespace in (USER_NAMESPACE, PREFERENCES_NAMESPACE)
+    )
+
+
+_GENERIC_WORDS: Final = frozenset(
+    {
+        "user",
+        "users",
+        "likes",
+        "like",
+        "prefers",
+        "prefer",
+        "loves",
+        "love",
+        "enjoys",
+        "dislikes",
+        "hates",
+        "does",
+        "not",
+        "don't",
+        "the",
+        "and",
+        "for",
+        "with",
+        "due",
+        "every",
+        "replies",
+        "reply",
+        "responses",
+        "tone",
+        "want",
+        "wants",
+        "uses",
+        "use",
+    }
+)
+"""Words many facts share: they do not show a fact stated again."""
+
+
+def _fact_words(text: str) -> set[str]:
+    """The words by which a user turn can be seen to state a fact again."""
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", text.casefold()):
+        if len(word) > 2 and word not in _GENERIC_WORDS:
+            found.add(word.removesuffix("s"))
+    return found
 
 
 class _Decisions:
@@ -602,6 +695,27 @@ class _Decisions:
         self.styles_extracted = False
         self._seen: set[tuple[str, str | None, str]] = set()
         self._skip_reasons: set[tuple[str, str | None, str]] = set()
+        self._said: set[str] = set()
+        """Words of the user turns new in the current window."""
+        self._counted: set[tuple[str, str]] = set()
+        """Keys already observed in the current window."""
+
+    def next_window(self, new_user_turns: Iterable[str]) -> None:
+        """The next window's new user turns: a fact found again counts as stated again (a
+        reinforcement) only when one of them holds its words, so a turn that stays in view
+        of overlapping windows is one observation."""
+        self._said = set().union(*(_fact_words(text) for text in new_user_turns))
+        self._counted = set()
+
+    def _observed_again(self, planned: _Decision, entry: MemoryEntry) -> None:
+        slot = (entry.namespace, entry.key or "")
+        merged = dict.fromkeys(planned.entry.evidence + entry.evidence)
+        if slot in self._counted:
+            return
+        self._counted.add(slot)
+        if self._said & _fact_words(f"{entry.key} {entry.value}"):
+            planned.observations += 1
+            planned.entry = replace(planned.entry, evidence=tuple(merged)[:MAX_EVIDENCE_ITEMS])
 
     def skip(self, entry: MemoryEntry, reason: str) -> None:
         signature = (entry.namespace, entry.key, reason)
@@ -621,7 +735,10 @@ class _Decisions:
         value = _same(entry.value)
         signature = (entry.namespace, entry.key, value)
         if signature in self._seen:
-            return False  # the same fact, found again by an overlapping window
+            planned = self.keyed.get((entry.namespace, entry.key or ""))
+            if planned is not None:
+                self._observed_again(planned, entry)
+            return False  # the same fact, found again: never a second memory
         self._seen.add(signature)
         self.styles_extracted = self.styles_extracted or entry.is_style
         holder = self.holders.get((entry.namespace, value))
@@ -637,7 +754,10 @@ class _Decisions:
         if planned is not None:
             return self._again(planned, entry, holder)
         row = self.by_key.get(slot)
-        if row is not None and entry.is_style:
+        self._counted.add(slot)
+        if row is not None and (
+            entry.is_style or (reinforces(entry) and _same(row.content) == value)
+        ):
             self.keyed[slot] = _Decision(entry, row)  # reinforced, value kept
             return True
         if row is not None and _same(row.content) == value:
@@ -662,11 +782,15 @@ class _Decisions:
         merged = dict.fromkeys(planned.entry.evidence + entry.evidence)
         evidence = tuple(merged)[:MAX_EVIDENCE_ITEMS]
         if entry.is_style:
-            planned.entry = replace(planned.entry, evidence=evidence)
+            self._observed_again(planned, entry)
             return False
         if holder is not None and holder != entry.key:
             self.skip(entry, f"duplicate: the same content is stored under {holder!r}")
             return False
+        if _fact_words(planned.entry.value) & _fact_words(entry.value):
+            self._observed_again(planned, entry)  # the same fact in other words
+        else:
+            planned.observations = 1  # a new value: what counted was the old one's
         self._release(entry.namespace, planned.entry.value, entry.key or "")
         self.holders[(entry.namespace, _same(entry.value))] = entry.key or ""
         planned.entry = replace(entry, evidence=evidence)
@@ -758,6 +882,9 @@ class IngestPipeline:
             )
             outcome.extractions += 1
             evidence = tuple(turn_ref(turns, i) for i in window.new)[:MAX_EVIDENCE_ITEMS]
+            decisions.next_window(
+                turns[i].content for i in window.new if turns[i].role == USER_ROLE
+            )
             for entry in format_for_storage(output, self._day(turns, window, now)):
                 decisions.consider(
                     replace(entry, evidence=evidence, prompt_version=extract_version)
@@ -844,23 +971,26 @@ class IngestPipeline:
         updated: list[Memory] = []
         reinforced: list[Memory] = []
         for decision in decisions.keyed.values():
-            entry = decision.entry
+            entry = replace(decision.entry, observations=decision.observations)
             memory = self.ledger.memory(decision.row.id) if decision.row is not None else None
             if memory is None or memory.state != ACTIVE:
                 new.append(entry)
                 continue
             with acting_as(replace(provenance, prompt_version=entry.prompt_version)):
-                if entry.is_style:
+                if entry.is_style or (
+                    reinforces(entry) and _same(memory.content) == _same(entry.value)
+                ):
                     metadata = dict(memory.metadata or {})
                     base = metadata.get("confidence", memory.confidence)
                     confidence = boosted_confidence(
-                        float(base) if isinstance(base, int | float) else entry.confidence or 0
+                        float(base) if isinstance(base, int | float) else entry.confidence or 0,
+                        entry.observations,
                     )
                     count = metadata.get("reinforced_count")
                     count = count if isinstance(count, int) else memory.repetition_count + 1
                     metadata.update(
                         confidence=confidence,
-                        reinforced_count=count + 1,
+                        reinforced_count=count + entry.observations,
                         first_observed=metadata.get("first_observed")
                         or _rfc3339(memory.created_on),
                         last_reinforced=stamp,
@@ -946,10 +1076,14 @@ class IngestPipeline:
 def _new_memory(
     entry: MemoryEntry, stamp: str = "", metadata: Mapping[str, Any] | None = None
 ) -> NewMemory:
-    if entry.is_style:
+    confidence = entry.confidence
+    if reinforces(entry):
+        # stated n times in this ingest: created as if reinforced n - 1 times (seed 004 §5)
+        if confidence is not None:
+            confidence = boosted_confidence(confidence, entry.observations - 1)
         metadata = {
-            "confidence": entry.confidence,
-            "reinforced_count": 1,
+            "confidence": confidence,
+            "reinforced_count": entry.observations,
             "first_observed": stamp,
             "last_reinforced": stamp,
         }
@@ -961,7 +1095,7 @@ def _new_memory(
         namespace=entry.namespace,
         importance=entry.importance,
         key=entry.key,
-        confidence=entry.confidence,
+        confidence=confidence,
         evidence=entry.evidence or None,
         metadata=metadata,
     )
