@@ -21,7 +21,8 @@ class Projection(Protocol):
     def apply(self, records: Sequence[EventRecord]) -> None:
         """Process `records` (positions ascending, all above `position()`) and record the
         position of the last one, durably and in the same transaction as the read-model
-        write (or atomically with it)."""
+        write (or atomically with it). The runner never passes an erased user's events from
+        before their erasure: a read model holds nothing of an erased user."""
         ...
 
     def reset(self) -> None:

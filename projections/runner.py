@@ -29,7 +29,7 @@ from eventsourcing.utils import get_topic
 from filelock import FileLock
 
 from ledger import EventRecord, Ledger
-from ledger.data_keys import KEYS_FILE
+from ledger.data_keys import key_file
 from ledger.erasure import Erasure
 from ledger.store import is_postgres, persistence_env
 from projections.compact import compact_directory
@@ -100,6 +100,9 @@ class Runner:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(str(lock_path))
         self._erasures = ErasureLog(lock_path.parent / ERASURES_FILE)
+        self._home = lock_path.parent.parent
+        """The data directory whose files a purge compacts (the read models' directory is
+        in it, and so is the embedding cache)."""
 
     def catch_up(
         self, progress: Progress | None = None, stop: threading.Event | None = None
@@ -176,12 +179,14 @@ class Runner:
 
     def _learn_erasures(self) -> int:
         """Drop the keys of users erased since the last catch-up and note the `UserErased`
-        events the log holds up to its newest position, which is returned."""
+        events of the whole log; returns the newest position the read models follow (a view
+        of the log as of a past moment stops earlier, and still leaves erased users out)."""
         self.ledger.keys.sync()
-        end = self.ledger.last_position()
+        follow = self.ledger.last_position()
+        end = self.ledger.recorder.max_notification_id() or 0
         scanned = self._erasures.scanned()
         if end <= scanned:
-            return end
+            return follow
         found: list[tuple[int, str]] = []
         after = scanned
         while after < end:
@@ -195,7 +200,7 @@ class Runner:
                 found.append((notification.id, str(getattr(erased, "user_id", ""))))
             after = page[-1].id
         self._erasures.note(found, end)
-        return end
+        return follow
 
     def _purge(self, progress: Progress | None) -> Purge:
         """Rebuild every read model without the erased users, drop the cached vectors no
@@ -215,11 +220,10 @@ class Runner:
             for embedder in embedders:
                 embedder.seen = None
         dropped = sum(e.cache.retain_only(e.model, seen) for e in embedders)
-        settings = self.ledger.settings
-        skip = [settings.home / KEYS_FILE]  # compacts itself
-        if dbname := persistence_env(settings).get("SQLITE_DBNAME"):
+        skip = [key_file(self.ledger.settings)]  # compacts itself
+        if dbname := persistence_env(self.ledger.settings).get("SQLITE_DBNAME"):
             skip.append(Path(dbname))  # never vacuumed: its positions are rowids
-        compacted = compact_directory(settings.home, skip=skip)
+        compacted = compact_directory(self._home, skip=skip)
         self._erasures.mark_purged(through)
         return Purge([p.name for p in self.projections], events, dropped, compacted)
 

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from psycopg import sql
 
+from commands import MnemoLedger
 from commands.cli import cli
 from commands.keys import KEY_PREFIX, KEYS_FILE, ApiKeyStore, InvalidKey, KeyNotFound, key_digest
+from commands.keys import PG_TABLE as PG_API_KEYS
+from ledger import Settings
+from ledger.data_keys import KEYS_FILE as DATA_KEYS_FILE
+from ledger.data_keys import PG_DATA_KEYS, holds_rows
 from ledger.errors import InvalidInput
+from ledger.pg_connection import connect, schema_of
 
 
 def run(home: Path, *args: str) -> Result:
@@ -108,3 +116,29 @@ def test_keys_create_checks_the_categories_config(home: Path) -> None:
     admin = run_json(home, "keys", "create", "--agent", "ops", "--user", "maya", "--admin")
     assert admin["admin"] is True and admin["key"].startswith(KEY_PREFIX)
     assert run_json(home, "keys", "list")[-1]["admin"] is True
+
+
+def test_keys_live_where_the_log_is(home: Path, postgres_url: str | None) -> None:
+    """Data keys and API keys are stored with the event store: PostgreSQL tables beside a
+    PostgreSQL log (nothing in the home), else files beside the SQLite log, created 0600."""
+    settings = Settings(home=home, embedder="hashing")
+    with MnemoLedger(settings=settings, actor="tester") as memory:
+        issued = memory.create_key(agent="ops", users=["maya"], admin=True)
+        memory.add(["I like green tea"], user="maya")
+    if postgres_url:
+        assert not (home / KEYS_FILE).exists()
+        assert not holds_rows(home / DATA_KEYS_FILE, ("data_keys",))
+        with connect(postgres_url) as conn:
+            schema = sql.Identifier(schema_of(postgres_url))
+            for table, column, value in (
+                (PG_DATA_KEYS, "user_id", "maya"),
+                (PG_API_KEYS, "id", issued.id),
+            ):
+                statement = sql.SQL("SELECT COUNT(*) FROM {}.{} WHERE {} = %s").format(
+                    schema, sql.Identifier(table), sql.Identifier(column)
+                )
+                assert conn.execute(statement, (value,)).fetchone() == (1,)
+    else:
+        for name in (KEYS_FILE, DATA_KEYS_FILE):
+            assert stat.S_IMODE((home / name).stat().st_mode) == 0o600, name
+        assert holds_rows(home / DATA_KEYS_FILE, ("data_keys",))
