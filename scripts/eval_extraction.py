@@ -23,7 +23,7 @@ the user stated). Its reading:
 
 An extracted memory matches a labelled fact when the attribute is the same, the polarity
 is the same, and every word of the labelled value is among the memory's words (case
-aside, a final plural `s` aside, small function words ignored). Style values are compared
+aside, a final plural `s` and `-ing` aside, small function words ignored). Style values are compared
 as families (`STYLE_FAMILIES`: "short", "brief", "concise" and "to the point" are one
 family), because the labels use the user's own word for a style. Matching is one to one:
 a memory matches at most one labelled fact and a fact is matched by at most one memory, so
@@ -123,12 +123,16 @@ class Score:
 
 
 def words(text: str) -> frozenset[str]:
-    """The comparable words of a text: lower case, a final plural `s` dropped."""
+    """The comparable words of a text: lower case, a final plural `s` and `-ing` dropped."""
     found = set()
     for word in _WORD.findall(text.casefold().replace("-", " ")):
         if word in FUNCTION_WORDS:
             continue
-        found.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+        word = word[:-1] if len(word) > 3 and word.endswith("s") else word
+        if len(word) > 5 and word.endswith("ing"):
+            word = word[:-3]
+            word = word[:-1] if word[-1] == word[-2] else word
+        found.add(word)
     return frozenset(found)
 
 

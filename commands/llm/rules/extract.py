@@ -92,7 +92,8 @@ _RELATION_TYPES: Final = {
 """What "my <relation> <Name>" names: `person/anna`, `pet/rex`, `project/nebo`, ..."""
 _RELATIONS: Final = "|".join(sorted(_RELATION_TYPES, key=len, reverse=True))
 RELATION_ENTITY: Final = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur|(?:[Ww]e|I) have an?|(?:[Ww]e|I)'ve got an?) (?P<relation>(?i:"
+    r"\b(?:[Mm]y|[Oo]ur|(?:[Ww]e|I) have an?|(?:[Ww]e|I)'ve got an?|an?(?= \w+ (?:called|named)))"
+    r" (?P<relation>(?i:"
     + _RELATIONS
     + r"))(?:'s name is|\s+is called|\s+is named|\s+called|\s+named|,)?\s+"
     r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
@@ -135,14 +136,19 @@ STYLE_CUES: Final = (
             + r"\b.*\b(short|brief|concise|terse|succinct)\b|\b"
             + _KEEP
             + r"\b.*\b(short|brief|concise|terse|succinct)\b|\bto the point\b|\btl;?dr\b"
-            r"|\bshort and sweet\b|\bone-liners?\b",
+            r"|\bshort and sweet\b|\bone-liners?\b|\bjust (?:answer|the answer)\b"
+            r"|\bstraight to the (?:point|answer)\b|\bno fluff\b",
             _I,
         ),
         ("style/prefers-terse-responses", "Prefers short, concise responses"),
         ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
     ),
     (
-        re.compile(r"\b(long|lengthy|wordy|verbose)\b.*\b" + _REPLIES + r"|\bwalls? of text\b", _I),
+        re.compile(
+            r"\b(long|lengthy|wordy|verbose)\b.*\b(?:" + _REPLIES + r"|intros?|introductions?"
+            r"|preambles?|paragraphs?|essays?)\b|\bwalls? of text\b|\bwaffl\w*|\brambl\w*",
+            _I,
+        ),
         ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
         ("style/prefers-terse-responses", "Prefers short, concise responses"),
     ),
@@ -167,7 +173,11 @@ STYLE_CUES: Final = (
         ("style/no-humor", "Prefers replies without jokes"),
     ),
     (
-        re.compile(r"(?<!in)\bformal(?:ly)?\b|\bprofessional tone\b", _I),
+        re.compile(
+            r"(?<!in)\bformal(?:ly)?\b|\bprofessional (?:tone|language|style)\b"
+            r"|\b(?:keep|be|stay|sound)\b(?: \w+){0,2} professional\b",
+            _I,
+        ),
         ("style/formal-tone", "Prefers a formal tone"),
         ("style/not-formal", "Does not want a formal tone"),
     ),
@@ -185,6 +195,15 @@ STYLE_CUES: Final = (
         re.compile(r"\bbullet(?:ed)?(?: points?| lists?)?\b|\bbullets\b", _I),
         ("style/bullet-points", "Prefers bullet points"),
         ("style/no-bullet-points", "Does not want bullet points"),
+    ),
+    (
+        re.compile(
+            r"\bjargon\b|\bplain (?:english|language|words)\b|\bsimple (?:terms|words|language)\b"
+            r"|\blayman'?s terms\b|\beli5\b|\bexplain (?:it )?like I'm five\b",
+            _I,
+        ),
+        ("style/plain-language", "Prefers plain language, no jargon"),
+        ("style/plain-language", "Prefers plain language, no jargon"),
     ),
     (
         re.compile(r"\b(prose|paragraphs|full sentences)\b", _I),
@@ -340,9 +359,11 @@ def _entities_of_sentence(sentence: str, named_others: bool) -> Iterator[tuple[s
     related_names: set[str] = set()
     for match in RELATION_ENTITY.finditer(sentence):
         name = match.group("name")
+        relation = match.group("relation").lower()
+        # a second relation of one sentence names itself: the same content would be a copy
+        content = f"{sentence} ({relation}: {name})" if related_names else sentence
         related_names.add(name)
-        kind = _RELATION_TYPES[match.group("relation").lower()]
-        yield "entities", _fact(f"{kind}/{name}", sentence, "entity", True)
+        yield "entities", _fact(f"{_RELATION_TYPES[relation]}/{name}", content, "entity", True)
     if not related_names and not named_others:
         return
     for match in CAPITALISED_NAME.finditer(sentence):

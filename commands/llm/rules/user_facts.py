@@ -86,7 +86,7 @@ def clean(sentence: str) -> str:
 
 
 _CLAUSE_BREAK: Final = re.compile(
-    r"\s*(?:[,;:](?=\s|$)\s*(?:but|and|though|although|however|so)?|\s+but\s+|\s+though\b|\s+although\s+"
+    r"\s*(?:[,;:](?=\s|$)\s*(?:but|and|though|although|however|so)?|\s+[-\u2013\u2014]+\s+|\s+but\s+|\s+though\b|\s+although\s+"
     r"|\s+however\b|\s+rather than\s+|\s+instead of\s+|\s+and\s+(?=I\b|I'm\b|we\b|my\b))\s*",
     _I,
 )
@@ -129,18 +129,44 @@ _JOBS: Final = (
     r"|biologist|chemist|physicist|geologist|historian|linguist|sociologist|dietitian"
     r"|nutritionist|optometrist|radiologist|sysadmin|devops|sre|entrepreneur|owner"
     r"|retiree|pensioner|carer|caregiver|volunteer|producer|composer|dancer|singer"
+    r"|planner|surveyor|inspector|auditor|broker|agent|advis[eo]r|curator|archivist|janitor"
+    r"|caretaker|porter|courier|miner|welder|roofer|painter|decorator|gardener|landscaper"
+    r"|florist|butcher|tailor|jeweller|optician|sailor|fisherman|captain|soldier|detective"
+    r"|ranger|priest|pastor|rabbi|imam|politician|mayor|diplomat|executive|principal"
+    r"|headteacher|dean|bookkeeper|controller|treasurer|underwriter|actuary|trader|realtor"
+    r"|contractor|builder|bricklayer|plumber|machinist|operator|dispatcher|moderator"
+    r"|author|poet|novelist|screenwriter|reporter|presenter|stylist|barber|trainer"
+    r"|instructor|lifeguard|referee|athlete|footballer|scientist|mathematician|ux designer"
+    r"|product owner|scrum master|data scientist|pharmacologist|epidemiologist|astronomer"
+    r"|ecologist|botanist|zoologist|neuroscientist|economist|cartographer|paralegal"
+    r"|solicitor|barrister|notary|clergyman|psychiatrist|pediatrician|paediatrician"
+    r"|cardiologist|anesthetist|anaesthetist|obstetrician|gynecologist|dermatologist"
+    r"|hygienist|carer|childminder|housekeeper|concierge|steward|stewardess|flight attendant"
+    r"|pilot|conductor|electrician|firefighter|policeman|policewoman|police officer|guard"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
 _ORG: Final = (
     r"(?P<org>(?:St\.? )?[A-Z][\w&'.\u00c0-\u017f-]*"
     r"(?:(?: (?:of|de|du|and|&))? [A-Z][\w&'.\u00c0-\u017f-]*)*)"
 )
-_PLACE: Final = r"(?P<place>[A-Z][\w'.\u00c0-\u017f-]*(?:[ -][A-Z][\w'.\u00c0-\u017f-]*)*)"
+_PLACE: Final = (
+    r"(?P<place>[A-Z][\w'.\u00c0-\u017f-]*(?:[ -](?:(?:de|da|do|dos|das|del|la|le|upon|on|am"
+    r"|im|sur|en) )?(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)[A-Z][\w'.\u00c0-\u017f-]*)*)"
+)
+_ORG_NOUNS: Final = (
+    r"council|hospital|university|college|school|bank|ministry|library|museum|agency|government"
+    r"|department|police|army|navy|air force|nhs|post office|city|county|state|municipality"
+    r"|newspaper|paper|charity|church|zoo|airport|airline|railway|factory|warehouse|mine"
+    r"|supermarket|bakery|cafe|restaurant|hotel|pharmacy|clinic|practice|firm|lab|studio"
+)
+_THE_ORG: Final = rf"the (?P<org_lower>(?:[\w-]+ ){{0,2}}(?:{_ORG_NOUNS}))\b"
+"""An employer named by what it is ("the city council"): only with "the"."""
 _SUBJECT_I: Final = r"(?:\bI|^)"
 """The user as subject: "I", or nothing at the start of a clause ("work at Sony ...")."""
 _ADVERB: Final = (
     r"(?:(?:currently|now|still|also|just|really|actually|myself|mostly|mainly|usually"
-    r"|always|recently|happily|full-time|part-time|remotely) )?"
+    r"|always|recently|happily|full-time|part-time|remotely|already|basically|only"
+    r"|\w+ly) )?"
 )
 _NOT_NAMES: Final = _word_set(
     "I I'm OK Okay Thanks Sorry Fine Good Great Back Here There Done Ready Sure Happy Not"
@@ -215,17 +241,21 @@ _I_AM_A_JOB: Final = re.compile(
 _APPOSITIVE_JOB: Final = re.compile(rf"\bI'm {_NAME}, (?:an? ){_JOB_PHRASE}", _I)
 _WORK_AS: Final = re.compile(
     r"(?:\bI|^)\s*(?:'m )?" + _ADVERB + r"(?:work|working|am working|employed)"
-    r"(?: (?:at|for) [^,.;]+?)? as (?:an? |the )?(?P<job>[\w -]+?)(?=\s+(?:at|for|in|with|on)\b"
+    r"(?: [\w'-]+){0,4}? as (?:an? |the )?(?P<job>[\w -]+?)(?=\s+(?:at|for|in|with|on)\b"
     r"|[,.;!?]|$)",
     _I,
 )
 _TEACH: Final = re.compile(r"\bI " + _ADVERB + r"teach (?P<subject>[a-z]+)(?: at\b|[,.;!]|$)", _I)
 _MY_JOB: Final = re.compile(r"\bmy (?:job|role|position|title) is (?:an? )?(?P<job>[\w -]+)", _I)
 _WORK_AT: Final = re.compile(
-    r"(?:\bI|\bwe|^)(?:'m|'ve been| am| have been)? ?"
+    r"(?:\bI|\b[Ww]e|^)(?:'m|'ve been| am| have been)? ?"
     + _ADVERB
-    + r"(?:work|works|working|employed|interning|intern)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
-    r"(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG,
+    + r"(?:work|works|working|employed|interning|intern|do [\w-]+(?: [\w-]+)?|teach|teaching"
+    r"|volunteer|volunteering)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by|with) "
+    r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG + r")",
+)
+_JOB_OF: Final = re.compile(
+    rf"\bI(?:'m| am) (?:the|an?) (?:[\w-]+ ){{0,2}}?(?i:{_JOBS}) (?:of|for|at) (?:the )?" + _ORG
 )
 _AM_A_JOB_AT: Final = re.compile(
     rf"\bI(?:'m| am) {_ADVERB}(?:an? (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? )?(?:at|with) "
@@ -276,11 +306,12 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
 def _employer(clause: str) -> Iterator[Stated]:
     if NEGATION.search(clause):
         return
-    for pattern in (_MY_EMPLOYER, _WORK_AT, _AM_A_JOB_AT, _JOINED, _AT_A_PLACE_CALLED):
+    for pattern in (_MY_EMPLOYER, _WORK_AT, _JOB_OF, _AM_A_JOB_AT, _JOINED, _AT_A_PLACE_CALLED):
         match = pattern.search(clause)
         if match is None:
             continue
-        org = (match.groupdict().get("org") or match.groupdict().get("org2") or "").strip(" .")
+        groups = match.groupdict()
+        org = (groups.get("org") or groups.get("org2") or groups.get("org_lower") or "").strip(" .")
         if not org:
             continue
         if org.split()[0] in _NOT_ORGS:
@@ -295,19 +326,19 @@ def _employer(clause: str) -> Iterator[Stated]:
 # --- where -----------------------------------------------------------------------------------
 
 _LIVE_IN: Final = re.compile(
-    r"(?:\bI|\bwe)(?:'m| am|'ve| have)? ?"
+    r"(?:\bI|\b[Ww]e)(?:'m| am|'re| are|'ve| have)? ?"
     + _ADVERB
     + r"(?:live|living|reside|residing|settled|lived)(?: \w+)? in (?:the )?"
     + _PLACE
 )
 _BASED_IN: Final = re.compile(
-    r"(?:(?:\bI|\bwe)(?:'m| am| are|'re)? ?"
+    r"(?:(?:\bI|\b[Ww]e)(?:'m| am| are|'re)? ?"
     + _ADVERB
     + r"|^)(?:[Bb]ased|[Ll]iving) (?:in|out of) "
     + _PLACE
 )
 _MOVED_TO: Final = re.compile(
-    r"\b(?:I|we)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
+    r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
     + _PLACE
 )
 _HOME_IS: Final = re.compile(
@@ -378,7 +409,7 @@ def _diet(sentence: str) -> Iterator[Stated]:
     found: dict[str, bool] = {}
     for clause in clauses(sentence):
         for match in _I_AM_DIET.finditer(clause):
-            positive = match.group("not") is None and not NEGATION.search(clause[: match.start()])
+            positive = match.group("not") is None and not NEGATION.search(match.group(0))
             found.setdefault(_diet_name(match.group("diet")), positive)
         for match in _NOT_DIET.finditer(clause):
             found.setdefault(_diet_name(match.group("diet")), False)
@@ -436,8 +467,12 @@ def _languages(sentence: str) -> Iterator[Stated]:
 
 # --- schedules -------------------------------------------------------------------------------
 
+_ORDINAL: Final = r"(?:other|single|second|third|fourth|first|last|2nd|3rd|4th|1st)"
 _RECURRING: Final = (
-    rf"(?:(?:every|each) (?:other |single )?(?:day|week|weekday|weekend|{_WEEKDAY}|{_PART_OF_DAY}|"
+    rf"(?:(?:(?:\w+|\d+) times|once|twice) (?:a|per|every) (?:day|week|month)"
+    rf"|(?:on )?the (?:first|second|third|fourth|last) {_WEEKDAY}(?: of (?:every|each|the) month)?"
+    rf"|monthly|every month|each month|every year|yearly|annually"
+    rf"|(?:every|each) (?:{_ORDINAL} )?(?:day|week|weekday|weekend|{_WEEKDAY}|{_PART_OF_DAY}|"
     rf"(?:mon|tues|wednes|thurs|fri|satur|sun)day {_PART_OF_DAY})"
     rf"|(?:on|each) (?:{_WEEKDAY}|weekends|weekdays)(?: {_PART_OF_DAY})?(?: and {_WEEKDAY})?"
     rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
@@ -445,8 +480,9 @@ _RECURRING: Final = (
 )
 _WHEN: Final = rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))(?=[.;!?]|$|,\s*(?:so|but|please)\b)"
 _SCHEDULED: Final = re.compile(
-    rf"^(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w-]+ ){{0,3}}?[\w-]+) (?:is|are|starts?|begins?"
-    rf"|happens?|takes? place|runs?|meets?|falls?)(?: always| usually| normally)? {_WHEN}",
+    rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w-]+ ){{0,3}}?[\w-]+)"
+    rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?)"
+    rf"(?: always| usually| normally)? {_WHEN}",
     _I,
 )
 _I_DO: Final = re.compile(
@@ -496,9 +532,11 @@ def _activity(text: str) -> str:
 
 
 def _schedule(clause: str) -> Iterator[Stated]:
-    if NEGATION.search(clause):
+    if _DUE_WORD.search(clause):
         return
     match = _SCHEDULED.search(clause)
+    if match is not None and NEGATION.search(match.group(0)):
+        match = None
     if match is not None:
         words = match.group("act").lower().split()
         act = _activity(match.group("act"))
@@ -511,13 +549,14 @@ def _schedule(clause: str) -> Iterator[Stated]:
             yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
             return
     match = _I_DO.search(clause) or _LEADING_WHEN.search(clause)
-    if match is not None:
+    if match is not None and not NEGATION.search(match.group(0)):
         act = _activity(match.group("act")) or _BARE_ACTIVITY.get(match.group("verb").lower(), "")
         if act and act.split()[-1] not in _NOT_ACTIVITIES:
             yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
 
 
 _SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
+_DUE_WORD: Final = re.compile(r"\b(?:due|deadline)\b", _I)
 _PART_OF_DAY_WORD: Final = re.compile(_PART_OF_DAY, _I)
 
 
@@ -528,7 +567,12 @@ def _when(activity: str, said: str, when: str) -> str:
     part = _PART_OF_DAY_WORD.search(said)
     if part is not None and part.group(0).lower() not in when.lower():
         when = f"{when} in the {part.group(0).lower()}"
-    return f"{activity} {when}"
+    said_words = [w for w in said.lower().split() if w not in _DETERMINERS]
+    named = " ".join(said_words) if set(activity.split()) <= set(said_words) else activity
+    return f"{named} {when}"
+
+
+_DETERMINERS: Final = _word_set("a an the my our your to for")
 
 
 # --- deadlines -------------------------------------------------------------------------------
@@ -602,24 +646,23 @@ def _deliverable(clause: str, earlier: Sequence[str]) -> str:
 
 # --- tools -----------------------------------------------------------------------------------
 
-_TOOL_LIST: Final = r"(?P<tools>[\w.+#-]+(?:(?:,| and| &| plus) [\w.+#-]+)*)"
+_TOOL: Final = r"(?:[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[\w.+#-]+)"
+_TOOL_LIST: Final = rf"(?P<tools>{_TOOL}(?:(?:,| and| &| plus) {_TOOL})*)"
 _USE: Final = re.compile(
-    r"\b(?:I|we)(?:'m| am| are|'re)? (?P<not>don't |do not |never |no longer |can't )?"
-    r"(?:mostly |mainly |also |now |still |always |usually |only |mostly just |basically )?"
-    r"(?:use|using|rely on|work with|swear by) " + _TOOL_LIST,
-    _I,
+    r"\b(?:I|[Ww]e)(?:'m| am| are|'re)? (?P<not>(?i:don't |do not |never |no longer |can't ))?"
+    + _ADVERB
+    + r"(?i:use|using|rely on|work with|swear by) "
+    + _TOOL_LIST
 )
 _CODE_IN: Final = re.compile(
-    r"\bI (?:mostly |mainly |usually )?(?:code|program|write code|develop|write (?:all )?my code)"
-    r" (?:mostly |mainly )?in " + _TOOL_LIST,
-    _I,
+    r"\bI (?:mostly |mainly |usually )?(?i:code|program|write code|develop|write (?:all )?my code)"
+    r" (?:mostly |mainly )?in " + _TOOL_LIST
 )
 _MY_TOOL_IS: Final = re.compile(
-    r"\bmy (?:main |favou?rite |preferred |go-to |daily |usual )?(?:code )?(?:editor|ide|browser"
-    r"|terminal|shell|os|operating system|note-taking app|notes app|task manager|todo app"
-    r"|to-do app|test runner|testing framework|language of choice) (?:is|of choice is) "
-    + _TOOL_LIST,
-    _I,
+    r"\b(?i:my (?:main |favou?rite |preferred |go-to |daily |usual )?(?:code )?(?:editor|ide"
+    r"|browser|terminal|shell|os|operating system|note-taking app|notes app|task manager"
+    r"|todo app|to-do app|test runner|testing framework|language of choice) (?:is|of choice is)) "
+    + _TOOL_LIST
 )
 _KEEP_IN: Final = re.compile(
     r"\bI (?:write|keep|take|track|manage|plan|organi[sz]e|do|store|draft|log|sketch|design)"
@@ -687,14 +730,39 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     keep(_name(sentence))
     keep(_diet(sentence))
     keep(_languages(sentence))
+    keep(_schedule(sentence))
+    tool_clause: Stated | None = None
     for clause in clauses(sentence):
+        keep(_name(clause))
         keep(_occupation(sentence, clause))
         keep(_employer(clause))
         keep(_where(clause))
         keep(_allergy(clause))
         keep(_deadline(clause, earlier))
         tools = list(_tools(clause))
+        if not tools and tool_clause is not None:
+            tools = list(_more_tools(clause, tool_clause))  # "I use Windows at work but Linux"
         keep(iter(tools))
-        if not tools and not any(f.attribute == "deadline" for f in found.values()):
-            keep(_schedule(clause))
+        tool_clause = tools[-1] if tools else tool_clause
+    if any(f.attribute in ("deadline", "tool") for f in found.values()):
+        found = {k: f for k, f in found.items() if f.attribute != "schedule"}
     return list(found.values())
+
+
+_MORE_TOOLS: Final = re.compile(
+    r"^(?P<not>not )?(?P<tool>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z]+[A-Z][\w.+#-]*)"
+    r"(?: (?:at|for|on|in|when|with) [\w ]+| too| as well| instead)?$"
+)
+
+
+def _more_tools(clause: str, previous: Stated) -> Iterator[Stated]:
+    """A clause naming only a tool after a clause about tools: the same verb, or its
+    contrary after "not"."""
+    match = _MORE_TOOLS.match(clause)
+    if match is None or match.group("tool").split()[0] in _NOT_NAMES:
+        return
+    name = match.group("tool")
+    if (match.group("not") is None) == previous.positive:
+        yield Stated("tool", name, item=name)
+    else:
+        yield Stated("tool", f"does not use {name}", item=name, positive=False)
