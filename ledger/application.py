@@ -25,7 +25,7 @@ from ledger.chain_secret import open_store
 from ledger.command import Command
 from ledger.core import CoreDocument
 from ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
-from ledger.data_keys import open_key_store
+from ledger.data_keys import key_file, open_key_store
 from ledger.epoch import EngramClock
 from ledger.erasure import Erasure, ErasureOutcome, erasure_id
 from ledger.errors import InvalidInput, MemoryNotFound, UnknownUser
@@ -104,7 +104,7 @@ class Ledger(Application[UUID]):
         assert isinstance(mapper, LedgerMapper)
         self._mapper: LedgerMapper = mapper
         self._evidence = TamperEvidence(
-            self.recorder, mapper, open_store(self.recorder, self.settings.home / KEYS_FILE)
+            self.recorder, mapper, open_store(self.recorder, key_file(self.settings))
         )
         self._decoder = RecordDecoder(mapper, mapper.content)
 
