@@ -1,6 +1,7 @@
 """`mnemoledger verify`, `seal` and `erase`: trust the log, checkpoint it, forget a user.
 
     mnemoledger verify --json        # {"ok", "events", "problems": [...]}; exit 1 if not ok
+    mnemoledger verify --expect-root 1234:ROOT   # and a root published elsewhere holds
     mnemoledger seal --json          # the Sealed event(s) since the last seal
     mnemoledger erase --user maya --yes
 
@@ -53,15 +54,44 @@ def _show_verify(result: VerifyResult) -> None:
         output.stdout.print(table)
 
 
+def _published_root(
+    _context: click.Context, _parameter: click.Parameter, values: tuple[str, ...]
+) -> dict[int, str]:
+    roots: dict[int, str] = {}
+    for value in values:
+        through, _, root = value.partition(":")
+        if not through.isdigit() or len(root) != 64 or not _is_hex(root):
+            raise click.BadParameter(f"{value!r}: give LAST_POSITION:ROOT (64 hex digits)")
+        roots[int(through)] = root.lower()
+    return roots
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
+
+
 @click.command()
+@click.option(
+    "--expect-root",
+    "published",
+    multiple=True,
+    callback=_published_root,
+    metavar="LAST_POSITION:ROOT",
+    help="A seal root published elsewhere (from `seal --json` or `verify --json`): the log "
+    "must hold a seal through LAST_POSITION with this root. Repeatable.",
+)
 @global_options
 @pass_state
-def verify(state: CliState) -> int:
+def verify(state: CliState, published: dict[int, str]) -> int:
     """Check every stored event, keyed hash chain and seal; name what was changed, forged,
     removed, moved or cut off the end. Exit status 1 when anything is wrong; when nothing
     is, seal what was unsealed."""
     with output.progress_bar(not state.as_json, "verifying") as progress:
-        result = _api(state).verify(progress)
+        result = _api(state).verify(progress, published)
     output.emit(state.as_json, result, lambda: _show_verify(result))
     return 0 if result.ok else 1
 

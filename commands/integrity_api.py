@@ -25,6 +25,8 @@ from projections.embeddings.cache import CachedEmbedder
 from projections.runner import Runner
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from commands.models import RebuildResult
     from ledger import Provenance
     from projections.runner import Progress
@@ -109,10 +111,13 @@ class IntegrityMixin:
         def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
             raise NotImplementedError
 
-    def verify(self, progress: Progress | None = None) -> VerifyResult:
+    def verify(
+        self, progress: Progress | None = None, published: Mapping[int, str] | None = None
+    ) -> VerifyResult:
         """Walk every stored event: keyed hashes, per-stream chains, seals, positions, the
-        witness of the newest event and seal; when all is well, seal what was unsealed."""
-        report = self.ledger.verify(progress)
+        witness of the newest event and seal, and the seal roots `published` elsewhere
+        (last position sealed -> root); when all is well, seal what was unsealed."""
+        report = self.ledger.verify(progress, published)
         return VerifyResult(
             ok=report.ok,
             events=report.events,

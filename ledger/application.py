@@ -362,12 +362,15 @@ class Ledger(Application[UUID]):
 
     # --- integrity and erasure (ledger.integrity, ledger.seal, ledger.verify) -------------
 
-    def verify(self, progress: Progress | None = None) -> Report:
+    def verify(
+        self, progress: Progress | None = None, published: Mapping[int, str] | None = None
+    ) -> Report:
         """Check every stored event, chain and seal against the chain secret and the
-        witness kept with it; the report names each problem. A clean check seals what was
+        witness kept with it, and the seal roots `published` elsewhere (last position
+        sealed -> root); the report names each problem. A clean check seals what was
         unsealed (ledger.tamper)."""
         contiguous = isinstance(self.recorder, SQLiteApplicationRecorder)
-        return self._evidence.verify(self.save, contiguous, progress)
+        return self._evidence.verify(self.save, contiguous, progress, published)
 
     def seal(self, provenance: Provenance) -> list[Seal]:
         """Seal the log from the last sealed position to the newest event."""

@@ -253,6 +253,7 @@ class PostgresChainSecrets:
         self._tip = SQL(_ADVANCE.format(table="{table}", p="%s", gone=gone)).format(
             table=table, events=SQL("{}.{}").format(Identifier(schema), Identifier(events_table))
         )
+        self._lock_row = SQL("SELECT 1 FROM {} WHERE id = 1 FOR UPDATE").format(table)
         self._seal = SQL(
             "UPDATE {} SET sealed_through = %s, last_seal = %s WHERE id = 1 AND last_seal < %s"
         ).format(table)
@@ -281,6 +282,9 @@ class PostgresChainSecrets:
 
     def advance_tip(self, tip: Tip, first: int) -> None:
         with self._datastore.transaction(commit=True) as curs:
+            # The row lock first: the UPDATE, a statement of its own, then reads the log
+            # as of after the previous tip's writer committed, so that tip's row shows.
+            curs.execute(self._lock_row)
             curs.execute(self._tip, _advance_parameters(tip, first))
 
     def sealed(self, sealed_through: int, seal_position: int) -> None:

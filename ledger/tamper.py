@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from uuid import UUID
 
@@ -82,10 +82,11 @@ class TamperEvidence:
             )
             if link is not None and link.hash != link.computed:
                 raise ChainSecretMissing(
-                    f"the log's newest event (position {end}) carries a keyed hash but "
-                    "the chain secret is missing: restore it (table chain_secret of the "
-                    "home's keys.sqlite3, or mnemoledger_chain_secret in the log's "
-                    "PostgreSQL schema)"
+                    f"the log's newest event (position {end}) does not carry the old "
+                    "unkeyed chain, so it was written with a chain secret, and the chain "
+                    "secret is missing (or that event was changed): restore the secret "
+                    "(table chain_secret of the home's keys.sqlite3, or "
+                    "mnemoledger_chain_secret in the log's PostgreSQL schema)"
                 )
         return self.store.create(legacy_through=end)
 
@@ -170,7 +171,13 @@ class TamperEvidence:
         self.store.sealed(seals[-1].to_position, newest)
         return seals
 
-    def verify(self, save: Save, contiguous: bool, progress: Progress | None = None) -> Report:
+    def verify(
+        self,
+        save: Save,
+        contiguous: bool,
+        progress: Progress | None = None,
+        published: Mapping[int, str] | None = None,
+    ) -> Report:
         """Check the whole log (see ledger.verify); when nothing is wrong, seal what was
         unsealed, so the next truncation or forgery shows even without the tip."""
         try:
@@ -190,6 +197,7 @@ class TamperEvidence:
             reused=witness.reused,
             last_seal=(witness.last_seal, witness.sealed_through),
             contiguous_positions=contiguous,
+            published=published,
         )
         report = verifier.run(progress)
         if report.ok and report.sealed_through < report.last_event:

@@ -18,7 +18,7 @@ unkeyed chain; the report says so in `notes`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -118,6 +118,7 @@ class Verifier:
         reused: Tip | None,
         last_seal: tuple[int, int],
         contiguous_positions: bool,
+        published: Mapping[int, str] | None = None,
     ) -> None:
         self.recorder = recorder
         self.mapper = mapper
@@ -130,6 +131,10 @@ class Verifier:
         self.last_seal = last_seal
         """(position, sealed through) of the newest seal any writer recorded."""
         self.contiguous = contiguous_positions
+        self.published = dict(published or {})
+        """Seal roots published elsewhere: last position sealed -> root."""
+        self._roots: dict[int, tuple[int, str]] = {}
+        """Last position sealed -> (position of the seal, root), for each seal read."""
         self.report = Report(legacy_through=legacy_through)
         self._legacy = 0
         self._legacy_unchained = 0
@@ -174,6 +179,7 @@ class Verifier:
             if progress:
                 progress(after, end)
         self._witness(end)
+        self._published()
         return self.report
 
     # --- one row -------------------------------------------------------------------------
@@ -300,6 +306,7 @@ class Verifier:
         self.report.seals += 1
         self.report.sealed_through = max(self.report.sealed_through, last)
         self._seal_positions[position] = last
+        self._roots[last] = (position, root)
         sealed = [p for p in range(first, last + 1) if p not in gaps]
         if len(sealed) != len(prefixes):
             self._problem(CHANGED, position, None, None, "the seal's leaves do not fit its range")
@@ -422,6 +429,32 @@ class Verifier:
                     f"position {through}) is not in the log",
                 )
             )
+
+    def _published(self) -> None:
+        """Each root published elsewhere must be the root of a seal in the log: a log
+        rewritten and resealed by someone holding the chain secret fails here."""
+        for through, root in sorted(self.published.items()):
+            found = self._roots.get(through)
+            if found is None:
+                self.report.problems.append(
+                    Problem(
+                        MISSING,
+                        None,
+                        None,
+                        None,
+                        f"no seal through position {through} is in the log, but root "
+                        f"{root} was published for one",
+                    )
+                )
+            elif found[1] != root:
+                self._problem(
+                    CHANGED,
+                    found[0],
+                    None,
+                    None,
+                    f"the seal through position {through} has root {found[1]}, but root "
+                    f"{root} was published: the log was rewritten and sealed again",
+                )
 
     def legacy_notes(self, new_seals: list[Seal]) -> None:
         """Say what the legacy range is and whether a keyed seal (found, or written by

@@ -112,6 +112,19 @@ class StoredLog:
             )
         return self.last().position
 
+    def reset_witness(self) -> None:
+        """What an insider holding the keys can also do: clear the witness."""
+        reset = (
+            "UPDATE {} SET tip_position = 0, last_seal = 0, sealed_through = 0, reused_position = 0"
+        )
+        if self.url:
+            schema = parse_qs(urlparse(self.url).query)["schema"][0]
+            with admin_connection(self.url) as conn:
+                conn.execute(reset.format(f'"{schema}".{POSTGRES_TABLE}'))
+        else:
+            with sqlite3.connect(self.home / "keys.sqlite3") as conn:
+                conn.execute(reset.format(TABLE))
+
     def forget_chain_secret(self) -> None:
         """Delete the chain secret's row from where it lives (the keys, not the log)."""
         if self.url:
@@ -480,3 +493,32 @@ def test_a_lost_chain_secret_is_named_and_stops_writes(home: Path) -> None:
     assert "chain secret is missing" in out["problems"][0]["detail"]
     with Ledger(settings(home)) as ledger, pytest.raises(ChainSecretMissing):
         ledger.add(USER, [NewMemory("written with a new secret would hide the old chain")])
+
+
+# --- seal roots published elsewhere ------------------------------------------------------------
+
+
+def test_a_published_root_names_a_log_rewritten_by_someone_holding_the_secret(
+    home: Path,
+) -> None:
+    commands(home, 2)
+    result = run(home, "--json", "verify")
+    assert result.exit_code == 0, result.output
+    (seal,) = json.loads(result.stdout)["sealed"]
+    published = f"{seal['to_position']}:{seal['root']}"
+    assert run(home, "verify", "--expect-root", published).exit_code == 0
+
+    # an insider with the keys: a new history, keyed with the real secret, witness reset
+    log = StoredLog(home)
+    log.delete(*(row.position for row in log.rows()))
+    log.reset_witness()
+    with Ledger(settings(home)) as ledger:
+        ledger.add(USER, [NewMemory(f"a different past, part {n}") for n in range(30)])
+    assert verify(home).ok  # nothing inside the home can tell
+
+    result = run(home, "--json", "verify", "--expect-root", published)
+    assert result.exit_code == 1, result.output
+    problems = json.loads(result.stdout)["problems"]
+    assert any(f"root {seal['root']} was published" in p["detail"] for p in problems), problems
+    bad = run(home, "verify", "--expect-root", "12:nothex")
+    assert bad.exit_code == 2 and "LAST_POSITION:ROOT" in bad.output
