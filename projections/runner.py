@@ -197,7 +197,9 @@ class Runner:
                 break
             for notification in page:
                 erased = self.ledger.mapper.to_domain_event(notification)
-                found.append((notification.id, str(getattr(erased, "user_id", ""))))
+                user_id = str(getattr(erased, "user_id", ""))
+                self.ledger.keys.forget(user_id)
+                found.append((notification.id, user_id))
             after = page[-1].id
         self._erasures.note(found, end)
         return follow
