@@ -65,9 +65,9 @@ def test_prune_expired_notes(engram: MnemoLedger, clock: Clock) -> None:
 def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
     engram: MnemoLedger, clock: Clock
 ) -> None:
-    idle = remember(engram, "A podcast about kites came up once", importance=0.3)
-    used = remember(engram, "Sailing lessons start in June", importance=0.3)
-    pinned = remember(engram, "Gliders need thermals", importance=0.3, tags=["pinned"])
+    idle = remember(engram, "Right now a podcast about kites is on", importance=0.3)
+    used = remember(engram, "For now sailing lessons are on hold", importance=0.3)
+    pinned = remember(engram, "Gliders need thermals at the moment", importance=0.3, tags=["pinned"])
     important = remember(engram, "Rowing club dues are 40 euros", importance=0.9)
     everyone = (idle, used, pinned, important)
     assert not ops(engram.consolidate(user=USER), "lapse")  # epoch 1
@@ -121,8 +121,8 @@ def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
 
 
 def test_a_rebuilt_layers_model_keeps_the_idle_clock(engram: MnemoLedger, clock: Clock) -> None:
-    idle = remember(engram, "A podcast about kites came up once", importance=0.3)
-    used = remember(engram, "Sailing lessons start in June", importance=0.3)
+    idle = remember(engram, "Right now a podcast about kites is on", importance=0.3)
+    used = remember(engram, "For now sailing lessons are on hold", importance=0.3)
     engram.consolidate(user=USER)
     skip_epochs(engram, 29, clock)
     serve(engram, [used])

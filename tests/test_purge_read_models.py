@@ -60,8 +60,8 @@ def purge_through_consolidation(memory: MnemoLedger, clock: Clock) -> str:
     """A memory written and edited in thread t1, kept in a second one's delta too, then
     lapsed (seed 003 §7 soft delete, idle for more than SOFT_DELETE_IDLE_EPOCHS) and purged
     PURGE_AFTER_DAYS later by the consolidation."""
-    idle = remember_in(memory, "t1", f"The {SECRET} podcast came up once", importance=0.3)
-    memory.ledger.update(in_thread("t1"), idle, f"The {SECRET} podcast about kites came up")
+    idle = remember_in(memory, "t1", f"Right now the {SECRET} podcast is on", importance=0.3)
+    memory.ledger.update(in_thread("t1"), idle, f"Right now the {SECRET} podcast about kites is on")
     kept = remember_in(memory, "t1", "Maya takes sailing lessons in June", importance=0.9)
     memory.consolidate(user=USER)
     skip_epochs(memory, SOFT_DELETE_IDLE_EPOCHS, clock)

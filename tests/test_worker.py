@@ -30,7 +30,7 @@ __all__ = ["clock", "engram"]
 
 
 def test_simulated_months_run_every_cycle(engram: MnemoLedger, clock: Clock) -> None:
-    idle = remember(engram, "A podcast about kites came up once", importance=0.3)
+    idle = remember(engram, "Right now a podcast about kites is on", importance=0.3)
     kept = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
     # the first epochs of the idle count: one cycle, then epochs recorded cheaply (decay
     # only, no rule); held in Buffer, where decay alone would have evicted them, at their

@@ -8,6 +8,8 @@ import re
 from collections import Counter
 from typing import Final
 
+from bm25s.stopwords import STOPWORDS_EN_PLUS
+
 from commands.attribution import speaker_and_body
 from commands.llm.consolidation_schemas import (
     AuditInput,
@@ -104,6 +106,7 @@ def triage(inputs: TriageInput) -> TriageOutput:
             or DECISION_CUES.search(memory.content) is not None
             or section_of(memory.content) is not None
             or states_a_fact_about_someone(memory.content)
+            or tells_something(memory.content)
         )
         promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and not (
             MOMENTARY.search(memory.content)
@@ -141,6 +144,114 @@ MIN_FACT_WORDS: Final = 3
 def states_a_fact_about_someone(text: str) -> bool:
     _, body = speaker_and_body(text)
     return len(words(body)) >= MIN_FACT_WORDS and ABOUT_SOMEONE.search(body) is not None
+
+
+SMALL_TALK: Final = frozenset(
+    [
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "wow",
+        "whoa",
+        "oh",
+        "ah",
+        "aw",
+        "aww",
+        "omg",
+        "yay",
+        "hey",
+        "hi",
+        "hello",
+        "bye",
+        "yeah",
+        "yes",
+        "yep",
+        "yup",
+        "no",
+        "nope",
+        "ok",
+        "okay",
+        "sure",
+        "cool",
+        "nice",
+        "great",
+        "awesome",
+        "amazing",
+        "wonderful",
+        "fantastic",
+        "lovely",
+        "incredible",
+        "beautiful",
+        "brilliant",
+        "perfect",
+        "glad",
+        "happy",
+        "sorry",
+        "congrats",
+        "congratulations",
+        "luck",
+        "good",
+        "bad",
+        "lol",
+        "haha",
+        "hahaha",
+        "totally",
+        "definitely",
+        "absolutely",
+        "really",
+        "super",
+        "so",
+        "much",
+        "appreciate",
+        "agree",
+        "sounds",
+        "seems",
+        "looks",
+        "look",
+        "check",
+        "see",
+        "way",
+        "guess",
+        "mean",
+        "know",
+        "think",
+        "right",
+        "true",
+        "tell",
+        "like",
+        "love",
+        "hope",
+        "wish",
+        "keep",
+        "going",
+        "care",
+        "take",
+        "let",
+        "get",
+        "got",
+    ]
+)
+"""Words of reactions and pleasantries ("Thanks, Caroline!", "Wow, that looks amazing!",
+"By the way, take a look at this."): a sentence made of them and function words tells
+nothing worth keeping."""
+MIN_TELLING_WORDS: Final = 2
+"""Words beyond function words and small talk from which a sentence tells something."""
+
+
+def tells_something(text: str) -> bool:
+    """Some sentence of `text` states something (not a question, not small talk): an event,
+    a thing seen or shared, a fact told in the third person ("The 2 younger kids love
+    nature.", "[shares a photo of a painting of a sunset]"). Kept in Buffer, such a memory
+    would be evicted by the cap or by decay, and what it told lost."""
+    for sentence in sentences(text):
+        _, body = speaker_and_body(sentence)
+        if body.rstrip().endswith("?"):
+            continue
+        telling = [w for w in words(body) if w not in STOPWORDS_EN_PLUS and w not in SMALL_TALK]
+        if len(telling) >= MIN_TELLING_WORDS:
+            return True
+    return False
 
 
 def gate(inputs: GateInput) -> GateOutput:
