@@ -18,7 +18,8 @@ from click.testing import CliRunner, Result
 
 from commands import MnemoLedger
 from commands.cli import cli
-from ledger import Ledger, MemoryNotFound
+from ledger import Ledger, MemoryNotFound, Settings
+from ledger.data_keys import open_key_store
 from ledger.encryption import PLAINTEXT_FIELDS
 from ledger.errors import UnknownUser
 from ledger.policy import ERASED_TEXT
@@ -228,3 +229,22 @@ def test_content_fields_are_never_plaintext() -> None:
         "operations",
     }
     assert content.isdisjoint(PLAINTEXT_FIELDS)
+
+
+def test_a_key_another_process_destroyed_is_not_used_once_destroy_returned(home: Path) -> None:
+    """Two key stores on one log (two processes): the reader holds the user's key in memory
+    and looked for erasures a moment ago; once the other's `destroy` has returned, the
+    reader's next look drops the key."""
+    settings = Settings(home=home, embedder="hashing")
+    eraser, reader = open_key_store(settings), open_key_store(settings)
+    try:
+        kid, _ = eraser.for_user(ERASED)
+        assert reader.by_id(kid) is not None and reader.sync() == []
+        eraser.destroy(ERASED)
+        assert reader.sync() == [ERASED]
+        assert reader.by_id(kid) is None
+        new_kid, _ = reader.for_user(ERASED)  # the user may start again, with a new key
+        assert new_kid != kid and eraser.by_id(new_kid) is not None
+    finally:
+        eraser.close()
+        reader.close()
