@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from commands import MnemoLedger
 from commands.cli import cli
+from commands.timetravel import read_models_at
 from ledger import Ledger, MemoryNotFound, Settings
 from ledger.data_keys import open_key_store
 from ledger.encryption import PLAINTEXT_FIELDS
@@ -248,3 +249,16 @@ def test_a_key_another_process_destroyed_is_not_used_once_destroy_returned(home:
     finally:
         eraser.close()
         reader.close()
+
+
+def test_a_view_of_the_past_leaves_an_erased_user_out(memory: MnemoLedger) -> None:
+    """Time travel to before the erasure shows the user's memories neither as they were
+    (their key is gone) nor as `[erased]` rows."""
+    memory.add(list(ERASED_CONTENTS), user=ERASED)
+    memory.add(["Plain oatmeal every morning"], user=KEPT)
+    before = memory.ledger.last_position()
+    memory.erase(user=ERASED)
+    with read_models_at(memory, before) as past:
+        assert past.list(user=ERASED) == []
+        assert past.search("xylophonic marmalade", user=ERASED) == []
+        assert [m.content for m in past.list(user=KEPT)] == ["Plain oatmeal every morning"]
