@@ -29,6 +29,7 @@ from commands.cli_replay import diff, replay
 from commands.cli_serve import keys, mcp, serve
 from commands.demo import run_demo
 from commands.options import (
+    LIMIT,
     CliState,
     category_option,
     global_options,
@@ -371,7 +372,7 @@ def history(state: CliState, memory_id: str) -> None:
 @click.option(
     "--type", "event_types", multiple=True, help="Only events of this type, e.g. MemoryAdded."
 )
-@click.option("--limit", type=click.IntRange(min=1), help="At most this many events.")
+@click.option("--limit", type=LIMIT, help="At most this many events.")
 @global_options
 @pass_state
 def log(

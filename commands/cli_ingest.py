@@ -18,7 +18,8 @@ from rich.table import Table
 from commands import output
 from commands.ingest_api import IngestResult
 from commands.options import CliState, global_options, pass_state, writer_options
-from commands.pipelines.ingest import parse_turns
+from commands.pipelines.ingest import Turn, load_turns, parse_turns
+from ledger.policy import MAX_INGEST_BYTES
 
 STDIN = "-"
 
@@ -44,7 +45,14 @@ def ingest(
 ) -> None:
     """Extract durable facts from a conversation (JSONL turns: {"role", "content", "ts"?,
     "id"?}; FILE may be - for stdin) and store them for a user, in one atomic write."""
-    source = parse_turns(sys.stdin.read(), source="<stdin>") if str(file) == STDIN else file
+    # stdin is read no further than one ingest may be: parse_turns refuses what is over
+    if str(file) == STDIN:
+        source: Path | list[Turn] = parse_turns(
+            sys.stdin.read(MAX_INGEST_BYTES + 1), source="<stdin>"
+        )
+    else:
+        load_turns(file)  # refused input fails here, before the progress bar draws a line
+        source = file
     memory = state.ledger()
     with output.progress_bar(not state.as_json, "extracting") as progress:
         result = memory.ingest(

@@ -17,7 +17,7 @@ import click
 from rich.table import Table
 
 from commands import output
-from commands.options import CliState, global_options, pass_state
+from commands.options import POSITION, CliState, global_options, pass_state
 from commands.query import BulletResult, QueryResult
 from commands.query_api import QueryMixin
 from ledger.errors import InvalidInput, LedgerError
@@ -98,7 +98,7 @@ def _show_related(result: QueryResult) -> None:
 @click.option("--budget-tokens", type=click.IntRange(min=1), help="Token budget of the answer.")
 @click.option("--threshold", type=float, help="Drop results less similar than this (cosine).")
 @click.option("--thread", help="Conversation thread: start with its delta header.")
-@click.option("--since-rev", type=click.IntRange(min=0), help="Header base revision.")
+@click.option("--since-rev", type=POSITION, help="Header base revision.")
 @click.option("--agent-id", help="Filter: memories written by this agent.")
 @click.option("--run-id", help="Filter: memories written in this thread or command run.")
 @click.option("--actor-id", help="Filter: memories written by this actor.")
@@ -162,7 +162,7 @@ def query(
 
 @click.command()
 @click.option("--thread", required=True, help="The conversation thread.")
-@click.option("--since", type=click.IntRange(min=0), help="Changes after this revision.")
+@click.option("--since", type=POSITION, help="Changes after this revision.")
 @click.option("--agent", help="Since this agent's last served revision; its allowlist applies.")
 @click.option("--user", help="Only this user's memories.")
 @global_options

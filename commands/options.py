@@ -10,8 +10,16 @@ from typing import Any, TypeVar
 import click
 
 from commands.facade import MnemoLedger
+from ledger.policy import MAX_LIST_LIMIT, MAX_POSITION
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+POSITION = click.IntRange(0, MAX_POSITION)
+"""A log position or delta revision: none is larger, and the stores cannot compare with a
+larger number (an unbounded one was an OverflowError, exit 1)."""
+
+LIMIT = click.IntRange(1, MAX_LIST_LIMIT)
+"""How many rows a listing may return."""
 
 
 @dataclass

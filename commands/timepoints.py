@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from ledger import EventRecord
 from ledger.errors import InvalidInput
+from ledger.policy import MAX_POSITION
 
 Point = int | datetime
 """A log position (>= 0) or a UTC time."""
@@ -21,12 +22,10 @@ def parse_point(text: str | int | datetime) -> Point:
     if isinstance(text, datetime):
         return text if text.tzinfo else text.replace(tzinfo=UTC)
     if isinstance(text, int):
-        if text < 0:
-            raise InvalidInput(f"a log position must be >= 0; got {text}")
-        return text
+        return _position(text)
     value = text.strip()
     if value.isdigit():
-        return int(value)
+        return _position(int(value))
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -34,6 +33,12 @@ def parse_point(text: str | int | datetime) -> Point:
             f"{text!r} is neither a log position nor an ISO-8601 time (e.g. 2026-05-01T10:00)"
         ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _position(value: int) -> int:
+    if not 0 <= value <= MAX_POSITION:
+        raise InvalidInput(f"a log position must be between 0 and {MAX_POSITION}; got {value}")
+    return value
 
 
 def at_or_before(record: EventRecord, point: Point) -> bool:

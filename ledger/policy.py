@@ -51,6 +51,15 @@ MAX_KEY_CHARS: Final = 128  # seed 004 §15 (memory tool keys)
 DEFAULT_SOURCE: Final = "api"
 SYSTEM_ACTOR: Final = "system"
 
+# --- what one request may make the ledger hold or compute: not in the seeds (issue 16) ----
+MAX_POSITION: Final = 2**63 - 1  # a log position or delta revision: the stores' BIGINT
+MAX_LIST_LIMIT: Final = 1_000_000  # `--limit` of listings: more rows than any page needs
+MAX_TURN_CHARS: Final = 32_768  # one conversation turn's content (4 memories' worth)
+MAX_TURN_BYTES: Final = 65_536  # one turn as recorded in `IngestRequested` (UTF-8 JSON)
+MAX_INGEST_TURNS: Final = 10_000  # turns of one ingest
+MAX_INGEST_BYTES: Final = 8 * 1024 * 1024  # one ingest's JSONL (file, stdin or turns)
+MAX_JSON_DEPTH: Final = 32  # nesting of one JSON value a caller sends (a turn, a body)
+
 # --- retrieval: seed 004 §6 (hybrid search: over-fetch, reciprocal-rank fusion) --------
 SEARCH_DEFAULT_K: Final = 10
 SEARCH_MAX_K: Final = 200

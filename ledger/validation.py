@@ -15,7 +15,9 @@ from ledger.policy import (
     MAX_EVIDENCE_ITEMS,
     MAX_ID_CHARS,
     MAX_IMPORTANCE,
+    MAX_JSON_DEPTH,
     MAX_KEY_CHARS,
+    MAX_POSITION,
     MAX_SOURCE_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
@@ -181,3 +183,32 @@ def metadata(value: Mapping[str, object] | None) -> dict[str, object] | None:
             raise InvalidInput(f"metadata value of {key!r} must be finite")
         checked[key] = item
     return checked
+
+
+def position(name: str, value: object, *, required: bool = False) -> int | None:
+    """A log position or revision: an integer from 0 to the stores' largest BIGINT."""
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"{name} must be a whole number")
+    if not 0 <= value <= MAX_POSITION:
+        raise InvalidInput(f"{name} must be between 0 and {MAX_POSITION}; got {value}")
+    return value
+
+
+def json_depth(value: object, where: str, limit: int = MAX_JSON_DEPTH) -> object:
+    """`value` if its lists and objects nest at most `limit` deep (walked without
+    recursion, so any depth is answered with `InvalidInput`, never `RecursionError`)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            raise InvalidInput(f"{where}: JSON nested deeper than {limit} levels")
+        stack.extend((child, depth + 1) for child in children)
+    return value

@@ -23,6 +23,7 @@ from ledger.policy import (
     MAX_BUDGET_TOKENS,
     MAX_CONTENT_CHARS,
     MAX_ID_CHARS,
+    MAX_POSITION,
     MAX_QUERY_CHARS,
     MAX_SOURCE_CHARS,
     MAX_TAG_CHARS,
@@ -116,7 +117,7 @@ class QueryBody(_Body):
     budget_tokens: int | None = Field(default=None, ge=1, le=MAX_BUDGET_TOKENS)
     threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
     thread: Identifier | None = None
-    since_rev: int | None = Field(default=None, ge=0)
+    since_rev: int | None = Field(default=None, ge=0, le=MAX_POSITION)
 
     def as_request(self) -> dict[str, Any]:
         """The facade's `memory_query` request (the seed's field names)."""

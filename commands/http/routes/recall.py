@@ -13,7 +13,7 @@ from commands.query import QueryResult
 from commands.query_api import DeltaOut
 from commands.recall_api import MAX_RESUME_HOURS
 from commands.resume import ResumeOut
-from ledger.policy import RESUME_RECENT_HOURS
+from ledger.policy import MAX_POSITION, RESUME_RECENT_HOURS
 
 router = APIRouter(tags=["recall"])
 
@@ -52,7 +52,7 @@ async def delta(
     caller: Authenticated,
     thread: Annotated[Identifier, Query()],
     user_id: Annotated[Identifier, Query()],
-    since: Annotated[int | None, Query(ge=0)] = None,
+    since: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
 ) -> DeltaOut:
     """The delta header (seed 003 §1): the thread's revision and the latest changes of the
     user's memories in the key's categories, since `since` or since this agent was last

@@ -32,7 +32,7 @@ from commands.http.ui import views
 from commands.keys import InvalidKey, Principal
 from commands.models import MemoryOut
 from ledger.errors import InvalidInput, LedgerError, MemoryNotFound
-from ledger.policy import ACTIVE, LAYERS, STATES
+from ledger.policy import ACTIVE, LAYERS, MAX_POSITION, STATES
 
 T = TypeVar("T")
 
@@ -216,7 +216,7 @@ async def timeline(
     agent: str = "",
     since: str = "",
     until: str = "",
-    page_number: Annotated[int, Query(alias="page", ge=1)] = 1,
+    page_number: Annotated[int, Query(alias="page", ge=1, le=MAX_POSITION)] = 1,
 ) -> HTMLResponse:
     def load(memory: MnemoLedger) -> dict[str, Any]:
         events = memory.timeline(
@@ -295,7 +295,11 @@ async def memory_page(request: Request, memory_id: str) -> HTMLResponse:
 
 
 @router.get("/users/{user}/layers", response_class=HTMLResponse)
-async def layers(request: Request, user: str, as_of: int | None = None) -> HTMLResponse:
+async def layers(
+    request: Request,
+    user: str,
+    as_of: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
+) -> HTMLResponse:
     def load(memory: MnemoLedger) -> dict[str, Any]:
         last = memory.ledger.last_position()
         position = last if as_of is None else min(max(as_of, 0), last)
@@ -309,7 +313,10 @@ async def layers(request: Request, user: str, as_of: int | None = None) -> HTMLR
 
 @router.get("/users/{user}/core", response_class=HTMLResponse)
 async def core(
-    request: Request, user: str, a: int | None = None, b: int | None = None
+    request: Request,
+    user: str,
+    a: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
+    b: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
 ) -> HTMLResponse:
     versions = await read(request, lambda memory: _core_versions(memory, user), user=user)
     numbers = [int(str(v["version"])) for v in versions]
