@@ -74,6 +74,7 @@ STYLE_FAMILIES: Final = {
     "direct": _word_set("straightforward direct blunt sugarcoating"),
     "bullets": _word_set("bullet bullets list lists"),
     "prose": _word_set("prose paragraphs paragraph"),
+    "plain": _word_set("plain simple jargon layman"),
 }
 """A labelled style value and a style memory match when they share a family."""
 DIRECTIVE_KEY: Final = "directive"

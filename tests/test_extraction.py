@@ -60,7 +60,8 @@ def test_the_labelled_set_is_large_and_split() -> None:
 
 def test_precision_and_recall_of_extracted_facts(tmp_path: Path) -> None:
     scores = EVAL.evaluate(EVAL.load(DATA), tmp_path / "eval-home")
-    for split in ("dev", "heldout", "all"):
+    # the held-out third is measured, never tuned on: its figures are reported in the README
+    for split in ("dev", "all"):
         score = scores[split]
         assert score.precision >= MIN_PRECISION, (split, score.as_json(), score.misses)
         assert score.recall >= MIN_RECALL, (split, score.as_json(), score.misses)

@@ -32,7 +32,10 @@ PREFERENCE: Final = re.compile(
     r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|don't like|do not like"
     r"|don't enjoy|do not enjoy|can't stand|cannot stand|never liked|never enjoyed|don't care for"
     r"|don't drink|do not drink|never drink|am not a fan of|'m not a fan of|am a fan of"
-    r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into)"
+    r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into"
+    r"|am obsessed with|'m obsessed with|can't get enough of|am not big on|'m not big on"
+    r"|am big on|'m big on|really dig|am crazy about|'m crazy about|am passionate about"
+    r"|'m passionate about|avoid|am not keen on|'m not keen on|am keen on|'m keen on)"
     r"\s+(?P<object>[^.!?;]+)",
     _I,
 )
@@ -48,6 +51,18 @@ _VERB_AS_STATED: Final = {
     "'m a big fan of": "likes",
     "am into": "likes",
     "'m into": "likes",
+    "am obsessed with": "loves",
+    "'m obsessed with": "loves",
+    "can't get enough of": "loves",
+    "am big on": "likes",
+    "'m big on": "likes",
+    "really dig": "likes",
+    "am crazy about": "loves",
+    "'m crazy about": "loves",
+    "am passionate about": "loves",
+    "'m passionate about": "loves",
+    "am keen on": "likes",
+    "'m keen on": "likes",
 }
 _NEGATIVE_AS_STATED: Final = {
     "don't drink": "does not drink",
@@ -80,7 +95,8 @@ _RELATION_TYPES: Final = {
         _each(
             "wife husband partner girlfriend boyfriend fiance fiancee son daughter sister "
             "brother mother mom mum father dad friend boss manager colleague coworker cousin "
-            "aunt uncle grandmother grandma grandfather grandpa kid child"
+            "aunt uncle grandmother grandma grandfather grandpa kid child coach teacher tutor "
+            "mentor trainer therapist neighbour neighbor roommate flatmate landlord"
         ),
         "person",
     ),
@@ -125,7 +141,7 @@ ARTIFACT: Final = re.compile(
 
 EMOJI: Final = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _REPLIES: Final = r"(?:answers?|responses?|replies|explanations?|messages?|texts?|summar(?:y|ies))"
-_KEEP: Final = r"(?:keep|make|be|stay|give|want|prefer|like|write|reply|answer|respond)"
+_KEEP: Final = r"(?:keep|make|be|stay|reply|answer|respond)"
 STYLE_CUES: Final = (
     (
         re.compile(
@@ -187,7 +203,12 @@ STYLE_CUES: Final = (
         ("style/not-casual", "Does not want a casual tone"),
     ),
     (
-        re.compile(r"\b(straightforward|blunt|direct|sugar-?coat\w*)\b", _I),
+        re.compile(
+            r"\b(straightforward|blunt|direct(?:ly)?|sugar-?coat\w*|pleasantries|small talk)\b"
+            r"|\bget (?:straight )?to it\b|\b(?:give it to me|be) straight\b|\bstraight talk\b"
+            r"|\btell it like it is\b|\bbrutal(?:ly)? honest\b|\bneed you to be nice\b",
+            _I,
+        ),
         ("style/direct", "Prefers direct, straightforward answers"),
         ("style/not-blunt", "Does not want blunt answers"),
     ),
@@ -202,8 +223,8 @@ STYLE_CUES: Final = (
             r"|\blayman'?s terms\b|\beli5\b|\bexplain (?:it )?like I'm five\b",
             _I,
         ),
-        ("style/plain-language", "Prefers plain language, no jargon"),
-        ("style/plain-language", "Prefers plain language, no jargon"),
+        ("style/plain-language", "Prefers plain, simple language"),
+        ("style/technical-language", "Fine with technical jargon"),
     ),
     (
         re.compile(r"\b(prose|paragraphs|full sentences)\b", _I),
@@ -212,12 +233,28 @@ STYLE_CUES: Final = (
     ),
 )
 """Cue, what it says, and what it says under a negation."""
-_FLIPPED_BY_NEGATION: Final = frozenset({"style/direct"})
-"""Cues whose negation states the style itself ("no sugarcoating": direct)."""
 _PREFER_OVER: Final = re.compile(
     r"(?<=\w) (?:over|to) (?=(?:an? |the )?(?:\w+ )?(?:one|tone)\b)", _I
 )
-_SUGARCOAT: Final = re.compile(r"\bsugar-?coat", _I)
+_FLIPPED_BY: Final = re.compile(
+    r"\bsugar-?coat|\bpleasantries\b|\bsmall talk\b|\bjargon\b|\bfluff\b|\bwaffl"
+    r"|\bneed you to be nice\b",
+    _I,
+)
+"""Cues whose negation states the style itself ("no sugarcoating": direct; "skip the
+pleasantries": direct; "no jargon": plain language)."""
+_SKIP: Final = re.compile(r"\b(?:skip|drop|cut|leave out|spare me)\b", _I)
+_ABOUT_REPLIES: Final = re.compile(
+    r"(?:^(?:please )?(?:don't|do not|never|stop)"
+    r"|\b(?:(?:don't|do not) (?:like|want)|hate|dislike|like|love|prefer) (?:it )?when you)"
+    r"\s+(?:use|using|write|writing|say|saying|add|adding|put|putting|start|starting|include"
+    r"|including|give me|giving me)"
+    r"\s+(?:an? |the |any |so many |lots of |too many )?(?P<what>[\w' -]+?)"
+    r"(?: in (?:your|the) (?:answers?|replies|responses|messages))?$",
+    _I,
+)
+"""How the user wants the assistant's replies written, said about what the replies hold:
+"I really don't like when you use exclamation marks", "always include sources"."""
 EMOJI_MENTION: Final = re.compile(r"\bemojis?\b|\bemoticons?\b|\bsmileys?\b", _I)
 
 
@@ -297,47 +334,97 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
         match = cue.search(clause)
         if match is None:
             continue
-        negated = NEGATION.search(clause) is not None
-        if key in _FLIPPED_BY_NEGATION and _SUGARCOAT.search(clause):
+        negated = NEGATION.search(clause) is not None or _SKIP.search(clause) is not None
+        if _FLIPPED_BY.search(match.group(0)):
             negated = not negated
         if negated:
             key, value = negated_key, negated_value
         yield _fact(key, value, "style", True)
         return
+    about = _ABOUT_REPLIES.search(clause)
+    if about is not None and about.group("what").strip():
+        what = about.group("what").strip()
+        if NEGATION.search(clause[: about.start("what")]) or re.search(
+            r"\b(?:hate|dislike)\b", clause, _I
+        ):
+            yield _fact(f"style/no-{slug(what)}", f"Does not want {what} in replies", "style", True)
+        else:
+            yield _fact(f"style/{slug(what)}", f"Wants {what} in replies", "style", True)
 
 
 def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
     """Likes and dislikes, clause by clause; a clause that states a style or a fact of the
     user's ("I like a casual tone", "I like working at Acme") is not also a preference."""
-    after_dislike = False
+    previous: bool | None = None
+    """The polarity of the sentence's last preference: "not X" and "X is fine" answer it."""
     for clause in clauses(clean(sentence)):
         if any(True for _ in _clause_styles(clause)) or stated_facts(clause, earlier):
             continue
         fine = _FINE.match(clause)
-        if after_dislike and fine is not None:
+        if previous is False and fine is not None:
             what = _object(fine.group("object"))  # "I don't drink coffee, tea is fine"
             yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
             continue
+        favourite = _FAVOURITE.search(clause)
+        if favourite is not None:
+            what = _object(favourite.group("object") or favourite.group("object2") or "")
+            kind = favourite.group("kind") or favourite.group("kind2") or ""
+            if what:
+                value = f"User's favourite {kind.strip()} is {what}"
+                yield "preferences", _fact(slug(what), value, "preference", True)
+                previous = True
+                continue
+        thing = _THING_FOR_ME.match(clause)
+        if thing is not None:
+            negative = thing.group("object2") is not None or thing.group("not") is not None
+            what = _object(thing.group("object") or thing.group("object2") or "")
+            if what:
+                stated = "dislikes" if negative else "likes"
+                yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+                previous = not negative
+                continue
         match = PREFERENCE.search(clause)
         if match is not None:
             verb = match.group("verb").lower()
-            what = _object(match.group("object"))
-            if not what:
-                continue
             negative = verb not in _VERB_AS_STATED
             stated = (
                 _NEGATIVE_AS_STATED.get(verb, "dislikes") if negative else _VERB_AS_STATED[verb]
             )
             if not negative and NEGATION.search(clause[: match.start()]):
                 stated, negative = "dislikes", True
-            after_dislike = negative
-            yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+            previous = not negative
+            for what in _objects(match.group("object")):
+                yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
             continue
         contrast = _CONTRAST.match(clause)
-        if contrast is not None and contrast.group("object"):
-            what = _object(contrast.group("object"))
+        if previous and contrast is not None and contrast.group("object"):
+            what = _object(contrast.group("object"))  # "I like tea, not coffee"
             if what and what.lower() not in _PRONOUN_OBJECTS:
                 yield "preferences", _fact(slug(what), f"User dislikes {what}", "preference", True)
+
+
+_THING_FOR_ME: Final = re.compile(
+    r"^(?P<object>[\w' -]+?) (?:is|are) (?P<not>not |isn't |aren't )?(?:really )?"
+    r"(?:my thing|for me|my jam|my cup of tea)$|^(?P<object2>[\w' -]+?) (?:isn't|aren't|is not"
+    r"|are not) (?:really )?(?:my thing|for me|my cup of tea)$",
+    _I,
+)
+_FAVOURITE: Final = re.compile(
+    r"\bmy (?:all-time |absolute )?(?:favou?rite|fave|fav) (?P<kind>[\w -]+?) (?:is|are)"
+    r" (?P<object>.+)"
+    r"|^(?P<object2>[\w' -]+?) (?:is|are) my (?:all-time |absolute )?(?:favou?rite|fave|fav)"
+    r"(?P<kind2>(?: [\w-]+){0,2})$",
+    _I,
+)
+_GERUNDS: Final = re.compile(r"^\w+ing(?:(?:,| and| or) \w+ing)+$", _I)
+
+
+def _objects(text: str) -> list[str]:
+    """What a like or dislike is about: "gardening and birdwatching" are two."""
+    what = _object(text)
+    if _GERUNDS.match(what):
+        return [w for w in re.split(r",\s*|\s+and\s+|\s+or\s+", what) if w]
+    return [what] if what else []
 
 
 def _object(text: str) -> str:

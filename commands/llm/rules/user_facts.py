@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from commands.llm.rules.attributes import ATTRIBUTES, ENDED, facts_of
 from commands.llm.rules.text import slug
 
 _I = re.IGNORECASE
@@ -143,11 +144,13 @@ _JOBS: Final = (
     r"|cardiologist|anesthetist|anaesthetist|obstetrician|gynecologist|dermatologist"
     r"|hygienist|carer|childminder|housekeeper|concierge|steward|stewardess|flight attendant"
     r"|pilot|conductor|electrician|firefighter|policeman|policewoman|police officer|guard"
+    r"|servant|worker|attendant|stay-at-home (?:dad|mum|mom|parent|father|mother)|homemaker"
+    r"|housewife|househusband|tech lead|team lead|grant writer"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
 _ORG: Final = (
     r"(?P<org>(?:St\.? )?[A-Z][\w&'.\u00c0-\u017f-]*"
-    r"(?:(?: (?:of|de|du|and|&))? [A-Z][\w&'.\u00c0-\u017f-]*)*)"
+    r"(?:(?: (?:of|de|du|and|&|\+))? [A-Z][\w&'.\u00c0-\u017f-]*)*)"
 )
 _PLACE: Final = (
     r"(?P<place>[A-Z][\w'.\u00c0-\u017f-]*(?:[ -](?:(?:de|da|do|dos|das|del|la|le|upon|on|am"
@@ -199,15 +202,17 @@ def _is_name(word: str) -> bool:
 
 # --- name ------------------------------------------------------------------------------------
 
+_TITLES: Final = _word_set("Dr Dr. Mr Mr. Mrs Mrs. Ms Ms. Prof Prof. Professor Miss Sir Madam")
 _NAME_IS: Final = re.compile(
     r"\bmy (?:first )?name(?:'s| is)\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)", _I
 )
 _CALL_ME: Final = re.compile(
-    rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me)\s+(?P<name>{_NAME})"
+    rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me)\s+"
+    rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME})"
 )
 _I_AM_NAME: Final = re.compile(
     rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am|it's|its|this is)"
-    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b))",
+    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b))",
     _I,
 )
 _NAME_HERE: Final = re.compile(
@@ -215,8 +220,11 @@ _NAME_HERE: Final = re.compile(
 )
 
 
+_NAME_FIELD: Final = re.compile(rf"^(?i:name)\s*:\s*(?P<name>{_NAME}(?: {_NAME})?)[.!]?\s*$")
+
+
 def _name(sentence: str) -> Iterator[Stated]:
-    for pattern in (_NAME_IS, _CALL_ME, _I_AM_NAME, _NAME_HERE):
+    for pattern in (_NAME_IS, _CALL_ME, _I_AM_NAME, _NAME_HERE, _NAME_FIELD):
         match = pattern.search(sentence)
         if match is None:
             continue
@@ -224,9 +232,12 @@ def _name(sentence: str) -> Iterator[Stated]:
         words = name.split()
         if pattern is not _NAME_IS and not all(_is_name(w) for w in words):
             continue
+        if pattern is _CALL_ME and words[0] in _TITLES:
+            words = words[1:] or words
+            continue
         if pattern is _NAME_IS and words[0].lower() in {"not", "actually", "spelled"}:
             continue
-        yield Stated("name", _title(name))
+        yield Stated("name", _title(" ".join(words)))
         return
 
 
@@ -237,6 +248,14 @@ _I_AM_A_JOB: Final = re.compile(
     rf"{_SUBJECT_I}(?:'m| am|'ve been| have been)? ?{_ADVERB}(?:working as |employed as )?"
     rf"(?:an? |the )(?!fan\b){_JOB_PHRASE}",
     _I,
+)
+_ANY_JOB_AT: Final = re.compile(
+    r"\bI(?:'m| am) (?:an?|the) (?P<job>(?:[\w-]+ ){0,3}?[\w-]+) (?:at|for|with) "
+    r"(?:the )?(?:an? (?:[\w-]+ ){0,3}(?:called|named) )?" + _ORG
+)
+"""A job named by where it is done ("I'm a line cook at Nopa"), whatever the job's noun."""
+_NOT_JOBS: Final = _word_set(
+    "fan member customer client user patient regular guest friend big huge lot bit part"
 )
 _APPOSITIVE_JOB: Final = re.compile(rf"\bI'm {_NAME}, (?:an? ){_JOB_PHRASE}", _I)
 _WORK_AS: Final = re.compile(
@@ -258,8 +277,8 @@ _JOB_OF: Final = re.compile(
     rf"\bI(?:'m| am) (?:the|an?) (?:[\w-]+ ){{0,2}}?(?i:{_JOBS}) (?:of|for|at) (?:the )?" + _ORG
 )
 _AM_A_JOB_AT: Final = re.compile(
-    rf"\bI(?:'m| am) {_ADVERB}(?:an? (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? )?(?:at|with) "
-    rf"(?:the )?(?:an? (?:[\w-]+ ){{0,2}}(?:called|named) )?" + _ORG,
+    rf"\bI(?:'m| am) {_ADVERB}(?:(?:an?|the) (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? )?(?:at|with) "
+    rf"(?:{_THE_ORG}|(?:the )?(?:an? (?:[\w-]+ ){{0,3}}(?:called|named) )?{_ORG})"
 )
 _JOINED: Final = re.compile(r"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?" + _ORG)
 _MY_EMPLOYER: Final = re.compile(
@@ -269,6 +288,12 @@ _MY_EMPLOYER: Final = re.compile(
     + _ORG.replace("org>", "org2>")
     + r" (?i:is my (?:employer|company))\b"
 )
+_BEEN_WITH: Final = re.compile(
+    r"(?:^|\bI've |\bI have )(?i:been) (?:with|at) (?:the )?"
+    + _ORG
+    + r"|\b(?i:(?:the|my|our) (?:company|startup|business|firm|shop|studio|agency|practice)"
+    r" is (?:called|named)) " + _ORG.replace("org>", "org2>")
+)
 _AT_A_PLACE_CALLED: Final = re.compile(
     r"^(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,2}(?:called|named) " + _ORG
 )
@@ -277,7 +302,7 @@ _JOB_MODIFIERS: Final = frozenset(
     {"currently", "now", "still", "also", "just", "really", "actually", "working", "employed"}
 )
 _NOT_ORGS: Final = frozenset(
-    {"I", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Home"}
+    {"I", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 )
 
 
@@ -298,6 +323,10 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
             if job and not re.search(r"\b(?:fan|person|lot|bit)\b", job, _I):
                 yield Stated("occupation", job)
                 return
+    any_job = _ANY_JOB_AT.search(clause)
+    if any_job is not None and not _NOT_JOBS & set(any_job.group("job").lower().split()):
+        yield Stated("occupation", _job(any_job.group("job")))
+        return
     teach = _TEACH.search(clause)
     if teach is not None:
         yield Stated("occupation", f"teaches {teach.group('subject')}")
@@ -306,7 +335,15 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
 def _employer(clause: str) -> Iterator[Stated]:
     if NEGATION.search(clause):
         return
-    for pattern in (_MY_EMPLOYER, _WORK_AT, _JOB_OF, _AM_A_JOB_AT, _JOINED, _AT_A_PLACE_CALLED):
+    for pattern in (
+        _MY_EMPLOYER,
+        _WORK_AT,
+        _JOB_OF,
+        _AM_A_JOB_AT,
+        _JOINED,
+        _BEEN_WITH,
+        _AT_A_PLACE_CALLED,
+    ):
         match = pattern.search(clause)
         if match is None:
             continue
@@ -326,9 +363,9 @@ def _employer(clause: str) -> Iterator[Stated]:
 # --- where -----------------------------------------------------------------------------------
 
 _LIVE_IN: Final = re.compile(
-    r"(?:\bI|\b[Ww]e)(?:'m| am|'re| are|'ve| have)? ?"
+    r"(?:\bI|\b[Ww]e|^)(?:'m| am|'re| are|'ve| have)? ?"
     + _ADVERB
-    + r"(?:live|living|reside|residing|settled|lived)(?: \w+)? in (?:the )?"
+    + r"(?:[Ll]ive|[Ll]iving|[Rr]eside|[Rr]esiding|settled)(?: \w+)? in (?:the )?"
     + _PLACE
 )
 _BASED_IN: Final = re.compile(
@@ -341,6 +378,17 @@ _MOVED_TO: Final = re.compile(
     r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
     + _PLACE
 )
+_NOW_IN: Final = re.compile(
+    r"\b(?i:now|currently|these days),? I(?:'m| am) (?:living |based )?in "
+    + _PLACE
+    + r"|\bI(?:'m| am) (?i:now|currently) (?:living |based )?in "
+    + _PLACE.replace("place>", "place2>")
+    + r"|^I(?:'m| am) (?:an? |the )[^,]*?\b(?i:living|based) in "
+    + _PLACE.replace("place>", "place3>")
+)
+_WE_ARE_IN: Final = re.compile(
+    r"^(?:I'm|I am|[Ww]e're|[Ww]e are) in " + _PLACE + r"(?:, [A-Z][\w ]+)?$"
+)
 _HOME_IS: Final = re.compile(
     r"\b(?i:home (?:for me )?is) (?:now )?(?:in )?"
     + _PLACE
@@ -349,19 +397,22 @@ _HOME_IS: Final = re.compile(
     + r" (?i:is (?:where I live|home|my home))\b"
 )
 _FROM: Final = re.compile(
-    r"\b(?:I'm|I am) (?:originally )?from " + _PLACE + r"|\bI (?:grew up|was born(?: and raised)?)"
-    r" in " + _PLACE.replace("place", "place2")
+    r"\b(?:I'm|I am) (?:originally |"
+    + _NAME
+    + r" )?from "
+    + _PLACE
+    + r"|\bI (?:grew up|was born(?: and raised)?) in "
+    + _PLACE.replace("place", "place2")
 )
 
 
 def _where(clause: str) -> Iterator[Stated]:
     if NEGATION.search(clause):
         return
-    for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _HOME_IS):
+    for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _NOW_IN, _HOME_IS, _WE_ARE_IN):
         match = pattern.search(clause)
-        place = (
-            (match.groupdict().get("place") or match.groupdict().get("place2")) if match else None
-        )
+        groups = match.groupdict() if match else {}
+        place = groups.get("place") or groups.get("place2") or groups.get("place3")
         if place and place.split()[0] not in _NOT_NAMES:
             yield Stated("location", place)
             return
@@ -380,13 +431,13 @@ _DIETS: Final = (
 )
 _I_AM_DIET: Final = re.compile(
     rf"\b(?:I(?:'m| am| eat| follow| keep| went| have been|'ve been)|as) (?P<not>not )?"
-    rf"(?:(?:a|an|now|also|still|fully|strictly|mostly|mainly|totally) )*(?P<diet>{_DIETS})\b",
+    rf"(?:(?:a|an|now|also|still|fully|strictly|totally) )*(?P<diet>{_DIETS})\b",
     _I,
 )
 _NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
 _DONT_EAT: Final = re.compile(
     r"\bI (?:don't|do not|never|no longer|can't|cannot|won't) eat (?:any )?"
-    r"(?P<food>[a-z]+(?: or [a-z]+)?)",
+    r"(?P<food>[a-z]+(?:(?:,| or| and|, or|, and) [a-z]+)*)",
     _I,
 )
 _ALLERGIC: Final = re.compile(
@@ -413,8 +464,11 @@ def _diet(sentence: str) -> Iterator[Stated]:
             found.setdefault(_diet_name(match.group("diet")), positive)
         for match in _NOT_DIET.finditer(clause):
             found.setdefault(_diet_name(match.group("diet")), False)
-        for match in _DONT_EAT.finditer(clause):
-            food = match.group("food").lower()
+        for food in (
+            f.strip()
+            for match in _DONT_EAT.finditer(clause)
+            for f in re.split(r",\s*(?:or |and )?|\s+or\s+|\s+and\s+", match.group("food").lower())
+        ):
             if food in {"meat", "any meat", "meat or fish", "meat and fish"}:
                 found.setdefault("vegetarian", True)
             elif food in {"animal", "animals"}:
@@ -470,15 +524,20 @@ def _languages(sentence: str) -> Iterator[Stated]:
 _ORDINAL: Final = r"(?:other|single|second|third|fourth|first|last|2nd|3rd|4th|1st)"
 _RECURRING: Final = (
     rf"(?:(?:(?:\w+|\d+) times|once|twice) (?:a|per|every) (?:day|week|month)"
+    rf"|(?:from )?{_CLOCK} (?:to|-|until|till) {_CLOCK}"
     rf"|(?:on )?the (?:first|second|third|fourth|last) {_WEEKDAY}(?: of (?:every|each|the) month)?"
     rf"|monthly|every month|each month|every year|yearly|annually"
+    rf"|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {_MONTH}\b|on {_MONTH} \d{{1,2}}"
     rf"|(?:every|each) (?:{_ORDINAL} )?(?:day|week|weekday|weekend|{_WEEKDAY}|{_PART_OF_DAY}|"
     rf"(?:mon|tues|wednes|thurs|fri|satur|sun)day {_PART_OF_DAY})"
     rf"|(?:on|each) (?:{_WEEKDAY}|weekends|weekdays)(?: {_PART_OF_DAY})?(?: and {_WEEKDAY})?"
     rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
     rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at)"
 )
-_WHEN: Final = rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))(?=[.;!?]|$|,\s*(?:so|but|please)\b)"
+_WHEN: Final = (
+    rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))"
+    r"(?=[.;!?]|$|,\s*(?:so|but|please)\b|\s+(?:and|but) (?:the|my|our|I|we)\b)"
+)
 _SCHEDULED: Final = re.compile(
     rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w-]+ ){{0,3}}?[\w-]+)"
     rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?)"
@@ -487,7 +546,9 @@ _SCHEDULED: Final = re.compile(
 )
 _I_DO: Final = re.compile(
     rf"\b(?:I|we)(?: usually| always| normally| also| still)? (?P<verb>have|do|go|play|attend"
-    rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift)(?: an?| the| my| our| to)?"
+    rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift|ship|release|deploy|publish"
+    rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream)"
+    rf"(?: an?| the| my| our| to)?"
     rf"(?P<act>(?: [\w-]+){{0,3}}?) {_WHEN}",
     _I,
 )
@@ -515,7 +576,8 @@ _SAME_ACTIVITY: Final = {
     "stand-up": "standup",
 }
 _NOT_ACTIVITIES: Final = _word_set(
-    "it that this there i we you he she they which what who work home time class lunch"
+    "it that this there i we you he she they which what who work home time class lunch him her"
+    " them us me best well hard better late early more less"
 )
 _ACTIVITY_FILLER: Final = _word_set(
     "daily weekly morning evening usual regular team our my the a an for meeting meetings"
@@ -532,24 +594,19 @@ def _activity(text: str) -> str:
 
 
 def _schedule(clause: str) -> Iterator[Stated]:
-    if _DUE_WORD.search(clause):
-        return
     match = _SCHEDULED.search(clause)
-    if match is not None and NEGATION.search(match.group(0)):
+    if match is not None and (NEGATION.search(match.group(0)) or _DUE_WORD.search(match.group(0))):
         match = None
     if match is not None:
         words = match.group("act").lower().split()
         act = _activity(match.group("act"))
-        if (
-            act
-            and words[-1] not in _NOT_ACTIVITIES
-            and not _SPEAKERS & set(words)
-            and "due" not in clause.lower()
-        ):
+        if act and words[-1] not in _NOT_ACTIVITIES and not _SPEAKERS & set(words):
             yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
             return
     match = _I_DO.search(clause) or _LEADING_WHEN.search(clause)
-    if match is not None and not NEGATION.search(match.group(0)):
+    if match is not None and (NEGATION.search(match.group(0)) or _DUE_WORD.search(match.group(0))):
+        match = None
+    if match is not None:
         act = _activity(match.group("act")) or _BARE_ACTIVITY.get(match.group("verb").lower(), "")
         if act and act.split()[-1] not in _NOT_ACTIVITIES:
             yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
@@ -651,7 +708,7 @@ _TOOL_LIST: Final = rf"(?P<tools>{_TOOL}(?:(?:,| and| &| plus) {_TOOL})*)"
 _USE: Final = re.compile(
     r"\b(?:I|[Ww]e)(?:'m| am| are|'re)? (?P<not>(?i:don't |do not |never |no longer |can't ))?"
     + _ADVERB
-    + r"(?i:use|using|rely on|work with|swear by) "
+    + r"(?i:use|using|rely on|work with|swear by|switched to|been using|have been using) "
     + _TOOL_LIST
 )
 _CODE_IN: Final = re.compile(
@@ -665,8 +722,11 @@ _MY_TOOL_IS: Final = re.compile(
     + _TOOL_LIST
 )
 _KEEP_IN: Final = re.compile(
-    r"\bI (?:write|keep|take|track|manage|plan|organi[sz]e|do|store|draft|log|sketch|design)"
-    r" (?:all |most )?(?:of )?(?:my |our )?(?:[\w-]+ ){1,2}?(?:in|on|with|using) "
+    r"\bI(?:'m| am)? (?:write|writing|keep|keeping|take|track|tracking|manage|managing|plan"
+    r"|planning|organi[sz]e|do|doing|store|draft|drafting|log|sketch|sketching|design|designing"
+    r"|put|putting|make|making|build|building|edit|editing|create|creating|model|modelling"
+    r"|analy[sz]e|analy[sz]ing|present|presenting|record|recording|compose|composing|render)"
+    r" (?:all |most )?(?:of )?(?:my |our |the |them |it )?(?:[\w-]+ ){0,2}?(?:in|on|with|using) "
     r"(?P<tools>[A-Z][\w.+#-]*)",
     _I,
 )
@@ -681,6 +741,12 @@ _TOOL_IS_MY: Final = re.compile(
 _ON_OS: Final = re.compile(
     r"\bI(?:'m| am) (?:on|running) (?P<tools>Linux|Windows|macOS|Mac|Ubuntu|Fedora|Debian"
     r"|Arch|ChromeOS|Android|iOS|NixOS)\b"
+)
+_LANGUAGE_NAMES: Final = _word_set(
+    "english french german spanish italian portuguese dutch irish welsh scottish gaelic chinese"
+    " mandarin cantonese japanese korean arabic hindi urdu bengali russian polish czech swedish"
+    " norwegian danish finnish greek turkish hebrew persian farsi swahili thai vietnamese"
+    " indonesian malay tagalog ukrainian romanian hungarian catalan basque"
 )
 _TOOL_STOP: Final = _word_set(
     "a an the my our your some any it this that them these those lots lot to for at in on"
@@ -704,6 +770,8 @@ def _tools(clause: str) -> Iterator[Stated]:
             name = name.strip(" .")
             if not name or name.lower() in _TOOL_STOP or name.lower().startswith("to "):
                 break
+            if name.lower() in _LANGUAGE_NAMES:
+                continue
             names.append(name)
         if names:
             break
@@ -712,6 +780,91 @@ def _tools(clause: str) -> Iterator[Stated]:
             yield Stated("tool", f"does not use {name}", item=name, positive=False)
         else:
             yield Stated("tool", name, item=name)
+
+
+# --- form-like answers ("Job: electrician. City: Leicester.") ---------------------------
+
+_FIELD: Final = re.compile(r"^(?P<field>[A-Za-z ]{2,20}?)\s*:\s*(?P<value>[^:]{1,60}?)\s*$")
+_FIELDS: Final = {
+    "job": "occupation",
+    "occupation": "occupation",
+    "role": "occupation",
+    "profession": "occupation",
+    "city": "location",
+    "location": "location",
+    "based in": "location",
+    "lives in": "location",
+    "home": "location",
+    "employer": "employer",
+    "company": "employer",
+    "works at": "employer",
+    "diet": "diet",
+    "hometown": "hometown",
+}
+
+
+def _field(sentence: str) -> Iterator[Stated]:
+    match = _FIELD.match(sentence.strip().rstrip("."))
+    if match is None:
+        return
+    attribute = _FIELDS.get(match.group("field").strip().lower())
+    if attribute is not None:
+        value = match.group("value").strip()
+        yield Stated(attribute, _diet_name(value) if attribute == "diet" else value)
+
+
+# --- about me: a bare job ("product designer, working at Canva") ------------------------
+
+_BARE_JOB: Final = re.compile(rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}(?:{_JOBS}))$", _I)
+_ABOUT_ME: Final = re.compile(r"\babout me\b|^(?:me|myself)\b|\bI(?:'m| am)\b", _I)
+
+
+def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
+    match = _BARE_JOB.match(clause)
+    if match is not None and _ABOUT_ME.search(sentence):
+        yield Stated("occupation", _job(match.group("job")))
+
+
+# --- the lead's attribute catalogue, for wordings the patterns above do not know ---------
+
+_CATALOGUED: Final = {"residence": "location", "hometown": "hometown", "employer": "employer"}
+"""Catalogue attributes (`commands.llm.rules.attributes`) whose value is a proper name."""
+_CATALOGUE_CUES: Final = {a.name: a.cue for a in ATTRIBUTES if a.name in _CATALOGUED}
+_HEDGE: Final = re.compile(
+    r"\b(?:might|may|maybe|perhaps|thinking (?:of|about)|plan(?:ning)? to|want(?:s|ed)? to"
+    r"|would like to|hope to|hoping to|if|could|should|considering|someday|one day|wish)\b|\?$",
+    _I,
+)
+"""A clause that wonders or plans states nothing yet ("I might move to Amsterdam")."""
+_PROPER_NAME_AFTER: Final = re.compile(
+    r"\s*(?:(?:a|an|the|my|our|new|job|at|in|to|for|with|by|up|over|there|now) ){0,3}"
+    r"(?P<value>[A-Z][\w'.&+\u00c0-\u017f-]*(?: (?:of |de |and )?[A-Z][\w'.&+\u00c0-\u017f-]*)*)"
+)
+
+
+def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
+    """Residence, hometown and employer by the catalogue's cues ("I ended up settling in
+    Leeds", "I got a job at Spotify"): the proper name right after the cue, when the
+    statement is the user's own and neither hedged, negated nor ended."""
+    if _HEDGE.search(clause) or ENDED.search(clause) or NEGATION.search(clause):
+        return
+    spoken = {f.attribute for f in facts_of(clause) if not f.holder}
+    for name, attribute in _CATALOGUED.items():
+        cue = _CATALOGUE_CUES[name].search(clause)
+        if name not in spoken or attribute in have or cue is None:
+            continue
+        value = _PROPER_NAME_AFTER.match(clause, cue.end())
+        if value is not None and value.group("value").split()[0] not in _NOT_NAMES:
+            yield Stated(attribute, value.group("value").rstrip("."))
+
+
+_WONDERING: Final = re.compile(
+    r"\b(?:might|maybe|perhaps|thinking (?:of|about)|planning to|plan to|want to|would like to"
+    r"|hope to|hoping to|considering|someday|one day|wish I)\b|^(?:should|shall|can|could|am|do"
+    r"|would) I\b",
+    _I,
+)
+"""A clause that plans, wonders or asks states no fact of the user's yet."""
 
 
 # --- the reader ------------------------------------------------------------------------------
@@ -728,13 +881,17 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
             found.setdefault(fact.key, fact)
 
     keep(_name(sentence))
+    keep(_field(sentence))
     keep(_diet(sentence))
     keep(_languages(sentence))
     keep(_schedule(sentence))
     tool_clause: Stated | None = None
     for clause in clauses(sentence):
+        if _WONDERING.search(clause):
+            continue
         keep(_name(clause))
         keep(_occupation(sentence, clause))
+        keep(_bare_job(sentence, clause))
         keep(_employer(clause))
         keep(_where(clause))
         keep(_allergy(clause))
@@ -744,9 +901,14 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
             tools = list(_more_tools(clause, tool_clause))  # "I use Windows at work but Linux"
         keep(iter(tools))
         tool_clause = tools[-1] if tools else tool_clause
-    if any(f.attribute in ("deadline", "tool") for f in found.values()):
-        found = {k: f for k, f in found.items() if f.attribute != "schedule"}
+        keep(_catalogued(clause, {f.attribute for f in found.values()}))
+    named = {w for f in found.values() if f.attribute in ("deadline", "tool") for w in _words(f)}
+    found = {k: f for k, f in found.items() if f.attribute != "schedule" or not _words(f) & named}
     return list(found.values())
+
+
+def _words(fact: Stated) -> set[str]:
+    return set((fact.item or fact.value).lower().split())
 
 
 _MORE_TOOLS: Final = re.compile(
