@@ -403,18 +403,19 @@ def test_writers_seal_the_log_every_so_many_events(home: Path) -> None:
 
 
 def _append(home: str, writer: int, count: int, ready: Any) -> None:
-    with Ledger(settings(Path(home))) as ledger:
+    """`count` add commands through the facade (each a save of several streams)."""
+    with open_memory(Path(home)) as memory:
         ready.wait()
         for n in range(count):
-            ledger.add(USER, [NewMemory(f"writer {writer} fact {n}")])
+            memory.add([f"writer {writer} says fact {n} is about topic {writer}-{n}"], user="maya")
 
 
 def test_several_processes_appending_verify_clean_and_keep_the_witness(home: Path) -> None:
-    with Ledger(settings(home)) as ledger:
-        ledger.add(USER, [NewMemory("created before the writers")])
+    with open_memory(home) as memory:
+        memory.add(["created before the writers"], user="maya")
     context = multiprocessing.get_context("spawn")
     ready = context.Event()
-    writers = [context.Process(target=_append, args=(str(home), n, 40, ready)) for n in range(3)]
+    writers = [context.Process(target=_append, args=(str(home), n, 20, ready)) for n in range(3)]
     for writer in writers:
         writer.start()
     ready.set()
@@ -422,7 +423,8 @@ def test_several_processes_appending_verify_clean_and_keep_the_witness(home: Pat
         writer.join(timeout=600)
         assert writer.exitcode == 0
     log = StoredLog(home)
-    assert len(log.rows()) == 1 + 3 * 40
+    with open_memory(home) as memory:
+        assert len(memory.log(event_type="CommandCompleted")) == 1 + 3 * 20
     report = verify(home)
     assert report.ok, report.problems
     # the witness the writers kept names the newest of their events once it is cut off
