@@ -20,6 +20,7 @@ import pytest
 
 from commands import MnemoLedger
 from commands.llm.rules.user_facts import stated_facts
+from commands.pipelines.ingest import user_profile
 from ledger import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -304,16 +305,19 @@ def test_the_repro_keeps_polarity(memory: MnemoLedger) -> None:
 
 def test_the_repro_lands_in_the_profile(memory: MnemoLedger) -> None:
     memory.ingest(repro_turns(), user="jordan")
-    profile = memory.profile("jordan")
-    assert profile["display_name"] == "Jordan"
+    profile = memory.profile("jordan")  # catches the read models up
+    derived = user_profile(memory.layers.list("jordan", state="active"))
+    # name and city are sensitive fields (seed 003 §10): `profile` may hold them back until
+    # a consent is granted, so they are checked on the profile as derived from the memories
+    assert derived["display_name"] == "Jordan" and derived["location"] == "Lisbon"
     assert profile["occupation"] == "backend engineer"
     assert profile["employer"] == "Northwind"
-    assert profile["location"] == "Lisbon"
     assert profile["diet"] == "vegetarian"
     assert "pytest" in profile["tools"] and "Neovim" in profile["tools"]
     assert "standup" in profile["schedules"] and "running" in profile["schedules"]
     assert "migration due" in profile["deadlines"] and "Friday" in profile["deadlines"]
     assert profile["allergies"].startswith("peanut")
+    assert {k: v for k, v in derived.items() if k in profile} == profile
 
 
 def test_a_fact_stated_in_a_later_ingest_is_reinforced(memory: MnemoLedger) -> None:
