@@ -71,8 +71,13 @@ from ledger.policy import (
     KINDS,
     MAX_EVIDENCE_CHARS,
     MAX_EVIDENCE_ITEMS,
+    MAX_INGEST_BYTES,
+    MAX_INGEST_TURNS,
+    MAX_JSON_DEPTH,
     MAX_TAG_CHARS,
     MAX_TAGS,
+    MAX_TURN_BYTES,
+    MAX_TURN_CHARS,
     SEMANTIC,
 )
 from ledger.provenance import acting_as
@@ -180,32 +185,63 @@ class Turn:
 
 
 def parse_turns(text: str, *, source: str = "input") -> list[Turn]:
-    """The turns of a JSONL conversation; `InvalidInput` naming the first bad line."""
+    """The turns of a JSONL conversation; `InvalidInput` naming the first bad line, or the
+    limit (ledger.policy) the input passes: nothing is recorded of a refused input."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_INGEST_BYTES:
+        raise InvalidInput(too_large(source, size, MAX_INGEST_BYTES, "one ingest"))
     turns: list[Turn] = []
     for number, line in enumerate(text.lstrip("\ufeff").split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source}, line {number}"
+        line_size = len(line.encode("utf-8", "surrogatepass"))
+        if line_size > MAX_TURN_BYTES:
+            raise InvalidInput(too_large(where, line_size, MAX_TURN_BYTES, "one turn"))
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as error:
             raise InvalidInput(f"{where}: not a JSON object ({error.msg})") from None
+        except RecursionError:
+            raise InvalidInput(
+                f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+            ) from None
         turns.append(turn_from(obj, where))
+        if len(turns) > MAX_INGEST_TURNS:
+            raise InvalidInput(f"{source}: more than {MAX_INGEST_TURNS} turns in one ingest")
     if not turns:
         raise InvalidInput(f"{source}: no conversation turns")
     return turns
 
 
 def load_turns(path: str | Path) -> list[Turn]:
-    """The turns of a JSONL file."""
+    """The turns of a JSONL file (refused unread when it is larger than one ingest may be)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            data = file.read(MAX_INGEST_BYTES + 1)  # a pipe or device has no size to check
+        if len(data) > MAX_INGEST_BYTES:
+            size = path.stat().st_size  # 0 for a pipe: "more than" the limit is all we know
+            known = size if size > MAX_INGEST_BYTES else None
+            raise InvalidInput(too_large(str(path), known, MAX_INGEST_BYTES, "one ingest"))
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise InvalidInput(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise InvalidInput(f"cannot read {path}: {error}") from None
     return parse_turns(text, source=str(path))
+
+
+def too_large(where: str, size: int | None, limit: int, what: str) -> str:
+    """The refusal of an input over a size limit (`size` None: known only to be over)."""
+    given = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+    return f"{where}: {given}; {what} may have at most {limit} (nothing was recorded)"
+
+
+def turn_bytes(turn: Turn) -> int:
+    """The size of the turn as `IngestRequested` records it (UTF-8 JSON)."""
+    encoded = json.dumps(turn.as_input(), ensure_ascii=False, default=str)
+    return len(encoded.encode("utf-8", "surrogatepass"))
 
 
 def turn_from(obj: object, where: str) -> Turn:
@@ -223,13 +259,23 @@ def turn_from(obj: object, where: str) -> Turn:
     content = obj["content"]
     if not isinstance(content, str):
         raise InvalidInput(f"{where}: content must be text, not {type(content).__name__}")
-    return Turn(
+    if len(content) > MAX_TURN_CHARS:
+        raise InvalidInput(
+            f"{where}: content has {len(content)} characters; one turn may have at most "
+            f"{MAX_TURN_CHARS} (nothing was recorded)"
+        )
+    validation.json_depth(obj, where)
+    turn = Turn(
         role=role,
         content=content,
         ts=_timestamp(obj.get("ts"), where),
         id=_turn_id(obj.get("id"), where),
         raw=dict(obj),
     )
+    size = turn_bytes(turn)
+    if size > MAX_TURN_BYTES:
+        raise InvalidInput(too_large(where, size, MAX_TURN_BYTES, "one turn"))
+    return turn
 
 
 def _timestamp(value: object, where: str) -> datetime | None:
@@ -828,9 +874,16 @@ class IngestPipeline:
         """Extract from `turns` and store what they teach about `provenance.user_id`."""
         user_id = str(validation.identifier("user", provenance.user_id))
         provenance = replace(provenance, user_id=user_id)
+        if len(turns) > MAX_INGEST_TURNS:
+            raise InvalidInput(
+                f"{len(turns)} turns; one ingest may have at most {MAX_INGEST_TURNS}"
+            )
         checked = [turn_from(t, f"turn {n}") for n, t in enumerate(turns, start=1)]
         if not checked:
             raise InvalidInput("nothing to ingest: give at least one turn")
+        size = sum(turn_bytes(t) for t in checked)
+        if size > MAX_INGEST_BYTES:
+            raise InvalidInput(too_large("the turns", size, MAX_INGEST_BYTES, "one ingest"))
         moment = as_utc(now or self.clock())
         with acting_as(provenance):
             command: Command = recorded_id(
