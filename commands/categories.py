@@ -10,7 +10,8 @@
 
 The shipped default is `commands/data/categories.yaml` (the seed's file); a deployment names
 its own with the `categories_file` setting or `$MNEMOLEDGER_CATEGORIES`. Enforcement is the
-server's (seed 003 §5-6): an agent no allowlist names is refused, and a query's categories
+server's (seed 003 §5-6): an agent no allowlist names gets `default_allowlist` (refused
+when the file has none, as in the seed), and a query's categories
 must be a subset of its agent's allowlist, checked before anything is searched. A category
 the file does not list is `rag` with no per-category cap.
 """
@@ -156,16 +157,22 @@ class CategoriesConfig(BaseModel):
 
     categories: CategoryGroups = Field(default_factory=CategoryGroups)
     allowlists: dict[str, list[str]]
+    default_allowlist: list[str] | None = None
+    """What an agent no allowlist names may read and write; without it such an agent is
+    refused (the seed's policy)."""
 
     @field_validator("allowlists")
     @classmethod
     def _allowlists(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
-        checked: dict[str, list[str]] = {}
-        for agent, names in value.items():
-            checked[str(identifier("agent", agent))] = list(
-                dict.fromkeys(str(identifier("category", n)) for n in names)
-            )
-        return checked
+        return {
+            str(identifier("agent", agent)): _category_names(names)
+            for agent, names in value.items()
+        }
+
+    @field_validator("default_allowlist")
+    @classmethod
+    def _default_allowlist(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else _category_names(value)
 
     @model_validator(mode="after")
     def _unique_names(self) -> CategoriesConfig:
@@ -184,21 +191,25 @@ class CategoriesConfig(BaseModel):
         return CategorySpec(name=name)
 
     def allowlist(self, agent: str) -> list[str]:
-        """The categories `agent` may read; an agent no allowlist names is refused."""
-        try:
+        """The categories `agent` may read: its own allowlist, else the default one; an
+        agent neither covers is refused."""
+        if agent in self.allowlists:
             return list(self.allowlists[agent])
-        except KeyError:
-            raise UnknownAgent(agent, list(self.allowlists)) from None
+        if self.default_allowlist is not None:
+            return list(self.default_allowlist)
+        raise UnknownAgent(agent, list(self.allowlists))
 
     def check_write(self, agent: str | None, category: str | None) -> str | None:
         """The category a write names, checked (issue 15): an identifier, and in the
-        writer's allowlist when the writer is an agent some allowlist names (a write with no
-        agent, or by an agent no allowlist names, is the owner's: any category). None (no
-        category named) stays None: readers derive one (`effective_category`)."""
+        writer's allowlist when the writer is an agent (its own, else the default one; a
+        write with no agent, or by an agent neither covers, is the owner's: any category).
+        None (no category named) stays None: readers derive one (`effective_category`)."""
         name = identifier("category", category, required=False)
-        if name is None or agent is None or agent not in self.allowlists:
+        if name is None or agent is None:
             return name
-        allowed = self.allowlists[agent]
+        if agent not in self.allowlists and self.default_allowlist is None:
+            return name
+        allowed = self.allowlist(agent)
         if name not in allowed:
             raise CategoryNotWritable(f"agent {agent!r}", name, allowed)
         return name
@@ -222,6 +233,10 @@ class CategoriesConfig(BaseModel):
             chosen = tuple(c for c in allowed if c != PROCEDURAL_CATEGORY)
             named = None
         return Scope(agent, chosen, named, tuple(self.spec(c) for c in chosen))
+
+
+def _category_names(names: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(str(identifier("category", n)) for n in names))
 
 
 SYSTEM_CATEGORIES: tuple[str, ...] = tuple(

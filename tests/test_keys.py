@@ -97,10 +97,18 @@ def test_keys_commands(home: Path) -> None:
     assert missing.exit_code == 2 and missing.stderr.startswith("error: no key")
 
 
-def test_keys_create_checks_the_categories_config(home: Path) -> None:
+def test_keys_create_checks_the_categories_config(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    helper = run_json(home, "keys", "create", "--agent", "helper", "--user", "maya")
+    assert helper["agent"] == "helper", "any agent name gets the default allowlist"
+    strict = tmp_path / "strict.yaml"
+    strict.write_text("allowlists:\n  scribe: [notes]\n")
+    monkeypatch.setenv("MNEMOLEDGER_CATEGORIES", str(strict))
     unknown = run(home, "keys", "create", "--agent", "nobody", "--user", "maya")
     assert unknown.exit_code == 2
     assert "unknown agent 'nobody'" in unknown.stderr
+    monkeypatch.delenv("MNEMOLEDGER_CATEGORIES")
 
     outside = run(
         home, "keys", "create", "--agent", "stylist", "--user", "maya", "--categories", "tasks"

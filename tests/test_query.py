@@ -21,6 +21,7 @@ from commands import MnemoLedger
 from commands.categories import (
     CategoriesConfigError,
     CategoryNotAllowed,
+    CategoryNotWritable,
     UnknownAgent,
     load_categories,
     parse_categories,
@@ -126,11 +127,28 @@ def test_disallowed_category_is_refused_before_any_search(
     assert recalls(memory) == []
 
 
-def test_unknown_agent_is_refused(memory: QueryLedger, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_agent_no_allowlist_names_gets_the_default_allowlist(memory: QueryLedger) -> None:
+    remember(memory, NewMemory("Maya plays chess on Sundays", category="activity"))
+    remember(memory, NewMemory("Maya's tone: dry humour", category="tone"))
+    answer = memory.query("Maya chess humour", agent="helper", user="maya", top_k=5)
+    assert [r.category for r in answer.results] == ["activity"]
+    with pytest.raises(CategoryNotWritable, match="agent 'helper'"):
+        memory.add(["Maya prefers a dry tone"], user="maya", agent="helper", category="tone")
+    memory.add(["Maya starts a chess course"], user="maya", agent="helper", category="activity")
+
+
+def test_unknown_agent_is_refused_without_a_default_allowlist(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cats.yaml"
+    path.write_text("allowlists:\n  scribe: [notes]\n")
     monkeypatch.setattr(query_module, "hybrid_search", lambda *a, **k: pytest.fail("searched"))
-    with pytest.raises(UnknownAgent, match="unknown agent 'intruder'"):
-        memory.query("anything", agent="intruder", user="maya")
-    assert recalls(memory) == []
+    with opened(Settings(home=home, embedder="hashing", categories_file=path)) as memory:
+        with pytest.raises(UnknownAgent, match="unknown agent 'intruder'"):
+            memory.query("anything", agent="intruder", user="maya")
+        with pytest.raises(UnknownAgent):
+            memory.delta("t4", agent="intruder")
+        assert recalls(memory) == []
 
 
 def test_no_categories_means_the_whole_allowlist(memory: QueryLedger) -> None:
@@ -519,8 +537,6 @@ def test_delta_since_defaults_to_the_agents_served_revision(memory: QueryLedger)
     memory.query("v1", agent="planner", user="maya", thread="t4")
     assert memory.delta("t4", agent="planner").header is None
     assert memory.delta("t4").header is not None and memory.delta("t4").since == 0
-    with pytest.raises(UnknownAgent):
-        memory.delta("t4", agent="intruder")
 
 
 # --- rebuild ------------------------------------------------------------------------------
