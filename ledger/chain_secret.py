@@ -11,7 +11,9 @@ One row holds:
   cannot hide a truncation. On SQLite a save given the tip's own position finds it (SQLite
   hands a deleted row's position out again); on PostgreSQL, which never reuses one, the
   save's tip update asks whether the tip's row is still in the log;
-- the last seal: the position of the newest `Sealed` event and the position it seals to.
+- the last seal: the position of the newest `Sealed` event and the position it seals to;
+- how many events were written since the secret exists, so rows deleted anywhere show
+  even where positions may skip (PostgreSQL) and no seal covers them yet.
 
 On SQLite the row lives in the home's keys file (`keys.sqlite3`), beside the data keys; on
 PostgreSQL in its own table in the log's schema, so every process on that log shares it.
@@ -70,6 +72,8 @@ class ChainState:
     """The position of that seal's `Sealed` event (0: none)."""
     reused: Tip | None
     """A former tip a later save found deleted (None: never)."""
+    written: int
+    """Events saved since the secret was created (after `legacy_through`)."""
 
 
 class ChainSecretStore(Protocol):
@@ -83,10 +87,10 @@ class ChainSecretStore(Protocol):
         """Store a new random secret unless one exists; the stored row either way."""
         ...
 
-    def advance_tip(self, tip: Tip, first: int) -> None:
-        """Remember `tip`, the newest event of a save whose first position is `first`,
-        unless a later position is remembered already; if the remembered tip is gone from
-        the log, remember it as lost (once)."""
+    def advance_tip(self, tip: Tip, first: int, events: int) -> None:
+        """Count the `events` of a save whose first position is `first` and remember
+        `tip`, its newest event, unless a later position is remembered already; if the
+        remembered tip is gone from the log, remember it as lost (once)."""
         ...
 
     def sealed(self, sealed_through: int, seal_position: int) -> None:
@@ -115,12 +119,14 @@ def _state(row: Any) -> ChainState:
         int(through),
         int(seal),
         _tip(*row[9:13]),
+        int(row[13]),
     )
 
 
 _COLUMNS = (
     "secret, legacy_through, created_at, tip_position, tip_stream, tip_version, tip_hash, "
-    "sealed_through, last_seal, reused_position, reused_stream, reused_version, reused_hash"
+    "sealed_through, last_seal, reused_position, reused_stream, reused_version, reused_hash, "
+    "written"
 )
 
 _TIP_COLUMNS = ("position", "stream", "version", "hash")
@@ -137,12 +143,12 @@ _ADVANCE = (
         f"tip_{c} = CASE WHEN tip_position < {{p}} THEN {{p}} ELSE tip_{c} END"
         for c in _TIP_COLUMNS
     )
-    + " WHERE id = 1"
+    + ", written = written + {p} WHERE id = 1"
 )
 """One statement (every right-hand side reads the row as it was): the lost tip first,
-then the new tip. Placeholders in order: per reused column (first, last), then per tip
-column (last position, new value). `{gone}` adds a test that the tip's row still exists,
-where the log is in the same database."""
+then the new tip and the count. Placeholders in order: per reused column (first, last),
+then per tip column (last position, new value), then the save's event count. `{gone}`
+adds a test that the tip's row still exists, where the log is in the same database."""
 
 _GONE = (
     " OR (tip_position > 0 AND NOT EXISTS"
@@ -150,16 +156,20 @@ _GONE = (
 )
 
 
-def _advance_parameters(tip: Tip, first: int) -> tuple[Any, ...]:
+def _advance_parameters(tip: Tip, first: int, events: int) -> tuple[Any, ...]:
     values = (tip.position, tip.stream, tip.version, tip.hash)
     reused = tuple(x for _ in _TIP_COLUMNS for x in (first, tip.position))
-    return reused + tuple(x for v in values for x in (tip.position, v))
+    return (*reused, *(x for v in values for x in (tip.position, v)), events)
 
 
 _EXTRA_COLUMNS = (
     " reused_position {int} NOT NULL DEFAULT 0, reused_stream text NOT NULL DEFAULT '',"
     " reused_version {int} NOT NULL DEFAULT 0, reused_hash text NOT NULL DEFAULT '',"
+    " written {int} NOT NULL DEFAULT 0,"
 )
+_ADD_WRITTEN = "ALTER TABLE {table} ADD COLUMN written {int} NOT NULL DEFAULT 0"
+"""For a table created before the count existed (it then counts from zero: never more
+than the log holds)."""
 
 
 class SQLiteChainSecrets:
@@ -178,6 +188,9 @@ class SQLiteChainSecrets:
             + _EXTRA_COLUMNS.format(int="INTEGER")
             + " sealed_through INTEGER NOT NULL DEFAULT 0, last_seal INTEGER NOT NULL DEFAULT 0)"
         )
+        columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({TABLE})")}
+        if "written" not in columns:
+            self._db.execute(_ADD_WRITTEN.format(table=TABLE, int="INTEGER"))
 
     def load(self) -> ChainState | None:
         with self._lock:
@@ -195,10 +208,11 @@ class SQLiteChainSecrets:
         assert state is not None
         return state
 
-    def advance_tip(self, tip: Tip, first: int) -> None:
+    def advance_tip(self, tip: Tip, first: int, events: int) -> None:
         with self._lock:
             self._db.execute(
-                _ADVANCE.format(table=TABLE, p="?", gone=""), _advance_parameters(tip, first)
+                _ADVANCE.format(table=TABLE, p="?", gone=""),
+                _advance_parameters(tip, first, events),
             )
 
     def sealed(self, sealed_through: int, seal_position: int) -> None:
@@ -257,10 +271,18 @@ class PostgresChainSecrets:
         self._seal = SQL(
             "UPDATE {} SET sealed_through = %s, last_seal = %s WHERE id = 1 AND last_seal < %s"
         ).format(table)
+        add_written = SQL(_ADD_WRITTEN.format(table="{}", int="bigint")).format(table)
         for attempt in range(_CREATE_ATTEMPTS):
             try:
                 with datastore.transaction(commit=True) as curs:
                     curs.execute(create)
+                    curs.execute(
+                        "SELECT 1 FROM information_schema.columns WHERE table_schema = %s"
+                        " AND table_name = %s AND column_name = 'written'",
+                        (schema, POSTGRES_TABLE),
+                    )
+                    if curs.fetchone() is None:
+                        curs.execute(add_written)
                 return
             except (InternalError_, UniqueViolation):  # created by another process meanwhile
                 if attempt == _CREATE_ATTEMPTS - 1:
@@ -280,12 +302,12 @@ class PostgresChainSecrets:
         assert state is not None
         return state
 
-    def advance_tip(self, tip: Tip, first: int) -> None:
+    def advance_tip(self, tip: Tip, first: int, events: int) -> None:
         with self._datastore.transaction(commit=True) as curs:
             # The row lock first: the UPDATE, a statement of its own, then reads the log
             # as of after the previous tip's writer committed, so that tip's row shows.
             curs.execute(self._lock_row)
-            curs.execute(self._tip, _advance_parameters(tip, first))
+            curs.execute(self._tip, _advance_parameters(tip, first, events))
 
     def sealed(self, sealed_through: int, seal_position: int) -> None:
         with self._datastore.transaction(commit=True) as curs:

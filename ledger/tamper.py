@@ -113,9 +113,12 @@ class TamperEvidence:
         oid = last.domain_event.originator_id
         version = last.domain_event.originator_version
         known = self.mapper.chain.known(oid)
-        if known is not None and known[0] == version:
+        if known is None or known[0] != version:
+            known = self.last_hash(oid)
+        if known is not None:
             first = min(r.notification.id for r in recordings)
-            self.store.advance_tip(Tip(last.notification.id, oid.hex, version, known[1]), first)
+            tip = Tip(last.notification.id, oid.hex, version, known[1])
+            self.store.advance_tip(tip, first, len(recordings))
         position = last.notification.id
         if (
             self._sealing
@@ -195,6 +198,7 @@ class TamperEvidence:
             legacy_through=witness.legacy_through,
             tip=witness.tip,
             reused=witness.reused,
+            written=witness.written,
             last_seal=(witness.last_seal, witness.sealed_through),
             contiguous_positions=contiguous,
             published=published,

@@ -116,6 +116,7 @@ class Verifier:
         legacy_through: int,
         tip: Tip | None,
         reused: Tip | None,
+        written: int,
         last_seal: tuple[int, int],
         contiguous_positions: bool,
         published: Mapping[int, str] | None = None,
@@ -128,6 +129,10 @@ class Verifier:
         """The newest event any writer recorded (read before the log's end)."""
         self.reused = reused
         """A former newest event a later save found gone, if any."""
+        self.written = written
+        """Events saved after the legacy range, as counted by their writers."""
+        self._counted = 0
+        """Events found after the legacy range."""
         self.last_seal = last_seal
         """(position, sealed through) of the newest seal any writer recorded."""
         self.contiguous = contiguous_positions
@@ -187,6 +192,7 @@ class Verifier:
     def _row(self, row: Notification) -> None:
         self.report.events += 1
         position = row.id
+        self._counted += position > self.legacy_through
         oid = row.originator_id if isinstance(row.originator_id, UUID) else UUID(row.originator_id)
         version = row.originator_version
         self._present[position] = 1
@@ -400,6 +406,19 @@ class Verifier:
                     f"the newest event written here was stream {tip.stream} version "
                     f"{tip.version}; it was deleted and the position reused",
                 )
+        if self._counted < self.written:
+            lost = self.written - self._counted
+            self.report.problems.append(
+                Problem(
+                    MISSING,
+                    None,
+                    None,
+                    None,
+                    f"{self.written} events were written after position {self.legacy_through}"
+                    f" and the log holds {self._counted} of them: {lost} stored row(s) were "
+                    "deleted",
+                )
+            )
         if self.reused is not None:
             gone = self.reused
             self.report.problems.append(
