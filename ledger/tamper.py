@@ -3,9 +3,10 @@
 - The chain key: loaded from the chain secret store (`ledger.chain_secret`), or created on
   the first write or `verify`; a home whose log predates the secret keeps its old events as
   the legacy range.
-- The tip: after every save the store remembers the newest position written and its hash,
-  so `verify` names a log cut short after its last seal, and a save given the tip's own
-  position again (rows were deleted) is remembered for `verify` to name.
+- The witness: after every save the store remembers the newest position written and its
+  hash and counts the save's events, so `verify` names a log cut short after its last
+  seal and rows deleted anywhere; a save that finds the former tip gone (rows were
+  deleted, then written on) leaves that tip for `verify` to name.
 - Seals, written automatically: by a writer once SEAL_EVERY_EVENTS events are unsealed,
   and by every `verify` that found nothing wrong.
 """
