@@ -10,10 +10,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from ledger import Settings
 from ledger.store import WriterBusy, WriterLocks, writer_locks
+from tests.live_server import live_server
 
 SHORT = 0.5
 """Seconds a second writer waits in these tests."""
@@ -80,3 +82,17 @@ def test_the_lock_file_is_private(home: Path) -> None:
     with writer_locks(_settings(home)).hold("maya"):
         pass
     assert (home / "ledger.sqlite3.locks").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_write_kept_waiting_past_the_timeout_is_a_503_to_retry(home: Path) -> None:
+    with live_server(home) as server:
+        headers = {"Authorization": f"Bearer {server.key('researcher', ['maya'])}"}
+        locks = server.state.facade.call(lambda memory: writer_locks(memory.settings))
+        locks.timeout = SHORT  # the server's own locks: the same object in this process
+        body = {"contents": ["Maya drinks oolong tea"], "user_id": "maya"}
+        with httpx.Client(base_url=server.url, headers=headers, timeout=60) as http:
+            with locks.hold("maya"):  # another writer of maya, in this thread
+                busy = http.post("/memories", json=body)
+            assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+            assert busy.json()["error"]["code"] == "busy"
+            assert http.post("/memories", json=body).is_success

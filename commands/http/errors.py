@@ -8,7 +8,8 @@ key), 403 user_not_allowed / category_not_allowed / unknown_agent / agent_mismat
 not_found (no such memory, or one of a user the key does not act for), 405, 409 conflict (a
 state change the memory's state does not allow), 413 payload_too_large, 422
 validation_error (the request does not match its schema; `details` lists the fields),
-500 internal_error (a bug: the message says nothing of the internals).
+500 internal_error (a bug: the message says nothing of the internals), 503 busy (another
+writer of the same user held its lock past the timeout: try again).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from commands.categories import CategoryNotAllowed, UnknownAgent
 from commands.keys import InvalidKey
 from commands.scoped import Forbidden
 from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
+from ledger.store import WriterBusy
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +42,7 @@ CODE_BY_STATUS = {
     413: "payload_too_large",
     422: "validation_error",
     500: "internal_error",
+    503: "busy",
 }
 
 
@@ -120,6 +123,9 @@ def install_error_handlers(app: FastAPI) -> None:
     async def bad_input(_: Request, error: Exception) -> JSONResponse:
         return error_response(400, str(error))
 
+    async def busy(_: Request, error: Exception) -> JSONResponse:
+        return error_response(503, str(error), headers={"Retry-After": "1"})
+
     async def ledger_error(_: Request, error: Exception) -> JSONResponse:
         logger.error("ledger error: %s", error)
         return error_response(500, "the server could not complete the request", "server_error")
@@ -145,6 +151,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(MemoryNotFound, not_found)
     app.add_exception_handler(InvalidTransition, conflict)
     app.add_exception_handler(InvalidInput, bad_input)
+    app.add_exception_handler(WriterBusy, busy)
     app.add_exception_handler(LedgerError, ledger_error)
     app.add_exception_handler(RequestValidationError, validation)
     app.add_exception_handler(StarletteHTTPException, http_error)

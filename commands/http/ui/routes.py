@@ -400,7 +400,7 @@ def diff_roots() -> list[Path]:
 def reachable(home: Path, text: str) -> Path:
     """The directory `text` names, if it is this home or under a configured root; every
     other path gets the same 404 before anything there is looked at."""
-    path = Path(text)
+    path = Path(text).expanduser()
     if path.is_absolute():
         resolved = path.resolve()
         if resolved == home.resolve() or any(resolved.is_relative_to(r) for r in diff_roots()):
