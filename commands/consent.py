@@ -6,6 +6,8 @@
 - A benign field (tone, goals_add) is applied at once when corroborated by at least
   `BENIGN_MIN_SIGNALS` (2) signals: the request and its `ConsentGranted(by="auto")` are
   saved together, in one transaction. With fewer signals it is queued like a sensitive one.
+- A granted sensitive field enters the user's core.md as a field bullet ("City: Porto") in
+  the same transaction as the grant (`commands.consent_gate`); nothing else puts it there.
 - An unknown field is `InvalidInput`; deciding anything but a pending request, or granting
   after the window, is `InvalidTransition`. A refusal writes nothing.
 
@@ -24,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from eventsourcing.application import AggregateNotFoundError
 from pydantic import BaseModel
 
+from commands.consent_gate import granted_core
 from ledger import Ledger, Provenance, validation
 from ledger.application import parse_memory_id, retry_on_conflict
 from ledger.consent import ConsentNotFound, ConsentRequest
@@ -115,8 +118,11 @@ class ConsentService:
     def grant(
         self, request_id: str, provenance: Provenance, *, now: datetime | None = None
     ) -> ConsentOut:
-        """A person consents: the patch applies. Only a pending request inside its window."""
-        return self._decide(request_id, provenance, lambda r: r.grant(provenance.actor, now))
+        """A person consents: the patch applies. Only a pending request inside its window.
+        A sensitive field enters the user's core.md (USER) in the same save."""
+        return self._decide(
+            request_id, provenance, lambda r: r.grant(provenance.actor, now), follow_core=True
+        )
 
     def deny(self, request_id: str, reason: str, provenance: Provenance) -> ConsentOut:
         """A person refuses: the patch never applies. Only a pending request."""
@@ -171,13 +177,24 @@ class ConsentService:
         return found
 
     def _decide(
-        self, request_id: str, provenance: Provenance, decide: Callable[[ConsentRequest], None]
+        self,
+        request_id: str,
+        provenance: Provenance,
+        decide: Callable[[ConsentRequest], None],
+        *,
+        follow_core: bool = False,
     ) -> ConsentOut:
         def attempt() -> ConsentRequest:
             request = self.request(request_id)
-            with acting_as(replace(provenance, user_id=request.user_id)):
+            decided = replace(provenance, user_id=request.user_id)
+            with acting_as(decided):
                 decide(request)
-            self.ledger.save(request)
+            core = None
+            if follow_core and request.field in SENSITIVE_PROFILE_FIELDS:
+                core = granted_core(
+                    self.ledger, decided, request.user_id, request.field, request.proposed_value
+                )
+            self.ledger.save(request, *([core] if core is not None else []))
             return request
 
         return consent_out(retry_on_conflict(attempt))

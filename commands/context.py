@@ -24,6 +24,9 @@ out of every agent context), confidence unset or >= 0.65 (seed 004 §14's system
 filter). Procedural memories stay out (seed 003 §12) — except the notes Luminary asks for
 by kind: rule and soul notes are procedural by the notes pipeline's mapping, and the
 context names them explicitly, as seed 003 §12 lets a caller name the procedural category.
+Consent (seed 003 §10): the user's preferred name, pronouns, city and language enter only
+as granted (`granted`); a sentence of a note or tacit memory that states one nobody
+granted is left out, and a memory left with nothing is counted under `consent`.
 
 Nothing is written: assembling a context is a read (no RecallServed).
 """
@@ -36,11 +39,13 @@ import math
 import os
 import platform
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from commands.consent_gate import consented_profile, keyed_ungranted, redact
 from commands.pipelines.ingest import (
     PERSONALITY_DIRECTIVE_KEY,
     PERSONALITY_NAMESPACE,
@@ -129,7 +134,8 @@ class AgentContext(BaseModel):
     """What You Know: tacit/personality first (pass 1), then the rest (pass 2)."""
     excluded: dict[str, int] = Field(default_factory=dict)
     """How many otherwise eligible memories each filter kept out (sensitive, low
-    confidence, procedural)."""
+    confidence, procedural; consent, when any: nothing was left without the profile
+    fields nobody granted)."""
     text: str = ""
     """FormatForSystemPrompt: the sections joined, highest priority first."""
 
@@ -163,10 +169,13 @@ def build_context(
     similarity: Similarity | None = None,
     environment: str | None = None,
     now: datetime | None = None,
+    granted: Mapping[str, str] | None = None,
 ) -> AgentContext:
     """Assemble the context of `user_id` from the user's memory rows (pure: `similarity`
-    is the only way out, used when `message` is given)."""
+    is the only way out, used when `message` is given). `granted`: the user's granted
+    profile fields (none when not given)."""
     moment = now or datetime.now(UTC)
+    consented = dict(granted or {})
     excluded = {"sensitive": 0, "low_confidence": 0, "procedural": 0}
     eligible: list[MemoryRow] = []
     for row in rows:
@@ -178,10 +187,16 @@ def build_context(
         ):
             continue
         reason = _excluded_by(row)
+        if reason is None and _candidate(row):
+            content = redact(row.content, consented, named_is_user=row.note_kind == USER)
+            if not content or keyed_ungranted(row.key, content, consented):
+                reason = "consent"
+            elif content != row.content:
+                row = replace(row, content=content)
         if reason is None:
             eligible.append(row)
         elif _candidate(row):
-            excluded[reason] += 1
+            excluded[reason] = excluded.get(reason, 0) + 1
     notes = [row for row in eligible if row.note_kind in CONTEXT_NOTE_KINDS]
     tacit = [row for row in eligible if row.note_kind is None and _is_tacit(row.namespace)]
     rules = _of_kind(notes, RULE)
@@ -195,7 +210,7 @@ def build_context(
         directive=_directive(eligible),
         environment=environment if environment is not None else environment_line(),
         user=_profile_note(notes, USER),
-        profile=user_profile(eligible),
+        profile=consented_profile(user_profile(eligible), consented),
         rules=_relevant(rules, near, CONTEXT_MAX_RULES),
         summaries=_relevant(summaries, near, CONTEXT_MAX_SUMMARIES),
         tacit=load_tacit(tacit, moment),

@@ -14,6 +14,11 @@ version it returns is saved in the same transaction as the change:
   memory stops holding it;
 - a bullet no memory holds any more is dropped; one written before sources were recorded
   rests on the changed memories that say exactly it, else on nothing known: it stays.
+
+Every version passes the consent gate (seed 003 §10) on its way out (`record`): a bullet
+stating the user's preferred name, pronouns, city or language is never written as free
+text, whoever wrote it; such a field enters only as a field bullet ("City: Porto") that a
+grant admits (`commands.consent_gate.granted_core`), and stays in later versions.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from commands.consent_fields import field_of_bullet, mentions
 from commands.llm.rules.core import render_core_markdown, section_of
 from commands.llm.rules.text import comparison_key
 from ledger import EventRecord, Ledger, Memory, MemoryNotFound, Provenance, validation
@@ -33,6 +39,8 @@ CORE_UPDATED = "CoreUpdated"
 """The event of a new core version."""
 TEXT_CHANGES = frozenset({"MemoryUpdated", "MemoryMerged"})
 """The memory events that give a memory a new text."""
+USER_SECTION = "USER"
+"""The section about the user: there a bare name stands for the user ("Pri lives in Porto")."""
 MAX_REPLACEMENT_HOPS = 8
 """How far a chain of supersessions is followed within one change (A -> B -> C)."""
 
@@ -207,12 +215,18 @@ def record(
     provenance: Provenance,
     bullets: Sequence[CoreBullet],
     memory_ids: Sequence[str],
+    *,
+    admitted: Collection[str] = (),
 ) -> CoreDocument | None:
-    """Write `bullets` as the document's next version; None if the markdown and sources
-    are unchanged."""
+    """Write `bullets`, through the consent gate (`consented`), as the document's next
+    version; None if the markdown and sources are unchanged, or if a first version would
+    hold nothing. `admitted`: field bullets a grant lets in."""
+    kept = consented(bullets, document.markdown, admitted)
+    if not document.revision and not kept:
+        return None
     sections: dict[str, list[str]] = {name: [] for name in CORE_SECTIONS}
     sources: dict[str, list[str]] = {}
-    for bullet in bullets:
+    for bullet in kept:
         sections[bullet.section].append(bullet.text)
         if bullet.memory_ids:
             sources[bullet.text] = list(bullet.memory_ids)
@@ -222,6 +236,22 @@ def record(
     with acting_as(provenance):
         document.update(markdown, sections, list(memory_ids), sources)
     return document
+
+
+def consented(
+    bullets: Sequence[CoreBullet], previous_markdown: str, admitted: Collection[str] = ()
+) -> list[CoreBullet]:
+    """`bullets` without a free-text statement of a sensitive profile field, and without a
+    field bullet that was neither in the previous version nor is `admitted` by a grant."""
+    had = {b.text for b in bullets_of(previous_markdown, {}) if field_of_bullet(b.text)}
+    kept: list[CoreBullet] = []
+    for bullet in bullets:
+        if field_of_bullet(bullet.text) is not None:
+            if bullet.text in had or bullet.text in admitted:
+                kept.append(bullet)
+        elif not mentions(bullet.text, named_is_user=bullet.section == USER_SECTION):
+            kept.append(bullet)
+    return kept
 
 
 def lookup(ledger: Ledger, memory_id: str) -> Memory | None:

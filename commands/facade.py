@@ -166,6 +166,7 @@ class MnemoLedger(
             self.llm,
             self.settings,
             refresh=self.refresh,
+            consent=self.consent_model,
         )
 
     # --- writes --------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from commands.consent_gate import consented_profile
 from commands.llm.stage import LLMProvider
 from commands.models import AddResult, MemoryOut
 from commands.pipelines.ingest import (
@@ -30,6 +31,7 @@ from commands.pipelines.ingest import (
 from ledger import Ledger, Provenance, Settings
 from ledger.policy import ACTIVE
 from ledger.validation import identifier
+from projections.consent import ConsentProjection
 from projections.layers import LayersProjection
 from projections.runner import Progress as RefreshProgress
 
@@ -70,6 +72,7 @@ class IngestHost(Protocol):
     layers: LayersProjection
     llm: LLMProvider
     settings: Settings
+    consent_model: ConsentProjection
 
     def refresh(self, progress: RefreshProgress | None = None) -> int: ...
 
@@ -78,7 +81,14 @@ class IngestHost(Protocol):
 
 def ingest_pipeline(host: IngestHost) -> IngestPipeline:
     """The ingest pipeline over the host's ledger, read model and LLM provider."""
-    return IngestPipeline(host.ledger, host.layers, host.llm, host.settings, refresh=host.refresh)
+    return IngestPipeline(
+        host.ledger,
+        host.layers,
+        host.llm,
+        host.settings,
+        refresh=host.refresh,
+        consent=host.consent_model,
+    )
 
 
 class IngestMixin:
@@ -121,7 +131,12 @@ class IngestMixin:
     def profile(self: IngestHost, user: str) -> dict[str, str]:
         """The user's profile (seed 004 §5 user_profiles columns: display_name, location,
         timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
-        `user/<key>` in the tacit layer). Derived from the log; nothing else is stored."""
+        `user/<key>` in the tacit layer). Derived from the log; nothing else is stored.
+        Sensitive columns (display_name, location, pronouns, language) come from granted
+        consent requests only (seed 003 §10)."""
         identifier("user", user)
         self.refresh()
-        return user_profile(self.layers.list(user, state=ACTIVE))
+        return consented_profile(
+            user_profile(self.layers.list(user, state=ACTIVE)),
+            self.consent_model.profile_fields(user),
+        )

@@ -28,6 +28,7 @@ from commands.pipelines.notes import (
 )
 from ledger import Ledger, Memory, Provenance, Settings
 from ledger.policy import DEFAULT_SOURCE, NORMAL
+from projections.consent import ConsentProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.runner import Progress
 
@@ -50,6 +51,7 @@ class NotesHost(Protocol):
     layers: LayersProjection
     llm: LLMProvider
     settings: Settings
+    consent_model: ConsentProjection
 
     @property
     def categories_config(self) -> CategoriesConfig: ...
@@ -65,7 +67,14 @@ class NotesHost(Protocol):
 
 def notes_pipeline(host: NotesHost) -> NotesPipeline:
     """The notes pipeline over the host's ledger, read model and LLM provider."""
-    return NotesPipeline(host.ledger, host.layers, host.llm, host.settings, refresh=host.refresh)
+    return NotesPipeline(
+        host.ledger,
+        host.layers,
+        host.llm,
+        host.settings,
+        refresh=host.refresh,
+        consent=host.consent_model,
+    )
 
 
 class NotesMixin:

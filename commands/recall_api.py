@@ -40,6 +40,7 @@ from ledger.policy import (
     SESSION_SOURCE,
 )
 from ledger.validation import identifier
+from projections.consent import ConsentProjection
 from projections.core import CoreProjection
 from projections.embeddings.cache import CachedEmbedder
 from projections.embeddings.embedder import Embedder
@@ -85,6 +86,7 @@ class RecallHost(Protocol):
     vectors: VectorsProjection
     embedder: CachedEmbedder
     core_model: CoreProjection
+    consent_model: ConsentProjection
     topics_model: TopicsProjection
     transcripts_model: TranscriptsProjection
 
@@ -216,6 +218,7 @@ class RecallMixin:
             similarity=similarity if message and message.strip() else None,
             environment=environment,
             now=now,
+            granted=self.consent_model.profile_fields(user),
         )
 
     def transcripts(

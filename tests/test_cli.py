@@ -180,7 +180,7 @@ def test_demo_runs_offline_with_the_default_embedder(
     assert [e["type"] for e in report["history"]] == ["MemoryAdded", "MemorySuperseded"]
     assert "Porto" in report["history"][0]["data"]["content"]
     user_section = report["core"]["markdown"].split("## USER", 1)[1]
-    assert "Lisbon" in user_section and "Porto" not in user_section
+    assert "Lisbon" not in user_section and "Porto" not in user_section  # cities need consent
     assert report["llm_calls"] > 0
     again = run(home, "demo")
     assert again.exit_code == 2 and "fresh home" in again.stderr

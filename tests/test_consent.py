@@ -10,20 +10,25 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commands import MnemoLedger
+from commands import MnemoLedger, core_sync
 from commands.cli import cli
 from commands.consent import ConsentService
 from ledger import InvalidInput, InvalidTransition, Ledger, MemoryNotFound, Provenance, Settings
+from ledger.core import parse_sections
 from ledger.policy import CONSENT_WINDOW_DAYS
 from projections.consent import ConsentProjection
 from projections.runner import Runner
+from tests.live_server import live_server
+from tests.test_consolidation_helpers import USER, clock, engram, ops, place, reinforce, remember
 
 ConsentLedger = MnemoLedger  # the facade carries the consent API (ConsentMixin)
+__all__ = ["clock", "engram"]
 
 
 @pytest.fixture
@@ -356,6 +361,8 @@ def test_cli_flow(home: Path) -> None:
     assert log_types(home) == [
         "ConsentRequested",
         "ConsentGranted",
+        "CoreStarted",  # a granted sensitive field enters core.md in the same save
+        "CoreUpdated",
         "ConsentRequested",
         "ConsentGranted",
         "ConsentRequested",
@@ -402,3 +409,178 @@ def test_cli_refusals_are_one_error_line_exit_2_and_write_nothing(
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     assert result.stdout == ""
     assert log_types(home) == before
+
+
+# --- consent on every write path (issue 15 item 4) --------------------------------------
+
+REPRO = "Please call me Pri. My pronouns are she/her. I live in Porto and speak Portuguese."
+REPRO_FIELDS = {
+    "preferred_name": "Pri",
+    "pronouns": "she/her",
+    "city": "Porto",
+    "language": "Portuguese",
+}
+REPRO_WORDS = ("Pri", "she/her", "Porto", "Portuguese")
+
+
+def requested(memory: MnemoLedger, user: str = "pri") -> dict[str, str]:
+    return {r.field: r.proposed_value for r in memory.consents(user=user)}
+
+
+def request_of(memory: MnemoLedger, field: str, user: str = "pri") -> str:
+    [found] = [r.id for r in memory.consents(user=user) if r.field == field]
+    return found
+
+
+def assert_none_of_the_repro(text: str, *, but: tuple[str, ...] = ()) -> None:
+    for word in REPRO_WORDS:
+        if word not in but:
+            assert word not in text, (word, text)
+
+
+def test_add_repro_keeps_core_profile_and_context_free_and_asks_four_times(
+    memory: ConsentLedger,
+) -> None:
+    result = memory.add([REPRO], user="pri")
+    assert result.memories  # the memories keep what was said
+    assert_none_of_the_repro(memory.core(user="pri").markdown)
+    assert memory.profile("pri") == {}
+    assert_none_of_the_repro(memory.context("pri").text)
+    assert memory.resume(user="pri").core.document is None
+    assert requested(memory) == REPRO_FIELDS
+    assert {r.status for r in memory.consents(user="pri")} == {"pending"}
+    caused = {e.causation_id for e in memory.log() if e.type == "ConsentRequested"}
+    assert caused == {result.command_id}  # the audit trail names the add that asked
+
+    memory.add([REPRO], user="pri")  # said again: nothing asked twice
+    assert len(memory.consents(user="pri")) == 4
+
+    memory.grant_consent(request_of(memory, "city"))
+    core = memory.core(user="pri").markdown
+    assert parse_sections(core)["USER"] == ["City: Porto"]
+    assert memory.profile("pri") == {"location": "Porto"}
+    context = memory.context("pri")
+    assert context.profile == {"location": "Porto"}
+    assert_none_of_the_repro(context.text, but=("Porto",))
+
+    memory.deny_consent(request_of(memory, "language"), reason="not for the agent")
+    memory.add(["I speak Portuguese at home."], user="pri")
+    assert "Portuguese" not in memory.core(user="pri").markdown
+    assert len(memory.consents(user="pri")) == 4  # denied stays denied
+
+    memory.add(["I moved to Lisbon."], user="pri")
+    assert requested(memory)["city"] in ("Porto", "Lisbon")
+    assert [r.proposed_value for r in memory.consents(user="pri") if r.field == "city"] == [
+        "Porto",
+        "Lisbon",
+    ]
+    memory.grant_consent(
+        next(r.id for r in memory.consents(user="pri", status="pending") if r.field == "city")
+    )
+    assert parse_sections(memory.core(user="pri").markdown)["USER"] == ["City: Lisbon"]
+    assert memory.profile("pri") == {"location": "Lisbon"}
+
+
+def test_add_on_the_command_line(home: Path) -> None:
+    added = run_json(home, "add", REPRO, "--user", "pri")
+    assert added["memories"]
+    assert_none_of_the_repro(run_json(home, "core", "--user", "pri")["markdown"])
+    listed = run_json(home, "consent", "list", "--user", "pri", "--status", "pending")
+    assert {r["field"]: r["proposed_value"] for r in listed} == REPRO_FIELDS
+    name = next(r["id"] for r in listed if r["field"] == "preferred_name")
+    run_json(home, "consent", "grant", name)
+    assert "- Preferred name: Pri" in run_json(home, "core", "--user", "pri")["markdown"]
+    assert run_json(home, "profile", "--user", "pri") == {"display_name": "Pri"}
+
+
+def test_add_over_http(home: Path) -> None:
+    with live_server(home) as server:
+        key = server.key("researcher", ["pri"])
+        with httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Bearer {key}"}, timeout=60
+        ) as http:
+            added = http.post("/memories", json={"contents": [REPRO], "user_id": "pri"})
+            assert added.status_code == 201, added.text
+        core = server.state.facade.call(lambda m: m.core(user="pri").markdown)
+        asked = server.state.facade.call(lambda m: requested(m))
+    assert_none_of_the_repro(core)
+    assert asked == REPRO_FIELDS
+
+
+def test_ingest_asks_for_the_users_fields_only(memory: ConsentLedger) -> None:
+    turns = [
+        {"role": "user", "content": f"Hi! {REPRO}"},
+        {"role": "assistant", "content": "Nice to meet you, Pri. Where does your family live?"},
+        {"role": "user", "content": "My sister lives in Rome. I work at Shopify as a developer."},
+    ]
+    memory.ingest(turns, user="pri")
+    assert requested(memory) == REPRO_FIELDS  # nothing for the sister's Rome
+    assert_none_of_the_repro(memory.core(user="pri").markdown)
+    profile = memory.profile("pri")
+    assert not {"display_name", "location", "pronouns", "language"} & set(profile)
+    assert_none_of_the_repro(memory.context("pri").text)
+    memory.ingest(turns, user="pri")  # the same conversation again asks nothing new
+    assert len(memory.consents(user="pri")) == 4
+
+    memory.grant_consent(request_of(memory, "preferred_name"))
+    assert memory.profile("pri")["display_name"] == "Pri"
+    assert "display_name: Pri" in memory.context("pri").text
+
+
+def test_a_user_note_asks_and_the_context_shows_only_what_is_granted(
+    memory: ConsentLedger,
+) -> None:
+    memory.write_note(
+        "I'm Pri, my pronouns are she/her and I'm based in Porto. I love cycling.",
+        user="pri",
+        kind="user",
+    )
+    assert requested(memory) == {"preferred_name": "Pri", "pronouns": "she/her", "city": "Porto"}
+    context = memory.context("pri")
+    assert context.user is not None and context.user.content == "I love cycling."
+    assert_none_of_the_repro(context.text)
+    memory.write_note(
+        "Please reply in Portuguese.", user="pri", kind="rule", evidence=["turn 3"]
+    )
+    assert requested(memory)["language"] == "Portuguese"
+    assert "Portuguese" not in memory.context("pri").text
+
+
+def test_the_consolidation_gate_never_takes_a_profile_field_into_core(
+    engram: MnemoLedger,
+) -> None:
+    allergy = remember(engram, "Maya is allergic to peanuts", importance=0.8)
+    home_town = remember(engram, "I live in Porto and speak Portuguese", importance=0.8)
+    for memory_id in (allergy, home_town):
+        place(engram, memory_id, "working")
+        reinforce(engram, memory_id, 2)
+    result = engram.consolidate(user=USER)
+    gated = {o["memory"] for o in ops(result, "gate")}
+    assert allergy in gated and home_town not in gated
+    assert engram.get(home_town).layer == "working"
+
+
+def test_an_update_that_states_a_field_takes_the_bullet_out_of_core(
+    memory: ConsentLedger,
+) -> None:
+    [allergy] = memory.add(["I'm allergic to penicillin"], user="pri").memories
+    assert "penicillin" in memory.core(user="pri").markdown
+    memory.update(allergy.id, "I live in Porto")
+    assert "Porto" not in memory.core(user="pri").markdown
+
+
+def test_a_field_bullet_only_a_grant_writes(memory: ConsentLedger) -> None:
+    # whoever writes core.md (an LLM core stage, a follow-up version) cannot slip a field
+    # bullet or a sensitive statement in: only the grant's own version admits one
+    before = "## USER\n- Maya has a cat\n"
+    bullets = [
+        core_sync.CoreBullet("USER", "Maya has a cat", ()),
+        core_sync.CoreBullet("USER", "City: Lisbon", ()),
+        core_sync.CoreBullet("USER", "Maya goes by Mia", ()),
+        core_sync.CoreBullet("RULE", "Always answer in French", ()),
+    ]
+    assert [b.text for b in core_sync.consented(bullets, before)] == ["Maya has a cat"]
+    admitted = core_sync.consented(bullets, before, admitted=("City: Lisbon",))
+    assert [b.text for b in admitted] == ["Maya has a cat", "City: Lisbon"]
+    kept = core_sync.consented(bullets[:2], before + "- City: Lisbon\n")
+    assert [b.text for b in kept] == ["Maya has a cat", "City: Lisbon"]

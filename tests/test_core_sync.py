@@ -70,27 +70,28 @@ def test_forgetting_a_memory_no_bullet_rests_on_writes_no_core_version(
 
 
 def test_update_replaces_the_bullet(memory: MnemoLedger) -> None:
-    [home] = memory.add(["I live in Paris"], user="u").memories
-    memory.update(home.id, "I live in Lyon")
-    assert user_bullets(memory) == ["I live in Lyon"]
-    assert bullet_sources(memory) == {"I live in Lyon": [home.id]}
-    assert same_save(memory, home.id)
+    [job] = memory.add(["I work at Acme"], user="u").memories
+    memory.update(job.id, "I work at Globex")
+    assert user_bullets(memory) == ["I work at Globex"]
+    assert bullet_sources(memory) == {"I work at Globex": [job.id]}
+    assert same_save(memory, job.id)
 
 
 def test_an_update_the_core_gate_refuses_drops_the_bullet(memory: MnemoLedger) -> None:
-    [home] = memory.add(["I live in Paris"], user="u").memories
-    memory.update(home.id, "The meeting moved to 3pm")
+    [job] = memory.add(["I work at Acme"], user="u").memories
+    memory.update(job.id, "The meeting moved to 3pm")
     assert user_bullets(memory) == []
     assert "meeting" not in memory.core(user="u").markdown
 
 
-def test_a_move_leaves_core_with_the_new_city_only(memory: MnemoLedger) -> None:
-    [paris] = memory.add(["I live in Paris"], user="u").memories
-    [berlin] = memory.add(["I moved to Berlin last month"], user="u").memories
-    assert user_bullets(memory) == [berlin.content]
-    assert bullet_sources(memory) == {berlin.content: [berlin.id]}
+def test_a_new_job_leaves_core_with_the_new_employer_only(memory: MnemoLedger) -> None:
+    # (a city would not enter core.md without consent: see tests/test_consent.py)
+    [acme] = memory.add(["I work at Acme"], user="u").memories
+    [globex] = memory.add(["I left Acme and joined Globex"], user="u").memories
+    assert user_bullets(memory) == [globex.content]
+    assert bullet_sources(memory) == {globex.content: [globex.id]}
     active = [m.id for m in memory.list(user="u") if m.state == "active"]
-    assert paris.id not in active and berlin.id in active  # the move replaced Paris
+    assert acme.id not in active and globex.id in active  # the new job replaced Acme
 
 
 def test_transient_facts_never_enter_core(memory: MnemoLedger) -> None:
@@ -107,13 +108,13 @@ def test_transient_facts_never_enter_core(memory: MnemoLedger) -> None:
 
 
 def test_a_consolidation_merge_rewrites_the_bullet(engram: MnemoLedger, clock: Clock) -> None:
-    [older] = engram.add(["Maya lives in Paris with her dog"], user=USER).memories
-    assert user_bullets(engram, USER) == ["Maya lives in Paris with her dog"]
+    [older] = engram.add(["Maya works at Acme as a designer"], user=USER).memories
+    assert user_bullets(engram, USER) == ["Maya works at Acme as a designer"]
     clock.advance(hours=2)
-    newer = remember(engram, "Maya lives in Berlin")
+    newer = remember(engram, "Maya works at Globex")
     for memory_id in (older.id, newer):
         place(engram, memory_id, "working")
-    merged = "Maya lives in Berlin with her dog (she lived in Paris before)"
+    merged = "Maya works at Globex as a designer (she worked at Acme before)"
     scripted = ScriptedProvider(OfflineProvider())
     scripted.script("reconcile", ReconcileOutput(decision="absorb", merged_content=merged))
     engram.llm = scripted
@@ -155,12 +156,12 @@ def test_a_core_written_before_sources_follows_a_forget_by_its_text(
 
 def test_a_rebuild_gives_the_same_core(memory: MnemoLedger) -> None:
     [editor] = memory.add(["I use Neovim as my editor"], user="u").memories
-    [home] = memory.add(["I live in Paris"], user="u").memories
+    [job] = memory.add(["I work at Acme"], user="u").memories
     memory.add(["I'm allergic to penicillin", "The meeting moved to 3pm"], user="u")
     memory.forget(editor.id)
-    memory.update(home.id, "I live in Lyon")
+    memory.update(job.id, "I work at Globex")
     before = (memory.core(user="u"), memory.core_model.versions("u"), bullet_sources(memory))
     memory.rebuild()
     after = (memory.core(user="u"), memory.core_model.versions("u"), bullet_sources(memory))
     assert after == before
-    assert "Neovim" not in after[0].markdown and "Lyon" in after[0].markdown
+    assert "Neovim" not in after[0].markdown and "Globex" in after[0].markdown

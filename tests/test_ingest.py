@@ -383,6 +383,11 @@ def test_profile_is_derived_from_tacit_user_memories(memory: Memory) -> None:
             NewMemory(content="Lisbon", namespace="entity/default", key="user/location"),
         ],
     )
+    # the name and the city wait for consent (seed 003 §10)
+    assert memory.profile("maya") == {"occupation": "Data engineer"}
+    memory.propose_consent(user="maya", field="city", value="Porto")  # written past ingest
+    for request in memory.consents(user="maya"):
+        memory.grant_consent(request.id)
     assert memory.profile("maya") == {
         "display_name": "Maya",
         "location": "Porto",
@@ -390,6 +395,8 @@ def test_profile_is_derived_from_tacit_user_memories(memory: Memory) -> None:
     }
     second = memory.ingest([{"role": "user", "content": "Call me Maya Silva."}], user="maya")
     assert second.profile_updated == ["display_name"] and len(second.updated) == 1
+    assert memory.profile("maya")["display_name"] == "Maya"
+    memory.grant_consent(memory.consents(user="maya", status="pending")[0].id)
     assert memory.profile("maya")["display_name"] == "Maya Silva"
     assert memory.profile("someone-else") == {}
 

@@ -24,13 +24,15 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
             openai_base_url=fake.url,
             openai_api_key="test-key",
         )
-        fake.answer("split", {"contents": ["I live in Paris"]})
+        fake.answer("split", {"contents": ["I'm allergic to peanuts"]})
         fake.answer(
             "reconstruct",
             "Here you go:\n```json\n"
             + json.dumps(
                 {
-                    "memories": [{"content": "The user lives in Paris.", "sources": ["new:0"]}],
+                    "memories": [
+                        {"content": "The user is allergic to peanuts.", "sources": ["new:0"]}
+                    ],
                     "coverage": [{"new_content": 0, "memories": [0]}],
                 }
             )
@@ -38,13 +40,16 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
         )
         fake.answer(
             "core_update",
-            {"should_update": True, "core_markdown": CORE.format("The user lives in Paris.")},
+            {
+                "should_update": True,
+                "core_markdown": CORE.format("The user is allergic to peanuts."),
+            },
         )
         with MnemoLedger(settings=settings, actor="tester") as memory:
-            result = memory.add(["I live in Paris"], user="u", agent="planner")
-            assert [m.content for m in result.memories] == ["The user lives in Paris."]
-            assert memory.core(user="u").markdown == CORE.format("The user lives in Paris.")
-            assert memory.search("Paris", user="u")[0].id == result.memories[0].id
+            result = memory.add(["I'm allergic to peanuts"], user="u", agent="planner")
+            assert [m.content for m in result.memories] == ["The user is allergic to peanuts."]
+            assert memory.core(user="u").markdown == CORE.format("The user is allergic to peanuts.")
+            assert memory.search("peanuts", user="u")[0].id == result.memories[0].id
 
             calls = [
                 e for e in memory.ledger.stream(result.command_id) if e.type == "LLMCallRecorded"

@@ -249,7 +249,7 @@ def test_resume_shows_the_topic_tree_of_its_namespaces(memory: Memory) -> None:
 
 
 def test_resume_includes_core_md_and_writes_nothing(memory: Memory) -> None:
-    memory.add(["I live in Paris"], user="eve")
+    memory.add(["I'm allergic to penicillin"], user="eve")
     remember(memory, "eve", NewMemory("tagged", tags=["trigger:deploy"]))
     core = memory.core(user="eve")
     before = memory.ledger.last_position()
@@ -260,9 +260,9 @@ def test_resume_includes_core_md_and_writes_nothing(memory: Memory) -> None:
     assert memory.log(since=before) == []
     assert not [e for e in memory.log() if e.type == "RecallServed"]
     assert all(row.access_count == 0 for row in memory.layers.list("eve"))
-    assert core.version >= 1  # the offline core-update stage keeps where she lives
+    assert core.version >= 1  # the offline core-update stage keeps her allergy
     assert out.core.document == compact_markdown(core.markdown)
-    assert out.core.document and "I live in Paris" in out.core.document
+    assert out.core.document and "I'm allergic to penicillin" in out.core.document
     assert "## SOUL" not in out.core.document  # empty sections are left out
     assert out.core.document_version == core.version
     assert out.triggers == ["deploy"] == again.triggers
@@ -293,10 +293,14 @@ def test_context_priority_order_and_rendering(memory: Memory) -> None:
         NewMemory("Lyon", namespace="tacit/user", key="location", confidence=0.9),
         NewMemory("not tacit", namespace="entity/default", key="person/sam"),
     )
+    for field, value in (("city", "Lyon"), ("language", "French")):  # seed 003 §10
+        memory.grant_consent(
+            memory.propose_consent(user="fay", field=field, value=value).request.id
+        )
     ctx = memory.context("fay", environment=ENV)
     assert ctx.agent and ctx.agent.content == "You are Ava, a calm assistant."
     assert ctx.soul and ctx.user and ctx.directive == "Keep it short."
-    assert ctx.profile == {"location": "Lyon"}
+    assert ctx.profile == {"language": "French", "location": "Lyon"}
     text = ctx.text
     parts = text.split(SECTION_SEPARATOR)
     assert [p.splitlines()[0] for p in parts] == [
@@ -310,7 +314,9 @@ def test_context_priority_order_and_rendering(memory: Memory) -> None:
         "## What You Know",
     ]
     assert parts[3] == "## Environment\n" + ENV
-    assert parts[4] == "## User Information\nFay is a nurse in Lyon.\n- location: Lyon"
+    assert parts[4] == (
+        "## User Information\nFay is a nurse in Lyon.\n- language: French\n- location: Lyon"
+    )
     assert parts[5] == "## Rules\n- Answer in French."  # a procedural note, asked for by kind
     assert WHAT_YOU_KNOW_INTRO in parts[7]
     assert "- preferences/code-style: Prefers 4-space indentation" in parts[7]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from commands.consent_fields import mentions
 from commands.consolidation.buffer import promote
 from commands.consolidation.context import Cycle, candidate
 from commands.consolidation.state import MemoryState, pair_key
@@ -79,7 +80,9 @@ def core_overlap(cycle: Cycle) -> None:
 def gate_candidates(cycle: Cycle) -> list[MemoryState]:
     """§2.5: Working memories with (score >= 3 and importance >= 0.6), or (older than 7
     days, score > 0 and importance >= 0.6); never session notes, ephemeral, distilled or
-    auto-distilled ones; a rejected one only after its cooldown, never after the third."""
+    auto-distilled ones; a rejected one only after its cooldown, never after the third.
+    Never one stating the user's preferred name, pronouns, city or language (seed 003
+    §10): those reach the profile only through consent, as core.md's field bullets."""
     found = []
     for memory in cycle.state.active(WORKING):
         if memory.importance < PROMOTE_MIN_IMPORTANCE:
@@ -92,6 +95,8 @@ def gate_candidates(cycle: Cycle) -> list[MemoryState]:
         if memory.gate_rejections >= GATE_MAX_REJECTIONS:
             continue
         if memory.gate_retry_epoch is not None and cycle.epoch < memory.gate_retry_epoch:
+            continue
+        if mentions(memory.content):
             continue
         found.append(memory)
     return found

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from commands import core_sync
+from commands import consent_gate, core_sync
 from commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
 from commands.llm.rules.attributes import restates
 from commands.llm.schemas import (
@@ -54,6 +54,7 @@ from ledger.policy import (
 )
 from ledger.provenance import acting_as
 from ledger.user import UserStream
+from projections.consent import ConsentProjection
 from projections.embeddings.embedder import Embedder
 from projections.layers import LayersProjection
 from projections.vectors import VectorsProjection
@@ -103,15 +104,20 @@ class AddOutcome:
     core_updated: bool = False
     fallback: bool = False
     llm_calls: int = 0
+    consent_requested: list[str] = field(default_factory=list)
+    """Consent requests for the sensitive profile fields the contents state (seed 003 §10)."""
 
     def as_outcome(self) -> dict[str, Any]:
-        return {
+        given: dict[str, Any] = {
             "added": [m.id.hex for m in self.added],
             "superseded": self.superseded,
             "reinforced": [m.id.hex for m in self.reinforced],
             "core_updated": self.core_updated,
             "fallback": self.fallback,
         }
+        if self.consent_requested:  # absent when none: older recordings stay as they were
+            given["consent_requested"] = self.consent_requested
+        return given
 
 
 @dataclass
@@ -128,6 +134,8 @@ class AddPipeline:
     """Brings the read models up to date (before a re-run after a conflict)."""
     before_save: Callable[[], None] = lambda: None
     """Called just before the decisive save (tests inject faults here)."""
+    consent: ConsentProjection | None = None
+    """The consent read model: which sensitive fields were already proposed or decided."""
 
     def run(self, request: AddRequest, provenance: Provenance) -> AddOutcome:
         user_id = str(validation.identifier("user", provenance.user_id))
@@ -191,6 +199,10 @@ class AddPipeline:
         outcome.reinforced = list(changed.values())
         core = self._core_update(llm, provenance, added, superseded, list(changed.values()))
         outcome.core_updated = core is not None
+        consents = consent_gate.proposals(
+            contents, provenance, self.consent, now=consent_gate.asked_at(command)
+        )
+        outcome.consent_requested = [r.id.hex for r in consents]
         outcome.llm_calls = command.llm_calls
         with acting_as(provenance):
             command.complete(outcome.as_outcome())
@@ -203,7 +215,7 @@ class AddPipeline:
         self.before_save()
         extra = [core] if core is not None else []
         saved = {id(m): m for m in (*added, *superseded, *changed.values(), *extra)}
-        self.ledger.save(command, user, *saved.values())
+        self.ledger.save(command, user, *saved.values(), *consents)
         return outcome
 
     def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:

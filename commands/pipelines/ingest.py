@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from commands import consent_gate
 from commands.llm.prompts import EXTRACT, MULTI_FACT, SYNTHESIZE
 from commands.llm.render import (
     MAX_CONVERSATION_CHARS,
@@ -82,6 +83,7 @@ from ledger.policy import (
 )
 from ledger.provenance import acting_as
 from ledger.user import UserStream
+from projections.consent import ConsentProjection
 from projections.layers import LayersProjection, MemoryRow
 
 # --- conversation turns: ../shared/CLI.md (`{"role","content","ts"?,"id"?}` per line) -----
@@ -860,6 +862,8 @@ class IngestPipeline:
     """The time of an ingest when the caller gives none (decay, style timestamps, dates)."""
     before_save: Callable[[], None] = lambda: None
     """Called just before the decisive save (tests inject faults here)."""
+    consent: ConsentProjection | None = None
+    """The consent read model: which sensitive fields were already proposed or decided."""
 
     def run(
         self,
@@ -973,8 +977,15 @@ class IngestPipeline:
             )
         if progress is not None:
             progress(len(turns), len(turns))
+        consents = consent_gate.proposals(
+            [t.content for t in turns if t.role == "user"] + [m.content for m in added + updated],
+            provenance,
+            self.consent,
+            keyed=[(m.key, m.content) for m in added + updated],
+            now=consent_gate.asked_at(command),
+        )
         self.before_save()
-        self.ledger.save(command, user, *_unique(added + updated + reinforced))
+        self.ledger.save(command, user, *_unique(added + updated + reinforced), *consents)
         return outcome
 
     @staticmethod

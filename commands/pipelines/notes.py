@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from commands import consent_gate
 from commands.llm.prompts import MERGE_NOTES
 from commands.llm.schemas import MergeNotesInput
 from commands.llm.stage import LLMProvider
@@ -56,6 +57,7 @@ from ledger.policy import (
 )
 from ledger.provenance import acting_as
 from ledger.user import UserStream
+from projections.consent import ConsentProjection
 from projections.layers import LayersProjection, MemoryRow
 
 # --- seed 002 (Memory Note API, Kind Selection Guide) -----------------------------------
@@ -160,6 +162,8 @@ class NotesPipeline:
     settings: Settings
     refresh: Callable[[], object] = lambda: None
     """Brings `layers` up to date; called before a retry after a concurrent write."""
+    consent: ConsentProjection | None = None
+    """The consent read model: which sensitive fields were already proposed or decided."""
 
     # --- writeNote -----------------------------------------------------------------------
 
@@ -199,7 +203,10 @@ class NotesPipeline:
             command_id=command.id.hex, note=note, superseded=[m.id.hex for m in superseded]
         )
         self._changed(command, user, provenance, outcome)
-        self.ledger.save(command, user, note, *superseded)
+        consents = consent_gate.proposals(
+            [content], provenance, self.consent, now=consent_gate.asked_at(command)
+        )
+        self.ledger.save(command, user, note, *superseded, *consents)
         return outcome
 
     def _active_of_kind(self, user_id: str, kind: str) -> list[Memory]:
@@ -300,7 +307,10 @@ class NotesPipeline:
             llm_calls=command.llm_calls,
         )
         self._changed(command, user, provenance, outcome)
-        self.ledger.save(command, user, note, *originals)
+        consents = consent_gate.proposals(
+            [content], provenance, self.consent, now=consent_gate.asked_at(command)
+        )
+        self.ledger.save(command, user, note, *originals, *consents)
         return outcome
 
     def _changed(

@@ -18,7 +18,7 @@ from ledger import EventRecord, Ledger, Provenance
 
 READ_PAGE = 5000
 
-DRAFTED = frozenset({"MemoryAdded"})
+DRAFTED = frozenset({"MemoryAdded", "ConsentRequested"})
 """Created events of the aggregates pipelines draft under random ids (`recorded_ids`);
 the others (user stream, core document) have ids derived from the user."""
 
