@@ -245,7 +245,9 @@ _FLIPPED_BY: Final = re.compile(
 pleasantries": direct; "no jargon": plain language)."""
 _SKIP: Final = re.compile(r"\b(?:skip|drop|cut|leave out|spare me)\b", _I)
 _ABOUT_REPLIES: Final = re.compile(
-    r"(?:^(?:please )?(?:don't|do not|never|stop)"
+    r"^(?:please )?(?:stop|quit) (?P<habit>\w+ing\b[\w ]*?)"
+    r"(?: in (?:every|your|each|all) (?:reply|replies|answers?|responses?|messages?))?$"
+    r"|(?:^(?:please )?(?:don't|do not|never|stop)"
     r"|\b(?:(?:don't|do not) (?:like|want)|hate|dislike|like|love|prefer) (?:it )?when you)"
     r"\s+(?:use|using|write|writing|say|saying|add|adding|put|putting|start|starting|include"
     r"|including|give me|giving me)"
@@ -255,6 +257,12 @@ _ABOUT_REPLIES: Final = re.compile(
 )
 """How the user wants the assistant's replies written, said about what the replies hold:
 "I really don't like when you use exclamation marks", "always include sources"."""
+_SPELLING: Final = re.compile(
+    r"\b(?P<variant>british|american|australian|canadian|us|uk) (?:english )?"
+    r"(?:spelling|english)\b",
+    _I,
+)
+_REPLY_VERB: Final = re.compile(r"\b(?:reply|replies|answer|respond|write|use|talk|speak)\b", _I)
 EMOJI_MENTION: Final = re.compile(r"\bemojis?\b|\bemoticons?\b|\bsmileys?\b", _I)
 
 
@@ -330,6 +338,12 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
         else:
             yield _fact("style/likes-emojis", "Likes emoji in replies", "style", True)
         return
+    spelling = _SPELLING.search(clause)
+    if spelling is not None and _REPLY_VERB.search(clause):
+        variant = spelling.group("variant")
+        variant = variant.upper() if len(variant) == 2 else variant.capitalize()
+        yield _fact("style/spelling", f"Wants replies in {variant} English", "style", True)
+        return
     for cue, (key, value), (negated_key, negated_value) in STYLE_CUES:
         match = cue.search(clause)
         if match is None:
@@ -342,7 +356,11 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
         yield _fact(key, value, "style", True)
         return
     about = _ABOUT_REPLIES.search(clause)
-    if about is not None and about.group("what").strip():
+    if about is not None and about.group("habit"):
+        habit = about.group("habit").strip()
+        yield _fact(f"style/no-{slug(habit)}", f"Does not want {habit} in replies", "style", True)
+        return
+    if about is not None and (about.group("what") or "").strip():
         what = about.group("what").strip()
         if NEGATION.search(clause[: about.start("what")]) or re.search(
             r"\b(?:hate|dislike)\b", clause, _I

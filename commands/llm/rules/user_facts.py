@@ -144,7 +144,7 @@ _JOBS: Final = (
     r"|cardiologist|anesthetist|anaesthetist|obstetrician|gynecologist|dermatologist"
     r"|hygienist|carer|childminder|housekeeper|concierge|steward|stewardess|flight attendant"
     r"|pilot|conductor|electrician|firefighter|policeman|policewoman|police officer|guard"
-    r"|servant|worker|attendant|stay-at-home (?:dad|mum|mom|parent|father|mother)|homemaker"
+    r"|servant|worker|attendant|stay[- ]at[- ]home (?:dad|mum|mom|parent|father|mother)|homemaker"
     r"|housewife|househusband|tech lead|team lead|grant writer"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
@@ -204,7 +204,7 @@ def _is_name(word: str) -> bool:
 
 _TITLES: Final = _word_set("Dr Dr. Mr Mr. Mrs Mrs. Ms Ms. Prof Prof. Professor Miss Sir Madam")
 _NAME_IS: Final = re.compile(
-    r"\bmy (?:first )?name(?:'s| is)\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)", _I
+    r"\b(?i:my (?:first )?name(?:'s| is))\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)"
 )
 _CALL_ME: Final = re.compile(
     rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me)\s+"
@@ -224,7 +224,7 @@ _NAME_FIELD: Final = re.compile(rf"^(?i:name)\s*:\s*(?P<name>{_NAME}(?: {_NAME})
 
 
 def _name(sentence: str) -> Iterator[Stated]:
-    for pattern in (_NAME_IS, _CALL_ME, _I_AM_NAME, _NAME_HERE, _NAME_FIELD):
+    for pattern in (_CALL_ME, _NAME_IS, _I_AM_NAME, _NAME_HERE, _NAME_FIELD):
         match = pattern.search(sentence)
         if match is None:
             continue
@@ -245,7 +245,8 @@ def _name(sentence: str) -> Iterator[Stated]:
 
 _JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS}))s?\b"
 _I_AM_A_JOB: Final = re.compile(
-    rf"{_SUBJECT_I}(?:'m| am|'ve been| have been)? ?{_ADVERB}(?:working as |employed as )?"
+    rf"(?:{_SUBJECT_I}(?:'m| am|'ve been| have been)?|^[Bb]een) ?{_ADVERB}"
+    rf"(?:working as |employed as )?"
     rf"(?:an? |the )(?!fan\b){_JOB_PHRASE}",
     _I,
 )
@@ -264,6 +265,13 @@ _WORK_AS: Final = re.compile(
     r"|[,.;!?]|$)",
     _I,
 )
+_RUN_A: Final = re.compile(
+    r"\bI (?P<verb>manage|run|own|co-own|lead|head|direct|coordinate) (?P<what>(?:an? |the |our )?"
+    r"[\w -]+?)(?: in " + _PLACE + r")?$",
+    _I,
+)
+"""What the user runs is their job: "I manage a hotel in Cusco", "I run a small bakery"."""
+_RUN_VERBS: Final = {"run": "runs", "own": "owns", "co-own": "co-owns", "manage": "manages"}
 _TEACH: Final = re.compile(r"\bI " + _ADVERB + r"teach (?P<subject>[a-z]+)(?: at\b|[,.;!]|$)", _I)
 _MY_JOB: Final = re.compile(r"\bmy (?:job|role|position|title) is (?:an? )?(?P<job>[\w -]+)", _I)
 _WORK_AT: Final = re.compile(
@@ -294,6 +302,9 @@ _BEEN_WITH: Final = re.compile(
     + r"|\b(?i:(?:the|my|our) (?:company|startup|business|firm|shop|studio|agency|practice)"
     r" is (?:called|named)) " + _ORG.replace("org>", "org2>")
 )
+_NOW_AT: Final = re.compile(
+    r"^(?i:currently|now|still|these days) (?:at|with) (?:the )?" + _ORG + r"$"
+)
 _AT_A_PLACE_CALLED: Final = re.compile(
     r"^(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,2}(?:called|named) " + _ORG
 )
@@ -323,6 +334,11 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
             if job and not re.search(r"\b(?:fan|person|lot|bit)\b", job, _I):
                 yield Stated("occupation", job)
                 return
+    run = _RUN_A.search(clause)
+    if run is not None and run.group("what").split()[0].lower() in {"a", "an", "the", "our"}:
+        verb = run.group("verb").lower()
+        yield Stated("occupation", f"{_RUN_VERBS.get(verb, verb + 's')} {run.group('what')}")
+        return
     any_job = _ANY_JOB_AT.search(clause)
     if any_job is not None and not _NOT_JOBS & set(any_job.group("job").lower().split()):
         yield Stated("occupation", _job(any_job.group("job")))
@@ -340,8 +356,10 @@ def _employer(clause: str) -> Iterator[Stated]:
         _WORK_AT,
         _JOB_OF,
         _AM_A_JOB_AT,
+        _ANY_JOB_AT,
         _JOINED,
         _BEEN_WITH,
+        _NOW_AT,
         _AT_A_PLACE_CALLED,
     ):
         match = pattern.search(clause)
@@ -386,6 +404,13 @@ _NOW_IN: Final = re.compile(
     + r"|^I(?:'m| am) (?:an? |the )[^,]*?\b(?i:living|based) in "
     + _PLACE.replace("place>", "place3>")
 )
+_WORK_IN_TOWN: Final = re.compile(
+    r"^I(?:'m| am| work)\b[^,]*? (?:at|for) an? [^,]*? in " + _PLACE + r"$"
+    r"|^I (?i:manage|run|own|co-own|lead|head|direct|coordinate) (?:an?|the|our) [^,]*? in "
+    + _PLACE.replace("place>", "place2>")
+    + r"$"
+)
+"""Where a job is done is where the user is: "I'm a chef at a tapas bar in Barcelona"."""
 _WE_ARE_IN: Final = re.compile(
     r"^(?:I'm|I am|[Ww]e're|[Ww]e are) in " + _PLACE + r"(?:, [A-Z][\w ]+)?$"
 )
@@ -409,10 +434,11 @@ _FROM: Final = re.compile(
 def _where(clause: str) -> Iterator[Stated]:
     if NEGATION.search(clause):
         return
-    for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _NOW_IN, _HOME_IS, _WE_ARE_IN):
+    for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _NOW_IN, _HOME_IS, _WE_ARE_IN, _WORK_IN_TOWN):
         match = pattern.search(clause)
         groups = match.groupdict() if match else {}
         place = groups.get("place") or groups.get("place2") or groups.get("place3")
+        place = place.removesuffix(".") if place else place
         if place and place.split()[0] not in _NOT_NAMES:
             yield Stated("location", place)
             return
@@ -524,6 +550,8 @@ def _languages(sentence: str) -> Iterator[Stated]:
 _ORDINAL: Final = r"(?:other|single|second|third|fourth|first|last|2nd|3rd|4th|1st)"
 _RECURRING: Final = (
     rf"(?:(?:(?:\w+|\d+) times|once|twice) (?:a|per|every) (?:day|week|month)"
+    rf"|(?:one|two|three|four|\d+) (?:weeks?|days?|weekends?|nights?) (?:a|per|every|each)"
+    rf" (?:week|month|year)"
     rf"|(?:from )?{_CLOCK} (?:to|-|until|till) {_CLOCK}"
     rf"|(?:on )?the (?:first|second|third|fourth|last) {_WEEKDAY}(?: of (?:every|each|the) month)?"
     rf"|monthly|every month|each month|every year|yearly|annually"
@@ -550,6 +578,11 @@ _I_DO: Final = re.compile(
     rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream)"
     rf"(?: an?| the| my| our| to)?"
     rf"(?P<act>(?: [\w-]+){{0,3}}?) {_WHEN}",
+    _I,
+)
+_I_AM_ON: Final = re.compile(
+    rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?P<act>on call|on duty|on shift|in the office|at the"
+    rf" office|off work|off) (?P<verb>){_WHEN}",
     _I,
 )
 _LEADING_WHEN: Final = re.compile(
@@ -603,7 +636,7 @@ def _schedule(clause: str) -> Iterator[Stated]:
         if act and words[-1] not in _NOT_ACTIVITIES and not _SPEAKERS & set(words):
             yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
             return
-    match = _I_DO.search(clause) or _LEADING_WHEN.search(clause)
+    match = _I_DO.search(clause) or _LEADING_WHEN.search(clause) or _I_AM_ON.search(clause)
     if match is not None and (NEGATION.search(match.group(0)) or _DUE_WORD.search(match.group(0))):
         match = None
     if match is not None:
@@ -647,7 +680,8 @@ _DEADLINE_FOR: Final = re.compile(
 )
 _DUE: Final = re.compile(
     r"(?:^|\b(?:the|my|our|this|that|it|its|it's)\b ?)(?P<what>(?:[\w'-]+ ){0,3}?[\w'-]+)?"
-    r" ?(?:is |are |'s )?due (?:in on |on |by |for )?" + _DATE,
+    r" ?(?:is |are |'s )?due (?:to (?:the |my |our )?[\w-]+(?: [\w-]+)? )?(?:in on |on |by |for )?"
+    + _DATE,
     _I,
 )
 _WHAT_DEADLINE: Final = re.compile(
@@ -726,8 +760,8 @@ _KEEP_IN: Final = re.compile(
     r"|planning|organi[sz]e|do|doing|store|draft|drafting|log|sketch|sketching|design|designing"
     r"|put|putting|make|making|build|building|edit|editing|create|creating|model|modelling"
     r"|analy[sz]e|analy[sz]ing|present|presenting|record|recording|compose|composing|render)"
-    r" (?:all |most )?(?:of )?(?:my |our |the |them |it )?(?:[\w-]+ ){0,2}?(?:in|on|with|using) "
-    r"(?P<tools>[A-Z][\w.+#-]*)",
+    r" (?!an? )(?:all |most )?(?:of )?(?:my |our |the |them |it )?(?:[\w-]+ ){0,2}?"
+    r"(?:in|on|with|using) (?P<tools>[A-Z][\w.+#-]*)",
     _I,
 )
 _TOOL_IS_MY: Final = re.compile(
@@ -853,7 +887,8 @@ def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
         cue = _CATALOGUE_CUES[name].search(clause)
         if name not in spoken or attribute in have or cue is None:
             continue
-        value = _PROPER_NAME_AFTER.match(clause, cue.end())
+        start = cue.end() - 1 if clause[cue.end() - 1 : cue.end()].isupper() else cue.end()
+        value = _PROPER_NAME_AFTER.match(clause, start)
         if value is not None and value.group("value").split()[0] not in _NOT_NAMES:
             yield Stated(attribute, value.group("value").rstrip("."))
 
