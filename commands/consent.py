@@ -39,6 +39,7 @@ from ledger.policy import (
     CONSENT_WINDOW_DAYS,
     MAX_CONSENT_REASON_CHARS,
     MAX_PROFILE_VALUE_CHARS,
+    MAX_SIGNALS,
     PROFILE_FIELDS,
     SENSITIVE_PROFILE_FIELDS,
 )
@@ -95,8 +96,12 @@ class ConsentService:
         field = validation.choice("profile field", field, PROFILE_FIELDS)
         value = _text("value", value, MAX_PROFILE_VALUE_CHARS, required=True)
         reason = _text("reason", reason, MAX_CONSENT_REASON_CHARS, required=False)
-        if isinstance(signals, bool) or not isinstance(signals, int) or signals < 1:
-            raise InvalidInput(f"signals must be a whole number >= 1; got {signals!r}")
+        # an unbounded count was recorded, then failed every catch-up of the consent read
+        # model (OverflowError into SQLite), so every read of the home
+        if isinstance(signals, bool) or not isinstance(signals, int):
+            raise InvalidInput(f"signals must be a whole number; got {signals!r}")
+        if not 1 <= signals <= MAX_SIGNALS:
+            raise InvalidInput(f"signals must be between 1 and {MAX_SIGNALS}; got {signals}")
         sensitive = field in SENSITIVE_PROFILE_FIELDS
         expires_at = _utc(now) + timedelta(days=CONSENT_WINDOW_DAYS)
         with acting_as(replace(provenance, user_id=user_id)):

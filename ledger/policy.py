@@ -59,6 +59,7 @@ MAX_TURN_BYTES: Final = 65_536  # one turn as recorded in `IngestRequested` (UTF
 MAX_INGEST_TURNS: Final = 10_000  # turns of one ingest
 MAX_INGEST_BYTES: Final = 8 * 1024 * 1024  # one ingest's JSONL (file, stdin or turns)
 MAX_JSON_DEPTH: Final = 32  # nesting of one JSON value a caller sends (a turn, a body)
+MAX_SIGNALS: Final = 1_000_000  # corroborating signals of one consent proposal
 
 # --- retrieval: seed 004 §6 (hybrid search: over-fetch, reciprocal-rank fusion) --------
 SEARCH_DEFAULT_K: Final = 10

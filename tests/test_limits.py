@@ -22,6 +22,7 @@ from ledger.policy import (
     MAX_JSON_DEPTH,
     MAX_LIST_LIMIT,
     MAX_POSITION,
+    MAX_SIGNALS,
     MAX_TURN_BYTES,
     MAX_TURN_CHARS,
 )
@@ -76,6 +77,19 @@ def test_positions_and_revisions_beyond_the_store_are_exit_2(
     ):
         error = refused(home, *args)
         assert str(MAX_POSITION) in error or f"1<=x<={MAX_LIST_LIMIT}" in error, error
+
+
+def test_a_count_too_large_for_the_store_is_not_recorded_to_poison_every_read(
+    seeded: tuple[Path, str],
+) -> None:
+    home, _ = seeded
+    # `consent propose --signals 9223372036854775808` was recorded, and every later catch-up
+    # of the read models (so every `list`, `search`, ...) then failed with OverflowError
+    for number in (str(2**63), HUGE, str(MAX_SIGNALS + 1)):
+        args = ["consent", "propose", "--user", "maya", "--field", "city", "--value", "Paris"]
+        assert str(MAX_SIGNALS) in refused(home, *args, "--signals", number)
+    listed = CliRunner().invoke(cli, ["--home", str(home), "--json", "list", "--user", "maya"])
+    assert listed.exit_code == 0, listed.stderr
 
 
 def test_the_largest_position_is_still_a_question_with_an_answer(
