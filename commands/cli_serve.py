@@ -2,7 +2,8 @@
 
 mnemoledger keys create --agent researcher --user maya --json   # {"key": "mlk_...", ...}
 mnemoledger serve --port 8765                                   # HTTP API + /docs
-MNEMOLEDGER_API_KEY=mlk_... mnemoledger mcp                     # MCP tools over stdio
+mnemoledger mcp --user maya                                     # MCP tools over stdio, local
+MNEMOLEDGER_API_KEY=mlk_... mnemoledger mcp                     # ... acting with a key
 """
 
 from __future__ import annotations
@@ -44,21 +45,44 @@ def serve(state: CliState, host: str, port: int, log_level: str) -> None:
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
 
 
+MCP_USER_ENV = "MNEMOLEDGER_MCP_USER"
+MCP_AGENT_ENV = "MNEMOLEDGER_MCP_AGENT"
+
+
 @click.command()
+@click.option(
+    "--user",
+    envvar=MCP_USER_ENV,
+    help=f"Serve this one user with no key (local use; default: ${MCP_USER_ENV}). "
+    "With a key: the user tools act for when a call names none.",
+)
+@click.option(
+    "--agent",
+    envvar=MCP_AGENT_ENV,
+    help=f"Without a key: the agent recorded on writes and whose categories queries read "
+    f"(default: ${MCP_AGENT_ENV}, else mcp).",
+)
 @click.option(
     "--key",
     envvar=API_KEY_ENV,
-    required=True,
-    help=f"The API key the tools act with (default: ${API_KEY_ENV}).",
+    help=f"Act with this API key: its agent, users and categories (default: ${API_KEY_ENV}).",
 )
 @global_options
 @pass_state
-def mcp(state: CliState, key: str) -> None:
-    """Serve the memory as MCP tools on stdin/stdout: memory.query, store, recall, history,
-    delta. The key fixes the agent, its users and its categories."""
+def mcp(state: CliState, user: str | None, agent: str | None, key: str | None) -> None:
+    """Serve the memory as MCP tools on stdin/stdout for a desktop or agent client: add,
+    search, query, list, get, update, forget, restore, history, delta, notes and more.
+    Locally, `--user NAME` is enough; with a key, the key decides who may do what."""
     from commands.mcp_server import serve_stdio
 
-    serve_stdio(_open(state), key)
+    if key is None and user is None:
+        raise click.UsageError(
+            f"give --user NAME (or ${MCP_USER_ENV}) to serve one user locally, "
+            f"or --key (or ${API_KEY_ENV})"
+        )
+    if key is not None and agent is not None:
+        raise click.UsageError("--agent is for keyless use: a key fixes its own agent")
+    serve_stdio(_open(state), key, user=user, agent=agent)
 
 
 @click.group()

@@ -65,9 +65,7 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
                 },
             )
             seen["stored"] = structured(stored)
-            answer = await client.call_tool(
-                "memory.query", {"query": "moved to Lisbon", "thread": "t1"}
-            )
+            answer = await client.call_tool("query", {"query": "moved to Lisbon", "thread": "t1"})
             seen["answer"] = structured(answer)
             memory_id = seen["stored"]["memories"][0]["id"]
             seen["history"] = structured(
@@ -78,17 +76,18 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
                 await client.call_tool("delta", {"thread": "t1", "since": 0})
             )
             seen["cross_user"] = await client.call_tool(
-                "memory.query", {"query": "jazz", "user_id": "bob"}
+                "query", {"query": "jazz", "user_id": "bob"}
             )
             seen["bad_category"] = await client.call_tool(
-                "memory.query", {"query": "jazz", "categories": ["tasks"]}
+                "query", {"query": "jazz", "categories": ["tasks"]}
             )
 
     anyio.run(session)
 
     tools = seen["tools"]
-    assert {"memory.query", "store", "recall", "history", "delta"} <= set(tools)
-    query_schema = tools["memory.query"].input_schema
+    assert {"query", "store", "recall", "history", "delta"} <= set(tools)
+    assert "memory.query" not in tools
+    query_schema = tools["query"].input_schema
     assert query_schema["required"] == ["query"]
     assert {"categories", "filters", "top_k", "budget_tokens", "thread"} <= set(
         query_schema["properties"]
