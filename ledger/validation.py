@@ -181,6 +181,13 @@ def metadata(value: Mapping[str, object] | None) -> dict[str, object] | None:
             raise InvalidInput(f"metadata value of {key!r} must be text, a number or a bool")
         if isinstance(item, float) and not math.isfinite(item):
             raise InvalidInput(f"metadata value of {key!r} must be finite")
+        # a whole number is stored as one: past 64 bits the stores cannot hold it
+        if (
+            isinstance(item, int)
+            and not isinstance(item, bool)
+            and not -MAX_POSITION - 1 <= item <= MAX_POSITION
+        ):
+            raise InvalidInput(f"metadata value of {key!r} must fit in 64 bits")
         checked[key] = item
     return checked
 

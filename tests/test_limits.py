@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from commands.cli import cli
+from ledger import validation
 from ledger.errors import InvalidInput
 from ledger.policy import (
     MAX_INGEST_BYTES,
@@ -214,3 +215,11 @@ def test_http_numbers_beyond_any_position_are_422(server: LiveServer) -> None:
         body = http.post("/memories", content=deep, headers={"content-type": "application/json"})
         assert body.status_code in (400, 422), body.text
         assert body.json()["error"]["status"] == body.status_code
+
+
+def test_metadata_numbers_past_64_bits_are_refused() -> None:
+    # orjson records up to 2**64 - 1; past 2**63 - 1 no SQLite read model can hold one
+    for number in (2**63, 2**64 - 1, -(2**63) - 1, 10**30):
+        with pytest.raises(InvalidInput, match="must fit in 64 bits"):
+            validation.metadata({"n": number})
+    assert validation.metadata({"n": MAX_POSITION, "m": -MAX_POSITION - 1, "b": True})
