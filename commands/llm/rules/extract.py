@@ -234,8 +234,11 @@ STYLE_CUES: Final = (
 )
 """Cue, what it says, and what it says under a negation."""
 _PREFER_OVER: Final = re.compile(
-    r"(?<=\w) (?:over|to) (?=(?:an? |the )?(?:\w+ )?(?:one|tone)\b)", _I
+    r"(?<=\w) (?:over|to) (?=(?:an? |the )?(?:\w+ )?(?:one|tone)\b)"
+    r"|(?<=\w) over (?=(?:an? |the )?\w+(?: \w+)?[.!]*$)",
+    _I,
 )
+"""In a style sentence, "casual over formal" is "casual, not formal"."""
 _FLIPPED_BY: Final = re.compile(
     r"\bsugar-?coat|\bpleasantries\b|\bsmall talk\b|\bjargon\b|\bfluff\b|\bwaffl"
     r"|\bneed you to be nice\b",

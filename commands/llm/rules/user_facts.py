@@ -614,6 +614,7 @@ _NOT_ACTIVITIES: Final = _word_set(
 )
 _ACTIVITY_FILLER: Final = _word_set(
     "daily weekly morning evening usual regular team our my the a an for meeting meetings"
+    " remember reminder note fyi btw so also and oh just reminder:"
     " session sessions"
 )
 
@@ -640,12 +641,16 @@ def _schedule(clause: str) -> Iterator[Stated]:
     if match is not None and (NEGATION.search(match.group(0)) or _DUE_WORD.search(match.group(0))):
         match = None
     if match is not None:
-        act = _activity(match.group("act")) or _BARE_ACTIVITY.get(match.group("verb").lower(), "")
+        verb = match.group("verb").lower()
+        act = _activity(match.group("act")) or _BARE_ACTIVITY.get(verb, "")
         if act and act.split()[-1] not in _NOT_ACTIVITIES:
-            yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
+            said = match.group("act") if verb in _LIGHT_VERBS else f"{verb} {match.group('act')}"
+            yield Stated("schedule", _when(act, said, match.group("when")), item=act)
 
 
 _SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
+_LIGHT_VERBS: Final = _word_set("have do go take attend run swim cycle train jog lift")
+"""Verbs that say nothing the activity does not ("I go running", "I have yoga")."""
 _DUE_WORD: Final = re.compile(r"\b(?:due|deadline)\b", _I)
 _PART_OF_DAY_WORD: Final = re.compile(_PART_OF_DAY, _I)
 
@@ -657,12 +662,13 @@ def _when(activity: str, said: str, when: str) -> str:
     part = _PART_OF_DAY_WORD.search(said)
     if part is not None and part.group(0).lower() not in when.lower():
         when = f"{when} in the {part.group(0).lower()}"
-    said_words = [w for w in said.lower().split() if w not in _DETERMINERS]
+    said_words = [w for w in said.lower().split() if w not in _DETERMINERS | _ASIDES]
     named = " ".join(said_words) if set(activity.split()) <= set(said_words) else activity
     return f"{named} {when}"
 
 
 _DETERMINERS: Final = _word_set("a an the my our your to for")
+_ASIDES: Final = _word_set("remember reminder note fyi btw so also and oh just reminder:")
 
 
 # --- deadlines -------------------------------------------------------------------------------
@@ -756,13 +762,13 @@ _MY_TOOL_IS: Final = re.compile(
     + _TOOL_LIST
 )
 _KEEP_IN: Final = re.compile(
-    r"\bI(?:'m| am)? (?:write|writing|keep|keeping|take|track|tracking|manage|managing|plan"
+    r"\bI(?:'m| am)? (?i:write|writing|keep|keeping|take|track|tracking|manage|managing|plan"
     r"|planning|organi[sz]e|do|doing|store|draft|drafting|log|sketch|sketching|design|designing"
     r"|put|putting|make|making|build|building|edit|editing|create|creating|model|modelling"
-    r"|analy[sz]e|analy[sz]ing|present|presenting|record|recording|compose|composing|render)"
-    r" (?!an? )(?:all |most )?(?:of )?(?:my |our |the |them |it )?(?:[\w-]+ ){0,2}?"
-    r"(?:in|on|with|using) (?P<tools>[A-Z][\w.+#-]*)",
-    _I,
+    r"|analy[sz]e|analy[sz]ing|present|presenting|record|recording|compose|composing|render"
+    r"|code|coding|program|programming|test|testing)"
+    r" (?!an? )(?i:all |most )?(?:of )?(?i:my |our |the |them |it )?(?:[\w-]+ ){0,2}?"
+    r"(?:in|on|with|using) (?P<tools>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z][\w.+#-]*)",
 )
 _TOOL_IS_MY: Final = re.compile(
     r"^(?P<tools>[\w.+#-]+) (?i:is my (?:main |favou?rite |preferred |go-to |daily |usual )?"
@@ -771,6 +777,11 @@ _TOOL_IS_MY: Final = re.compile(
     r"|\bI(?:'m| am) an? (?P<tools2>[A-Z][\w.+#-]*) user\b"
     r"|\bI (?:test|write tests|write my tests|build|deploy) (?:everything )?(?:with|using|in) "
     r"(?P<tools3>[\w.+#-]+)",
+)
+_PREFER_FOR: Final = re.compile(
+    r"\bI (?i:prefer|like|love|enjoy) (?:using )?(?P<tools>[\w.+#-]+(?: [A-Z][\w.+#-]*)?)"
+    r" (?i:for|to) (?i:test|code|edit|write|note|plan|track|manage|build|deploy|design|draw"
+    r"|sketch|chart|budget|write up)\w*"
 )
 _ON_OS: Final = re.compile(
     r"\bI(?:'m| am) (?:on|running) (?P<tools>Linux|Windows|macOS|Mac|Ubuntu|Fedora|Debian"
@@ -793,7 +804,7 @@ _TOOL_STOP: Final = _word_set(
 def _tools(clause: str) -> Iterator[Stated]:
     negated = False
     names: list[str] = []
-    for pattern in (_MY_TOOL_IS, _TOOL_IS_MY, _CODE_IN, _ON_OS, _KEEP_IN, _USE):
+    for pattern in (_MY_TOOL_IS, _TOOL_IS_MY, _CODE_IN, _ON_OS, _PREFER_FOR, _KEEP_IN, _USE):
         match = pattern.search(clause)
         if match is None:
             continue
