@@ -1,5 +1,6 @@
 """The use cases (add, search, history, rebuild, ...) and the click CLI that drives them."""
 
 from commands.facade import MnemoLedger
+from commands.mem0_compat import Memory
 
-__all__ = ["MnemoLedger"]
+__all__ = ["Memory", "MnemoLedger"]
