@@ -23,7 +23,7 @@ from commands.http.auth import ServerState
 from commands.http.errors import ERROR_RESPONSES, install_error_handlers
 from commands.http.limits import BodyLimit
 from commands.http.requests import MAX_BODY_BYTES
-from commands.http.routes import maintenance, memories, recall, service
+from commands.http.routes import maintenance, mem0, memories, recall, service
 from commands.http.ui import install_ui
 from commands.serial import FacadeThread
 
@@ -63,5 +63,6 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(memories.router, responses=ERROR_RESPONSES)
     app.include_router(recall.router, responses=ERROR_RESPONSES)
     app.include_router(maintenance.router, responses=ERROR_RESPONSES)
+    app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
     return app
