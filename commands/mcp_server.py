@@ -86,6 +86,10 @@ UserId = Annotated[
     Identifier | None,
     Field(description="The user; may be left out when the server acts for one user."),
 ]
+LayerName = Annotated[
+    Literal["tacit", "daily", "entity"] | None,
+    Field(description="Combined with namespace as `layer/namespace`, as `store` files it."),
+]
 MemoryId = Annotated[Identifier, Field(description="A memory id, as returned by other tools.")]
 
 
@@ -147,10 +151,24 @@ def _tool_error(error: Exception) -> ToolError:
     return ToolError(f"{code}: {error}")
 
 
-def listed(scoped: ScopedMemory, user: str, prefix: str, limit: int) -> list[ListedMemory]:
-    """Seed 004 §5 `list`: the user's active, unexpired memories whose namespace starts with
-    `prefix`, most accessed first (then most recently changed), at most `limit`."""
-    visible = {m.id: m for m in scoped.list(user=user, state=ACTIVE) if not m.expired}
+def namespace_prefix(layer: str | None, namespace: str | None) -> str:
+    """The namespace prefix a read or a clear names: `layer/namespace` as `store` files it
+    when a layer is given, else the namespace as given ("" matches every namespace)."""
+    return effective_namespace(layer, namespace) if layer else namespace or ""
+
+
+def listed(
+    scoped: ScopedMemory,
+    user: str,
+    prefix: str,
+    limit: int | None = None,
+    *,
+    expired: bool = False,
+) -> list[ListedMemory]:
+    """Seed 004 §5 `list`: the user's active memories (unexpired unless `expired`) whose
+    namespace starts with `prefix`, most accessed first (then most recently changed), at
+    most `limit`."""
+    visible = {m.id: m for m in scoped.list(user=user, state=ACTIVE) if expired or not m.expired}
     rows = [
         row
         for row in scoped.memory.layers.list(user, state=ACTIVE)
@@ -329,6 +347,7 @@ def build_server(
             Identifier | None,
             Field(description="Only in this namespace (default: every namespace)."),
         ] = None,
+        layer: LayerName = None,
         user_id: UserId = None,
     ) -> ForgetResult:
         """Forget the memories stored under a key (e.g. `code-style`, matched as
@@ -338,12 +357,13 @@ def build_server(
         def matching(scoped: ScopedMemory) -> ForgetResult:
             user = scoped.check_user(user_of(scoped, user_id))
             wanted = normalize_key(normalize_text(key))
+            only = effective_namespace(layer, namespace) if layer or namespace else None
             scoped.memory.refresh()
             ids = [
                 row.id
                 for row in scoped.memory.layers.list(user, state=ACTIVE)
                 if row.key == wanted
-                and (namespace is None or row.namespace == namespace)
+                and (only is None or row.namespace == only)
                 and scoped.may_read(row.effective_category)
             ]
             return forget_all(scoped, ids)
@@ -355,19 +375,23 @@ def build_server(
         namespace: Annotated[
             str,
             Field(
-                min_length=1,
                 max_length=256,
                 description="Namespace prefix: `daily` clears daily/2025-07-01 and the rest.",
             ),
-        ],
+        ] = "",
+        layer: LayerName = None,
         user_id: UserId = None,
     ) -> ForgetResult:
-        """Forget every memory of the user whose namespace starts with `namespace`. Each
-        is recorded as forgotten, stays in the log and can be restored one by one."""
+        """Forget every memory of the user whose namespace starts with `namespace` (or
+        `layer/namespace`). Each is recorded as forgotten, stays in the log and can be
+        restored one by one."""
 
         def clearing(scoped: ScopedMemory) -> ForgetResult:
             user = scoped.check_user(user_of(scoped, user_id))
-            ids = [m.id for m in listed(scoped, user, namespace, limit=10**9)]
+            prefix = namespace_prefix(layer, namespace)
+            if not prefix:
+                raise InvalidInput("clear needs a namespace or a layer")
+            ids = [m.id for m in listed(scoped, user, prefix, expired=True)]
             return forget_all(scoped, sorted(ids))
 
         return await run(clearing)
@@ -432,6 +456,7 @@ def build_server(
         namespace: Annotated[
             str | None, Field(max_length=256, description="Only namespaces with this prefix.")
         ] = None,
+        layer: LayerName = None,
         k: Annotated[int, Field(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_RESULTS,
     ) -> list[SearchHit]:
         """Find the user's memories matching the words or the meaning of `query`, best
@@ -439,13 +464,12 @@ def build_server(
 
         def searching(scoped: ScopedMemory) -> list[SearchHit]:
             user = user_of(scoped, user_id)
-            if not namespace:
+            prefix = namespace_prefix(layer, namespace)
+            if not prefix:
                 return scoped.search(query, user=user, k=k)
             hits = scoped.search(query, user=user, k=min(SEARCH_MAX_K, k * QUERY_OVERFETCH))
             rows = scoped.memory.layers.get_many([h.id for h in hits])
-            return [h for h in hits if h.id in rows and rows[h.id].namespace.startswith(namespace)][
-                :k
-            ]
+            return [h for h in hits if h.id in rows and rows[h.id].namespace.startswith(prefix)][:k]
 
         return await run(searching)
 
@@ -510,6 +534,7 @@ def build_server(
             str,
             Field(max_length=256, description="Namespace prefix, e.g. `tacit` (default: all)."),
         ] = "",
+        layer: LayerName = None,
         user_id: UserId = None,
         limit: Annotated[int, Field(ge=1, le=LIST_MAX)] = LIST_MAX,
     ) -> ListResult:
@@ -518,7 +543,8 @@ def build_server(
 
         def listing(scoped: ScopedMemory) -> ListResult:
             user = scoped.check_user(user_of(scoped, user_id))
-            return ListResult(namespace=namespace, memories=listed(scoped, user, namespace, limit))
+            prefix = namespace_prefix(layer, namespace)
+            return ListResult(namespace=prefix, memories=listed(scoped, user, prefix, limit))
 
         return await run(listing)
 

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from click.testing import CliRunner
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from commands import MnemoLedger
+from commands.cli import cli
 from ledger import Settings
 
 
@@ -42,6 +44,9 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
         key = memory.create_key(agent="researcher", users=["maya"]).key
         other = memory.create_key(agent="researcher", users=["bob"]).key
         memory.add(["Bob likes jazz"], user="bob", agent="researcher")
+        # a category the researcher's allowlist leaves out: its key neither lists nor clears it
+        tea = memory.add(["Maya prefers green tea"], user="maya", namespace="tacit/preferences")
+        tea_id = tea.memories[0].id
 
     parameters = mcp_parameters(home, key)
     seen: dict[str, Any] = {}
@@ -81,6 +86,9 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
             seen["bad_category"] = await client.call_tool(
                 "query", {"query": "jazz", "categories": ["tasks"]}
             )
+            seen["list"] = structured(await client.call_tool("list", {"layer": "tacit"}))
+            seen["clear"] = structured(await client.call_tool("clear", {"namespace": "tacit"}))
+            seen["get_tea"] = await client.call_tool("get", {"memory_id": tea_id})
 
     anyio.run(session)
 
@@ -111,4 +119,20 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
     assert "user_not_allowed: " in seen["cross_user"].content[0].text
     assert seen["bad_category"].is_error
     assert "category_not_allowed" in seen["bad_category"].content[0].text
+    # list and clear see only the key's categories: the preferences memory is left alone
+    assert [m["id"] for m in seen["list"]["memories"]] == [stored["id"]]
+    assert seen["list"]["namespace"] == "tacit" and seen["list"]["memories"][0]["access_count"] >= 1
+    assert seen["clear"] == {"count": 1, "forgotten": [stored["id"]]}
+    assert "category_not_allowed" in seen["get_tea"].content[0].text
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+        assert memory.get(tea_id).state == "active"
+        assert memory.get(stored["id"]).state == "forgotten"
     assert other  # bob's key exists, but this session acts with maya's only
+
+
+def test_mcp_with_a_key_refuses_a_user_the_key_does_not_act_for(home: Path) -> None:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+        key = memory.create_key(agent="researcher", users=["maya"]).key
+    result = CliRunner().invoke(cli, ["mcp", "--home", str(home), "--key", key, "--user", "bob"])
+    assert result.exit_code != 0
+    assert "may not act for user 'bob'" in result.output

@@ -141,6 +141,7 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
 
             seen["list"] = await call(client, "list", {})
             seen["list_daily"] = await call(client, "list", {"namespace": "daily"})
+            seen["list_tacit"] = await call(client, "list", {"layer": "tacit", "limit": 5})
 
             seen["forget"] = await call(client, "forget", {"memory_id": ids["coffee"]})
             seen["search_forgotten"] = await call(client, "search", {"query": "coffee Rui"})
@@ -216,6 +217,7 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
     # served by query (once) and recall (twice): the most accessed comes first
     assert listed[0]["id"] == ids["tea"] and listed[0]["access_count"] >= 2
     assert [m["id"] for m in seen["list_daily"]["memories"]] == [ids["coffee"]]
+    assert [m["id"] for m in seen["list_tacit"]["memories"]] == [ids["tea"]]
 
     assert seen["forget"]["state"] == "forgotten"
     assert ids["coffee"] not in {h["id"] for h in seen["search_forgotten"]}
