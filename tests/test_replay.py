@@ -146,7 +146,14 @@ def open_home(home: Path) -> MnemoLedger:
 
 
 def log_of(memory: MnemoLedger) -> list[dict[str, Any]]:
-    return [e.model_dump() for e in memory.timeline()]
+    """The domain events in order, without their positions: each home seals its own log
+    (a `Sealed` every SEAL_EVERY_EVENTS events, keyed with its own chain secret), so the
+    seals and the positions after them are the home's, not the replayed history's."""
+    return [
+        {k: v for k, v in e.model_dump().items() if k != "position"}
+        for e in memory.timeline()
+        if e.type != "Sealed"
+    ]
 
 
 def test_the_session_mixes_200_operations(session: tuple[Path, dict[str, int]]) -> None:
