@@ -31,7 +31,8 @@ PREFERENCE: Final = re.compile(
     r"|begun to) )*"
     r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|don't like|do not like"
     r"|don't enjoy|do not enjoy|can't stand|cannot stand|never liked|never enjoyed|don't care for"
-    r"|don't drink|do not drink|never drink|am not a fan of|'m not a fan of|am a fan of"
+    r"|don't drink|do not drink|never drink|no longer drink|stopped drinking"
+    r"|am not a fan of|'m not a fan of|am a fan of"
     r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into"
     r"|am obsessed with|'m obsessed with|can't get enough of|am not big on|'m not big on"
     r"|am big on|'m big on|really dig|am crazy about|'m crazy about|am passionate about"
@@ -65,6 +66,8 @@ _VERB_AS_STATED: Final = {
     "'m keen on": "likes",
 }
 _NEGATIVE_AS_STATED: Final = {
+    "no longer drink": "no longer drinks",
+    "stopped drinking": "no longer drinks",
     "don't drink": "does not drink",
     "do not drink": "does not drink",
     "never drink": "does not drink",
@@ -145,7 +148,7 @@ _KEEP: Final = r"(?:keep|make|be|stay|reply|answer|respond)"
 STYLE_CUES: Final = (
     (
         re.compile(
-            r"\b(short|brief|concise|terse|succinct)\b.*\b"
+            r"\b(short(?:er)?|brief(?:er)?|(?:more )?concise|terse|succinct)\b.*\b"
             + _REPLIES
             + r"|\b"
             + _REPLIES

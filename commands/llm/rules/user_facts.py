@@ -145,7 +145,8 @@ _JOBS: Final = (
     r"|hygienist|carer|childminder|housekeeper|concierge|steward|stewardess|flight attendant"
     r"|pilot|conductor|electrician|firefighter|policeman|policewoman|police officer|guard"
     r"|servant|worker|attendant|stay[- ]at[- ]home (?:dad|mum|mom|parent|father|mother)|homemaker"
-    r"|housewife|househusband|tech lead|team lead|grant writer"
+    r"|housewife|househusband|tech lead|team lead|grant writer|blogger|vlogger|youtuber"
+    r"|influencer|streamer|podcaster|practitioner|apprentice|trainee|resident|fellow"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
 _ORG: Final = (
@@ -243,7 +244,7 @@ def _name(sentence: str) -> Iterator[Stated]:
 
 # --- occupation and employer -----------------------------------------------------------------
 
-_JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS}))s?\b"
+_JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS})(?: (?:{_JOBS}))?)s?\b"
 _I_AM_A_JOB: Final = re.compile(
     rf"(?:{_SUBJECT_I}(?:'m| am|'ve been| have been)?|^[Bb]een) ?{_ADVERB}"
     rf"(?:working as |employed as )?"
@@ -463,7 +464,7 @@ _I_AM_DIET: Final = re.compile(
 _NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
 _DONT_EAT: Final = re.compile(
     r"\bI (?:don't|do not|never|no longer|can't|cannot|won't) eat (?:any )?"
-    r"(?P<food>[a-z]+(?:(?:,| or| and|, or|, and) [a-z]+)*)",
+    r"(?P<food>(?:red |white |processed |raw |fried )?[a-z]+(?:(?:,| or| and|, or|, and) [a-z]+)*)",
     _I,
 )
 _ALLERGIC: Final = re.compile(
@@ -472,6 +473,9 @@ _ALLERGIC: Final = re.compile(
     r"|\b(?:I have|I've got|I've|my) (?:an? )?(?:severe |bad |mild )?(?P<what2>[\w-]+) allergy\b"
     r"|\b(?:I'm|I am) (?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b",
     _I,
+)
+_NOT_FOODS: Final = _word_set(
+    "much a the out after before late breakfast lunch dinner anymore enough well there here"
 )
 _DIET_ALIASES: Final = {"pescetarian": "pescatarian", "plant based": "plant-based"}
 
@@ -499,7 +503,7 @@ def _diet(sentence: str) -> Iterator[Stated]:
                 found.setdefault("vegetarian", True)
             elif food in {"animal", "animals"}:
                 found.setdefault("vegan", True)
-            elif food not in {"much", "a", "the", "out", "after", "before", "late", "breakfast"}:
+            elif food.split()[-1] not in _NOT_FOODS:
                 yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
     alone = re.match(
         rf"^(?:again[,!]? )?(?:strictly )?(?P<diet>{_DIETS})(?: here)?\b(?![ -]\w)", sentence, _I
@@ -573,11 +577,14 @@ _SCHEDULED: Final = re.compile(
     _I,
 )
 _I_DO: Final = re.compile(
-    rf"\b(?:I|we)(?: usually| always| normally| also| still)? (?P<verb>have|do|go|play|attend"
+    rf"\b(?:I|we)(?: usually| always| normally| also| still| already| often| regularly| \w+ly)?"
+    rf" (?P<verb>have|do|go|play|attend"
     rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift|ship|release|deploy|publish"
-    rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream)"
+    rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream"
+    rf"|post|publish|upload|bake|host|get up|wake up|wake|sleep|go to bed|leave|commute|pray"
+    rf"|meditate|read|write|practi[cs]e)"
     rf"(?: an?| the| my| our| to)?"
-    rf"(?P<act>(?: [\w-]+){{0,3}}?) {_WHEN}",
+    rf"(?P<act>(?: [\w-]+){{0,3}}?),? {_WHEN}",
     _I,
 )
 _I_AM_ON: Final = re.compile(
@@ -599,6 +606,18 @@ _BARE_ACTIVITY: Final = {
     "work out": "working out",
     "jog": "running",
     "lift": "lifting",
+    "get up": "getting up",
+    "wake up": "waking up",
+    "wake": "waking up",
+    "sleep": "sleeping",
+    "go to bed": "going to bed",
+    "commute": "commuting",
+    "meditate": "meditating",
+    "pray": "praying",
+    "read": "reading",
+    "write": "writing",
+    "practise": "practising",
+    "practice": "practicing",
 }
 _SAME_ACTIVITY: Final = {
     "run": "running",
@@ -649,7 +668,10 @@ def _schedule(clause: str) -> Iterator[Stated]:
 
 
 _SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
-_LIGHT_VERBS: Final = _word_set("have do go take attend run swim cycle train jog lift")
+_LIGHT_VERBS: Final = _word_set(
+    "have do go take attend run swim cycle train jog lift sleep meditate pray read write"
+    " practise practice commute"
+)
 """Verbs that say nothing the activity does not ("I go running", "I have yoga")."""
 _DUE_WORD: Final = re.compile(r"\b(?:due|deadline)\b", _I)
 _PART_OF_DAY_WORD: Final = re.compile(_PART_OF_DAY, _I)
