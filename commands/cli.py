@@ -324,33 +324,38 @@ def link(
 @click.argument("memory_id")
 @click.option("--days", type=float, required=True, help="Expire this many days from now.")
 @click.option("--agent")
+@click.option("--thread", help="The conversation thread whose delta shows this change.")
 @global_options
 @pass_state
-def ttl(state: CliState, memory_id: str, days: float, agent: str | None) -> None:
+def ttl(
+    state: CliState, memory_id: str, days: float, agent: str | None, thread: str | None
+) -> None:
     """Make a memory expire after a number of days (TTL)."""
-    memory = state.ledger().ttl(memory_id, days, agent=agent)
+    memory = state.ledger().ttl(memory_id, days, agent=agent, thread=thread)
     output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
 
 
 @cli.command()
 @click.argument("memory_id")
 @click.option("--agent")
+@click.option("--thread", help="The conversation thread whose delta shows this change.")
 @global_options
 @pass_state
-def forget(state: CliState, memory_id: str, agent: str | None) -> None:
+def forget(state: CliState, memory_id: str, agent: str | None, thread: str | None) -> None:
     """Soft-delete a memory (its events stay; `restore` brings it back)."""
-    memory = state.ledger().forget(memory_id, agent=agent)
+    memory = state.ledger().forget(memory_id, agent=agent, thread=thread)
     output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
 
 
 @cli.command()
 @click.argument("memory_id")
 @click.option("--agent")
+@click.option("--thread", help="The conversation thread whose delta shows this change.")
 @global_options
 @pass_state
-def restore(state: CliState, memory_id: str, agent: str | None) -> None:
+def restore(state: CliState, memory_id: str, agent: str | None, thread: str | None) -> None:
     """Bring back a soft-deleted memory (RESTORE)."""
-    memory = state.ledger().restore(memory_id, agent=agent)
+    memory = state.ledger().restore(memory_id, agent=agent, thread=thread)
     output.emit(state.as_json, memory, lambda: output.memory_panel(memory))
 
 

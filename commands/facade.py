@@ -264,20 +264,26 @@ class MnemoLedger(
             from_id=memory.id.hex, to=target, type=edge["type"], strength=edge["strength"]
         )
 
-    def ttl(self, memory_id: str, days: float, *, agent: str | None = None) -> MemoryOut:
-        """Make a memory expire after `days` (TTL)."""
-        memory = self.ledger.set_ttl(self._provenance("", agent, None), memory_id, days)
+    def ttl(
+        self, memory_id: str, days: float, *, agent: str | None = None, thread: str | None = None
+    ) -> MemoryOut:
+        """Make a memory expire after `days` (TTL); a `thread` sees it in its delta."""
+        memory = self.ledger.set_ttl(self._provenance("", agent, thread), memory_id, days)
         return self._current(memory)
 
-    def forget(self, memory_id: str, *, agent: str | None = None) -> MemoryOut:
+    def forget(
+        self, memory_id: str, *, agent: str | None = None, thread: str | None = None
+    ) -> MemoryOut:
         """Soft-delete a memory; its history stays and `restore` brings it back; core.md
-        drops what rested only on it, in the same save."""
-        memory = core_sync.forget(self.ledger, self._provenance("", agent, None), memory_id)
+        drops what rested only on it, in the same save; a `thread` sees it in its delta."""
+        memory = core_sync.forget(self.ledger, self._provenance("", agent, thread), memory_id)
         return self._current(memory)
 
-    def restore(self, memory_id: str, *, agent: str | None = None) -> MemoryOut:
-        """Bring back a soft-deleted memory (RESTORE)."""
-        memory = self.ledger.restore(self._provenance("", agent, None), memory_id)
+    def restore(
+        self, memory_id: str, *, agent: str | None = None, thread: str | None = None
+    ) -> MemoryOut:
+        """Bring back a soft-deleted memory (RESTORE); a `thread` sees it in its delta."""
+        memory = self.ledger.restore(self._provenance("", agent, thread), memory_id)
         return self._current(memory)
 
     # --- reads ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ change: a memory created and then edited is `created` with its latest text; one 
 and deleted, or deleted and restored, inside the window is left out):
 
     Memory updates since rev 4:
-    - +created: [Preferences] Maya prefers green tea (imp=0.5)
+    - +created: [Preferences] Maya prefers green tea (imp=3)
     - ↑updated: [Tasks] Ship v1 by Sep
     - ↔merged: [Knowledge] Maya lives in Berlin (replaces 1)
 """
@@ -113,11 +113,11 @@ class Change:
         return str(self.meta.get("category", ""))
 
     def bullet(self) -> str:
-        """`- +created: [Category] text (imp=N)` (seed 003 §1)."""
+        """`- +created: [Category] text (imp=N)` (seed 003 §1), N on the seed's 1-5 scale."""
         meta = self.meta
         suffix = ""
         if self.event == CREATED:
-            suffix = f" (imp={float(meta.get('importance', 0.0)):g})"
+            suffix = f" (imp={seed_importance(float(meta.get('importance', 0.0)))})"
         elif self.event == MERGED and meta.get("replaces"):
             suffix = f" (replaces {meta['replaces']})"
         elif self.event == MERGED:
@@ -404,3 +404,8 @@ def _short(text: str) -> str:
     if len(line) <= DELTA_BULLET_MAX_CHARS:
         return line
     return line[: DELTA_BULLET_MAX_CHARS - 1].rstrip() + "…"
+
+
+def seed_importance(importance: float) -> int:
+    """Our 0-1 importance on seed 003's 1-5 scale (0 -> 1, 0.5 -> 3, 1 -> 5)."""
+    return 1 + round(4 * min(max(importance, 0.0), 1.0))

@@ -91,7 +91,7 @@ def test_purge_blanks_history_and_delta_and_rebuild_agrees(
     mine = [c for c in changes if c["memory_id"] == idle]
     assert [c["event"] for c in mine] == ["updated", "created"]
     assert all(c["meta"]["purged"] and c["meta"]["content"] == "" for c in mine)
-    assert "- +created: [Knowledge] (purged) (imp=0.3)" in header.splitlines()
+    assert "- +created: [Knowledge] (purged) (imp=2)" in header.splitlines()
     assert "MemoryPurged" in of_memory(engram, idle), "the log keeps the events"
     assert any(SECRET in str(r.data.get("content")) for r in engram.ledger.stream(idle))
 

@@ -465,7 +465,7 @@ def test_header_has_at_most_three_bullets_and_only_when_changes_exist(
     lines = first.header.splitlines()
     assert lines[0] == "Memory updates since rev 0:"
     assert len(lines) - 1 == DELTA_MAX_BULLETS
-    assert lines[1] == "- +created: [Preferences] Maya likes tea number 4 (imp=0.5)"
+    assert lines[1] == "- +created: [Preferences] Maya likes tea number 4 (imp=3)"
     again = memory.query("tea", agent="supervisor", user="maya", thread="t1")
     assert again.header is None, "absent after being served"
     assert memory.query("tea", agent="stylist", user="maya", thread="t1").header is not None, (
@@ -523,7 +523,7 @@ def test_header_respects_the_allowlist_and_the_budget(memory: QueryLedger) -> No
     remember(memory, NewMemory("Ship v1 by September", category="tasks"), thread="t3")
     planner = memory.query("v1", agent="planner", user="maya", thread="t3")
     assert planner.header == (
-        "Memory updates since rev 0:\n- +created: [Tasks] Ship v1 by September (imp=0.5)"
+        "Memory updates since rev 0:\n- +created: [Tasks] Ship v1 by September (imp=3)"
     )
     tiny = memory.query("v1", agent="supervisor", user="maya", thread="t3", budget_tokens=5)
     assert tiny.header is None and tiny.results == []
@@ -727,3 +727,30 @@ def test_related_bullets_follow_the_links_and_the_allowlist(memory: QueryLedger)
     )
     assert [r.id for r in planner.results] == [secret_plan]
     assert planner.related == [], "the linked memories are events, outside the planner's list"
+
+
+def test_forget_restore_and_ttl_of_a_thread_reach_its_delta(memory: QueryLedger) -> None:
+    """Seed 003 §1: every change made in a thread is in that thread's delta header, the
+    public verbs included (not only the ledger's)."""
+    [kept, dropped] = remember(
+        memory, NewMemory("Maya lives in Porto"), NewMemory("Maya has a cat"), thread="t9"
+    )
+    memory.query("Porto", agent="researcher", user="maya", thread="t9")
+    memory.forget(dropped, thread="t9")
+    memory.ttl(kept, 3, thread="t9")
+    header = memory.delta("t9", agent="researcher").header
+    assert header is not None
+    assert header.splitlines()[1:] == [
+        "- ⏳ttl: [Knowledge] Maya lives in Porto (expires "
+        f"{(datetime.now(UTC) + timedelta(days=3)).date().isoformat()})",
+        "- −deleted: [Knowledge] Maya has a cat",
+    ]
+    home = memory.settings.home
+    restored = CliRunner().invoke(
+        cli, ["--home", str(home), "restore", dropped, "--thread", "t9"], prog_name="mnemoledger"
+    )
+    assert restored.exit_code == 0, restored.stderr
+    memory.forget(kept)  # no thread: no thread's change
+    assert memory.delta("t9", 3).header == (
+        "Memory updates since rev 3:\n- ↺restored: [Knowledge] Maya has a cat"
+    )
