@@ -102,6 +102,7 @@ def test_add_query_history_path(server: LiveServer) -> None:
     assert edge["from"] == lisbon and edge["to"] == memories[1]["id"]
 
     history = http.get(f"/memories/{lisbon}/history").json()
+    assert http.get(f"/memory/{lisbon}/history").json() == history, "the seed's path too"
     types = [e["type"] for e in history]
     assert types[0] == "MemoryAdded" and "MemoryUpdated" in types
     assert {"MemorySoftDeleted", "MemoryRestored", "TTLSet", "MemoryLinked"} <= set(types)
@@ -114,6 +115,8 @@ def test_add_query_history_path(server: LiveServer) -> None:
     assert delta["thread"] == "t1" and delta["rev"] >= 1
     resume = http.get("/resume", params={"user_id": "maya"}).json()
     assert "=== Core" in resume["text"]
+    assert ok(http.delete(f"/memories/{lisbon}"))["state"] == "forgotten"
+    assert ok(http.post(f"/memories/{lisbon}/restore"))["state"] == "active"
 
 
 def test_missing_invalid_and_revoked_keys_get_401(server: LiveServer) -> None:

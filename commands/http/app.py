@@ -61,6 +61,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     install_error_handlers(app)
     app.include_router(service.router)
     app.include_router(memories.router, responses=ERROR_RESPONSES)
+    app.include_router(memories.seed_paths, responses=ERROR_RESPONSES)
     app.include_router(recall.router, responses=ERROR_RESPONSES)
     app.include_router(maintenance.router, responses=ERROR_RESPONSES)
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0

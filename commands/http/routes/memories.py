@@ -19,6 +19,8 @@ from commands.models import AddResult, EdgeOut, EventOut, MemoryOut
 from ledger.policy import LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT
 
 router = APIRouter(prefix="/memories", tags=["memories"])
+seed_paths = APIRouter(tags=["memories"])
+"""The same operations under the paths the seeds write (`/memory/{id}/history`)."""
 
 MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex digits).")]
 
@@ -98,9 +100,11 @@ async def set_ttl(memory_id: MemoryId, body: TTLRequest, caller: Authenticated) 
     return await caller.run(lambda scoped: scoped.ttl(memory_id, body.days))
 
 
+@router.delete("/{memory_id}")
 @router.post("/{memory_id}/forget")
 async def forget_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
-    """Soft-delete: hidden from readers, its events kept; `restore` brings it back."""
+    """Soft-delete (also `DELETE /memories/{id}`): hidden from readers, its events kept;
+    `restore` brings it back."""
     return await caller.run(lambda scoped: scoped.forget(memory_id))
 
 
@@ -111,6 +115,7 @@ async def restore_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOu
 
 
 @router.get("/{memory_id}/history")
+@seed_paths.get("/memory/{memory_id}/history")
 async def memory_history(memory_id: MemoryId, caller: Authenticated) -> list[EventOut]:
     """Every event of the memory, oldest first: who did what, when, through which agent."""
     return await caller.run(lambda scoped: scoped.history(memory_id))
