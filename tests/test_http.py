@@ -63,10 +63,12 @@ def test_add_query_history_path(server: LiveServer) -> None:
             "user_id": "maya",
             "thread_id": "t1",
             "tags": ["home"],
+            "layer": "core",  # engram clients send it; every write enters Buffer
         },
     )
     assert added.status_code == 201, added.text
     memories = added.json()["memories"]
+    assert {m["layer"] for m in memories} == {"buffer"}
     assert [m["content"] for m in memories] == [
         "Maya moved to Lisbon in May",
         "Maya is allergic to peanuts",

@@ -67,8 +67,13 @@ class AddMemoriesRequest(_Body):
     importance: float = Field(default=DEFAULT_IMPORTANCE, ge=0.0, le=1.0)
     category: Identifier | None = Field(
         default=None,
-        description="Seed 003 §5: file the memories under this category, one of the key's "
+        description="File the memories under this category, one of the key's "
         "(default: derived from kind and namespace); another is a 403 naming the key's.",
+    )
+    layer: Literal["buffer", "working", "core"] | None = Field(
+        default=None,
+        description="Accepted for engram clients and ignored: every write enters the "
+        "buffer layer; consolidation promotes what earns it.",
     )
 
 
