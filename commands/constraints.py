@@ -19,12 +19,24 @@ heuristic for them is reliable enough to reject a write.
 
 `enforce` normalizes (trims, collapses runs of spaces) and raises `InvalidInput` naming
 every violation; `pass_rate` is the acceptance metric (>= 95% pass on first pass).
+
+What an LLM stage writes (extraction, reconstruction, merges, distillations, insights) goes
+through `conform` before it becomes a memory: the seed's validator ("reject/trim outputs
+violating length or empty after normalization") on the format rules — not empty, at most
+280 characters, at most 2 sentences. A text that passes is kept (normalized); one that is
+empty is refused; one of more sentences is repaired (the sentences past the second joined
+onto it with semicolons, nothing dropped), one still too long is trimmed at a word boundary
+within 280 characters — or either is refused where its stage has a better fallback (the
+caller decides). Each result says what
+was done, for the stage's record. Third person is checked by `check` but never refuses a
+write: the offline rules keep the user's own first-person words on purpose.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from commands.procedural import parse_steps
 from ledger.errors import InvalidInput
@@ -174,6 +186,97 @@ def pass_rate(texts: Sequence[str], kind: str) -> float:
 def meets_first_pass_target(texts: Sequence[str], kind: str) -> bool:
     """Seed 003 §9 acceptance: at least 95% of new items pass on first pass."""
     return pass_rate(texts, kind) >= WRITING_FIRST_PASS_TARGET
+
+
+KEPT = "kept"
+REPAIRED = "repaired"
+"""Sentences past the second joined onto it: all that was said, in the format."""
+TRIMMED = "trimmed"
+"""Cut at a word boundary to fit the length: the end is lost."""
+REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class Conformed:
+    """What the writing constraints made of one text a stage wrote."""
+
+    stage: str
+    text: str | None
+    """The text to store (normalized, maybe trimmed); None when refused."""
+    violations: tuple[str, ...]
+    """What the text as written broke (empty: it passed on first pass)."""
+    action: str
+    """kept, repaired, trimmed or refused."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.violations
+
+    def as_record(self) -> dict[str, object]:
+        """The stage's record of a text that did not pass (for the command's outcome)."""
+        return {"stage": self.stage, "violations": list(self.violations), "action": self.action}
+
+
+def format_violations(text: str, kind: str = SEMANTIC) -> list[str]:
+    """The seed's format checks only (empty, length, sentences); procedural texts have
+    their own form and are not held to them."""
+    if kind == PROCEDURAL:
+        return [] if normalize(text, kind) else ["empty after normalization"]
+    return _common(normalize(text, kind))
+
+
+def conform(text: str, kind: str, stage: str, *, trim: bool = True) -> Conformed:
+    """`text` as a stage wrote it, made to meet the format checks: kept, repaired or
+    trimmed (when `trim`), or refused."""
+    violations = tuple(format_violations(text, kind))
+    normalized = normalize(text, kind)
+    if not violations:
+        return Conformed(stage, normalized, (), KEPT)
+    trimmed = trimmed_text(normalized) if trim and normalized else ""
+    if not trimmed:
+        return Conformed(stage, None, violations, REFUSED)
+    whole = joined_sentences(normalized, MAX_WRITTEN_MEMORY_SENTENCES)
+    return Conformed(stage, trimmed, violations, REPAIRED if trimmed == whole else TRIMMED)
+
+
+def trimmed_text(text: str) -> str:
+    """`text` within the format: sentences past the second joined onto it with semicolons
+    (nothing said is dropped), then cut at the last word boundary within
+    `MAX_WRITTEN_MEMORY_CHARS` if still longer."""
+    kept = joined_sentences(text, MAX_WRITTEN_MEMORY_SENTENCES)
+    if len(kept) <= MAX_WRITTEN_MEMORY_CHARS:
+        return kept
+    head = kept[: MAX_WRITTEN_MEMORY_CHARS + 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head[:MAX_WRITTEN_MEMORY_CHARS]
+    return cut.rstrip(" ,;:-–—")
+
+
+def sentences_of(text: str) -> list[str]:
+    """The sentences of `text`, as `count_sentences` reads them."""
+    found: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        before = text[: match.start()].split()
+        word = before[-1].strip("(\"'").lower() if before else ""
+        single_period = match.group().startswith(".") and not match.group().startswith("..")
+        if single_period and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())):
+            continue
+        found.append(text[start : match.end()].strip())
+        start = match.end()
+    if text[start:].strip():
+        found.append(text[start:].strip())
+    return found
+
+
+def joined_sentences(text: str, count: int) -> str:
+    """`text` as at most `count` sentences: the last one takes every sentence after it,
+    joined with semicolons."""
+    parts = sentences_of(text)
+    if len(parts) <= count:
+        return text
+    head, tail = parts[: count - 1], parts[count - 1 :]
+    last = "; ".join(p.rstrip(".!?… ") for p in tail[:-1]) + "; " + tail[-1]
+    return " ".join([*head, last])
 
 
 def _common(normalized: str) -> list[str]:

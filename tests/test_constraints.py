@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from commands import MnemoLedger
 from commands.constraints import (
     check,
     check_episodic,
     check_procedural,
     check_semantic,
+    conform,
     count_sentences,
     enforce,
     meets_first_pass_target,
     pass_rate,
 )
+from commands.llm import OfflineProvider, ScriptedProvider
+from commands.llm.consolidation_schemas import ReconcileOutput
 from commands.llm.prompts import EPISODIC_STYLE, SEMANTIC_STYLE
+from commands.llm.schemas import ExtractOutput, Fact, MergeOutput, ReconstructOutput
 from commands.procedural import excluded_from_default_context, in_context, procedural_steps
-from ledger import InvalidInput
+from ledger import InvalidInput, Settings
 from ledger.policy import (
     EPISODIC,
     KINDS,
@@ -25,6 +33,9 @@ from ledger.policy import (
     SEMANTIC,
     WRITING_FIRST_PASS_TARGET,
 )
+from tests.test_consolidation_helpers import USER, Clock, clock, engram, place, remember
+
+__all__ = ["clock", "engram"]
 
 
 @pytest.mark.parametrize(
@@ -170,3 +181,122 @@ def test_procedural_memories_stay_out_of_default_context() -> None:
     assert not in_context(PROCEDURAL, ["semantic"])
     assert in_context(PROCEDURAL, ["procedural"])
     assert in_context(SEMANTIC) and in_context(EPISODIC, ["semantic"])
+
+
+# --- what the LLM stages write goes through the validator (issue 15 item 3) ---------------
+
+THREE_SENTENCES = "Maya lives in Porto. Maya runs every morning. Maya keeps bees."
+JOINED = "Maya lives in Porto. Maya runs every morning; Maya keeps bees."
+LONG = "Maya " + "really " * 60 + "likes tea."
+
+
+def test_conform_keeps_trims_or_refuses() -> None:
+    kept = conform("  Maya   runs every morning. ", SEMANTIC, "extract")
+    assert kept.action == "kept" and kept.passed and kept.text == "Maya runs every morning."
+    repaired = conform(THREE_SENTENCES, SEMANTIC, "distill")
+    assert repaired.action == "repaired"
+    assert repaired.violations == ("3 sentences; the limit is 2",)
+    assert repaired.text == JOINED and count_sentences(JOINED) == 2
+    cut = conform(LONG, SEMANTIC, "distill")
+    assert cut.action == "trimmed"
+    assert cut.text is not None and len(cut.text) <= MAX_WRITTEN_MEMORY_CHARS
+    assert cut.text.startswith("Maya really") and not cut.text.endswith(" ")
+    assert conform(" \n ", SEMANTIC, "merge").action == "refused"
+    assert conform(THREE_SENTENCES, SEMANTIC, "merge", trim=False).text is None
+    assert conform("1. Run make.\n2. Check it.\n3. Post it.", PROCEDURAL, "x").passed
+
+
+def scripted_memory(home: Path) -> tuple[MnemoLedger, ScriptedProvider]:
+    memory = MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester")
+    scripted = ScriptedProvider(OfflineProvider())
+    memory.add_pipeline.provider = scripted
+    memory.llm = scripted
+    return memory, scripted
+
+
+def outcome_of(memory: MnemoLedger, command_id: str) -> dict[str, Any]:
+    outcome = memory.ledger.command(command_id).outcome
+    assert isinstance(outcome, dict)
+    return outcome
+
+
+def test_a_reconstruction_over_two_sentences_is_refined_and_recorded(home: Path) -> None:
+    memory, scripted = scripted_memory(home)
+    with memory:
+        scripted.script(
+            "reconstruct",
+            ReconstructOutput.model_validate(
+                {
+                    "memories": [{"content": THREE_SENTENCES, "sources": ["new:0"]}],
+                    "coverage": [{"new_content": 0, "memories": [0]}],
+                }
+            ),
+        )
+        result = memory.add(["Maya keeps bees"], user="u")
+        assert [m.content for m in result.memories] == ["Maya keeps bees"]
+        assert [c.stage for c in scripted.calls][:3] == ["split", "reconstruct", "refine"]
+        [record] = outcome_of(memory, result.command_id)["writing"]
+        assert record["stage"] == "reconstruct" and record["action"] == "refined"
+        assert "3 sentences" in record["violations"][0]
+
+
+def test_an_insert_merge_that_breaks_the_format_leaves_the_stored_text(home: Path) -> None:
+    memory, scripted = scripted_memory(home)
+    with memory:
+        [first] = memory.add(["Maya is allergic to peanuts"], user="u").memories
+        scripted.script("insert_merge", MergeOutput(content=THREE_SENTENCES))
+        again = memory.add(["Maya is allergic to peanuts!"], user="u")
+        assert "insert_merge" in [c.stage for c in scripted.calls]
+        assert memory.get(first.id).content == "Maya is allergic to peanuts"
+        [record] = outcome_of(memory, again.command_id)["writing"]
+        assert record == {
+            "stage": "insert_merge",
+            "violations": ["3 sentences; the limit is 2"],
+            "action": "refused",
+        }
+
+
+def test_an_extracted_value_too_long_is_trimmed_and_an_empty_one_skipped(home: Path) -> None:
+    memory, scripted = scripted_memory(home)
+    with memory:
+        scripted.script(
+            "extract",
+            ExtractOutput(
+                preferences=[
+                    Fact(key="user/hobbies", value=THREE_SENTENCES, category="preference"),
+                    Fact(key="user/nothing", value="\u200b", category="preference"),
+                ]
+            ),
+        )
+        result = memory.ingest([{"role": "user", "content": "About me."}], user="u")
+        contents = {m.key: m.content for m in result.memories}
+        assert contents["hobbies"] == JOINED
+        assert "nothing" not in contents
+        outcome = outcome_of(memory, result.command_id)
+        assert outcome["writing"] == [
+            {
+                "stage": "extract",
+                "violations": ["3 sentences; the limit is 2"],
+                "action": "repaired",
+            }
+        ]
+        assert any(s["reason"].startswith("writing constraints") for s in outcome["skipped"])
+
+
+def test_a_consolidation_merge_that_breaks_the_format_keeps_the_winner(
+    engram: MnemoLedger, clock: Clock
+) -> None:
+    older = remember(engram, "Maya works at Acme as a designer")
+    clock.advance(hours=2)
+    newer = remember(engram, "Maya works at Globex")
+    for memory_id in (older, newer):
+        place(engram, memory_id, "working")
+    scripted = ScriptedProvider(OfflineProvider())
+    scripted.script("reconcile", ReconcileOutput(decision="absorb", merged_content=LONG))
+    engram.llm = scripted
+    result = engram.consolidate(user=USER)
+    assert engram.get(older).superseded_by == newer
+    assert engram.get(newer).content == "Maya works at Globex"
+    [merge] = [o for o in result.operations if o["op"] == "merge"]
+    assert merge["writing"]["action"] == "refused"
+    assert merge["writing"]["violations"][0].endswith("the limit is 280")

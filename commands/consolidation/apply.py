@@ -9,6 +9,7 @@ from typing import Any
 
 from commands import core_sync
 from commands.consolidation.plan import Operation, Plan
+from commands.constraints import conform
 from commands.pipelines.replaying import recorded_ids
 from ledger import Ledger, Memory, NewMemory, Provenance, validation
 from ledger.core import CoreDocument
@@ -96,9 +97,12 @@ def _apply(
         memory(op.memory).reconcile_decided(d["decision"], d["other"], d["similarity"], epoch)
     elif op.op == "merge":
         winner = memory(op.memory)
+        # seed 003 §9: a merged text that breaks the format is refused; the winner keeps
+        # its own text (trimming a merge would drop what was merged in)
+        content = _written(op, d["content"], winner.kind, trim=False) or winner.content
         winner.absorb(
             absorbed=d["absorbed"],
-            content=validation.content(d["content"]),
+            content=validation.content(content),
             tags=validation.tags(d["tags"]),
             importance=d["importance"],
             access_added=d["access_added"],
@@ -113,11 +117,14 @@ def _apply(
             memory(loser_id).supersede(winner.id.hex, op.rule)
             applied.superseded.append(loser_id)
     elif op.op == "update":
-        memory(op.memory).update(validation.content(d["content"]), None)
+        if content := _written(op, d["content"], memory(op.memory).kind, trim=False):
+            memory(op.memory).update(validation.content(content), None)
     elif op.op == "distill":
+        if (content := _written(op, d["content"], SEMANTIC)) is None:
+            return
         draft = _new_memory(
             NewMemory(
-                content=d["content"],
+                content=content,
                 kind=SEMANTIC,
                 tags=tuple(d["tags"]),
                 source=CONSOLIDATION_SOURCE,
@@ -132,9 +139,11 @@ def _apply(
         )
         draft.promote(WORKING, "distillation", epoch)
     elif op.op == "insight":
+        if (content := _written(op, d["content"], SEMANTIC)) is None:
+            return
         draft = _new_memory(
             NewMemory(
-                content=d["content"],
+                content=content,
                 kind=SEMANTIC,
                 tags=tuple(d["tags"]),
                 source=INSIGHT_SOURCE,
@@ -158,6 +167,20 @@ def _apply(
     elif op.op == "purge":
         memory(op.memory).purge(d["reason"])
     # overlap, same-fact and audit records change no memory: epoch / command events
+
+
+WRITING_RECORD = "writing"
+"""The key under which an operation records what the writing constraints did with its text."""
+
+
+def _written(op: Operation, text: str, kind: str, *, trim: bool = True) -> str | None:
+    """The operation's text as the writing constraints let it be stored (seed 003 §9): kept,
+    trimmed, or None when refused; anything but a first-pass pass is recorded on the
+    operation, which the command's outcome keeps."""
+    written = conform(text, kind, op.rule, trim=trim)
+    if not written.passed:
+        op.data[WRITING_RECORD] = written.as_record()
+    return written.text
 
 
 def _new_memory(

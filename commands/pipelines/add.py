@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from commands import consent_gate, core_sync
+from commands.constraints import conform, format_violations
 from commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
 from commands.llm.rules.attributes import restates
 from commands.llm.schemas import (
@@ -48,8 +49,8 @@ from ledger.policy import (
     DEDUP_JACCARD_PREFILTER,
     INSERT_MERGE_SIM,
     MAX_EVIDENCE_ITEMS,
-    MAX_WRITTEN_MEMORY_CHARS,
     PROCEDURAL,
+    SEMANTIC,
     SHARED_NAMESPACE,
 )
 from ledger.provenance import acting_as
@@ -106,6 +107,8 @@ class AddOutcome:
     llm_calls: int = 0
     consent_requested: list[str] = field(default_factory=list)
     """Consent requests for the sensitive profile fields the contents state (seed 003 §10)."""
+    writing: list[dict[str, object]] = field(default_factory=list)
+    """What the writing constraints did with stage outputs that broke them (seed 003 §9)."""
 
     def as_outcome(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -117,6 +120,8 @@ class AddOutcome:
         }
         if self.consent_requested:  # absent when none: older recordings stay as they were
             given["consent_requested"] = self.consent_requested
+        if self.writing:
+            given["writing"] = self.writing
         return given
 
 
@@ -173,12 +178,14 @@ class AddPipeline:
             screen(text)
         vectors = self.embedder.passages(contents)
         changed: dict[str, Memory] = {}
-        fresh, fresh_vectors = self._dedup(llm, contents, vectors, provenance, changed, request)
+        fresh, fresh_vectors = self._dedup(
+            llm, contents, vectors, provenance, changed, request, outcome
+        )
         added: list[Memory] = []
         superseded: list[Memory] = []
         if fresh:
             related = self._related(provenance.user_id, fresh_vectors)
-            output = self._reconstruct(llm, related, fresh)
+            output = self._reconstruct(llm, related, fresh, outcome, request.kind)
             if output is None:
                 outcome.fallback = True
                 output = ReconstructOutput.model_validate(
@@ -237,6 +244,7 @@ class AddPipeline:
         provenance: Provenance,
         changed: dict[str, Memory],
         request: AddRequest,
+        outcome: AddOutcome,
     ) -> tuple[list[str], np.ndarray[Any, Any]]:
         """engram §2.1: Jaccard > 0.50 then cosine > 0.85 is a duplicate: reinforce it (and
         merge the new wording in through the merge stage when similarity > 0.80)."""
@@ -251,7 +259,12 @@ class AddPipeline:
             with acting_as(replace(provenance, prompt_version=prompt_version(INSERT_MERGE))):
                 if duplicate[1] > INSERT_MERGE_SIM and text != memory.content:
                     merged = llm.run(INSERT_MERGE, MergeInput(existing=memory.content, new=text))
-                    content = _clean(merged.content)
+                    # seed 003 §9: a merged text that breaks the format is refused, the
+                    # stored one stays (trimming a merge would drop what was merged in)
+                    written = conform(merged.content, request.kind, INSERT_MERGE.name, trim=False)
+                    if not written.passed:
+                        outcome.writing.append(written.as_record())
+                    content = written.text or ""
                     if content and content != memory.content:
                         memory.update(validation.content(content), None)
                 evidence = request.evidence
@@ -298,18 +311,31 @@ class AddPipeline:
         ]
 
     def _reconstruct(
-        self, llm: RecordedLLM, related: list[RelatedMemory], fresh: list[str]
+        self,
+        llm: RecordedLLM,
+        related: list[RelatedMemory],
+        fresh: list[str],
+        outcome: AddOutcome,
+        kind: str,
     ) -> ReconstructOutput | None:
-        """Steps 5-7: one reconstruction, one refinement if incomplete, else None (fallback)."""
+        """Steps 5-7: one reconstruction, one refinement if incomplete or if a memory breaks
+        the writing constraints (seed 003 §9), else None (fallback)."""
         output = llm.run(RECONSTRUCT, ReconstructInput(related=related, new_contents=fresh))
-        problems = reconstruction_problems(output, related, fresh)
+        problems = reconstruction_problems(output, related, fresh, kind)
         if not problems:
             return output
         refined = llm.run(
             REFINE,
             RefineInput(related=related, new_contents=fresh, previous=output, problems=problems),
         )
-        return None if reconstruction_problems(refined, related, fresh) else refined
+        result = None if reconstruction_problems(refined, related, fresh, kind) else refined
+        outcome.writing.extend(
+            {"stage": RECONSTRUCT.name, "violations": [p], "action": action}
+            for p in problems
+            if p.startswith(WRITING_PROBLEM_PREFIX)
+            for action in ["refined" if result is not None else "refused"]
+        )
+        return result
 
     def _replacement(
         self,
@@ -403,9 +429,13 @@ class AddPipeline:
 
 
 def reconstruction_problems(
-    output: ReconstructOutput, related: list[RelatedMemory], fresh: list[str]
+    output: ReconstructOutput,
+    related: list[RelatedMemory],
+    fresh: list[str],
+    kind: str = SEMANTIC,
 ) -> list[str]:
-    """Why a reconstruction is not acceptable (seed 000 step 6: incomplete or empty)."""
+    """Why a reconstruction is not acceptable (seed 000 step 6: incomplete or empty; seed
+    003 §9: a rewritten memory empty, over 280 characters or over 2 sentences)."""
     problems: list[str] = []
     if not output.memories:
         problems.append("no memories in the output")
@@ -417,10 +447,9 @@ def reconstruction_problems(
     verbatim = set(fresh) | {r.content for r in related}
     for index, memory in enumerate(output.memories):
         text = _clean(memory.content)
-        if not text:
-            problems.append(f"memory {index} is empty")
-        elif len(text) > MAX_WRITTEN_MEMORY_CHARS and text not in verbatim:
-            problems.append(f"memory {index} is longer than {MAX_WRITTEN_MEMORY_CHARS} chars")
+        # what the user wrote is stored as written; only the stage's own texts are held
+        if text not in verbatim and (violations := format_violations(text, kind)):
+            problems.append(f"{WRITING_PROBLEM_PREFIX}memory {index}: {'; '.join(violations)}")
         unknown = [s for s in memory.sources if s not in known]
         if unknown:
             problems.append(f"memory {index} names unknown sources {unknown}")
@@ -428,6 +457,10 @@ def reconstruction_problems(
         if any(not 0 <= m < len(output.memories) for m in coverage.memories):
             problems.append(f"coverage of new content {coverage.new_content} is out of range")
     return problems
+
+
+WRITING_PROBLEM_PREFIX = "writing constraints: "
+"""How a reconstruction problem that breaks the writing constraints (seed 003 §9) begins."""
 
 
 def _clean(text: str) -> str:

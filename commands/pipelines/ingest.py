@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from commands import consent_gate
+from commands.constraints import conform
 from commands.llm.prompts import EXTRACT, MULTI_FACT, SYNTHESIZE
 from commands.llm.render import (
     MAX_CONVERSATION_CHARS,
@@ -611,6 +612,9 @@ class IngestOutcome:
     turns: int = 0
     extractions: int = 0
     llm_calls: int = 0
+    writing: list[dict[str, object]] = field(default_factory=list)
+    """Extracted values the writing constraints trimmed (seed 003 §9; refused ones are
+    skipped)."""
 
     def as_outcome(self) -> dict[str, Any]:
         """What `CommandCompleted` records."""
@@ -623,6 +627,8 @@ class IngestOutcome:
             "profile_updated": self.profile_updated,
             "turns": self.turns,
             "extractions": self.extractions,
+            # absent when none: older recordings stay as they were
+            **({"writing": self.writing} if self.writing else {}),
         }
 
     def as_json(self) -> dict[str, Any]:
@@ -845,6 +851,23 @@ class _Decisions:
         return True
 
 
+def _written(
+    entry: MemoryEntry, decisions: _Decisions, outcome: IngestOutcome
+) -> MemoryEntry | None:
+    """The entry with its value as the writing constraints let it be stored (seed 003 §9):
+    kept, trimmed (recorded on the outcome) or refused (skipped, with the reason). A value
+    past the tool path's limit is left for `consider` to refuse with its own reason."""
+    if len(entry.value) > MAX_TOOL_VALUE_CHARS:
+        return entry
+    written = conform(entry.value, SEMANTIC, EXTRACT.name)
+    if written.text is None:
+        decisions.skip(entry, "writing constraints: " + "; ".join(written.violations))
+        return None
+    if not written.passed:
+        outcome.writing.append(written.as_record())
+    return replace(entry, value=written.text)
+
+
 # --- the pipeline ------------------------------------------------------------------------------
 
 
@@ -942,10 +965,12 @@ class IngestPipeline:
             decisions.next_window(
                 turns[i].content for i in window.new if turns[i].role == USER_ROLE
             )
-            for entry in format_for_storage(output, self._day(turns, window, now)):
-                decisions.consider(
-                    replace(entry, evidence=evidence, prompt_version=extract_version)
-                )
+            for found in format_for_storage(output, self._day(turns, window, now)):
+                entry = _written(found, decisions, outcome)
+                if entry is not None:
+                    decisions.consider(
+                        replace(entry, evidence=evidence, prompt_version=extract_version)
+                    )
             if multi_fact:
                 for index in window.new:
                     self._multi_fact(llm, turns, index, decisions)
