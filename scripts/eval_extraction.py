@@ -17,8 +17,9 @@ the user stated). Its reading:
   `deadline`, `tool`); in `tacit/preferences`, `preference`; in `tacit/personality`,
   `style`; in `entity/...`, the first segment of its key (`person`, `pet`, `place`, ...);
   in `daily/...`, `decision`; in `tacit/artifacts`, `artifact`.
-- polarity: `-` when its text (key and content) says no, not, never, dislikes, hates,
-  avoids, without ...; else `+`.
+- polarity: for a preference, its verb's ("User likes ..." `+`, "User dislikes ...",
+  "User does not drink ..." `-`); for the others `-` when its text (key and content) says
+  no, not, never, dislikes, hates, avoids, without ...; else `+`.
 - value: the words of its key and content.
 
 An extracted memory matches a labelled fact when the attribute is the same, the polarity
@@ -78,6 +79,9 @@ STYLE_FAMILIES: Final = {
 }
 """A labelled style value and a style memory match when they share a family."""
 DIRECTIVE_KEY: Final = "directive"
+_PREFERENCE_VERB: Final = re.compile(r"User(?:'s)? (\w+)", re.IGNORECASE)
+_NEGATIVE_VERBS: Final = _word_set("dislikes hates does no avoids")
+"""A preference's polarity is its verb's ("User likes my news without opinions": +)."""
 _WORD: Final = re.compile(r"[a-z0-9]+(?:[:'][a-z0-9]+)*")
 
 
@@ -156,7 +160,11 @@ def reading(memory: MemoryOut) -> Extracted | None:
     else:
         attribute = namespace
     text = f"{key.replace('/', ' ').replace('-', ' ')} {memory.content}"
-    polarity = "-" if NEGATIVE.search(text) else "+"
+    stated = _PREFERENCE_VERB.match(memory.content)
+    if attribute == "preference" and stated is not None:
+        polarity = "-" if stated.group(1).lower() in _NEGATIVE_VERBS else "+"
+    else:
+        polarity = "-" if NEGATIVE.search(text) else "+"
     return Extracted(attribute, polarity, words(text), memory.content)
 
 

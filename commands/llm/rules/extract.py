@@ -78,7 +78,7 @@ _OBJECT_TAIL: Final = re.compile(
     _I,
 )
 _OBJECT_HEAD: Final = re.compile(
-    r"^(?:the|its|their|his|her|your|all|any|some|an?(?: (?:cup|glass|bowl|mug|bit|slice|pot)"
+    r"^(?:the|its|their|his|her|your|my|all|any|some|an?(?: (?:cup|glass|bowl|mug|bit|slice|pot)"
     r" of)?)\s+",
     _I,
 )
@@ -269,6 +269,20 @@ _SPELLING: Final = re.compile(
     _I,
 )
 _REPLY_VERB: Final = re.compile(r"\b(?:reply|replies|answer|respond|write|use|talk|speak)\b", _I)
+_WRITE_LIKE: Final = re.compile(
+    r"(?:^|\b(?:write|talk|speak|reply|answer|sound|respond)(?: to me)? )(?P<not>not )?like an?"
+    r" (?P<what>[a-z]+)$",
+    _I,
+)
+"""'Write like a friend, not like a textbook'."""
+_DONT_IN_REPLIES: Final = re.compile(
+    r"^(?:please )?(?:don't|do not|never|stop|avoid) (?P<what>(?:\w+ ){0,3}?(?:\w+ )?"
+    r"(?:your |the |my )?(?:answers?|replies|responses|charts?|colou?rs?|tables?|lists?|code"
+    r"|markdown|headers?|links?|formatting|caps|capitals)\b[\w ]*)$",
+    _I,
+)
+"""An order about what the replies hold: 'please don't pad your answers', 'don't rely on
+colors in charts'."""
 EMOJI_MENTION: Final = re.compile(r"\bemojis?\b|\bemoticons?\b|\bsmileys?\b", _I)
 
 
@@ -360,6 +374,26 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
         if negated:
             key, value = negated_key, negated_value
         yield _fact(key, value, "style", True)
+        return
+    like = _WRITE_LIKE.search(clause)
+    if like is not None:
+        what = like.group("what")
+        if like.group("not"):
+            yield _fact(
+                f"style/not-like-{slug(what)}",
+                f"Does not want replies like a {what}",
+                "style",
+                True,
+            )
+        else:
+            yield _fact(
+                f"style/like-{slug(what)}", f"Wants replies written like a {what}", "style", True
+            )
+        return
+    dont = _DONT_IN_REPLIES.search(clause)
+    if dont is not None:
+        what = dont.group("what").strip()
+        yield _fact(f"style/no-{slug(what)}", f"Does not want you to {what}", "style", True)
         return
     about = _ABOUT_REPLIES.search(clause)
     if about is not None and about.group("habit"):

@@ -279,7 +279,7 @@ _WORK_AT: Final = re.compile(
     r"(?:\bI|\b[Ww]e|^)(?:'m|'ve been| am| have been)? ?"
     + _ADVERB
     + r"(?:work|works|working|employed|interning|intern|do [\w-]+(?: [\w-]+)?|teach|teaching"
-    r"|volunteer|volunteering)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by|with) "
+    r"|volunteer|volunteering)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
     r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG + r")",
 )
 _JOB_OF: Final = re.compile(
@@ -409,6 +409,9 @@ _WORK_IN_TOWN: Final = re.compile(
     r"^I(?:'m| am| work)\b[^,]*? (?:at|for) an? [^,]*? in " + _PLACE + r"$"
     r"|^I (?i:manage|run|own|co-own|lead|head|direct|coordinate) (?:an?|the|our) [^,]*? in "
     + _PLACE.replace("place>", "place2>")
+    + r"$"
+    + rf"|^I(?:'m| am) (?:an?|the) (?:[\w-]+ ){{0,3}}(?i:{_JOBS}) in "
+    + _PLACE.replace("place>", "place3>")
     + r"$"
 )
 """Where a job is done is where the user is: "I'm a chef at a tapas bar in Barcelona"."""
@@ -571,7 +574,7 @@ _WHEN: Final = (
     r"(?=[.;!?]|$|,\s*(?:so|but|please)\b|\s+(?:and|but) (?:the|my|our|I|we)\b)"
 )
 _SCHEDULED: Final = re.compile(
-    rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w-]+ ){{0,3}}?[\w-]+)"
+    rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w'-]+ ){{0,3}}?[\w-]+)"
     rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?)"
     rf"(?: always| usually| normally)? {_WHEN}",
     _I,
@@ -638,10 +641,19 @@ _ACTIVITY_FILLER: Final = _word_set(
 )
 
 
+def _not_activity(activity: str) -> bool:
+    """A pronoun or a word such as "work" or "class" alone names no activity."""
+    words = activity.split()
+    return words[-1] in _PRONOUN_WORDS or (len(words) == 1 and words[0] in _NOT_ACTIVITIES)
+
+
+_PRONOUN_WORDS: Final = _word_set("it that this there i we you he she they him her them us me")
+
+
 def _activity(text: str) -> str:
     """The activity's words without the generic ones ("the daily standup meeting" is
     "standup"; "my morning run" is "running")."""
-    words = [_SAME_ACTIVITY.get(w, w) for w in text.lower().split()]
+    words = [_SAME_ACTIVITY.get(w, w) for w in text.lower().replace("'s ", " ").split()]
     kept = [w for w in words if w not in _ACTIVITY_FILLER]
     return " ".join(kept or words[-1:])
 
@@ -653,7 +665,7 @@ def _schedule(clause: str) -> Iterator[Stated]:
     if match is not None:
         words = match.group("act").lower().split()
         act = _activity(match.group("act"))
-        if act and words[-1] not in _NOT_ACTIVITIES and not _SPEAKERS & set(words):
+        if act and not _not_activity(act) and not _SPEAKERS & set(words):
             yield Stated("schedule", _when(act, match.group("act"), match.group("when")), item=act)
             return
     match = _I_DO.search(clause) or _LEADING_WHEN.search(clause) or _I_AM_ON.search(clause)
@@ -662,7 +674,7 @@ def _schedule(clause: str) -> Iterator[Stated]:
     if match is not None:
         verb = match.group("verb").lower()
         act = _activity(match.group("act")) or _BARE_ACTIVITY.get(verb, "")
-        if act and act.split()[-1] not in _NOT_ACTIVITIES:
+        if act and not _not_activity(act):
             said = match.group("act") if verb in _LIGHT_VERBS else f"{verb} {match.group('act')}"
             yield Stated("schedule", _when(act, said, match.group("when")), item=act)
 
@@ -696,8 +708,9 @@ _ASIDES: Final = _word_set("remember reminder note fyi btw so also and oh just r
 # --- deadlines -------------------------------------------------------------------------------
 
 _DATE: Final = (
-    rf"(?P<when>(?:(?:on|by|next|this|before|at the) )*(?:{_WEEKDAY}|tomorrow|tonight|today"
-    rf"|end of (?:the )?(?:day|week|month|year)|eod|eow|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
+    rf"(?P<when>(?:(?:on|by|next|this|before|at the|at) )*(?:{_WEEKDAY}|tomorrow|tonight|today"
+    rf"|end of (?:the )?(?:day|week|month|quarter|year)|(?:month|week|quarter|year)[- ]end|eod"
+    rf"|eow|eom|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
     rf"|next week|next month|in \w+ (?:days|weeks))(?: at {_CLOCK})?)"
 )
@@ -770,8 +783,8 @@ _TOOL_LIST: Final = rf"(?P<tools>{_TOOL}(?:(?:,| and| &| plus) {_TOOL})*)"
 _USE: Final = re.compile(
     r"\b(?:I|[Ww]e)(?:'m| am| are|'re)? (?P<not>(?i:don't |do not |never |no longer |can't ))?"
     + _ADVERB
-    + r"(?i:use|using|rely on|work with|swear by|switched to|been using|have been using) "
-    + _TOOL_LIST
+    + r"(?i:use|using|rely on|work (?:mostly |mainly |a lot |daily )?with|swear by|switched to"
+    r"|been using|have been using) " + _TOOL_LIST
 )
 _CODE_IN: Final = re.compile(
     r"\bI (?:mostly |mainly |usually )?(?i:code|program|write code|develop|write (?:all )?my code)"
