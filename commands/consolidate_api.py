@@ -23,7 +23,7 @@ from commands.llm.stage import LLMProvider
 from commands.models import MemoryOut
 from commands.pipelines import replaying
 from commands.topics import TopicsPipeline
-from ledger import Ledger, Provenance
+from ledger import Ledger, Provenance, Settings
 from ledger.errors import InvalidInput
 from ledger.policy import ACTIVE
 from ledger.validation import identifier
@@ -89,6 +89,7 @@ class ConsolidateMixin:
     """Run engram consolidation cycles."""
 
     ledger: Ledger
+    settings: Settings
     layers: LayersProjection
     vectors: VectorsProjection
     embedder: CachedEmbedder
@@ -129,7 +130,12 @@ class ConsolidateMixin:
         outcomes: list[CycleOutcome] = []
         for name in users:
             request = ConsolidationRequest(
-                user=name, now=at, dry_run=dry_run, audit=audit, daily=daily
+                user=name,
+                now=at,
+                dry_run=dry_run,
+                audit=audit,
+                daily=daily,
+                buffer_cap=self.settings.buffer_cap,
             )
             outcomes.append(pipeline.run(request, self._provenance(name, agent, None)))
         return ConsolidateResult(

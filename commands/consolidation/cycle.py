@@ -30,7 +30,7 @@ from commands.pipelines.replaying import recorded_id
 from ledger import Ledger, Provenance, validation
 from ledger.command import Command
 from ledger.epoch import ConsolidationCommand, EngramClock
-from ledger.policy import DAILY_FINGERPRINT_DAYS, IMPORTANCE_DECAY
+from ledger.policy import BUFFER_CAP, DAILY_FINGERPRINT_DAYS, IMPORTANCE_DECAY
 from ledger.provenance import acting_as
 from ledger.user import UserStream
 from projections.embeddings.embedder import Embedder
@@ -50,6 +50,9 @@ class ConsolidationRequest:
     daily: bool | None = False
     """Run the daily pass and insights (seed 003 §3-§4): True/False, or None = when 24 h
     have passed since the last one."""
+    buffer_cap: int = BUFFER_CAP
+    """Buffer entries above which the lowest-weight judged ones are evicted (a setting;
+    recorded with the command so a replay caps as the original did)."""
 
     def as_input(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class ConsolidationRequest:
             "now": self.now.isoformat(),
             "audit": self.audit,
             "daily": self.daily,
+            "buffer_cap": self.buffer_cap,
         }
 
 
@@ -123,7 +127,12 @@ class ConsolidationPipeline:
         state = UserState.load(provenance.user_id, self.layers, self.vectors, since)
         llm = RecordedLLM(self.provider, command, provenance)
         cycle = Cycle(
-            state, Plan(state.epoch, decided_at=decided_at), request.now, llm, self.embedder
+            state,
+            Plan(state.epoch, decided_at=decided_at),
+            request.now,
+            llm,
+            self.embedder,
+            request.buffer_cap,
         )
         run_rules(cycle, request.audit)
         if daily.due(clock.last_daily_at, request.now, request.daily):
@@ -184,6 +193,7 @@ def run_rules(cycle: Cycle, audit_requested: bool | None) -> None:
     core.core_hygiene(cycle)
     core.core_overlap(cycle)
     candidates = core.gate_candidates(cycle)
+    buffer.cap_buffer(cycle)  # step 2, and again after the promotions (step 8)
     buffer.promote_mechanically(cycle)
     buffer.cap_buffer(cycle)
     buffer.drop_decayed(cycle)

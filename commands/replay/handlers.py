@@ -20,6 +20,7 @@ from commands.notes_api import notes_pipeline
 from commands.pipelines.add import AddRequest
 from commands.pipelines.notes import WriteNoteRequest
 from commands.replay.source import RecordedCommand
+from ledger.policy import BUFFER_CAP
 
 if TYPE_CHECKING:
     from commands.facade import MnemoLedger
@@ -109,6 +110,7 @@ def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
         now=datetime.fromisoformat(str(given["now"])),
         audit=audit if isinstance(audit, bool) else None,
         daily=daily if isinstance(daily, bool) else None,
+        buffer_cap=int(str(given.get("buffer_cap", BUFFER_CAP))),  # recorded since its setting
     )
     target.refresh()
     return target.consolidation_pipeline().run(request, command.provenance())
