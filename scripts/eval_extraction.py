@@ -67,7 +67,7 @@ FUNCTION_WORDS: Final = _word_set(
 )
 STYLE_FAMILIES: Final = {
     "terse": _word_set("short brief concise terse succinct point"),
-    "detailed": _word_set("detailed thorough in-depth depth examples"),
+    "detailed": _word_set("detailed thorough in-depth depth examples step"),
     "casual": _word_set("casual informal relaxed"),
     "formal": _word_set("formal professional"),
     "humor": _word_set("humor humour jokes joke fun funny witty"),

@@ -182,6 +182,15 @@ STYLE_CUES: Final = (
         ("style/prefers-terse-responses", "Prefers short, concise responses"),
     ),
     (
+        re.compile(
+            r"\blike I'?m (?:a |an )?(?:beginner|newbie|novice|five|5|new|kid|child)\b"
+            r"|\bfor (?:a )?(?:beginners?|newbies?|novices?|dummies)\b|\bbeginner-friendly\b",
+            _I,
+        ),
+        ("style/for-beginners", "Wants explanations for a beginner, simply put"),
+        ("style/not-for-beginners", "Does not want beginner-level explanations"),
+    ),
+    (
         re.compile(r"\bdry\b.*\b(humou?r|wit|jokes?)\b", _I),
         ("style/humor-dry", "Prefers dry wit over overt humor"),
         ("style/no-humor", "Prefers replies without jokes"),
@@ -283,6 +292,13 @@ _DONT_IN_REPLIES: Final = re.compile(
 )
 """An order about what the replies hold: 'please don't pad your answers', 'don't rely on
 colors in charts'."""
+_WANT_IN_REPLIES: Final = re.compile(
+    r"^(?:please )?(?:always )?(?:include|add|give me|show|cite|use|provide) (?P<what>(?:\w+ )?"
+    r"(?:sources|citations|references|links|examples|code examples|code snippets|tables"
+    r"|summaries|a summary|a tl;?dr|diagrams))(?: (?:in|with) (?:your |the )?\w+)?$",
+    _I,
+)
+"""A standing order about what replies hold: 'please always include sources'."""
 EMOJI_MENTION: Final = re.compile(r"\bemojis?\b|\bemoticons?\b|\bsmileys?\b", _I)
 
 
@@ -390,6 +406,11 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
                 f"style/like-{slug(what)}", f"Wants replies written like a {what}", "style", True
             )
         return
+    wants = _WANT_IN_REPLIES.search(clause)
+    if wants is not None:
+        what = wants.group("what").strip()
+        yield _fact(f"style/with-{slug(what)}", f"Wants {what} in replies", "style", True)
+        return
     dont = _DONT_IN_REPLIES.search(clause)
     if dont is not None:
         what = dont.group("what").strip()
@@ -480,9 +501,17 @@ _GERUNDS: Final = re.compile(r"^\w+ing(?:(?:,| and| or) \w+ing)+$", _I)
 def _objects(text: str) -> list[str]:
     """What a like or dislike is about: "gardening and birdwatching" are two."""
     what = _object(text)
-    if _GERUNDS.match(what):
+    pair = _PAIR.match(what)
+    if _GERUNDS.match(what) or (pair is not None and not _IDIOM_WORDS & set(what.lower().split())):
         return [w for w in re.split(r",\s*|\s+and\s+|\s+or\s+", what) if w]
     return [what] if what else []
+
+
+_PAIR: Final = re.compile(r"^[A-Za-z]+ and [A-Za-z]+$")
+_IDIOM_WORDS: Final = frozenset(
+    {"rock", "roll", "mac", "cheese", "salt", "pepper", "fish", "chips", "bread", "butter"}
+)
+"""One thing named by two words joined with "and" ("rock and roll")."""
 
 
 def _object(text: str) -> str:

@@ -385,7 +385,8 @@ _LIVE_IN: Final = re.compile(
     r"(?:\bI|\b[Ww]e|^)(?:'m| am|'re| are|'ve| have)? ?"
     + _ADVERB
     + r"(?:[Ll]ive|[Ll]iving|[Rr]eside|[Rr]esiding|settled)(?: \w+)? in (?:the )?"
-    + _PLACE
+    r"(?:rural |central |northern |southern |eastern |western |downtown |suburban |upstate"
+    r" |greater |outer |inner |north |south |east |west )?" + _PLACE
 )
 _BASED_IN: Final = re.compile(
     r"(?:(?:\bI|\b[Ww]e)(?:'m| am| are|'re)? ?"
@@ -563,6 +564,7 @@ _RECURRING: Final = (
     rf"|(?:on )?the (?:first|second|third|fourth|last) {_WEEKDAY}(?: of (?:every|each|the) month)?"
     rf"|monthly|every month|each month|every year|yearly|annually"
     rf"|on (?:the )?\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {_MONTH}\b|on {_MONTH} \d{{1,2}}"
+    rf"|(?:next|this) {_WEEKDAY}|tomorrow(?: at {_CLOCK})?"
     rf"|(?:every|each) (?:{_ORDINAL} )?(?:day|week|weekday|weekend|{_WEEKDAY}|{_PART_OF_DAY}|"
     rf"(?:mon|tues|wednes|thurs|fri|satur|sun)day {_PART_OF_DAY})"
     rf"|(?:on|each) (?:{_WEEKDAY}|weekends|weekdays)(?: {_PART_OF_DAY})?(?: and {_WEEKDAY})?"
@@ -585,9 +587,10 @@ _I_DO: Final = re.compile(
     rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift|ship|release|deploy|publish"
     rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream"
     rf"|post|publish|upload|bake|host|get up|wake up|wake|sleep|go to bed|leave|commute|pray"
+    rf"|work"
     rf"|meditate|read|write|practi[cs]e)"
     rf"(?: an?| the| my| our| to)?"
-    rf"(?P<act>(?: [\w-]+){{0,3}}?),? {_WHEN}",
+    rf"(?P<act>(?: [\w-]+){{0,5}}?),? {_WHEN}",
     _I,
 )
 _I_AM_ON: Final = re.compile(
@@ -708,7 +711,8 @@ _ASIDES: Final = _word_set("remember reminder note fyi btw so also and oh just r
 # --- deadlines -------------------------------------------------------------------------------
 
 _DATE: Final = (
-    rf"(?P<when>(?:(?:on|by|next|this|before|at the|at) )*(?:{_WEEKDAY}|tomorrow|tonight|today"
+    rf"(?P<when>(?:(?:on|by|next|this|before|at the|at|every) )*"
+    rf"(?:{_WEEKDAY}|tomorrow|tonight|today"
     rf"|end of (?:the )?(?:day|week|month|quarter|year)|(?:month|week|quarter|year)[- ]end|eod"
     rf"|eow|eom|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
@@ -787,7 +791,7 @@ _USE: Final = re.compile(
     r"|been using|have been using) " + _TOOL_LIST
 )
 _CODE_IN: Final = re.compile(
-    r"\bI (?:mostly |mainly |usually )?(?i:code|program|write code|develop|write (?:all )?my code)"
+    r"\bI (?:[\w']+ ){0,4}?(?i:code|program|write code|develop|write (?:all )?my code)"
     r" (?:mostly |mainly )?in " + _TOOL_LIST
 )
 _MY_TOOL_IS: Final = re.compile(
@@ -803,7 +807,8 @@ _KEEP_IN: Final = re.compile(
     r"|analy[sz]e|analy[sz]ing|present|presenting|record|recording|compose|composing|render"
     r"|code|coding|program|programming|test|testing)"
     r" (?!an? )(?i:all |most )?(?:of )?(?i:my |our |the |them |it )?(?:[\w-]+ ){0,2}?"
-    r"(?:in|on|with|using) (?P<tools>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z][\w.+#-]*)",
+    r"(?:in|on|with|using) (?P<tools>(?:[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z][\w.+#-]*)"
+    r"(?:(?:,| and| &) [A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*)*)",
 )
 _TOOL_IS_MY: Final = re.compile(
     r"^(?P<tools>[\w.+#-]+) (?i:is my (?:main |favou?rite |preferred |go-to |daily |usual )?"
@@ -846,6 +851,9 @@ def _tools(clause: str) -> Iterator[Stated]:
         groups = match.groupdict()
         negated = bool(groups.get("not")) or negated_before(clause, match.start())
         listed = groups.get("tools") or groups.get("tools2") or groups.get("tools3") or ""
+        after = re.match(r" ([a-z]+)", clause[match.end() :])
+        if listed.islower() and after is not None and after.group(1) not in _TOOL_STOP:
+            continue  # "I don't use social media": words, not a tool's name
         for name in re.split(r",\s*|\s+and\s+|\s+&\s+|\s+plus\s+", listed):
             name = name.strip(" .")
             if not name or name.lower() in _TOOL_STOP or name.lower().startswith("to "):
@@ -895,14 +903,20 @@ def _field(sentence: str) -> Iterator[Stated]:
 
 # --- about me: a bare job ("product designer, working at Canva") ------------------------
 
-_BARE_JOB: Final = re.compile(rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}(?:{_JOBS}))$", _I)
-_ABOUT_ME: Final = re.compile(r"\babout me\b|^(?:me|myself)\b|\bI(?:'m| am)\b", _I)
+_BARE_JOB: Final = re.compile(
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}(?i:{_JOBS}))(?: (?:in|at) {_PLACE})?$"
+)
+_ABOUT_ME: Final = re.compile(
+    r"\babout me\b|^(?:me|myself)\b|\bI(?:'m| am)\b|\bhere\b|^(?:hi|hey|yo)\b", _I
+)
 
 
 def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
     match = _BARE_JOB.match(clause)
     if match is not None and _ABOUT_ME.search(sentence):
         yield Stated("occupation", _job(match.group("job")))
+        if match.group("place"):
+            yield Stated("location", match.group("place"))
 
 
 # --- the lead's attribute catalogue, for wordings the patterns above do not know ---------
