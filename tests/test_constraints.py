@@ -24,6 +24,7 @@ from commands.llm.consolidation_schemas import ReconcileOutput
 from commands.llm.prompts import EPISODIC_STYLE, SEMANTIC_STYLE
 from commands.llm.schemas import ExtractOutput, Fact, MergeOutput, ReconstructOutput
 from commands.procedural import excluded_from_default_context, in_context, procedural_steps
+from commands.writing_acceptance import acceptance
 from ledger import InvalidInput, Settings
 from ledger.policy import (
     EPISODIC,
@@ -300,3 +301,36 @@ def test_a_consolidation_merge_that_breaks_the_format_keeps_the_winner(
     [merge] = [o for o in result.operations if o["op"] == "merge"]
     assert merge["writing"]["action"] == "refused"
     assert merge["writing"]["violations"][0].endswith("the limit is 280")
+
+
+def test_the_acceptance_figure_counts_what_the_stages_wrote_as_first_written(
+    home: Path,
+) -> None:
+    memory, scripted = scripted_memory(home)
+    with memory:
+        memory.add(["Maya keeps bees"], user="u")  # handed back as written: not counted
+        scripted.script(
+            "reconstruct",
+            ReconstructOutput.model_validate(
+                {
+                    "memories": [{"content": THREE_SENTENCES, "sources": ["new:0"]}],
+                    "coverage": [{"new_content": 0, "memories": [0]}],
+                }
+            ),
+        )
+        scripted.script(
+            "refine",
+            ReconstructOutput.model_validate(
+                {
+                    "memories": [{"content": "Maya tends her bees.", "sources": ["new:0"]}],
+                    "coverage": [{"new_content": 0, "memories": [0]}],
+                }
+            ),
+        )
+        memory.add(["Maya has bees"], user="u")
+        figure = acceptance(memory.ledger.read(0, 10**9))
+    assert (figure.texts, figure.passed, figure.rate) == (2, 1, 0.5)
+    assert not figure.meets_target
+    [reconstruct, refine] = figure.stages
+    assert (reconstruct.stage, reconstruct.failures) == ("reconstruct", {"sentences": 1})
+    assert (refine.stage, refine.texts, refine.passed) == ("refine", 1, 1)
