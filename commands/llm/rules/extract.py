@@ -272,6 +272,14 @@ _ABOUT_REPLIES: Final = re.compile(
 )
 """How the user wants the assistant's replies written, said about what the replies hold:
 "I really don't like when you use exclamation marks", "always include sources"."""
+_REPLY_LANGUAGE: Final = re.compile(
+    r"(?:^(?i:please |can you |could you )?|\byou )(?i:answer|reply|respond|write|talk|speak)"
+    r"(?: to me)? (?:only )?in (?P<language>English"
+    r"|French|German|Spanish|Italian|Portuguese|Dutch|Polish|Swedish|Norwegian|Danish|Finnish"
+    r"|Greek|Turkish|Arabic|Hebrew|Hindi|Japanese|Korean|Chinese|Mandarin|Russian|Ukrainian"
+    r"|Czech|Romanian|Hungarian|Indonesian|Vietnamese|Thai)\b"
+)
+"""The language replies are to be written in: 'Please answer in Portuguese from now on'."""
 _SPELLING: Final = re.compile(
     r"\b(?P<variant>british|american|australian|canadian|us|uk) (?:english )?"
     r"(?:spelling|english)\b",
@@ -373,6 +381,11 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
             yield _fact("style/no-emojis", "Prefers replies without emoji", "style", True)
         else:
             yield _fact("style/likes-emojis", "Likes emoji in replies", "style", True)
+        return
+    language = _REPLY_LANGUAGE.search(clause)
+    if language is not None and not NEGATION.search(clause[: language.start()]):
+        name = language.group("language")
+        yield _fact("style/reply-language", f"Wants replies in {name}", "style", True)
         return
     spelling = _SPELLING.search(clause)
     if spelling is not None and _REPLY_VERB.search(clause):

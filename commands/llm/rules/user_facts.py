@@ -147,6 +147,7 @@ _JOBS: Final = (
     r"|servant|worker|attendant|stay[- ]at[- ]home (?:dad|mum|mom|parent|father|mother)|homemaker"
     r"|housewife|househusband|tech lead|team lead|grant writer|blogger|vlogger|youtuber"
     r"|influencer|streamer|podcaster|practitioner|apprentice|trainee|resident|fellow"
+    r"|sommelier|brewer|winemaker|chemist|analyst|clerk|cashier|courier|driver"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
 _ORG: Final = (
@@ -475,7 +476,8 @@ _ALLERGIC: Final = re.compile(
     r"\b(?:I'm|I am) (?:(?:very|severely|mildly|also|a bit) )?allergic to (?P<what>[\w -]+?)"
     r"(?=[,.;!?]|$| and\b| so\b| which\b)"
     r"|\b(?:I have|I've got|I've|my) (?:an? )?(?:severe |bad |mild )?(?P<what2>[\w-]+) allergy\b"
-    r"|\b(?:I'm|I am) (?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b",
+    r"|\b(?:I'm|I am) (?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b"
+    r"|\b(?:can't|cannot|can not) (?:have|eat|touch) (?:any )?(?P<what4>\w+)\b(?=.*\ballergic\b)",
     _I,
 )
 _NOT_FOODS: Final = _word_set(
@@ -522,7 +524,9 @@ def _allergy(clause: str) -> Iterator[Stated]:
     match = _ALLERGIC.search(clause)
     if match is None or NEGATION.search(clause[: match.start()]):
         return
-    what = (match.group("what") or match.group("what2") or match.group("what3") or "").strip()
+    groups = match.groupdict()
+    what = next((g for g in (groups.get(f"what{n}") for n in ("", "2", "3", "4")) if g), "")
+    what = what.strip()
     what = re.sub(r"^(?:the|all|any) ", "", what, flags=_I)
     if what:
         yield Stated("allergy", what, item=what)
@@ -587,10 +591,10 @@ _I_DO: Final = re.compile(
     rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift|ship|release|deploy|publish"
     rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream"
     rf"|post|publish|upload|bake|host|get up|wake up|wake|sleep|go to bed|leave|commute|pray"
-    rf"|work"
+    rf"|work|prep|meal prep|batch cook|operate|lecture|tutor|coach|perform|sing|rehearse"
     rf"|meditate|read|write|practi[cs]e)"
     rf"(?: an?| the| my| our| to)?"
-    rf"(?P<act>(?: [\w-]+){{0,5}}?),? {_WHEN}",
+    rf"(?P<act>(?: [\w-]+){{0,6}}?),? {_WHEN}",
     _I,
 )
 _I_AM_ON: Final = re.compile(
@@ -613,6 +617,13 @@ _BARE_ACTIVITY: Final = {
     "jog": "running",
     "lift": "lifting",
     "get up": "getting up",
+    "meal prep": "meal prep",
+    "prep": "meal prep",
+    "batch cook": "batch cooking",
+    "operate": "operate",
+    "lecture": "lecture",
+    "perform": "perform",
+    "rehearse": "rehearse",
     "wake up": "waking up",
     "wake": "waking up",
     "sleep": "sleeping",
@@ -676,15 +687,22 @@ def _schedule(clause: str) -> Iterator[Stated]:
         match = None
     if match is not None:
         verb = match.group("verb").lower()
-        act = _activity(match.group("act")) or _BARE_ACTIVITY.get(verb, "")
+        said = match.group("act").strip()
+        if match.re is not _I_AM_ON and said.split(" ", 1)[0].lower() in _CIRCUMSTANCE:
+            said = ""  # "I run before work every morning": the activity is the verb's
+        act = _activity(said) or _BARE_ACTIVITY.get(verb, "")
         if act and not _not_activity(act):
-            said = match.group("act") if verb in _LIGHT_VERBS else f"{verb} {match.group('act')}"
+            said = said if verb in _LIGHT_VERBS else f"{verb} {said}"
             yield Stated("schedule", _when(act, said, match.group("when")), item=act)
+
+
+_CIRCUMSTANCE: Final = _word_set("before after at in on during around by with near")
 
 
 _SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
 _LIGHT_VERBS: Final = _word_set(
-    "have do go take attend run swim cycle train jog lift sleep meditate pray read write"
+    "have do go take attend run swim cycle train jog lift sleep meditate pray read write prep"
+    " operate lecture perform rehearse"
     " practise practice commute"
 )
 """Verbs that say nothing the activity does not ("I go running", "I have yoga")."""
@@ -714,7 +732,7 @@ _DATE: Final = (
     rf"(?P<when>(?:(?:on|by|next|this|before|at the|at|every) )*"
     rf"(?:{_WEEKDAY}|tomorrow|tonight|today"
     rf"|end of (?:the )?(?:day|week|month|quarter|year)|(?:month|week|quarter|year)[- ]end|eod"
-    rf"|eow|eom|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
+    rf"|eow|eom|(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
     rf"|next week|next month|in \w+ (?:days|weeks))(?: at {_CLOCK})?)"
 )
@@ -901,6 +919,28 @@ def _field(sentence: str) -> Iterator[Stated]:
         yield Stated(attribute, _diet_name(value) if attribute == "diet" else value)
 
 
+# --- an introduction as a list ("Let me introduce myself: Hugo Laurent, sommelier, Bordeaux")
+
+_INTRO: Final = re.compile(
+    r"\b(?i:introduce myself|about me|quick intro|a bit about me|intro)\s*[:,-]\s*(?P<rest>.+)$"
+)
+_CAPITALISED_ONLY: Final = re.compile(rf"^{_NAME}(?: {_NAME}){{0,2}}$")
+
+
+def _introduction(sentence: str) -> Iterator[Stated]:
+    match = _INTRO.search(sentence.rstrip("."))
+    if match is None:
+        return
+    parts = [p.strip() for p in re.split(r",|;", match.group("rest")) if p.strip()]
+    for index, part in enumerate(parts):
+        job = _BARE_JOB.match(part)
+        if job is not None:
+            yield Stated("occupation", _job(job.group("job")))
+        elif _CAPITALISED_ONLY.match(part) and all(_is_name(w) for w in part.split()):
+            # the first proper name is the person's, a later one the place they are in
+            yield Stated("name", part) if index == 0 else Stated("location", part)
+
+
 # --- about me: a bare job ("product designer, working at Canva") ------------------------
 
 _BARE_JOB: Final = re.compile(
@@ -977,9 +1017,11 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
 
     keep(_name(sentence))
     keep(_field(sentence))
+    keep(_introduction(sentence))
     keep(_diet(sentence))
     keep(_languages(sentence))
     keep(_schedule(sentence))
+    keep(_allergy(sentence))  # "I can't have nuts, I'm allergic"
     tool_clause: Stated | None = None
     for clause in clauses(sentence):
         if _WONDERING.search(clause):
