@@ -438,6 +438,18 @@ _NOT_SUBJECTS: Final = _words(
 )
 
 
+def field_value(field: str, raw: str) -> str | None:
+    """`raw` as a value of `field` (a name, a pronoun set, a place, languages), None when it
+    cannot be one ("And" is no name, "the suburbs" no city)."""
+    if field == PRONOUNS:
+        return _value(field, raw) if re.fullmatch(_SET, raw.strip(" .,;:!?"), _I) else None
+    if field in (PREFERRED_NAME, CITY) and not re.match(
+        r"(?:Dr\.|Mr\.|Mrs\.|Ms\.)?\s?[A-ZÀ-Ý]", raw.strip()
+    ):
+        return None
+    return _value(field, raw)
+
+
 def _value(field: str, raw: str) -> str | None:
     value = raw.strip(" ,.;:!?\"'")
     if field == LANGUAGE:

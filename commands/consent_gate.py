@@ -35,6 +35,7 @@ from commands.consent_fields import (
     FieldMention,
     field_bullet,
     field_of_bullet,
+    field_value,
     mentions,
     same_value,
     sentences,
@@ -187,7 +188,8 @@ def _keyed_mention(key: str | None, value: str) -> FieldMention | None:
     field = keyed_field(key)
     if field is None or len(value.split()) > MAX_BARE_VALUE_WORDS:
         return None
-    return FieldMention(field, value.strip(" .,;:!?"), 0, len(value))
+    found = field_value(field, value)
+    return None if found is None else FieldMention(field, found, 0, len(value))
 
 
 def keyed_ungranted(key: str | None, value: str, granted: Mapping[str, str]) -> bool:

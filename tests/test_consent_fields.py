@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from commands.consent_fields import fields_of, mentions, same_value
+from commands.consent_fields import field_value, fields_of, mentions, same_value
 
 DATA = Path(__file__).parent / "data" / "consent_fields.jsonl"
 MIN_PRECISION = 0.95
@@ -89,3 +89,13 @@ def test_in_a_document_about_the_user_a_name_is_the_user() -> None:
     assert fields_of("Pri lives in Porto.", named_is_user=True) == {"city": "Porto"}
     assert fields_of("My sister Ingrid lives in Rome.", named_is_user=True) == {}
     assert fields_of("The user's pronouns are she/her.") == {"pronouns": "she/her"}
+
+
+def test_a_bare_value_must_look_like_its_field() -> None:
+    # extracted facts file bare values under keys ("user/name": "And" from a bad extraction)
+    assert field_value("preferred_name", "Maya Silva") == "Maya Silva"
+    assert field_value("preferred_name", "And") is None
+    assert field_value("city", "the suburbs") is None
+    assert field_value("language", "Portuguese") == "Portuguese"
+    assert field_value("language", "fast") is None
+    assert field_value("pronouns", "She / Her") == "she/her"
