@@ -17,10 +17,11 @@ import builtins
 import getpass
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from commands import core_sync
 from commands.consent_api import ConsentMixin
@@ -185,15 +186,16 @@ class MnemoLedger(
         importance: float = DEFAULT_IMPORTANCE,
         evidence: Sequence[str] | None = None,
         category: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> AddResult:
         """HAEMA add(): remember one or more contents for `user`.
 
         The raw input is recorded first; related memories are reconstructed together with
         the new contents in one LLM pass, replaced ones are superseded, near-duplicates are
         reinforced instead of stored twice, and core.md is updated once, all in one atomic
-        write. `category` (seed 003 §5) files the new memories under it; an `agent` some
-        allowlist names may only name a category of its allowlist (`CategoryNotWritable`,
-        before anything is written)."""
+        write. `category` (seed 003 §5) files the new memories under it; an `agent` may only
+        name a category of its allowlist (`CategoryNotWritable`, before anything is
+        written). `metadata` is kept on every new memory."""
         if isinstance(contents, str):
             contents = [contents]
         category = self.categories_config.check_write(agent, category)
@@ -207,6 +209,7 @@ class MnemoLedger(
             importance=importance,
             evidence=evidence,
             category=category,
+            metadata=metadata,
         )
         outcome = self.add_pipeline.run(request, self._provenance(user, agent, thread))
         return AddResult(

@@ -17,7 +17,8 @@ differs (see the README's "Coming from mem0"):
   `run_id`);
 - `infer=True` runs the ledger's add pipeline (split, dedup, reconstruction) over the user
   messages (the assistant's too when `agent_id` is given, as mem0's agent memory does);
-  `infer=False` stores each non-system message as it is, with `metadata` and its `role`;
+  `infer=False` stores each non-system message as it is, with `metadata` and its `role`
+  (`infer=True` keeps `metadata` on every memory the add writes);
 - `delete` and `delete_all` forget (soft delete: the log keeps every event, `restore`
   brings a memory back); `reset` forgets every active memory it may touch, as events: an
   append-only log is never emptied (`mnemoledger erase` crypto-shreds a user instead);
@@ -257,21 +258,16 @@ class Memory:
             )
         extra = checked_metadata(metadata) or {}
         turns = _messages(messages)
-        if infer and extra:
-            raise InvalidInput(
-                "metadata is stored with infer=False only: the add pipeline does not carry "
-                "metadata yet"
-            )
         if memory_type == PROCEDURAL_MEMORY:
             steps = "\n".join(str(t["content"]) for t in turns)
-            return self._add_inferred([steps], owner, agent, scope.run_id, kind=PROCEDURAL)
+            return self._add_inferred([steps], owner, agent, scope.run_id, extra, kind=PROCEDURAL)
         if not infer:
             return self._add_raw(turns, owner, agent, scope.run_id, extra)
         roles = {"assistant"} if scope.agent_id and _has_role(turns, "assistant") else {"user"}
         contents = [str(t["content"]) for t in turns if t["role"] in roles]
         if not contents:
             return {"results": []}
-        return self._add_inferred(contents, owner, agent, scope.run_id)
+        return self._add_inferred(contents, owner, agent, scope.run_id, extra)
 
     def update(
         self, memory_id: str, data: str, metadata: Mapping[str, Any] | None = None
@@ -418,11 +414,14 @@ class Memory:
         user: str,
         agent: str | None,
         thread: str | None,
+        metadata: dict[str, Any],
         kind: str | None = None,
     ) -> dict[str, Any]:
         extra: dict[str, Any] = {"kind": kind} if kind is not None else {}
         verbs = self._access.verbs
-        result = verbs.add(contents, user=user, agent=agent, thread=thread, **extra)
+        result = verbs.add(
+            contents, user=user, agent=agent, thread=thread, metadata=metadata or None, **extra
+        )
         return {"results": self._outcome(result)}
 
     def _add_raw(

@@ -200,6 +200,7 @@ class ScopedMemory:
         namespace: str = "default",
         importance: float = DEFAULT_IMPORTANCE,
         category: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> AddResult:
         """The key's add: the category written (`category`, else the one derived from kind
         and namespace) must be one of the key's categories, refused naming them."""
@@ -219,6 +220,7 @@ class ScopedMemory:
                 namespace=namespace,
                 importance=importance,
                 category=named,
+                metadata=metadata,
             )
 
     def update(

@@ -64,11 +64,13 @@ def test_add_query_history_path(server: LiveServer) -> None:
             "thread_id": "t1",
             "tags": ["home"],
             "layer": "core",  # engram clients send it; every write enters Buffer
+            "metadata": {"channel": "chat"},
         },
     )
     assert added.status_code == 201, added.text
     memories = added.json()["memories"]
     assert {m["layer"] for m in memories} == {"buffer"}
+    assert [m["metadata"] for m in memories] == [{"channel": "chat"}] * 2
     assert [m["content"] for m in memories] == [
         "Maya moved to Lisbon in May",
         "Maya is allergic to peanuts",
@@ -268,7 +270,7 @@ def test_limits_and_error_bodies(server: LiveServer) -> None:
     too_long = http.post("/memories", json={"contents": ["x" * 8193], "user_id": "maya"})
     assert_error(too_long, 422, "validation_error")
     unknown_field = http.post(
-        "/memories", json={"contents": ["x"], "user_id": "maya", "layer": "core"}
+        "/memories", json={"contents": ["x"], "user_id": "maya", "colour": "blue"}
     )
     assert_error(unknown_field, 422, "validation_error")
     broken = http.post(

@@ -404,8 +404,12 @@ def test_mem0_errors_and_variants(mem0: Memory, home: Path) -> None:
         mem0.history("0" * 32)
     with pytest.raises(ValueError, match="memory_type"):
         mem0.add("x", user_id="u", memory_type="episodic")
-    with pytest.raises(ValueError, match="metadata"):
-        mem0.add("I like tea", user_id="u", metadata={"a": 1})  # infer=True cannot keep it
+    kept = mem0.add("I like green tea", user_id="u", metadata={"source": "chat", "a": 1})
+    [tea] = [r for r in kept["results"] if r["event"] == "ADD"]
+    assert mem0.get(tea["id"])["metadata"] == {"source": "chat", "a": 1}, "infer=True keeps it"
+    assert [r["id"] for r in mem0.get_all(user_id="u", filters={"a": 1})["results"]] == [
+        tea["id"]
+    ]
     with pytest.raises(ValueError, match="messages"):
         mem0.add(42, user_id="u")  # type: ignore[arg-type]
     assert mem0.get("0" * 32) is None
@@ -445,7 +449,7 @@ def test_mem0_errors_and_variants(mem0: Memory, home: Path) -> None:
     assert mem0.ledger.get(procedure["results"][0]["id"]).kind == "procedural"
 
     # reset forgets everything, as events; restore brings a memory back
-    assert mem0.reset()["forgotten"] == 4
+    assert mem0.reset()["forgotten"] == 5
     assert mem0.get_all(user_id="u") == {"results": []}
     mem0.ledger.restore(raw["results"][0]["id"])
     assert texts(mem0.get_all(user_id="u")) == ["Call me Sam"]

@@ -70,6 +70,9 @@ class AddMemoriesRequest(_Body):
         description="File the memories under this category, one of the key's "
         "(default: derived from kind and namespace); another is a 403 naming the key's.",
     )
+    metadata: dict[str, Any] | None = Field(
+        default=None, description="Free-form metadata kept on every new memory."
+    )
     layer: Literal["buffer", "working", "core"] | None = Field(
         default=None,
         description="Accepted for engram clients and ignored: every write enters the "

@@ -13,7 +13,7 @@ again from step 2 on fresh state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -48,6 +48,8 @@ from ledger.policy import (
     DEDUP_COSINE_SIM,
     DEDUP_JACCARD_PREFILTER,
     INSERT_MERGE_SIM,
+    LAYER_RANK,
+    LAYERS,
     MAX_EVIDENCE_ITEMS,
     PROCEDURAL,
     SEMANTIC,
@@ -77,6 +79,8 @@ class AddRequest:
     category: str | None = None
     """Seed 003 §5: the category every memory of this add is filed under (checked against
     the writer's allowlist by the caller); None: readers derive one."""
+    metadata: Mapping[str, Any] | None = None
+    """Free-form metadata every new memory of this add carries (mem0's `metadata`)."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -91,6 +95,8 @@ class AddRequest:
         }
         if self.category is not None:  # absent when unnamed: older recordings stay as they were
             given["category"] = self.category
+        if self.metadata is not None:
+            given["metadata"] = dict(self.metadata)
         return given
 
 
@@ -367,6 +373,7 @@ class AddPipeline:
             [draft] = recorded_ids(
                 self.ledger.draft(decided, [_new_memory(request, content, evidence)])
             )
+            keep_layer(draft, consumed)
             added.append(draft)
             for old in consumed:
                 if old.state == ACTIVE:
@@ -428,6 +435,17 @@ class AddPipeline:
         return core_sync.record(document, decided, bullets, caused_by)
 
 
+def keep_layer(draft: Memory, replaced: Sequence[Memory]) -> None:
+    """A memory that replaces a Working or Core one takes its layer (every other write
+    enters Buffer, seed 001 §1): a corrected Core fact stays in Core."""
+    active = [m for m in replaced if m.state == ACTIVE]
+    if not active:
+        return
+    target = max((m.layer for m in active), key=LAYER_RANK.__getitem__)
+    for layer in LAYERS[LAYER_RANK[draft.layer] : LAYER_RANK[target]]:
+        draft.promote(layer, "replaces", 0)
+
+
 def reconstruction_problems(
     output: ReconstructOutput,
     related: list[RelatedMemory],
@@ -485,4 +503,5 @@ def _new_memory(
         importance=request.importance,
         evidence=evidence if evidence is not None else request.evidence,
         category=request.category,
+        metadata=request.metadata,
     )

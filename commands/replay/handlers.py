@@ -43,6 +43,10 @@ def _list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else []
 
 
+def _mapping(value: Any) -> dict[str, Any] | None:
+    return dict(value) if isinstance(value, dict) else None
+
+
 @handles("AddRequested")
 def add(target: MnemoLedger, command: RecordedCommand) -> object:
     given = command.input
@@ -57,6 +61,7 @@ def add(target: MnemoLedger, command: RecordedCommand) -> object:
         evidence=None if evidence is None else [str(e) for e in _list(evidence)],
         split=bool(given.get("split", True)),
         category=None if given.get("category") is None else str(given["category"]),
+        metadata=_mapping(given.get("metadata")),
     )
     target.refresh()
     return target.add_pipeline.run(request, command.provenance())

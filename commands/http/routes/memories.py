@@ -42,6 +42,7 @@ async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddRe
             namespace=body.namespace,
             importance=body.importance,
             category=body.category,
+            metadata=body.metadata,
         )
     )
 
