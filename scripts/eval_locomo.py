@@ -334,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo JSON (e.g. dev.json)")
     parser.add_argument("--json", action="store_true", help="print only a JSON report")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
+    parser.add_argument(
+        "--only", help="only these conversations (sample ids, comma-separated: conv-30,conv-41)"
+    )
     parser.add_argument("--home", type=Path, help="keep the ledger here (default: temp dir)")
     parser.add_argument(
         "--consolidate",
@@ -342,6 +345,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     conversations = load(args.data)[: args.limit]
+    if args.only:
+        wanted = set(args.only.split(","))
+        conversations = [c for c in conversations if c.sample_id in wanted]
+        if missing := wanted - {c.sample_id for c in conversations}:
+            parser.error(f"no conversation {', '.join(sorted(missing))} in {args.data}")
     console = Console(stderr=True, quiet=args.json)
     home = args.home or Path(tempfile.mkdtemp(prefix="mnemoledger-locomo-"))
     results = {"mnemoledger": Scores(), "bm25": Scores(), "vector": Scores()}
