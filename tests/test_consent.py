@@ -539,9 +539,7 @@ def test_a_user_note_asks_and_the_context_shows_only_what_is_granted(
     context = memory.context("pri")
     assert context.user is not None and context.user.content == "I love cycling."
     assert_none_of_the_repro(context.text)
-    memory.write_note(
-        "Please reply in Portuguese.", user="pri", kind="rule", evidence=["turn 3"]
-    )
+    memory.write_note("Please reply in Portuguese.", user="pri", kind="rule", evidence=["turn 3"])
     assert requested(memory)["language"] == "Portuguese"
     assert "Portuguese" not in memory.context("pri").text
 
