@@ -179,6 +179,8 @@ _NOT_NAMES: Final = _word_set(
     " Sunday January February March April May June July August September October November"
     " December The A An In On At From Your You My We Our It This That So Well Yes No Hey"
     " Hi Hello English French German Spanish Italian Portuguese Dutch Chinese Japanese"
+    " And But Or Same Always Never Right Look Looky Over Out Up Down Come Oh Wow Cool Nice"
+    " Me Us Everyone Everybody Someone Somebody Nobody Anyone Anybody Who What Glad Welcome"
 )
 _WEEKDAY: Final = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _MONTH: Final = (
@@ -213,12 +215,19 @@ _CALL_ME: Final = re.compile(
     rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME})"
 )
 _I_AM_NAME: Final = re.compile(
-    rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am|it's|its|this is)"
-    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b))",
+    rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am)"
+    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b))"
+    rf"|^(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+(?:it's|its|this is)"
+    rf"\s+(?P<name2>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|again\b|btw\b))"
+    rf"|^(?:it's|its|this is)\s+(?P<name3>{_NAME})(?=\s*(?:,\s*(?:in case|remember|again|btw"
+    rf"|by the way)|here\b|again\b|btw\b|speaking\b|writing\b))",
     _I,
 )
+"""'I'm Maya', 'Hey, it's Jordan', 'It's Jordan, in case you forgot'; not 'It's Shia
+Labeouf!' nor 'this is Max!' (someone shown, not the speaker)."""
 _NAME_HERE: Final = re.compile(
-    rf"^(?:(?:hi|hello|hey|yo)[\s,!.]+)?(?:it's |its )?(?P<name>{_NAME}) here\b", _I
+    rf"^(?:(?:hi|hello|hey|yo)[\s,!.]+)?(?:it's |its )?(?P<name>{_NAME}) here\b(?!'s| to\b)",
+    _I,
 )
 
 
@@ -230,7 +239,8 @@ def _name(sentence: str) -> Iterator[Stated]:
         match = pattern.search(sentence)
         if match is None:
             continue
-        name = match.group("name")
+        groups = match.groupdict()
+        name = groups.get("name") or groups.get("name2") or groups.get("name3") or ""
         words = name.split()
         if pattern is not _NAME_IS and not all(_is_name(w) for w in words):
             continue
@@ -247,7 +257,7 @@ def _name(sentence: str) -> Iterator[Stated]:
 
 _JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS})(?: (?:{_JOBS}))?)s?\b"
 _I_AM_A_JOB: Final = re.compile(
-    rf"(?:{_SUBJECT_I}(?:'m| am|'ve been| have been)?|^[Bb]een) ?{_ADVERB}"
+    rf"(?:\bI(?:'m| am|'ve been| have been)|^[Bb]een) ?{_ADVERB}"
     rf"(?:working as |employed as )?"
     rf"(?:an? |the )(?!fan\b){_JOB_PHRASE}",
     _I,
@@ -304,6 +314,10 @@ _BEEN_WITH: Final = re.compile(
     + r"|\b(?i:(?:the|my|our) (?:company|startup|business|firm|shop|studio|agency|practice)"
     r" is (?:called|named)) " + _ORG.replace("org>", "org2>")
 )
+_LOST_JOB: Final = re.compile(
+    r"\b(?:lost|left|quit|was fired from|got fired|laid off|let go|used to|resigned)\b", _I
+)
+"""An employer the user no longer has ("I lost my job at Door Dash")."""
 _NOW_AT: Final = re.compile(
     r"^(?i:currently|now|still|these days) (?:at|with) (?:the )?" + _ORG + r"$"
 )
@@ -351,7 +365,7 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
 
 
 def _employer(clause: str) -> Iterator[Stated]:
-    if NEGATION.search(clause):
+    if NEGATION.search(clause) or _LOST_JOB.search(clause):
         return
     for pattern in (
         _MY_EMPLOYER,
@@ -528,6 +542,7 @@ def _allergy(clause: str) -> Iterator[Stated]:
     what = next((g for g in (groups.get(f"what{n}") for n in ("", "2", "3", "4")) if g), "")
     what = what.strip()
     what = re.sub(r"^(?:the|all|any) ", "", what, flags=_I)
+    what = re.sub(r" (?:as well|too|also|though)$", "", what, flags=_I)
     if what:
         yield Stated("allergy", what, item=what)
 
@@ -711,14 +726,14 @@ _PART_OF_DAY_WORD: Final = re.compile(_PART_OF_DAY, _I)
 
 
 def _when(activity: str, said: str, when: str) -> str:
-    """The schedule as the memory's content: the activity, then when; a part of the day the
-    activity's own words gave ("my morning run is at 6") is kept."""
+    """The schedule as the memory's content: the activity as said, then when; a part of the
+    day only the activity's words gave ("my morning run is at 6") is kept."""
     when = when.strip()
-    part = _PART_OF_DAY_WORD.search(said)
-    if part is not None and part.group(0).lower() not in when.lower():
-        when = f"{when} in the {part.group(0).lower()}"
     said_words = [w for w in said.lower().split() if w not in _DETERMINERS | _ASIDES]
     named = " ".join(said_words) if set(activity.split()) <= set(said_words) else activity
+    part = _PART_OF_DAY_WORD.search(said)
+    if part is not None and part.group(0).lower() not in f"{when} {named}".lower():
+        when = f"{when} in the {part.group(0).lower()}"
     return f"{named} {when}"
 
 
@@ -971,7 +986,7 @@ _HEDGE: Final = re.compile(
 )
 """A clause that wonders or plans states nothing yet ("I might move to Amsterdam")."""
 _PROPER_NAME_AFTER: Final = re.compile(
-    r"\s*(?:(?:a|an|the|my|our|new|job|at|in|to|for|with|by|up|over|there|now) ){0,3}"
+    r"\s*(?:(?:the|job|at|in|to|for|with|by|up|over|there|now) ){0,3}"
     r"(?P<value>[A-Z][\w'.&+\u00c0-\u017f-]*(?: (?:of |de |and )?[A-Z][\w'.&+\u00c0-\u017f-]*)*)"
 )
 
@@ -980,7 +995,12 @@ def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
     """Residence, hometown and employer by the catalogue's cues ("I ended up settling in
     Leeds", "I got a job at Spotify"): the proper name right after the cue, when the
     statement is the user's own and neither hedged, negated nor ended."""
-    if _HEDGE.search(clause) or ENDED.search(clause) or NEGATION.search(clause):
+    if (
+        _HEDGE.search(clause)
+        or ENDED.search(clause)
+        or NEGATION.search(clause)
+        or _LOST_JOB.search(clause)
+    ):
         return
     spoken = {f.attribute for f in facts_of(clause) if not f.holder}
     for name, attribute in _CATALOGUED.items():
