@@ -103,9 +103,19 @@ def _show_related(result: QueryResult) -> None:
 @click.option("--run-id", help="Filter: memories written in this thread or command run.")
 @click.option("--actor-id", help="Filter: memories written by this actor.")
 @click.option("--role", help="Filter: memories with this `role` metadata.")
-@click.option("--pinned/--not-pinned", default=None, help="Filter: pinned or not.")
-@click.option("--importance-min", type=float, help="Filter: importance >= this (0-1).")
-@click.option("--importance-max", type=float, help="Filter: importance <= this (0-1).")
+@click.option("--category", "category_filter", help="Filter: comma-separated categories to keep.")
+@click.option("--pinned/--not-pinned", default=None, help="Filter: with the `pinned` tag or not.")
+@click.option(
+    "--importance-min",
+    type=float,
+    help="Filter: importance >= this (1-5 if a bound is above 1, else 0-1).",
+)
+@click.option("--importance-max", type=float, help="Filter: importance <= this (same scale).")
+@click.option(
+    "--importance-scale",
+    type=click.Choice(("0-1", "1-5")),
+    help="The scale of the importance bounds (default: 1-5 if a bound is above 1).",
+)
 @click.option("--updated-after", help="Filter: updated at or after this ISO date/time.")
 @click.option("--updated-before", help="Filter: updated before this ISO date/time.")
 @global_options
@@ -126,21 +136,26 @@ def query(
     run_id: str | None,
     actor_id: str | None,
     role: str | None,
+    category_filter: str | None,
     pinned: bool | None,
     importance_min: float | None,
     importance_max: float | None,
+    importance_scale: str | None,
     updated_after: str | None,
     updated_before: str | None,
 ) -> None:
-    """memory.query (seed 003 §6): an agent's scoped recall, header first, within a budget."""
+    """An agent's scoped recall: the thread's recent memory changes first, then the best
+    matches in the categories the agent may read, within a token budget."""
     filters = {
         "agent_id": agent_id,
         "run_id": run_id,
         "actor_id": actor_id,
         "role": role,
+        "category": _names(category_filter),
         "pinned": pinned,
         "importance_min": importance_min,
         "importance_max": importance_max,
+        "importance_scale": importance_scale,
         "updated_after": _moment("--updated-after", updated_after),
         "updated_before": _moment("--updated-before", updated_before),
     }

@@ -1,7 +1,7 @@
 """`memory.query` (seed 003 §6): one tool for the supervisor and its scoped subagents.
 
     {"agent": "planner", "query": "deployment plan context", "categories": ["tasks"],
-     "filters": {"user_id": "maya", "importance_min": 0.3, "updated_after": "2025-07-01"},
+     "filters": {"user_id": "maya", "importance_min": 2, "updated_after": "2025-07-01"},
      "top_k": 3, "return": "bullets", "budget_tokens": 512, "threshold": 0.65,
      "thread": "t-42"}
 
@@ -14,17 +14,23 @@ In this order:
 2. With a `thread`, the delta header (§1) comes first: changes since `since_rev`, else since
    the revision this agent was last served in the thread (from its `RecallServed` events),
    else since rev 0; only the user's memories, in the agent's allowlist, not sensitive.
-3. `context: all` categories: every servable memory of them (no similarity threshold),
-   most important first. `context: rag` categories: hybrid search over-fetched
+3. `context: all` categories: their servable memories (no similarity threshold), most
+   important first, come first and count toward `top_k`. `context: rag` categories fill
+   the rest: hybrid search over-fetched
    (`top_k x QUERY_OVERFETCH`, growing while filters reject), then the filters applied
    here, server-side; at most `rag_length` per category, at most `top_k` in all; with a
    `threshold`, results whose relevance (cosine similarity of the query and memory
    embeddings) is below it are dropped. Only active, unexpired, non-sensitive memories are
    ever served (seed 002: sensitive notes stay out of agent context).
 4. Filters: `user_id` (required), `agent_id` / `actor_id` (who wrote the memory),
-   `run_id` (the thread or the command run it was written in), `role` and `pinned`
-   (memory metadata; no `pinned` = not pinned), `importance_min/max` (the ledger's 0-1
-   scale, inclusive), `updated_after` (inclusive) / `updated_before` (exclusive).
+   `run_id` (the thread or the command run it was written in), `role` (memory metadata),
+   `category` (one name or a list, held to the agent's allowlist like `categories`; alone,
+   it names the categories read), `pinned` (the `pinned` tag, the one the lifecycle's
+   soft-delete spares), `importance_min/max` (inclusive) and `updated_after` (inclusive) /
+   `updated_before` (exclusive). Importance bounds are read on the seed's 1-5 scale
+   (compared with 1 + round(4 x importance), the `imp=` of the delta header) when either
+   bound is above 1, else on the ledger's 0-1 scale; `importance_scale` ("1-5" / "0-1")
+   says which explicitly. So `{"importance_min": 1, "importance_max": 5}` admits all.
 5. Rendering: `bullets` -> `{"id", "category", "text": "[category] content"}`; `full` ->
    the memory as `get` shows it plus `score`, `relevance`, effective `category`, context
    mode and access counters. `budget_tokens` bounds header + results, each estimated as
@@ -61,6 +67,7 @@ from ledger.policy import (
     FULL,
     MAX_BUDGET_TOKENS,
     MAX_QUERY_CHARS,
+    PINNED_TAG,
     PROCEDURAL_CATEGORY,
     QUERY_DEFAULT_RETURN,
     QUERY_DEFAULT_TOP_K,
@@ -72,12 +79,18 @@ from ledger.policy import (
 )
 from ledger.provenance import acting_as
 from ledger.recall import Recall
-from ledger.validation import identifier, normalize_text, unit_interval
-from projections.delta import DeltaProjection
+from ledger.validation import identifier, normalize_text
+from projections.delta import DeltaProjection, seed_importance
 from projections.embeddings.embedder import Embedder
 from projections.graph import GraphProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.vectors import VectorsProjection
+
+SEED_IMPORTANCE_MIN = 1  # seed 003's importance scale (imp=1..5): 1 + round(4 x ours)
+SEED_IMPORTANCE_MAX = 5
+
+ImportanceScale = Literal["0-1", "1-5"]
+"""`0-1`: the ledger's importance; `1-5`: the seed's scale (the delta header's `imp=`)."""
 
 
 class QueryFilters(BaseModel):
@@ -94,11 +107,18 @@ class QueryFilters(BaseModel):
     """The actor (person or process) that wrote the memory."""
     role: str | None = None
     """The memory's `role` metadata (e.g. user, assistant)."""
+    category: list[str] | None = None
+    """Only memories of these categories (one name or a list); each must be one the
+    agent may read."""
     pinned: bool | None = None
-    """The memory's `pinned` metadata (absent = not pinned)."""
+    """Whether the memory carries the `pinned` tag (pinned memories are never
+    soft-deleted for disuse)."""
     importance_min: float | None = None
-    """Inclusive, on the ledger's 0-1 importance scale."""
+    """Inclusive; on the 1-5 scale when a bound is above 1 (or `importance_scale` is
+    "1-5"), else on the 0-1 scale."""
     importance_max: float | None = None
+    importance_scale: ImportanceScale | None = None
+    """Which scale the importance bounds use (default: "1-5" if a bound is above 1)."""
     updated_after: datetime | None = None
     """Inclusive; a date or a time, UTC when no zone is given."""
     updated_before: datetime | None = None
@@ -114,10 +134,24 @@ class QueryFilters(BaseModel):
     def _optional_id(cls, value: str | None) -> str | None:
         return None if value is None else normalize_text(value) or None
 
+    @field_validator("category", mode="before")
+    @classmethod
+    def _categories(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list | tuple):
+            names = [str(identifier("category", name)) for name in value]
+            return list(dict.fromkeys(names)) or None
+        return value
+
     @field_validator("importance_min", "importance_max")
     @classmethod
     def _importance(cls, value: float | None) -> float | None:
-        return None if value is None else unit_interval("importance filter", value)
+        if value is None:
+            return None
+        if isinstance(value, bool) or math.isnan(value):
+            raise ValueError("importance bounds must be numbers")
+        return float(value)
 
     @field_validator("updated_after", "updated_before")
     @classmethod
@@ -129,23 +163,38 @@ class QueryFilters(BaseModel):
     @model_validator(mode="after")
     def _ranges(self) -> QueryFilters:
         low, high = self.importance_min, self.importance_max
+        scale = self.scale
+        bottom, top = (SEED_IMPORTANCE_MIN, SEED_IMPORTANCE_MAX) if scale == "1-5" else (0, 1)
+        for name, value in (("importance_min", low), ("importance_max", high)):
+            if value is not None and not bottom <= value <= top:
+                raise ValueError(f"{name} {value:g} is outside the {scale} importance scale")
         if low is not None and high is not None and low > high:
-            raise ValueError(f"importance_min {low} is above importance_max {high}")
+            raise ValueError(f"importance_min {low:g} is above importance_max {high:g}")
         return self
+
+    @property
+    def scale(self) -> ImportanceScale:
+        """The scale the importance bounds are read on."""
+        if self.importance_scale is not None:
+            return self.importance_scale
+        bounds = (b for b in (self.importance_min, self.importance_max) if b is not None)
+        return "1-5" if any(b > 1 for b in bounds) else "0-1"
 
     def match(self, row: MemoryRow) -> bool:
         """Whether the memory passes every filter given."""
         meta = row.metadata or {}
         updated = _aware(datetime.fromisoformat(row.updated_at))
+        importance = seed_importance(row.importance) if self.scale == "1-5" else row.importance
         checks = (
             row.user_id == self.user_id,
             self.agent_id is None or row.agent_id == self.agent_id,
             self.run_id is None or self.run_id in (row.thread_id, row.causation_id),
             self.actor_id is None or row.actor == self.actor_id,
             self.role is None or meta.get("role") == self.role,
-            self.pinned is None or bool(meta.get("pinned", False)) == self.pinned,
-            self.importance_min is None or row.importance >= self.importance_min,
-            self.importance_max is None or row.importance <= self.importance_max,
+            self.category is None or row.effective_category in self.category,
+            self.pinned is None or (PINNED_TAG in row.tags) == self.pinned,
+            self.importance_min is None or importance >= self.importance_min,
+            self.importance_max is None or importance <= self.importance_max,
             self.updated_after is None or updated >= self.updated_after,
             self.updated_before is None or updated < self.updated_before,
         )
@@ -289,7 +338,11 @@ def memory_query(
 ) -> QueryResult:
     """Answer one `memory.query` (see the module doc) and record it as `RecallServed`."""
     req = parse_request(request)
-    scope = categories.scope(req.agent, req.categories)  # refused here: nothing searched
+    named = req.filters.category
+    # refused here, nothing searched: categories, and a `category` filter, beyond the allowlist
+    scope = categories.scope(req.agent, req.categories or named)
+    if named is not None and req.categories:
+        categories.scope(req.agent, named)
     refresh()
     moment = now or datetime.now(UTC)
     user = req.filters.user_id
@@ -306,10 +359,12 @@ def memory_query(
             req.thread, since, user_id=user, categories=_header_categories(categories, scope)
         )
 
-    candidates = _always(layers, scope, req, moment)
+    candidates = _always(layers, scope, req, moment)[: req.top_k]
     hidden = 0
-    if scope.searched:
-        found, hidden = _searched(layers, vectors, embedder, scope, req, moment, graph)
+    room = req.top_k - len(candidates)
+    if scope.searched and room > 0:
+        searched = req.model_copy(update={"top_k": room})
+        found, hidden = _searched(layers, vectors, embedder, scope, searched, moment, graph)
         candidates += found
 
     told = header
@@ -403,7 +458,8 @@ def _servable_for(row: MemoryRow, scope: Scope, req: QueryRequest, now: datetime
 def _always(
     layers: LayersProjection, scope: Scope, req: QueryRequest, now: datetime
 ) -> list[_Candidate]:
-    """Every servable memory of the `context: all` categories, most important first."""
+    """Every servable memory of the `context: all` categories, most important first (the
+    caller keeps the first `top_k`)."""
     always = set(scope.always)
     if not always:
         return []

@@ -110,8 +110,9 @@ class QueryMixin:
     ) -> QueryResult:
         """`memory.query` for `agent` over `user`'s memories: allowlist enforced first, then
         the delta header (with `thread`) and the results, as bullets or full memories,
-        within `budget_tokens`. `filters` takes the seed's other keys (agent_id, run_id,
-        actor_id, role, pinned, importance_min/max, updated_after/before)."""
+        within `budget_tokens`. `filters` takes the other keys (agent_id, run_id, actor_id,
+        role, category, pinned, importance_min/max on the 1-5 scale when a bound is above
+        1 else 0-1, importance_scale, updated_after/before)."""
         given = dict(filters or {})
         if given.get("user_id", user) != user:
             raise InvalidInput("filters.user_id differs from user")

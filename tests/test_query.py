@@ -276,7 +276,7 @@ def test_filters_are_applied_server_side(memory: QueryLedger) -> None:
 def test_role_pinned_and_run_filters(memory: QueryLedger) -> None:
     pinned, said = remember(
         memory,
-        NewMemory("Maya tea rule one", category="tasks", metadata={"pinned": True}),
+        NewMemory("Maya tea rule one", category="tasks", tags=["pinned"]),
         NewMemory("Maya tea rule two", category="tasks", metadata={"role": "assistant"}),
         thread="run-7",
     )
