@@ -48,8 +48,15 @@ DECISION_CUES: Final = re.compile(
     r"\b(decided|chose|chosen|picked|went with|opted)\b.*\b(because|since|so that|to avoid)\b", _I
 )
 PROCEDURE_CUES: Final = re.compile(
-    r"\b(step \d|steps?:|first,|then run|to (deploy|build|release|install|set up)|how to)\b", _I
+    r"\b(?:step \d|steps?:|then run)\b"
+    r"|\bto (?:deploy|build|release|install|set up)\b[^.;]*\b(?:run|use|open|click|type|call)\b"
+    r"|^\s*\d+[.)]\s+\S.*\n\s*\d+[.)]\s+\S",
+    _I | re.MULTILINE,
 )
+"""Instructions: numbered steps, "step 2", "steps:", "then run", "to deploy ..., run ...".
+Not a mention of doing something ("I made a video to teach how to style my pieces", "First,
+I went to the store"): a memory marked procedural is served only to the agents that ask
+for procedures."""
 ABSORB_OVERLAP: Final = 0.5
 """Word overlap from which the offline reconcile folds two memories into one."""
 _STOP: Final = frozenset(
