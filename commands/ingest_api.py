@@ -32,8 +32,10 @@ from ledger import Ledger, Provenance, Settings
 from ledger.policy import ACTIVE
 from ledger.validation import identifier
 from projections.consent import ConsentProjection
+from projections.embeddings.cache import CachedEmbedder
 from projections.layers import LayersProjection
 from projections.runner import Progress as RefreshProgress
+from projections.vectors import VectorsProjection
 
 TurnsSource = str | Path | Sequence[Turn | Mapping[str, Any]]
 """A JSONL file, or the turns themselves (`Turn`s or `{"role","content","ts"?,"id"?}`)."""
@@ -73,6 +75,8 @@ class IngestHost(Protocol):
     llm: LLMProvider
     settings: Settings
     consent_model: ConsentProjection
+    embedder: CachedEmbedder
+    vectors: VectorsProjection
 
     def refresh(self, progress: RefreshProgress | None = None) -> int: ...
 
@@ -88,6 +92,8 @@ def ingest_pipeline(host: IngestHost) -> IngestPipeline:
         host.settings,
         refresh=host.refresh,
         consent=host.consent_model,
+        embedder=host.embedder,
+        vectors=host.vectors,
     )
 
 

@@ -1,6 +1,7 @@
 """The minimal relations layer (seed 003 §2): automatic edges on write, a boost on read.
 
-Write path: when memories are created or updated, `auto_links` finds each one's top-K
+Write path: when memories are created or updated (by add, ingest or update),
+`auto_links` finds each one's top-K
 neighbours with similarity >= link_min (stored memories of the same user and the other
 memories of the same batch), and `apply_links` records them as `MemoryLinked` events of
 type `auto` with `strength = score` on the new memories' aggregates, so a pipeline saves
@@ -19,8 +20,11 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from commands import core_sync
 from commands.models import EdgeOut
-from ledger import Memory, MemoryNotFound, Provenance, validation
+from commands.sanitize import MAX_TOOL_VALUE_CHARS
+from ledger import Ledger, Memory, MemoryNotFound, Provenance, validation
+from ledger.errors import InvalidInput
 from ledger.policy import (
     ACTIVE,
     AUTO_LINK_TYPE,
@@ -32,6 +36,7 @@ from ledger.policy import (
     SENSITIVE,
 )
 from ledger.provenance import acting_as
+from projections.embeddings.embedder import Embedder
 from projections.graph import GraphProjection
 from projections.layers import LayersProjection, MemoryRow
 from projections.vectors import VectorsProjection
@@ -119,6 +124,58 @@ def apply_links(
             memory.link(target, AUTO_LINK_TYPE, strength)
         changed.setdefault(source, memory)
     return list(changed.values())
+
+
+def link_written(
+    memories: Sequence[Memory],
+    embedder: Embedder,
+    vectors: VectorsProjection,
+    provenance: Provenance,
+    *,
+    exclude: Set[str] = frozenset(),
+) -> list[Memory]:
+    """Seed 003 §2 for any write: the `auto` edges of the active `memories` (new or with
+    new content, all of one user) to their top-K neighbours, recorded on them (not saved;
+    their vectors come from the embedding cache). Returns the memories that gained an
+    edge."""
+    active = [m for m in memories if m.state == ACTIVE]
+    if not active:
+        return []
+    embedded = embedder.passages([m.content for m in active])
+    links = auto_links(
+        [(m.id.hex, v) for m, v in zip(active, embedded, strict=True)],
+        active[0].user_id,
+        vectors,
+        exclude=exclude,
+    )
+    return apply_links({m.id.hex: m for m in active}, links, provenance)
+
+
+def update_linked(
+    ledger: Ledger,
+    provenance: Provenance,
+    memory_id: str,
+    content: str,
+    tags: Sequence[str] | None,
+    embedder: Embedder,
+    vectors: VectorsProjection,
+) -> Memory:
+    """UPDATE with seed 003 §2's edges: the memory takes its new content (and tags), links
+    to the neighbours of that content, and core.md follows, in one save. The new content of
+    a memory with a key (a key/value memory, seed 004 §15) is held to the value limit."""
+    new_content = validation.content(content)
+    new_tags = validation.tags(tags) if tags is not None else None
+
+    def change(memory: Memory) -> None:
+        if memory.key is not None and len(new_content) > MAX_TOOL_VALUE_CHARS:
+            raise InvalidInput(
+                f"value has {len(new_content)} characters; a memory with a key holds at most "
+                f"{MAX_TOOL_VALUE_CHARS}"
+            )
+        memory.update(new_content, new_tags)
+        link_written([memory], embedder, vectors, replace(provenance, user_id=memory.user_id))
+
+    return core_sync.change_memory(ledger, provenance, memory_id, change)
 
 
 def edges_of(graph: GraphProjection, memory_id: str) -> list[EdgeOut]:

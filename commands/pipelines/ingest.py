@@ -13,7 +13,8 @@ multi-fact pass of seed 003 §13.
     7. optional MULTI_FACT pass over long user turns: at most 3 writes per turn
     8. if styles were extracted: decay, then SYNTHESIZE the personality directive from at
        least 3 observations, stored (or updated) as `tacit/personality` / `directive`
-    9. everything decided, the LLM calls and the outcome saved in ONE transaction; a
+    9. what is added or rewritten links to its nearest memories (seed 003 §2, `auto` edges);
+       everything decided, the LLM calls and the outcome saved in ONE transaction; a
        concurrent writer of the same user makes it conflict and the run starts again from 3.
 
 Windows. The seed extracts after every completed agentic loop over the "last 6 messages
@@ -62,6 +63,7 @@ from commands.models import memory_out
 from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.pipelines.replaying import recorded_id, recorded_ids
+from commands.relations import link_written
 from commands.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from ledger.command import Command, IngestCommand
@@ -85,7 +87,9 @@ from ledger.policy import (
 from ledger.provenance import acting_as
 from ledger.user import UserStream
 from projections.consent import ConsentProjection
+from projections.embeddings.embedder import Embedder
 from projections.layers import LayersProjection, MemoryRow
+from projections.vectors import VectorsProjection
 
 # --- conversation turns: ../shared/CLI.md (`{"role","content","ts"?,"id"?}` per line) -----
 TURN_ROLES: Final = ("user", "assistant", "system", "tool")
@@ -887,6 +891,9 @@ class IngestPipeline:
     """Called just before the decisive save (tests inject faults here)."""
     consent: ConsentProjection | None = None
     """The consent read model: which sensitive fields were already proposed or decided."""
+    embedder: Embedder | None = None
+    vectors: VectorsProjection | None = None
+    """With both: what an ingest adds or rewrites links to its neighbours (seed 003 §2)."""
 
     def run(
         self,
@@ -1009,6 +1016,8 @@ class IngestPipeline:
             keyed=[(m.key, m.content) for m in added + updated],
             now=consent_gate.asked_at(command),
         )
+        if self.embedder is not None and self.vectors is not None:
+            link_written(_unique(added + updated), self.embedder, self.vectors, provenance)
         self.before_save()
         self.ledger.save(command, user, *_unique(added + updated + reinforced), *consents)
         return outcome
