@@ -2,6 +2,10 @@
 
 It lives beside the read models, not inside them, so dropping and rebuilding a read model
 never embeds a text twice. One SQLite file (WAL), shared safely by several processes.
+
+Each vector remembers when it was last used (stored or read, to the day); opening the
+cache evicts the vectors unused for `MAX_UNUSED_DAYS` (30, as Nebo does on startup, seed
+004 §7). A rebuild after that embeds an evicted text again, once.
 """
 
 from __future__ import annotations
@@ -9,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -19,14 +24,22 @@ from projections.embeddings.embedder import Embedder, Vectors
 MAX_PARAMETERS = 500
 """Bound parameters per statement (SQLite builds before 3.32 allow at most 999)."""
 
+MAX_UNUSED_DAYS = 30.0
+"""Vectors neither stored nor read for this many days are evicted when the cache opens."""
+TOUCH_SECONDS = 86_400
+"""A read refreshes a vector's last use only when it is older than this (a day), so most
+reads write nothing."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
     model TEXT NOT NULL,
     text_sha256 BLOB NOT NULL,
     vector BLOB NOT NULL,
+    last_used INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (model, text_sha256)
 )
 """
+_INDEX = "CREATE INDEX IF NOT EXISTS embeddings_last_used ON embeddings (last_used)"
 
 
 def text_key(text: str) -> bytes:
@@ -37,41 +50,99 @@ def text_key(text: str) -> bytes:
 class EmbeddingCache:
     """float32 vectors stored as blobs in a SQLite file, keyed by (model, text digest)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        max_unused_days: float | None = MAX_UNUSED_DAYS,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """Open (or create) the cache at `path` and evict the vectors unused for
+        `max_unused_days` (None: keep everything). `clock` gives the time in seconds."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.clock = clock
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA page_size = 16384")  # vectors are 1.5 KB: fewer, fuller pages
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute(_SCHEMA)
+        self._add_last_used()
+        self._db.execute(_INDEX)
+        self.evicted = 0 if max_unused_days is None else self.evict_unused(max_unused_days)
+        """How many vectors opening the cache evicted."""
+
+    def _add_last_used(self) -> None:
+        """A cache written before vectors had a last use: every vector counts as used now."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(embeddings)")}
+        if "last_used" in columns:
+            return
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(embeddings)")}
+            if "last_used" not in columns:  # another process may have added it meanwhile
+                self._db.execute(
+                    "ALTER TABLE embeddings ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0"
+                )
+                self._db.execute("UPDATE embeddings SET last_used = ?", (self._now(),))
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _now(self) -> int:
+        return int(self.clock())
+
+    def evict_unused(self, days: float) -> int:
+        """Delete the vectors neither stored nor read in the last `days` days; returns how
+        many were deleted."""
+        if days < 0:
+            raise ValueError(f"days must be >= 0; got {days}")
+        cutoff = self._now() - int(days * 86_400)
+        with self._lock:
+            deleted = self._db.execute(
+                "DELETE FROM embeddings WHERE last_used < ?", (cutoff,)
+            ).rowcount
+        return int(deleted)
 
     def get_many(self, model: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
         """The stored vectors (raw float32 bytes) of those `keys` that are cached."""
         found: dict[bytes, bytes] = {}
+        stale: list[bytes] = []
+        now = self._now()
         step = MAX_PARAMETERS - 1  # one parameter is the model
         with self._lock:
             for start in range(0, len(keys), step):
                 chunk = keys[start : start + step]
                 marks = ", ".join("?" * len(chunk))
                 rows = self._db.execute(
-                    "SELECT text_sha256, vector FROM embeddings "
+                    "SELECT text_sha256, vector, last_used FROM embeddings "
                     f"WHERE model = ? AND text_sha256 IN ({marks})",
                     (model, *chunk),
                 )
-                found.update(rows)
+                for key, vector, last_used in rows:
+                    found[key] = vector
+                    if last_used < now - TOUCH_SECONDS:
+                        stale.append(key)
+            if stale:
+                self._db.executemany(
+                    "UPDATE embeddings SET last_used = ? WHERE model = ? AND text_sha256 = ?",
+                    ((now, model, key) for key in stale),
+                )
         return found
 
     def put_many(self, model: str, items: Iterable[tuple[bytes, bytes]]) -> None:
-        """Store (key, float32 bytes) pairs; keys already present keep their vector."""
+        """Store (key, float32 bytes) pairs, used now; keys already present keep their
+        vector."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                now = self._now()
                 self._db.executemany(
-                    "INSERT OR IGNORE INTO embeddings (model, text_sha256, vector) "
-                    "VALUES (?, ?, ?)",
-                    ((model, key, vector) for key, vector in items),
+                    "INSERT OR IGNORE INTO embeddings (model, text_sha256, vector, last_used) "
+                    "VALUES (?, ?, ?, ?)",
+                    ((model, key, vector, now) for key, vector in items),
                 )
             except BaseException:
                 self._db.execute("ROLLBACK")
