@@ -28,6 +28,7 @@ from commands.cli_recall import context, resume, transcripts
 from commands.cli_replay import diff, replay
 from commands.cli_serve import keys, mcp, serve
 from commands.demo import run_demo
+from commands.facade import AGENT_LIST_LIMIT, LIST_ORDERS, ListOrder
 from commands.options import (
     LIMIT,
     CliState,
@@ -188,6 +189,20 @@ def get(state: CliState, memory_id: str, as_of: str | None) -> None:
 @click.option("--user", help="Only this user's memories.")
 @click.option("--layer", type=click.Choice(LAYERS))
 @click.option("--state", "memory_state", type=click.Choice((*STATES, *LIFECYCLE_STATES)))
+@click.option("--namespace", help="Only namespaces starting with this (tacit: tacit/...).")
+@click.option(
+    "--order",
+    type=click.Choice(LIST_ORDERS),
+    default="id",
+    show_default=True,
+    help="id, or access: most often served first.",
+)
+@click.option("--limit", type=LIMIT, help="At most this many.")
+@click.option(
+    "--top",
+    is_flag=True,
+    help=f"What an agent's list shows: most often served first, at most {AGENT_LIST_LIMIT}.",
+)
 @as_of_option
 @global_options
 @pass_state
@@ -196,14 +211,29 @@ def list_memories(
     user: str | None,
     layer: str | None,
     memory_state: str | None,
+    namespace: str | None,
+    order: ListOrder,
+    limit: int | None,
+    top: bool,
     as_of: str | None,
 ) -> None:
-    """List current memories (or those at --as-of), ordered by id."""
+    """List current memories (or those at --as-of), ordered by id unless --order says."""
+    if top:
+        order, limit = "access", limit or AGENT_LIST_LIMIT
     if as_of is not None:
+        if namespace or order != "id" or limit is not None:
+            raise InvalidInput("--namespace, --order, --limit and --top list current memories")
         with state.ledger().as_of(as_of) as past:
             memories = past.list(user=user, layer=layer, state=memory_state)
     else:
-        memories = state.ledger().list(user=user, layer=layer, state=memory_state)
+        memories = state.ledger().list(
+            user=user,
+            layer=layer,
+            state=memory_state,
+            namespace=namespace,
+            order=order,
+            limit=limit,
+        )
     output.emit(state.as_json, memories, lambda: output.memories_table(memories))
 
 

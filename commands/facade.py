@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from commands import core_sync
 from commands.consent_api import ConsentMixin
@@ -49,7 +49,7 @@ from commands.pipelines.add import AddPipeline, AddRequest
 from commands.project_api import ProjectMixin
 from commands.query_api import QueryMixin
 from commands.recall_api import RecallMixin
-from commands.relations import edges_of
+from commands.relations import edges_of, update_linked
 from commands.replay_api import ReplayMixin
 from commands.report_api import ReportMixin
 from commands.sanitize import screen
@@ -65,6 +65,7 @@ from ledger.policy import (
     DEFAULT_SOURCE,
     LATEST_DEFAULT_LIMIT,
     LATEST_MAX_LIMIT,
+    MAX_LIST_LIMIT,
     SEARCH_DEFAULT_K,
     SEARCH_FUSIONS,
     SEARCH_MAX_K,
@@ -84,6 +85,12 @@ from projections.runner import Progress, Runner
 from projections.topics import TopicsProjection
 from projections.transcripts import TranscriptsProjection
 from projections.vectors import VectorsProjection
+
+ListOrder = Literal["id", "access"]
+LIST_ORDERS: tuple[ListOrder, ...] = ("id", "access")
+"""`list` orders: by id, or most often served first (an agent's `list` action, which also
+takes at most `AGENT_LIST_LIMIT`)."""
+AGENT_LIST_LIMIT = 50
 
 
 def default_actor() -> str:
@@ -243,9 +250,13 @@ class MnemoLedger(
         agent: str | None = None,
         thread: str | None = None,
     ) -> MemoryOut:
-        """Replace a memory's content (UPDATE); core.md follows in the same save."""
+        """Replace a memory's content (UPDATE); it links to the memories its new content is
+        close to, and core.md follows, in the same save."""
         provenance = self._provenance("", agent, thread)
-        memory = core_sync.update(self.ledger, provenance, memory_id, screen(content), tags)
+        self.refresh()
+        memory = update_linked(
+            self.ledger, provenance, memory_id, screen(content), tags, self.embedder, self.vectors
+        )
         return self._current(memory)
 
     def link(
@@ -300,11 +311,30 @@ class MnemoLedger(
         return self._out(row)
 
     def list(
-        self, *, user: str | None = None, layer: str | None = None, state: str | None = None
+        self,
+        *,
+        user: str | None = None,
+        layer: str | None = None,
+        state: str | None = None,
+        namespace: str | None = None,
+        order: ListOrder = "id",
+        limit: int | None = None,
     ) -> builtins.list[MemoryOut]:
-        """Current memories ordered by id, filtered by user, layer and state."""
+        """Current memories filtered by user, layer, state and `namespace` (a prefix:
+        `tacit` lists `tacit/preferences` too); ordered by id, or with `order="access"`
+        most often served first (then most recently changed); at most `limit`."""
+        if order not in LIST_ORDERS:
+            raise InvalidInput(f"order must be one of {', '.join(LIST_ORDERS)}; got {order!r}")
+        if limit is not None and (isinstance(limit, bool) or not 1 <= limit <= MAX_LIST_LIMIT):
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}; got {limit}")
         self.refresh()
-        return [self._out(row) for row in self.layers.list(user, layer, state)]
+        rows = self.layers.list(user, layer, state)
+        if namespace:
+            rows = [row for row in rows if row.namespace.startswith(namespace)]
+        if order == "access":
+            rows.sort(key=lambda row: row.updated_at, reverse=True)
+            rows.sort(key=lambda row: -row.access_count)  # stable: ties stay newest first
+        return [self._out(row) for row in rows[:limit]]
 
     def latest(self, *, user: str, limit: int = LATEST_DEFAULT_LIMIT) -> builtins.list[MemoryOut]:
         """HAEMA `get_latest`: the user's `limit` most recently written active memories

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 
+from commands.facade import ListOrder
 from commands.http.auth import Authenticated
 from commands.http.requests import (
     AddMemoriesRequest,
@@ -16,7 +17,8 @@ from commands.http.requests import (
     UpdateMemoryRequest,
 )
 from commands.models import AddResult, EdgeOut, EventOut, MemoryOut
-from ledger.policy import LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT
+from commands.scoped import ScopedMemory
+from ledger.policy import LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT, MAX_ID_CHARS, MAX_LIST_LIMIT
 
 router = APIRouter(prefix="/memories", tags=["memories"])
 seed_paths = APIRouter(tags=["memories"])
@@ -53,9 +55,26 @@ async def list_memories(
     user_id: Annotated[Identifier, Query()],
     layer: Annotated[Literal["buffer", "working", "core"] | None, Query()] = None,
     state: Annotated[Literal["active", "forgotten", "superseded"] | None, Query()] = None,
+    namespace: Annotated[
+        str | None,
+        Query(max_length=MAX_ID_CHARS, description="Only namespaces starting with this."),
+    ] = None,
+    order: Annotated[
+        ListOrder, Query(description="id, or access: most often served first.")
+    ] = "id",
+    limit: Annotated[int | None, Query(ge=1, le=MAX_LIST_LIMIT)] = None,
 ) -> list[MemoryOut]:
-    """A user's current memories in the key's categories, ordered by id."""
-    return await caller.run(lambda scoped: scoped.list(user=user_id, layer=layer, state=state))
+    """A user's current memories in the key's categories, ordered by id (or most often
+    served first), under a namespace prefix, at most `limit`."""
+
+    def listing(scoped: ScopedMemory) -> list[MemoryOut]:
+        visible = {m.id for m in scoped.list(user=user_id, layer=layer, state=state)}
+        ordered = scoped.memory.list(
+            user=user_id, layer=layer, state=state, namespace=namespace, order=order
+        )
+        return [m for m in ordered if m.id in visible][:limit]
+
+    return await caller.run(listing)
 
 
 @router.get("/latest")
