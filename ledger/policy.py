@@ -322,6 +322,11 @@ GATE_CATEGORIES: Final = ("LESSON", "IDENTITY", "CONSTRAINT", "DECISION RATIONAL
 GATE_HIGH_ACCESS: Final = 30  # §2.5: "high access count (>= 30) ... noted" in the gate context
 GATE_HIGH_REPETITION: Final = 2
 GATE_BATCH: Final = 20  # not in the seed: candidates per gate call (same as triage's batch)
+# §3 step 1 tag cleanup: "remove stale `gate-rejected` tags from Working after sufficient
+# epochs without access" -- the seed names no number; here the first cooldown (48 epochs,
+# ~1 day of cycles) both since the memory was last served and past its retry epoch
+GATE_TAG_STALE_EPOCHS: Final = GATE_COOLDOWN_EPOCHS[0]
+PROMOTION_TAG: Final = "promotion"  # §3 step 1: orphaned on Working/Core, removed
 # tags (§2.5, §2.6, §3.3) that keep a memory out of Core / out of triage
 SESSION_TAG: Final = "session"
 EPHEMERAL_TAG: Final = "ephemeral"
@@ -352,6 +357,13 @@ DISTILL_MAX_NOTES: Final = 10  # "take latest 10 notes"
 DISTILL_MAX_CHARS: Final = 250
 # §5.3 audit sandbox
 SANDBOX_SAFETY_THRESHOLD: Final = 0.70
+SANDBOX_RECENT_MOD_HOURS: Final = 24.0  # §8: recently modified memories are not audited
+SANDBOX_NEW_AGE_HOURS: Final = 48.0  # §8: new memories are protected from the audit
+# The two guards above apply when this is True (the seed's behaviour). Off by default until
+# the cycle's request carries it (so a replay checks as the original did) and the audit
+# scenarios in tests/test_consolidation.py, which audit memories written the same hour,
+# are moved past 48 h.
+AUDIT_SANDBOX_GUARDS: Final = False
 AUDIT_SHORT_ID_CHARS: Final = 8  # §5.2: operations use 8-char short ids
 AUDIT_MAX_MEMORIES: Final = 200  # not in the seed: bounds the audit prompt (most important)
 AUDIT_INTERVAL_EPOCHS: Final = 48  # not in the seed: the audit runs every 48 epochs (~1 day)

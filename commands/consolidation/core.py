@@ -23,6 +23,7 @@ from ledger.policy import (
     GATE_HIGH_REPETITION,
     GATE_MAX_REJECTIONS,
     GATE_REJECTED_TAGS,
+    MAX_TAGS,
     PROMOTE_MIN_IMPORTANCE,
     PROMOTE_THRESHOLD,
     WORKING,
@@ -148,6 +149,19 @@ def gate(cycle: Cycle, candidates: list[MemoryState]) -> None:
             )
             memory.gate_rejections = attempt
             memory.gate_retry_epoch = retry
+            tag_rejection(cycle, memory, GATE_REJECTED_TAGS[attempt - 1], version)
+
+
+def tag_rejection(cycle: Cycle, memory: MemoryState, tag: str, version: str | None) -> None:
+    """§2.5: the memory itself carries its rejection (`MemoryTagged`): the earlier rejection
+    tag gives way to the escalated one (gate-rejected -> -2 -> -final); a memory with a full
+    set of tags drops its last one to make room."""
+    kept = [t for t in memory.tags if t not in GATE_REJECTED_TAGS][: MAX_TAGS - 1]
+    tags = [*kept, tag]
+    if tags == memory.tags:
+        return
+    cycle.plan.add("tag", memory.id, "gate", version, tags=tags, reason=tag)
+    memory.tags = tags
 
 
 def _noted(memory: MemoryState) -> CandidateMemory:
