@@ -7,6 +7,8 @@
   not pinned -> soft-deleted (`MemoryLapsed`) with purge_at = +30 d; `restore` brings it back;
 - purge (003 §7): soft-deleted past purge_at -> `MemoryPurged` (content leaves the read
   models, the events remain);
+- tag cleanup (seed 001 §3 step 1): stale `gate-rejected` tags on Working and orphaned
+  `promotion` tags on Working/Core are removed;
 - Nebo `CleanProvisionalMemories` (004 §20): confidence < 0.65, reinforced <= 1, in
   Buffer for more than 30 d (epochs) -> purged.
 
@@ -27,9 +29,13 @@ from commands.consolidation.context import Cycle
 from commands.consolidation.state import MemoryState
 from ledger.policy import (
     BUFFER,
+    CORE,
     EXPIRED,
     FORGOTTEN,
+    GATE_REJECTED_TAGS,
+    GATE_TAG_STALE_EPOCHS,
     PINNED_TAG,
+    PROMOTION_TAG,
     PROVISIONAL_MAX_CONFIDENCE,
     PROVISIONAL_MAX_REINFORCED,
     PROVISIONAL_MIN_AGE_EPOCHS,
@@ -37,6 +43,7 @@ from ledger.policy import (
     PURGED,
     SOFT_DELETE_IDLE_EPOCHS,
     SOFT_DELETE_MAX_IMPORTANCE,
+    WORKING,
 )
 
 
@@ -97,9 +104,35 @@ def purge(cycle: Cycle, memory: MemoryState, rule: str) -> None:
     memory.state = PURGED
 
 
+def cleanup_stale_tags(cycle: Cycle) -> None:
+    """Seed 001 §3 step 1: a Working memory's `gate-rejected` tag goes once it is stale --
+    its cooldown is over and it has not been served for GATE_TAG_STALE_EPOCHS epochs (its
+    rejection count, which the gate's cooldowns read, stays in its `GateDecided` events);
+    a `promotion` tag left on a Working or Core memory (the promotion happened) goes too.
+    Each removal is one `MemoryTagged`."""
+    for memory in cycle.state.active():
+        if memory.layer not in (WORKING, CORE):
+            continue
+        drop: list[str] = []
+        if PROMOTION_TAG in memory.tags:
+            drop.append(PROMOTION_TAG)
+        if (
+            memory.layer == WORKING
+            and GATE_REJECTED_TAGS[0] in memory.tags
+            and (memory.gate_retry_epoch is None or cycle.epoch >= memory.gate_retry_epoch)
+            and epochs_since(cycle, memory.used_epoch) >= GATE_TAG_STALE_EPOCHS
+        ):
+            drop.append(GATE_REJECTED_TAGS[0])
+        if drop:
+            tags = [t for t in memory.tags if t not in drop]
+            cycle.plan.add("tag", memory.id, "tag-cleanup", tags=tags, reason=",".join(drop))
+            memory.tags = tags
+
+
 def run_all(cycle: Cycle) -> None:
     expire(cycle)
     prune_expired(cycle)
     purge_due(cycle)
     soft_delete(cycle)
     clean_provisional(cycle)
+    cleanup_stale_tags(cycle)
