@@ -19,6 +19,7 @@ from ledger.policy import (
     AUDIT_MAX_MEMORIES,
     AUDIT_MERGE_MAX_SIM,
     AUDIT_MERGE_MIN_SIM,
+    AUDIT_SANDBOX_GUARDS,
     AUDIT_SHORT_ID_CHARS,
     CORE,
     PAIR_SCAN_NEIGHBOURS,
@@ -31,7 +32,10 @@ def due(cycle: Cycle, requested: bool | None) -> bool:
     return requested if requested is not None else cycle.epoch % AUDIT_INTERVAL_EPOCHS == 0
 
 
-def audit(cycle: Cycle) -> None:
+def audit(cycle: Cycle, guards: bool = AUDIT_SANDBOX_GUARDS) -> None:
+    """Review Core + Working; with `guards` (seed 001 §8) the sandbox also refuses
+    operations on memories created < 48 h or modified < 24 h before the cycle's clock."""
+    now = cycle.now if guards else None
     reviewed = sorted(
         (m for m in cycle.state.active() if m.layer in (WORKING, CORE)),
         key=lambda m: (-m.importance, m.id),
@@ -52,7 +56,7 @@ def audit(cycle: Cycle) -> None:
     for operation in output.operations:
         targets = [_resolve(cycle, short, i) for i in operation.ids]
         targets_of.append(targets)
-        verdicts.append(sandbox.check(operation, targets))
+        verdicts.append(sandbox.check(operation, targets, now))
         resolved.append(
             {
                 **operation.model_dump(mode="json"),
@@ -73,7 +77,7 @@ def audit(cycle: Cycle) -> None:
             # checked again as it runs: an earlier operation may have merged or moved a target
             if (
                 verdicts[n].verdict == sandbox.GOOD
-                and sandbox.check(operation, targets).verdict == sandbox.GOOD
+                and sandbox.check(operation, targets, now).verdict == sandbox.GOOD
             ):
                 _execute(cycle, operation, [t for t in targets if t is not None], version)
                 executed[n] = True

@@ -1,14 +1,23 @@
-"""The audit sandbox (seed 001 §5.3): every proposed operation is checked by seven rules
-before anything runs; only Good operations run, and only when the share of Good ones
-(the safety score) reaches 0.70. The audit can never delete."""
+"""The audit sandbox (seed 001 §5.3): every proposed operation is checked by seven rules,
+and the two guards of §8 (new < 48 h, modified < 24 h), before anything runs; only Good
+operations run, and only when the share of Good ones (the safety score) reaches 0.70. The
+audit can never delete."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from commands.consolidation.state import MemoryState
 from commands.llm.consolidation_schemas import AuditOperation
-from ledger.policy import LAYER_RANK, MAX_IMPORTANCE, MIN_IMPORTANCE, SANDBOX_SAFETY_THRESHOLD
+from ledger.policy import (
+    LAYER_RANK,
+    MAX_IMPORTANCE,
+    MIN_IMPORTANCE,
+    SANDBOX_NEW_AGE_HOURS,
+    SANDBOX_RECENT_MOD_HOURS,
+    SANDBOX_SAFETY_THRESHOLD,
+)
 
 GOOD = "good"
 BAD = "bad"
@@ -22,13 +31,23 @@ class Verdict:
     """The rule a bad operation failed."""
 
 
-def check(operation: AuditOperation, targets: list[MemoryState | None]) -> Verdict:
-    """The seven rules, in the seed's order; the first that fails names the verdict."""
+def check(
+    operation: AuditOperation, targets: list[MemoryState | None], now: datetime | None = None
+) -> Verdict:
+    """The seven rules, in the seed's order, with the two guards of §8 after the target
+    check when the cycle's clock `now` is given; the first that fails names the verdict."""
     if operation.op == "delete":
         return Verdict(BAD, "delete-blocked")
     if not targets or any(t is None or not t.active for t in targets):
         return Verdict(BAD, "target-exists")
     memories = [t for t in targets if t is not None]
+    if now is not None:
+        # §8 SANDBOX_NEW_AGE_HOURS / SANDBOX_RECENT_MOD_HOURS: the audit leaves alone what
+        # was just written or just changed (by the writer or another rule)
+        if any(m.age_seconds(now) < SANDBOX_NEW_AGE_HOURS * 3600 for m in memories):
+            return Verdict(BAD, "new-memory")
+        if any(m.modified_seconds(now) < SANDBOX_RECENT_MOD_HOURS * 3600 for m in memories):
+            return Verdict(BAD, "recently-modified")
     if operation.op == "demote":
         target = operation.target_layer
         current = LAYER_RANK[memories[0].layer]

@@ -50,6 +50,8 @@ class MemoryState:
     created_at: datetime
     last_accessed: datetime | None
     position: int
+    updated_at: datetime
+    """Its last change: the time of the last event on its stream (serving it is no change)."""
     evidence: list[str] | None
     confidence: float | None
     expires_at: str | None
@@ -82,6 +84,10 @@ class MemoryState:
 
     def age_seconds(self, now: datetime) -> float:
         return (now - self.created_at).total_seconds()
+
+    def modified_seconds(self, now: datetime) -> float:
+        """Seconds since its last change (seed 001 §5.2's `mod=`)."""
+        return (now - self.updated_at).total_seconds()
 
 
 @dataclass
@@ -206,6 +212,7 @@ def _state(row: MemoryRow, facts: engram_state.MemoryFacts | None) -> MemoryStat
         created_at=created,
         last_accessed=_parse(row.last_accessed),
         position=row.position,
+        updated_at=datetime.fromisoformat(row.updated_at),
         evidence=list(row.evidence) if row.evidence else None,
         confidence=row.confidence,
         expires_at=row.expires_at,
