@@ -37,6 +37,7 @@ from commands.pipelines.command_run import decide_until_saved
 from commands.pipelines.recorded_llm import RecordedLLM, prompt_version
 from commands.pipelines.replaying import recorded_id, recorded_ids
 from commands.pipelines.similarity import jaccard
+from commands.pipelines.touch import dedup_touch
 from commands.relations import apply_links, auto_links
 from commands.sanitize import screen
 from ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
@@ -187,6 +188,7 @@ class AddPipeline:
         fresh, fresh_vectors = self._dedup(
             llm, contents, vectors, provenance, changed, request, outcome
         )
+        touch = dedup_touch(command.id, list(changed), provenance)  # seed 001 §2.1 touch()
         added: list[Memory] = []
         superseded: list[Memory] = []
         if fresh:
@@ -226,7 +228,7 @@ class AddPipeline:
                 [m.id.hex for m in changed.values()],
             )
         self.before_save()
-        extra = [core] if core is not None else []
+        extra = [x for x in (core, touch) if x is not None]
         saved = {id(m): m for m in (*added, *superseded, *changed.values(), *extra)}
         self.ledger.save(command, user, *saved.values(), *consents)
         return outcome
