@@ -20,7 +20,8 @@ import pytest
 
 from commands import MnemoLedger
 from ledger import Settings
-from ledger.store import is_postgres, postgres_env
+from ledger.pg_connection import connect
+from ledger.store import is_postgres
 
 TEST_DB = "MNEMOLEDGER_TEST_DB"
 
@@ -57,15 +58,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def admin_connection(url: str) -> psycopg.Connection[Any]:
-    env = postgres_env(url)
-    return psycopg.connect(
-        dbname=env["POSTGRES_DBNAME"],
-        host=env["POSTGRES_HOST"],
-        port=env["POSTGRES_PORT"],
-        user=env["POSTGRES_USER"],
-        password=env["POSTGRES_PASSWORD"] or None,
-        autocommit=True,
-    )
+    return connect(url)
 
 
 @pytest.fixture
