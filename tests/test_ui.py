@@ -164,7 +164,7 @@ def test_the_core_page_lists_versions_and_a_side_by_side_diff(admin: httpx.Clien
     page = html(admin.get("/ui/users/maya/core"))
     versions = [int(v) for v in re.findall(r"<summary>version (\d+) ", page)]
     assert len(versions) >= 2
-    assert '<table class="diff"' in page and "Paris" in page
+    assert '<table class="diff"' in page and "cashews" in page
     chosen = html(admin.get("/ui/users/maya/core", params={"a": 1, "b": versions[0]}))
     assert ">version 1</th>" in chosen and f">version {versions[0]}</th>" in chosen
     assert "<option selected>1</option>" in chosen
