@@ -67,7 +67,9 @@ def test_soft_delete_counts_epochs_not_days_then_restore_and_purge(
 ) -> None:
     idle = remember(engram, "Right now a podcast about kites is on", importance=0.3)
     used = remember(engram, "For now sailing lessons are on hold", importance=0.3)
-    pinned = remember(engram, "Gliders need thermals at the moment", importance=0.3, tags=["pinned"])
+    pinned = remember(
+        engram, "Gliders need thermals at the moment", importance=0.3, tags=["pinned"]
+    )
     important = remember(engram, "Rowing club dues are 40 euros", importance=0.9)
     everyone = (idle, used, pinned, important)
     assert not ops(engram.consolidate(user=USER), "lapse")  # epoch 1
