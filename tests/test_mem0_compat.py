@@ -407,9 +407,7 @@ def test_mem0_errors_and_variants(mem0: Memory, home: Path) -> None:
     kept = mem0.add("I like green tea", user_id="u", metadata={"source": "chat", "a": 1})
     [tea] = [r for r in kept["results"] if r["event"] == "ADD"]
     assert mem0.get(tea["id"])["metadata"] == {"source": "chat", "a": 1}, "infer=True keeps it"
-    assert [r["id"] for r in mem0.get_all(user_id="u", filters={"a": 1})["results"]] == [
-        tea["id"]
-    ]
+    assert [r["id"] for r in mem0.get_all(user_id="u", filters={"a": 1})["results"]] == [tea["id"]]
     with pytest.raises(ValueError, match="messages"):
         mem0.add(42, user_id="u")  # type: ignore[arg-type]
     assert mem0.get("0" * 32) is None
