@@ -66,24 +66,3 @@ def test_http_patch_keeps_the_layer(home: Path) -> None:
             )
             again = http.get(f"/memories/{memory_id}").json()
             assert again["layer"] == "core" and again["content"] == "Maya is vegan"
-
-
-def test_an_add_that_replaces_a_core_memory_puts_the_new_value_in_core(
-    memory: MnemoLedger,
-) -> None:
-    """`add "I moved to Berlin"` supersedes the Core "I live in Paris": the replacement
-    takes the replaced memory's layer (promotion events of the same save), so the corrected
-    fact stays in Core, through the next cycle and a rebuild."""
-    paris = remember(memory, "I live in Paris", "core")
-    result = memory.add(["I moved to Berlin last month"], user=USER)
-    assert result.superseded == [paris]
-    [berlin] = result.memories
-    assert berlin.layer == "core"
-    assert [m.content for m in memory.list(user=USER, layer="core", state="active")] == [
-        berlin.content
-    ]
-    promoted = [r.type for r in memory.ledger.stream(berlin.id)]
-    assert promoted[:3] == ["MemoryAdded", "MemoryPromoted", "MemoryPromoted"]
-    memory.consolidate(user=USER)
-    memory.rebuild()
-    assert memory.get(berlin.id).layer == "core" and memory.get(berlin.id).state == "active"

@@ -49,8 +49,6 @@ from ledger.policy import (
     DEDUP_COSINE_SIM,
     DEDUP_JACCARD_PREFILTER,
     INSERT_MERGE_SIM,
-    LAYER_RANK,
-    LAYERS,
     MAX_EVIDENCE_ITEMS,
     PROCEDURAL,
     SEMANTIC,
@@ -375,7 +373,6 @@ class AddPipeline:
             [draft] = recorded_ids(
                 self.ledger.draft(decided, [_new_memory(request, content, evidence)])
             )
-            keep_layer(draft, consumed)
             added.append(draft)
             for old in consumed:
                 if old.state == ACTIVE:
@@ -435,17 +432,6 @@ class AddPipeline:
             return None  # never start a core with an empty document
         caused_by = [m.id.hex for m in added] or list(touched)
         return core_sync.record(document, decided, bullets, caused_by)
-
-
-def keep_layer(draft: Memory, replaced: Sequence[Memory]) -> None:
-    """A memory that replaces a Working or Core one takes its layer (every other write
-    enters Buffer, seed 001 §1): a corrected Core fact stays in Core."""
-    active = [m for m in replaced if m.state == ACTIVE]
-    if not active:
-        return
-    target = max((m.layer for m in active), key=LAYER_RANK.__getitem__)
-    for layer in LAYERS[LAYER_RANK[draft.layer] : LAYER_RANK[target]]:
-        draft.promote(layer, "replaces", 0)
 
 
 def reconstruction_problems(
