@@ -108,7 +108,7 @@ def test_an_auditor_walks_the_explorer(
         "Maya is allergic to peanuts and cashews"
     )
     history = page.locator("ol.history li.step")
-    expect(history).to_have_count(3)  # ADD, UPDATE, LINK
+    expect(history).to_have_count(4)  # ADD, UPDATE, its auto-link to a neighbour, LINK
     expect(page.locator("pre.diff .del")).to_have_text("-Maya is allergic to peanuts")
     expect(page.locator("pre.diff .add")).to_have_text("+Maya is allergic to peanuts and cashews")
     shot("memory")
