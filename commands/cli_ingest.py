@@ -71,7 +71,7 @@ def ingest(
 @global_options
 @pass_state
 def profile(state: CliState, user: str) -> None:
-    """Show a user's profile, derived from tacit/user memories (seed 004 §5)."""
+    """Show a user's profile, from what they said about themselves (tacit/user memories)."""
     fields = state.ledger().profile(user)
 
     def human() -> None:

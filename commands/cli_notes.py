@@ -36,7 +36,7 @@ def _comma_list(value: str | None) -> list[str]:
 @click.group()
 @global_options
 def note() -> None:
-    """Luminary notes: log, summary, rule, soul, agent and user notes (seed 002)."""
+    """Notes: log, summary, rule, soul, agent and user notes."""
 
 
 @note.command(name="write")

@@ -185,7 +185,7 @@ def query(
 def delta(
     state: CliState, thread: str, since: int | None, agent: str | None, user: str | None
 ) -> None:
-    """The delta header (seed 003 §1): a thread's revision and its latest memory changes."""
+    """The delta header: a thread's revision and the memory changes made in it lately."""
     result = _api(state).delta(thread, since, agent=agent, user=user)
     output.emit(
         state.as_json,

@@ -23,9 +23,7 @@ from ledger.policy import RESUME_RECENT_HOURS, SEARCH_DEFAULT_K
 
 @click.command()
 @click.option("--user", required=True, help="Whose session to resume.")
-@click.option(
-    "--namespace", help="Project namespace; `default` is always read with it (seed 001 §7)."
-)
+@click.option("--namespace", help="Project namespace; `default` is always read with it.")
 @click.option(
     "--hours",
     type=float,
@@ -48,7 +46,7 @@ def resume(state: CliState, user: str, namespace: str | None, hours: float) -> N
 @pass_state
 def context(state: CliState, user: str, message: str | None) -> None:
     """The agent's system-prompt context: agent, soul, environment, user, rules,
-    summaries and what it knows (seeds 002 and 004 §9)."""
+    summaries and what it knows."""
     result = state.ledger().context(user, message)
     output.emit(state.as_json, result, lambda: output.stdout.out(result.text))
 

@@ -92,7 +92,7 @@ def category_option(command: F) -> F:
     """--category: the category a write files its memories under (seed 003 §5)."""
     return click.option(
         "--category",
-        help="Category to file under (seed 003 §5); with --agent, one of its allowlist "
+        help="Category to file under; with --agent, one of its allowlist "
         "(default: derived from kind, note kind and namespace).",
     )(command)
 

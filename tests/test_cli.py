@@ -197,3 +197,22 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["events"] == 0
+
+
+def _command_paths(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = [prefix]
+    for name, command in getattr(group, "commands", {}).items():
+        paths += _command_paths(command, (*prefix, name))
+    return paths
+
+
+def test_no_help_text_names_a_seed_section() -> None:
+    """Help is in users' words: the seed references belong in the README and the code."""
+    runner = CliRunner()
+    paths = _command_paths(cli)
+    assert len(paths) > 40
+    for path in paths:
+        shown = runner.invoke(cli, [*path, "--help"], prog_name="mnemoledger")
+        assert shown.exit_code == 0, (path, shown.output)
+        for marker in ("seed 0", "seeds 0", "§"):
+            assert marker not in shown.output.lower(), (path, shown.output)
