@@ -1,13 +1,16 @@
-"""The ledger explorer end to end in headless Chromium (Debian's `chromium`, driven by
-Playwright; no browser download): log in, open a user's timeline, click into a memory, see
-its history and a diff, move the time slider and watch the layer counts change, open the
-replay diff. Every page is screenshotted into the test's temp dir; with
-MNEMOLEDGER_UPDATE_DOCS=1 the timeline also goes to docs/ui-timeline.png (the README's)."""
+"""The ledger explorer end to end in headless Chromium (Debian's `chromium` where it is
+installed, else Playwright's own, fetched once by `playwright install chromium`): log in,
+open a user's timeline, click into a memory, see its history and a diff, move the time
+slider and watch the layer counts change, open the replay diff. Every page is
+screenshotted into the test's temp dir; with MNEMOLEDGER_UPDATE_DOCS=1 the timeline also
+goes to docs/ui-timeline.png (the README's)."""
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,10 +42,20 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
         yield running
 
 
+def chromium_executable() -> str | None:
+    """Debian's chromium when installed; else None after fetching Playwright's own (a
+    fresh machine with nothing but Python runs the README's test command as written)."""
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"], check=True)
+    return None
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    executable = chromium_executable()
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:
