@@ -60,9 +60,12 @@ def run_session(memory: MnemoLedger, operations: int = 220, seed: int = 5) -> di
     consolidate = getattr(memory, "consolidate", None)
     for _ in range(operations):
         user = rng.choice(USERS)
-        ids = [m.id for m in memory.list(user=user) if m.state == "active"]
-        forgotten = [m.id for m in memory.list(user=user, state="forgotten")]
-        notes = [m.id for m in memory.list(user=user, state="active") if m.note_kind == "log"]
+        # in the order they were written: `list` orders by id, and ids are random, so an
+        # rng.choice over that order would pick other memories in every run
+        listed = sorted(memory.list(user=user), key=lambda m: (m.created_at, m.content, m.id))
+        ids = [m.id for m in listed if m.state == "active"]
+        forgotten = [m.id for m in listed if m.state == "forgotten"]
+        notes = [m.id for m in listed if m.state == "active" and m.note_kind == "log"]
         roll = rng.random()
         kind = "add"
         try:
