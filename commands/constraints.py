@@ -79,19 +79,9 @@ def normalize(text: str, kind: str = SEMANTIC) -> str:
 
 
 def count_sentences(text: str) -> int:
-    """Sentences in `text`: ends of `.`, `!`, `?` followed by more text, plus one. A period
-    after a known abbreviation or a single-letter initial ends nothing."""
-    if not text.strip():
-        return 0
-    ends = 0
-    for match in _SENTENCE_END.finditer(text):
-        before = text[: match.start()].split()
-        word = before[-1].strip("(\"'").lower() if before else ""
-        single_period = match.group().startswith(".") and not match.group().startswith("..")
-        if single_period and (word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())):
-            continue
-        ends += 1
-    return ends + 1
+    """Sentences in `text` (see `sentences_of`): a period after a known abbreviation or a
+    single-letter initial ends nothing."""
+    return len(sentences_of(text))
 
 
 def personal_pronouns(text: str) -> list[str]:
