@@ -1,6 +1,12 @@
-"""The use cases (add, search, history, rebuild, ...) and the click CLI that drives them."""
+"""The use cases and the surfaces that drive them, grouped by capability:
 
-from commands.facade import MnemoLedger
-from commands.mem0_compat import Memory
+- `write`: what goes in (add, ingest, notes, procedures; the injection screen, consent,
+  categories and writing constraints on every path);
+- `recall`: what comes back (search, query, resume, context, relations);
+- `lifecycle`: what the memory does over time (consolidation, the worker, core.md, topics);
+- `audit`: what happened (history, time travel, replay, diff, export, report, integrity);
+- `service`: who reaches it (HTTP, MCP, mem0's API, keys, the read-model follower).
 
-__all__ = ["Memory", "MnemoLedger"]
+Each capability keeps its Python API (`*_api.py`) beside its command line (`*_cli.py`);
+`facade.MnemoLedger` composes them and `cli` gathers the commands.
+"""

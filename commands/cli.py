@@ -13,23 +13,15 @@ from typing import Any
 
 import click
 
-from commands import output
-from commands.cli_consent import consent
-from commands.cli_consolidate import consolidate, topics, worker
-from commands.cli_export import export, import_
-from commands.cli_graph import graph
-from commands.cli_history import as_of_option, history_table, report
-from commands.cli_ingest import ingest, profile
-from commands.cli_integrity import erase, seal, verify
-from commands.cli_notes import note
-from commands.cli_project import project
-from commands.cli_query import delta, query
-from commands.cli_recall import context, resume, transcripts
-from commands.cli_replay import diff, replay
-from commands.cli_serve import keys, mcp, serve
-from commands.demo import run_demo
-from commands.facade import AGENT_LIST_LIMIT, LIST_ORDERS, ListOrder
-from commands.options import (
+from mnemoledger.commands import output
+from mnemoledger.commands.audit.export_cli import export, import_
+from mnemoledger.commands.audit.history_cli import as_of_option, history_table, report
+from mnemoledger.commands.audit.integrity_cli import erase, seal, verify
+from mnemoledger.commands.audit.replay_cli import diff, replay
+from mnemoledger.commands.demo import run_demo
+from mnemoledger.commands.facade import AGENT_LIST_LIMIT, LIST_ORDERS, ListOrder
+from mnemoledger.commands.lifecycle.consolidate_cli import consolidate, topics, worker
+from mnemoledger.commands.options import (
     LIMIT,
     CliState,
     category_option,
@@ -37,8 +29,16 @@ from commands.options import (
     pass_state,
     writer_options,
 )
-from ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
-from ledger.policy import (
+from mnemoledger.commands.recall.graph_cli import graph
+from mnemoledger.commands.recall.query_cli import delta, query
+from mnemoledger.commands.recall.recall_cli import context, resume, transcripts
+from mnemoledger.commands.service.project_cli import project
+from mnemoledger.commands.service.serve_cli import keys, mcp, serve
+from mnemoledger.commands.write.consent_cli import consent
+from mnemoledger.commands.write.ingest_cli import ingest, profile
+from mnemoledger.commands.write.notes_cli import note
+from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
+from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
     DEFAULT_LINK_STRENGTH,

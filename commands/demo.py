@@ -9,19 +9,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from commands import output
-from commands.facade import MnemoLedger
-from ledger.errors import InvalidInput
+from mnemoledger.commands import output
+from mnemoledger.commands.facade import MnemoLedger
+from mnemoledger.ledger.errors import InvalidInput
 
 USER = "maya"
 AGENT = "demo-assistant"
 THREAD = "demo-thread"
 QUERY = "which city does she live in now?"
+SAMPLE_RESOURCE = "data/sample_conversation.jsonl"
 
 
 def sample_conversation() -> list[dict[str, Any]]:
     """The bundled turns: `{"id", "role", "content"}` per line."""
-    text = resources.files("commands").joinpath("data/sample_conversation.jsonl").read_text()
+    text = resources.files("mnemoledger.commands").joinpath(SAMPLE_RESOURCE).read_text()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 

@@ -1,6 +1,6 @@
 """`MnemoLedger`: the Python API. Every CLI command is one method here.
 
-    from commands import MnemoLedger
+    from mnemoledger import MnemoLedger
 
     with MnemoLedger(home="~/.agent-memory", actor="me") as memory:
         result = memory.add(["I moved to Lisbon in May"], user="maya")
@@ -23,17 +23,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from commands import core_sync
-from commands.consent_api import ConsentMixin
-from commands.consolidate_api import ConsolidateMixin
-from commands.export_api import ExportMixin
-from commands.graph_api import GraphMixin
-from commands.history_api import HistoryMixin
-from commands.ingest_api import IngestMixin
-from commands.integrity_api import IntegrityMixin
-from commands.keys_api import KeysMixin
-from commands.llm import make_provider
-from commands.models import (
+from mnemoledger.commands.audit.export_api import ExportMixin
+from mnemoledger.commands.audit.history_api import HistoryMixin
+from mnemoledger.commands.audit.integrity_api import IntegrityMixin
+from mnemoledger.commands.audit.replay_api import ReplayMixin
+from mnemoledger.commands.audit.report_api import ReportMixin
+from mnemoledger.commands.audit.timetravel_api import TimeTravelMixin
+from mnemoledger.commands.lifecycle import core_sync
+from mnemoledger.commands.lifecycle.consolidate_api import ConsolidateMixin
+from mnemoledger.commands.llm import make_provider
+from mnemoledger.commands.models import (
     AddResult,
     CoreOut,
     EdgeOut,
@@ -44,20 +43,21 @@ from commands.models import (
     Stats,
     memory_out,
 )
-from commands.notes_api import NotesMixin
-from commands.pipelines.add import AddPipeline, AddRequest
-from commands.project_api import ProjectMixin
-from commands.query_api import QueryMixin
-from commands.recall_api import RecallMixin
-from commands.relations import edges_of, update_linked
-from commands.replay_api import ReplayMixin
-from commands.report_api import ReportMixin
-from commands.sanitize import screen
-from commands.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
-from commands.timetravel_api import TimeTravelMixin
-from ledger import Ledger, Memory, Provenance, Settings
-from ledger.errors import InvalidInput, MemoryNotFound
-from ledger.policy import (
+from mnemoledger.commands.recall.graph_api import GraphMixin
+from mnemoledger.commands.recall.query_api import QueryMixin
+from mnemoledger.commands.recall.recall_api import RecallMixin
+from mnemoledger.commands.recall.relations import edges_of, update_linked
+from mnemoledger.commands.recall.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
+from mnemoledger.commands.service.keys_api import KeysMixin
+from mnemoledger.commands.service.project_api import ProjectMixin
+from mnemoledger.commands.write.add import AddPipeline, AddRequest
+from mnemoledger.commands.write.consent_api import ConsentMixin
+from mnemoledger.commands.write.ingest_api import IngestMixin
+from mnemoledger.commands.write.notes_api import NotesMixin
+from mnemoledger.commands.write.sanitize import screen
+from mnemoledger.ledger import Ledger, Memory, Provenance, Settings
+from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
+from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
     DEFAULT_LINK_STRENGTH,
@@ -71,20 +71,20 @@ from ledger.policy import (
     SEARCH_MAX_K,
     SEARCH_MIN_SCORE,
 )
-from ledger.validation import identifier
-from projections.consent import ConsentProjection
-from projections.core import CoreProjection
-from projections.delta import DeltaProjection
-from projections.embeddings import make_embedder
-from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
-from projections.graph import GraphProjection
-from projections.history import HistoryProjection
-from projections.latest import LatestProjection
-from projections.layers import LayersProjection, MemoryRow
-from projections.runner import Progress, Runner
-from projections.topics import TopicsProjection
-from projections.transcripts import TranscriptsProjection
-from projections.vectors import VectorsProjection
+from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.core import CoreProjection
+from mnemoledger.projections.delta import DeltaProjection
+from mnemoledger.projections.embeddings import make_embedder
+from mnemoledger.projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+from mnemoledger.projections.graph import GraphProjection
+from mnemoledger.projections.history import HistoryProjection
+from mnemoledger.projections.latest import LatestProjection
+from mnemoledger.projections.layers import LayersProjection, MemoryRow
+from mnemoledger.projections.runner import Progress, Runner
+from mnemoledger.projections.topics import TopicsProjection
+from mnemoledger.projections.transcripts import TranscriptsProjection
+from mnemoledger.projections.vectors import VectorsProjection
 
 ListOrder = Literal["id", "access"]
 LIST_ORDERS: tuple[ListOrder, ...] = ("id", "access")

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ledger import Memory
+from mnemoledger.ledger import Memory
 
 
 class MemoryOut(BaseModel):

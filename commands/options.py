@@ -9,8 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
-from commands.facade import MnemoLedger
-from ledger.policy import MAX_LIST_LIMIT, MAX_POSITION
+from mnemoledger.commands.facade import MnemoLedger
+from mnemoledger.ledger.policy import MAX_LIST_LIMIT, MAX_POSITION
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from commands.models import AddResult, EventOut, MemoryOut, SearchHit
+from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
 
 
 class ScoredText(Protocol):

@@ -20,18 +20,18 @@ from eventsourcing.persistence import IntegrityError, Mapper, Recording, Transco
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
-from ledger import validation
-from ledger.chain_secret import open_store
-from ledger.command import Command
-from ledger.core import CoreDocument
-from ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
-from ledger.data_keys import key_file, open_key_store
-from ledger.epoch import EngramClock
-from ledger.erasure import Erasure, ErasureOutcome, erasure_id
-from ledger.errors import InvalidInput, MemoryNotFound, UnknownUser
-from ledger.mapper import LedgerMapper
-from ledger.memory import Memory
-from ledger.policy import (
+from mnemoledger.ledger import validation
+from mnemoledger.ledger.chain_secret import open_store
+from mnemoledger.ledger.command import Command
+from mnemoledger.ledger.core import CoreDocument
+from mnemoledger.ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
+from mnemoledger.ledger.data_keys import key_file, open_key_store
+from mnemoledger.ledger.epoch import EngramClock
+from mnemoledger.ledger.erasure import Erasure, ErasureOutcome, erasure_id
+from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound, UnknownUser
+from mnemoledger.ledger.mapper import LedgerMapper
+from mnemoledger.ledger.memory import Memory
+from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
     DEFAULT_LINK_TYPE,
@@ -43,15 +43,15 @@ from ledger.policy import (
     SENSITIVITIES,
     STABILITIES,
 )
-from ledger.provenance import Provenance, acting_as
-from ledger.records import EventRecord, RecordDecoder
-from ledger.seal import Seal
-from ledger.settings import Settings
-from ledger.store import persistence_env
-from ledger.tamper import TamperEvidence
-from ledger.transcoding import OrjsonTranscoder
-from ledger.user import UserStream
-from ledger.verify import Progress, Report
+from mnemoledger.ledger.provenance import Provenance, acting_as
+from mnemoledger.ledger.records import EventRecord, RecordDecoder
+from mnemoledger.ledger.seal import Seal
+from mnemoledger.ledger.settings import Settings
+from mnemoledger.ledger.store import persistence_env
+from mnemoledger.ledger.tamper import TamperEvidence
+from mnemoledger.ledger.transcoding import OrjsonTranscoder
+from mnemoledger.ledger.user import UserStream
+from mnemoledger.ledger.verify import Progress, Report
 
 T = TypeVar("T")
 

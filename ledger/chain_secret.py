@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from eventsourcing.persistence import ApplicationRecorder
 
-from ledger.policy import CHAIN_SECRET_BYTES
+from mnemoledger.ledger.policy import CHAIN_SECRET_BYTES
 
 if TYPE_CHECKING:
     from eventsourcing.postgres import PostgresDatastore

@@ -11,7 +11,7 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
-from ledger.event import LedgerEvent
+from mnemoledger.ledger.event import LedgerEvent
 
 REQUESTED = "requested"
 COMPLETED = "completed"

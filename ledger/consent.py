@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 
 from eventsourcing.domain import Aggregate, event
 
-from ledger.errors import InvalidTransition, MemoryNotFound
-from ledger.event import LedgerEvent
-from ledger.policy import (
+from mnemoledger.ledger.errors import InvalidTransition, MemoryNotFound
+from mnemoledger.ledger.event import LedgerEvent
+from mnemoledger.ledger.policy import (
     CONSENT_DENIED,
     CONSENT_EXPIRED,
     CONSENT_GRANTED,

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from ledger.event import LedgerEvent
+from mnemoledger.ledger.event import LedgerEvent
 
 CORE_SECTIONS = ("SOUL", "TOOLS", "RULE", "USER")
 """The four sections of core.md, in order (seed 000, core entry policy)."""

@@ -39,10 +39,10 @@ import psycopg
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from psycopg import sql
 
-from ledger.pg_connection import SharedConnection
-from ledger.policy import DATA_KEY_BITS
-from ledger.settings import Settings
-from ledger.store import is_postgres
+from mnemoledger.ledger.pg_connection import SharedConnection
+from mnemoledger.ledger.policy import DATA_KEY_BITS
+from mnemoledger.ledger.settings import Settings
+from mnemoledger.ledger.store import is_postgres
 
 KEYS_FILE = "keys.sqlite3"
 """The users' data keys of a home whose log is SQLite (in the data directory)."""

@@ -23,10 +23,10 @@ from uuid import UUID
 import orjson
 from cryptography.exceptions import InvalidTag
 
-from ledger.data_keys import KeyStore
-from ledger.errors import IntegrityViolation
-from ledger.event import METADATA_FIELDS
-from ledger.policy import ERASED_TEXT
+from mnemoledger.ledger.data_keys import KeyStore
+from mnemoledger.ledger.errors import IntegrityViolation
+from mnemoledger.ledger.event import METADATA_FIELDS
+from mnemoledger.ledger.policy import ERASED_TEXT
 
 ENVELOPE_FIELD = "_sealed_"
 

@@ -16,8 +16,8 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from ledger.command import Command
-from ledger.event import LedgerEvent
+from mnemoledger.ledger.command import Command
+from mnemoledger.ledger.event import LedgerEvent
 
 _EPOCH_NAMESPACE = UUID("6c1f2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b")
 

@@ -19,7 +19,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate
 
-from ledger.event import LedgerEvent
+from mnemoledger.ledger.event import LedgerEvent
 
 _ERASURE_NAMESPACE = UUID("5d0c7f6e-3b1a-4c2e-8f9d-1a2b3c4d5e6f")
 

@@ -6,7 +6,7 @@ from dataclasses import field
 
 from eventsourcing.domain import Aggregate
 
-from ledger.provenance import current
+from mnemoledger.ledger.provenance import current
 
 
 def _user_id() -> str:

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import NamedTuple
 from uuid import UUID
 
-from ledger.policy import CHAIN_CACHE_STREAMS
+from mnemoledger.ledger.policy import CHAIN_CACHE_STREAMS
 
 PREV_FIELD = "_prev_"
 HASH_FIELD = "_hash_"

@@ -25,10 +25,13 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import get_topic, resolve_topic
 
-from ledger.data_keys import KeyStore
-from ledger.encryption import ENVELOPE_FIELD, ContentCipher, associated_data
-from ledger.event import LedgerEvent
-from ledger.integrity import HASH_FIELD, PREV_FIELD, HashChain, chained
+from mnemoledger.ledger.data_keys import KeyStore
+from mnemoledger.ledger.encryption import ENVELOPE_FIELD, ContentCipher, associated_data
+from mnemoledger.ledger.event import LedgerEvent
+from mnemoledger.ledger.integrity import HASH_FIELD, PREV_FIELD, HashChain, chained
+from mnemoledger.ledger.topics import register_legacy_topics
+
+register_legacy_topics()
 
 
 class LedgerMapper(Mapper[UUID]):

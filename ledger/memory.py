@@ -7,9 +7,9 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
-from ledger.errors import InvalidTransition
-from ledger.event import LedgerEvent
-from ledger.policy import (
+from mnemoledger.ledger.errors import InvalidTransition
+from mnemoledger.ledger.event import LedgerEvent
+from mnemoledger.ledger.policy import (
     ACTIVE,
     BUFFER,
     DEFAULT_IMPORTANCE,

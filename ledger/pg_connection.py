@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 import psycopg
 from psycopg import sql
 
-from ledger.store import postgres_env
+from mnemoledger.ledger.store import postgres_env
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from ledger.policy import SYSTEM_ACTOR
+from mnemoledger.ledger.policy import SYSTEM_ACTOR
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from eventsourcing.domain import Aggregate
 
-from ledger.event import LedgerEvent
+from mnemoledger.ledger.event import LedgerEvent
 
 
 @dataclass

@@ -16,9 +16,9 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import Mapper
 
-from ledger.encryption import ENVELOPE_FIELD, ContentCipher, associated_data
-from ledger.event import METADATA_FIELDS
-from ledger.integrity import HASH_FIELD, PREV_FIELD
+from mnemoledger.ledger.encryption import ENVELOPE_FIELD, ContentCipher, associated_data
+from mnemoledger.ledger.event import METADATA_FIELDS
+from mnemoledger.ledger.integrity import HASH_FIELD, PREV_FIELD
 
 _LIBRARY_FIELDS = ("originator_topic",)
 

@@ -22,13 +22,13 @@ from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import ApplicationRecorder
-from eventsourcing.utils import get_topic
 
-from ledger.errors import IntegrityViolation
-from ledger.event import LedgerEvent
-from ledger.integrity import CHANGED, FORGED, UNCHAINED, ChainKey, check_row
-from ledger.mapper import LedgerMapper
-from ledger.policy import SEAL_LEAF_BYTES, SEAL_MAX_EVENTS, VERIFY_PAGE_SIZE
+from mnemoledger.ledger.errors import IntegrityViolation
+from mnemoledger.ledger.event import LedgerEvent
+from mnemoledger.ledger.integrity import CHANGED, FORGED, UNCHAINED, ChainKey, check_row
+from mnemoledger.ledger.mapper import LedgerMapper
+from mnemoledger.ledger.policy import SEAL_LEAF_BYTES, SEAL_MAX_EVENTS, VERIFY_PAGE_SIZE
+from mnemoledger.ledger.topics import topics_of
 
 
 @dataclass
@@ -63,7 +63,7 @@ class Seal(Aggregate, created_event_name="Sealed"):
 
 _SEAL_NAMESPACE = UUID("6f1c2a57-3e0b-4d8e-9a41-5c7d2b8e0f13")
 
-SEALED_TOPIC = get_topic(Seal.Sealed)  # type: ignore[attr-defined]  # from created_event_name
+SEALED_TOPICS = topics_of(Seal.Sealed)  # type: ignore[attr-defined]  # from created_event_name
 
 
 def leaf(position: int, event_hash: str) -> bytes:
@@ -103,7 +103,7 @@ def last_sealed_position(recorder: ApplicationRecorder, mapper: LedgerMapper) ->
     after = 0
     while True:
         page = recorder.select_notifications(
-            after, VERIFY_PAGE_SIZE, topics=(SEALED_TOPIC,), inclusive_of_start=False
+            after, VERIFY_PAGE_SIZE, topics=SEALED_TOPICS, inclusive_of_start=False
         )
         if not page:
             return last
@@ -156,7 +156,7 @@ def ranges_to_seal(
                     f"{row.originator_version}) is {checked.verdict}; run `mnemoledger verify`"
                 )
             leaves.append(leaf(row.id, checked.digest))
-            others += row.topic != SEALED_TOPIC
+            others += row.topic not in SEALED_TOPICS
             expected = row.id + 1
             if len(leaves) == SEAL_MAX_EVENTS:
                 yield SealRange(first, row.id, leaves, gaps, others)

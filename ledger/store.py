@@ -19,8 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from urllib.parse import parse_qs, unquote, urlparse
 
-from ledger.errors import InvalidInput, LedgerError
-from ledger.settings import Settings
+from mnemoledger.ledger.errors import InvalidInput, LedgerError
+from mnemoledger.ledger.settings import Settings
 
 fcntl: ModuleType | None
 try:
@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - Windows
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
-POSTGRES_RECORDER = "ledger.postgres_recorder:LedgerPostgresRecorder"
+POSTGRES_RECORDER = "mnemoledger.ledger.postgres_recorder:LedgerPostgresRecorder"
 """The library's recorder with large saves chunked and table creation retried (see
 ledger/postgres_recorder.py)."""
 

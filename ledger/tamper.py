@@ -19,14 +19,14 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, Recording
 
-from ledger.chain_secret import ChainSecretStore, ChainState, Tip
-from ledger.errors import IntegrityViolation, LedgerError
-from ledger.integrity import ChainKey, link_of, stored_link, unchained_hash
-from ledger.mapper import LedgerMapper
-from ledger.policy import SEAL_EVERY_EVENTS
-from ledger.provenance import Provenance, acting_as
-from ledger.seal import Seal, last_sealed_position, ranges_to_seal
-from ledger.verify import SECRET_MISSING, Problem, Progress, Report, Verifier
+from mnemoledger.ledger.chain_secret import ChainSecretStore, ChainState, Tip
+from mnemoledger.ledger.errors import IntegrityViolation, LedgerError
+from mnemoledger.ledger.integrity import ChainKey, link_of, stored_link, unchained_hash
+from mnemoledger.ledger.mapper import LedgerMapper
+from mnemoledger.ledger.policy import SEAL_EVERY_EVENTS
+from mnemoledger.ledger.provenance import Provenance, acting_as
+from mnemoledger.ledger.seal import Seal, last_sealed_position, ranges_to_seal
+from mnemoledger.ledger.verify import SECRET_MISSING, Problem, Progress, Report, Verifier
 
 Save = Callable[..., list[Recording[UUID]]]
 

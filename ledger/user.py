@@ -14,7 +14,7 @@ from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
 
-from ledger.event import LedgerEvent
+from mnemoledger.ledger.event import LedgerEvent
 
 _USER_NAMESPACE = UUID("0b8f3f0e-7d2a-4f0e-9a51-5c2d3e4f6a7b")
 

@@ -7,8 +7,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
-from ledger.errors import InvalidInput
-from ledger.policy import (
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
     KINDS,
     MAX_CONTENT_CHARS,
     MAX_EVIDENCE_CHARS,

@@ -25,8 +25,8 @@ from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Notification
 
-from ledger.chain_secret import Tip
-from ledger.integrity import (
+from mnemoledger.ledger.chain_secret import Tip
+from mnemoledger.ledger.integrity import (
     CHANGED,
     FORGED,
     GENESIS,
@@ -36,10 +36,10 @@ from ledger.integrity import (
     ChainKey,
     check_row,
 )
-from ledger.mapper import LedgerMapper
-from ledger.policy import SEAL_LEAF_BYTES, VERIFY_PAGE_SIZE
-from ledger.records import event_type
-from ledger.seal import SEALED_TOPIC, Seal, leaf, root_of
+from mnemoledger.ledger.mapper import LedgerMapper
+from mnemoledger.ledger.policy import SEAL_LEAF_BYTES, VERIFY_PAGE_SIZE
+from mnemoledger.ledger.records import event_type
+from mnemoledger.ledger.seal import SEALED_TOPICS, Seal, leaf, root_of
 
 MISSING = "missing"
 REORDERED = "reordered"
@@ -250,7 +250,7 @@ class Verifier:
         digest, stored_hash = checked.digest, checked.stored
         self._hashes[32 * position : 32 * position + 32] = bytes.fromhex(digest)
         self._stream(position, oid, version, checked.prev, stored_hash)
-        if row.topic != SEALED_TOPIC:
+        if row.topic not in SEALED_TOPICS:
             self.report.last_event = position
         elif position not in self._named:
             self._seal(position, row)

@@ -15,15 +15,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ledger import EventRecord
-from ledger.policy import (
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.policy import (
     ACCUMULATING_PROFILE_FIELDS,
     CONSENT_DENIED,
     CONSENT_EXPIRED,
     CONSENT_GRANTED,
     CONSENT_PENDING,
 )
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS consent_requests ("

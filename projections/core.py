@@ -15,9 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger import EventRecord
-from ledger.core import parse_sections
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.core import parse_sections
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS core_versions ("

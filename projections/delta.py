@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledger import EventRecord
-from ledger.policy import (
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.policy import (
     DELTA_BULLET_MAX_CHARS,
     DELTA_CHANGE_LOG_REVISIONS,
     DELTA_HEADER_TITLE,
@@ -46,8 +46,8 @@ from ledger.policy import (
     DELTA_SYMBOLS,
     SENSITIVE,
 )
-from projections.layers import effective_category
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.projections.layers import effective_category
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS thread_revision (thread_id TEXT PRIMARY KEY, rev INTEGER NOT NULL)",

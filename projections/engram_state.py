@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine
 
-from ledger import EventRecord
-from ledger.policy import ACTIVE, DECAY_FLOOR, DECAY_RATE_BY_KIND, SEMANTIC
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.policy import ACTIVE, DECAY_FLOOR, DECAY_RATE_BY_KIND, SEMANTIC
 
 EPOCH_EVENT = "ConsolidationEpochCompleted"
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ledger import EventRecord
-from ledger.policy import (
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.policy import (
     ACTIVE,
     AUTO_LINK_TYPE,
     ENTRY_LAYER,
@@ -38,7 +38,7 @@ from ledger.policy import (
     RELATED_BULLETS_MAX,
     SUPERSEDED,
 )
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS nodes ("

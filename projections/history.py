@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ledger import EventRecord
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.ledger import EventRecord
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS history ("

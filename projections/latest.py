@@ -17,8 +17,8 @@ import builtins
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger import EventRecord
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.ledger import EventRecord
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS latest (id TEXT PRIMARY KEY, user_id TEXT NOT NULL,"

@@ -33,9 +33,9 @@ from sqlalchemy import (
     text,
 )
 
-from ledger import EventRecord
-from ledger.memory import merged_evidence
-from ledger.policy import (
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.memory import merged_evidence
+from mnemoledger.ledger.policy import (
     ACTIVE,
     CATEGORY_BY_NAMESPACE,
     CATEGORY_BY_NOTE_KIND,
@@ -53,8 +53,8 @@ from ledger.policy import (
     PURGED,
     SUPERSEDED,
 )
-from projections import engram_state
-from projections.user_terms import UserTermCounts
+from mnemoledger.projections import engram_state
+from mnemoledger.projections.user_terms import UserTermCounts
 
 metadata = MetaData()
 

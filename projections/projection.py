@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ledger import EventRecord
+from mnemoledger.ledger import EventRecord
 
 
 class Projection(Protocol):

@@ -25,17 +25,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eventsourcing.utils import get_topic
 from filelock import FileLock
 
-from ledger import EventRecord, Ledger
-from ledger.data_keys import key_file
-from ledger.erasure import Erasure
-from ledger.store import is_postgres, persistence_env
-from projections.compact import compact_directory
-from projections.embeddings.cache import CachedEmbedder
-from projections.erasures import ErasureLog
-from projections.projection import Projection
+from mnemoledger.ledger import EventRecord, Ledger
+from mnemoledger.ledger.data_keys import key_file
+from mnemoledger.ledger.erasure import Erasure
+from mnemoledger.ledger.store import is_postgres, persistence_env
+from mnemoledger.ledger.topics import topics_of
+from mnemoledger.projections.compact import compact_directory
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.erasures import ErasureLog
+from mnemoledger.projections.projection import Projection
 
 PAGE_SIZE = 1000
 """Events per page: the unit of one read-model transaction."""
@@ -51,7 +51,7 @@ LISTEN/NOTIFY; on PostgreSQL this is only a safety net)."""
 Progress = Callable[[int, int], None]
 """Called with (events processed so far, events to process in all)."""
 
-ERASURE_TOPIC = get_topic(Erasure.UserErased)  # type: ignore[attr-defined]
+ERASURE_TOPICS = topics_of(Erasure.UserErased)  # type: ignore[attr-defined]
 """The stored topic of `UserErased`, looked for in the log on every catch-up."""
 
 ERASURES_FILE = "erasures.sqlite3"
@@ -192,7 +192,7 @@ class Runner:
         after = scanned
         while after < end:
             page = self.ledger.recorder.select_notifications(
-                after, self.page_size, stop=end, topics=(ERASURE_TOPIC,), inclusive_of_start=False
+                after, self.page_size, stop=end, topics=ERASURE_TOPICS, inclusive_of_start=False
             )
             if not page:
                 break

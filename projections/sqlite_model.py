@@ -10,7 +10,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from ledger import EventRecord
+from mnemoledger.ledger import EventRecord
 
 _POSITION_TABLE = (
     "CREATE TABLE IF NOT EXISTS projection_position (name TEXT PRIMARY KEY, position INTEGER)"

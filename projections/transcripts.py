@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ledger import EventRecord
-from ledger.policy import (
+from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.policy import (
     CHUNK_MAX_CHARS,
     CHUNK_OVERLAP_CHARS,
     SEARCH_DEFAULT_WEIGHTS,
@@ -51,8 +51,8 @@ from ledger.policy import (
     SESSION_CHUNK_DAMPENING,
     TRANSCRIPT_BLOCK_MESSAGES,
 )
-from projections.embeddings.embedder import Embedder
-from projections.sqlite_model import SQLiteReadModel
+from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 logger = logging.getLogger(__name__)
 

@@ -51,9 +51,9 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
-from ledger import EventRecord
-from projections.embeddings.calibration import calibration_for
-from projections.embeddings.embedder import Embedder
+from mnemoledger.ledger import EventRecord
+from mnemoledger.projections.embeddings.calibration import calibration_for
+from mnemoledger.projections.embeddings.embedder import Embedder
 
 logger = logging.getLogger(__name__)
 

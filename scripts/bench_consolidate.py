@@ -33,10 +33,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from commands import MnemoLedger
-from ledger import Memory, NewMemory, Provenance, Settings
-from ledger.policy import MAX_PAIRS_PER_CYCLE
-from ledger.provenance import acting_as
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Memory, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import MAX_PAIRS_PER_CYCLE
+from mnemoledger.ledger.provenance import acting_as
 
 USER = "bench-user"
 BATCH = 1000

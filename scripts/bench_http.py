@@ -138,7 +138,7 @@ def main() -> None:
 
     home = Path(tempfile.mkdtemp(prefix="bench-http-"))
     env = {**os.environ, "MNEMOLEDGER_HOME": str(home), "MNEMOLEDGER_EMBEDDER": args.embedder}
-    command = [sys.executable, "-m", "commands"]
+    command = [sys.executable, "-m", "mnemoledger"]
     created = subprocess.run(
         [*command, "--json", "keys", "create", "--agent", "researcher", "--user", "maya"],
         env=env,

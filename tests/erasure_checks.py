@@ -10,10 +10,10 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from ledger import Settings
-from ledger.data_keys import PG_DATA_KEYS, key_file
-from ledger.pg_connection import connect, schema_of
-from ledger.store import is_postgres, postgres_env
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.data_keys import PG_DATA_KEYS, key_file
+from mnemoledger.ledger.pg_connection import connect, schema_of
+from mnemoledger.ledger.store import is_postgres, postgres_env
 
 PG_DUMP = "/usr/lib/postgresql/15/bin/pg_dump"
 

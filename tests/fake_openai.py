@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from projections.embeddings.hashing import HashingEmbedder
+from mnemoledger.projections.embeddings.hashing import HashingEmbedder
 
 
 @dataclass

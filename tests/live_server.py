@@ -12,10 +12,10 @@ from pathlib import Path
 
 import uvicorn
 
-from commands import MnemoLedger
-from commands.http import create_app
-from commands.http.auth import ServerState
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.service.http import create_app
+from mnemoledger.commands.service.http.auth import ServerState
+from mnemoledger.ledger import Settings
 
 
 @dataclass

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from commands import MnemoLedger
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Settings
 
 AT = datetime(2030, 1, 1, tzinfo=UTC)
 """Searches judge recency at one fixed time, so scores compare exactly."""

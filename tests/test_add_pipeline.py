@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from commands import MnemoLedger
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.schemas import ReconstructOutput
-from commands.sanitize import InjectionRefused
-from ledger import InvalidInput, Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.schemas import ReconstructOutput
+from mnemoledger.commands.write.sanitize import InjectionRefused
+from mnemoledger.ledger import InvalidInput, Settings
 
 
 def open_memory(home: Path, embedder: str = "hashing") -> MnemoLedger:

@@ -18,8 +18,13 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from ledger.policy import DEDUP_COSINE_SIM, MERGE_SIM, RECONCILE_MIN_SIM, TRIAGE_DEDUP_SIM
-from projections.embeddings.calibration import (
+from mnemoledger.ledger.policy import (
+    DEDUP_COSINE_SIM,
+    MERGE_SIM,
+    RECONCILE_MIN_SIM,
+    TRIAGE_DEDUP_SIM,
+)
+from mnemoledger.projections.embeddings.calibration import (
     CALIBRATIONS_DIR,
     Calibration,
     calibration_for,
@@ -153,7 +158,7 @@ def test_every_hashing_dimension_reads_the_hashing_fit() -> None:
 
 
 def test_unknown_model_reads_raw_cosine_and_warns(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="projections.embeddings.calibration"):
+    with caplog.at_level(logging.WARNING, logger="mnemoledger.projections.embeddings.calibration"):
         calibration = calibration_for("acme/never-calibrated-embedder-v0")
     assert not calibration.fitted
     assert calibration.to_reference(0.83) == pytest.approx(0.83)

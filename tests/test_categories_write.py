@@ -17,17 +17,17 @@ from click.testing import CliRunner, Result
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
-from commands import MnemoLedger
-from commands.categories import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.recall.query import BulletResult
+from mnemoledger.commands.write.categories import (
     SYSTEM_CATEGORIES,
     CategoryNotWritable,
     load_categories,
     unreadable,
 )
-from commands.cli import cli
-from commands.query import BulletResult
-from ledger import Settings
-from ledger.policy import DEFAULT_CATEGORY, INSIGHT_CATEGORY, PROCEDURAL_CATEGORY
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.policy import DEFAULT_CATEGORY, INSIGHT_CATEGORY, PROCEDURAL_CATEGORY
 from tests.live_server import LiveServer, live_server
 from tests.test_mcp import mcp_parameters
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from commands.cli import cli
+from mnemoledger.commands.cli import cli
 
 
 def run(home: Path, *args: str) -> Result:
@@ -190,7 +190,7 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
     import subprocess
 
     result = subprocess.run(
-        [sys.executable, "-m", "commands", "--home", str(tmp_path / "h"), "--json", "stats"],
+        [sys.executable, "-m", "mnemoledger", "--home", str(tmp_path / "h"), "--json", "stats"],
         capture_output=True,
         text=True,
         check=False,

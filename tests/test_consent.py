@@ -16,14 +16,22 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commands import MnemoLedger, core_sync
-from commands.cli import cli
-from commands.consent import ConsentService
-from ledger import InvalidInput, InvalidTransition, Ledger, MemoryNotFound, Provenance, Settings
-from ledger.core import parse_sections
-from ledger.policy import CONSENT_WINDOW_DAYS
-from projections.consent import ConsentProjection
-from projections.runner import Runner
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.lifecycle import core_sync
+from mnemoledger.commands.write.consent import ConsentService
+from mnemoledger.ledger import (
+    InvalidInput,
+    InvalidTransition,
+    Ledger,
+    MemoryNotFound,
+    Provenance,
+    Settings,
+)
+from mnemoledger.ledger.core import parse_sections
+from mnemoledger.ledger.policy import CONSENT_WINDOW_DAYS
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.runner import Runner
 from tests.live_server import live_server
 from tests.test_consolidation_helpers import USER, clock, engram, ops, place, reinforce, remember
 

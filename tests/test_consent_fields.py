@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from commands.consent_fields import field_value, fields_of, mentions, same_value
+from mnemoledger.commands.write.consent_fields import field_value, fields_of, mentions, same_value
 
 DATA = Path(__file__).parent / "data" / "consent_fields.jsonl"
 MIN_PRECISION = 0.95

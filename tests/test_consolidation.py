@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from commands import MnemoLedger
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.consolidation_schemas import ReconcileOutput
-from commands.llm.rules.consolidation import union_of_sentences
-from ledger import NewMemory, Settings
-from ledger.policy import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.consolidation_schemas import ReconcileOutput
+from mnemoledger.commands.llm.rules.consolidation import union_of_sentences
+from mnemoledger.ledger import NewMemory, Settings
+from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     GATE_COOLDOWN_EPOCHS,
     IMPORTANCE_DECAY,
@@ -382,7 +382,7 @@ def test_session_distillation(engram: MnemoLedger, clock: Clock) -> None:
 
 
 def test_audit_runs_only_good_operations_above_the_safety_score(engram: MnemoLedger) -> None:
-    from commands.llm.consolidation_schemas import AuditOperation, AuditOutput
+    from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 
     core = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
     working = remember(engram, "Maya reviews pull requests in the morning", importance=0.5)
@@ -412,7 +412,7 @@ def test_audit_runs_only_good_operations_above_the_safety_score(engram: MnemoLed
 
 
 def test_audit_below_the_safety_score_runs_nothing(engram: MnemoLedger) -> None:
-    from commands.llm.consolidation_schemas import AuditOperation, AuditOutput
+    from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 
     core = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
     place(engram, core, "core")
@@ -459,7 +459,7 @@ def test_rebuilt_layers_equal_the_incremental_ones_after_many_epochs(
 def test_audit_operations_on_a_memory_an_earlier_one_merged_are_skipped(
     engram: MnemoLedger,
 ) -> None:
-    from commands.llm.consolidation_schemas import AuditOperation, AuditOutput
+    from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 
     a = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
     b = remember(engram, "Maya goes by Maya L. at work", importance=0.5)

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from commands import MnemoLedger
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.worker import Worker
-from ledger.policy import DAILY_PAIR_BATCH, INSIGHT_MAX_CHARS
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.lifecycle.worker import Worker
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.ledger.policy import DAILY_PAIR_BATCH, INSIGHT_MAX_CHARS
 from tests.test_consolidation_helpers import (
     USER,
     Clock,

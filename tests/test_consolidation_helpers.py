@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from commands import MnemoLedger
-from ledger import NewMemory, Settings
-from ledger.epoch import EngramClock
-from ledger.event import LedgerEvent
-from ledger.policy import IMPORTANCE_DECAY
-from ledger.provenance import Provenance, acting_as
-from ledger.recall import Recall
-from ledger.records import EventRecord
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import NewMemory, Settings
+from mnemoledger.ledger.epoch import EngramClock
+from mnemoledger.ledger.event import LedgerEvent
+from mnemoledger.ledger.policy import IMPORTANCE_DECAY
+from mnemoledger.ledger.provenance import Provenance, acting_as
+from mnemoledger.ledger.recall import Recall
+from mnemoledger.ledger.records import EventRecord
 
 START = datetime(2031, 1, 6, 9, 0, tzinfo=UTC)
 USER = "maya"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from commands import MnemoLedger
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.consolidation_schemas import AuditOperation, AuditOutput
-from ledger.errors import InvalidTransition
-from ledger.provenance import Provenance, acting_as
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
+from mnemoledger.ledger.errors import InvalidTransition
+from mnemoledger.ledger.provenance import Provenance, acting_as
 from tests.test_consolidation_helpers import (
     USER,
     Clock,

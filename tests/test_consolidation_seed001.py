@@ -7,13 +7,13 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-from commands import MnemoLedger
-from commands.consolidation import sandbox
-from commands.consolidation.state import MemoryState, UserState
-from commands.llm.consolidation_schemas import AuditOperation
-from commands.pipelines.touch import DEDUP_TOUCH_MODE
-from ledger import Provenance
-from ledger.policy import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.lifecycle.consolidation import sandbox
+from mnemoledger.commands.lifecycle.consolidation.state import MemoryState, UserState
+from mnemoledger.commands.llm.consolidation_schemas import AuditOperation
+from mnemoledger.commands.write.touch import DEDUP_TOUCH_MODE
+from mnemoledger.ledger import Provenance
+from mnemoledger.ledger.policy import (
     GATE_COOLDOWN_EPOCHS,
     GATE_REJECTED_TAGS,
     GATE_TAG_STALE_EPOCHS,
@@ -21,7 +21,7 @@ from ledger.policy import (
     SANDBOX_NEW_AGE_HOURS,
     SANDBOX_RECENT_MOD_HOURS,
 )
-from ledger.provenance import acting_as
+from mnemoledger.ledger.provenance import acting_as
 from tests.test_consolidation_helpers import (
     USER,
     Clock,

@@ -7,8 +7,12 @@ from typing import Any
 
 import pytest
 
-from commands import MnemoLedger
-from commands.constraints import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.consolidation_schemas import ReconcileOutput
+from mnemoledger.commands.llm.prompts import EPISODIC_STYLE, SEMANTIC_STYLE
+from mnemoledger.commands.llm.schemas import ExtractOutput, Fact, MergeOutput, ReconstructOutput
+from mnemoledger.commands.write.constraints import (
     check,
     check_episodic,
     check_procedural,
@@ -19,14 +23,14 @@ from commands.constraints import (
     meets_first_pass_target,
     pass_rate,
 )
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.consolidation_schemas import ReconcileOutput
-from commands.llm.prompts import EPISODIC_STYLE, SEMANTIC_STYLE
-from commands.llm.schemas import ExtractOutput, Fact, MergeOutput, ReconstructOutput
-from commands.procedural import excluded_from_default_context, in_context, procedural_steps
-from commands.writing_acceptance import acceptance
-from ledger import InvalidInput, Settings
-from ledger.policy import (
+from mnemoledger.commands.write.procedural import (
+    excluded_from_default_context,
+    in_context,
+    procedural_steps,
+)
+from mnemoledger.commands.write.writing_acceptance import acceptance
+from mnemoledger.ledger import InvalidInput, Settings
+from mnemoledger.ledger.policy import (
     EPISODIC,
     KINDS,
     MAX_WRITTEN_MEMORY_CHARS,

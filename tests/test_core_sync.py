@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commands import MnemoLedger
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.consolidation_schemas import ReconcileOutput
-from ledger import Provenance
-from ledger.core import parse_sections
-from ledger.provenance import acting_as
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.consolidation_schemas import ReconcileOutput
+from mnemoledger.ledger import Provenance
+from mnemoledger.ledger.core import parse_sections
+from mnemoledger.ledger.provenance import acting_as
 from tests.test_consolidation_helpers import USER, Clock, clock, engram, place, remember, set_ttl
 
 __all__ = ["clock", "engram"]

@@ -64,7 +64,7 @@ def test_sigkilled_writer_and_follower_lose_nothing_acknowledged(
     context = multiprocessing.get_context("spawn")
     with open_memory(home) as memory:
         memory.stats()
-    follower_command = [sys.executable, "-m", "commands", "--home", str(home), "project"]
+    follower_command = [sys.executable, "-m", "mnemoledger", "--home", str(home), "project"]
     for run in range(RUNS):
         before = len(acks.read_text().splitlines()) if acks.exists() else 0
         follower = subprocess.Popen(

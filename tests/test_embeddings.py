@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ledger import InvalidInput, Settings
-from projections.embeddings import (
+from mnemoledger.ledger import InvalidInput, Settings
+from mnemoledger.projections.embeddings import (
     CachedEmbedder,
     EmbeddingCache,
     HashingEmbedder,
@@ -28,7 +28,7 @@ from projections.embeddings import (
     OpenAIEmbedder,
     make_embedder,
 )
-from projections.embeddings.embedder import Embedder, Vectors
+from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
 
 # --- helpers ---------------------------------------------------------------------------
 
@@ -80,7 +80,7 @@ def test_hashing_is_deterministic_across_instances_and_processes() -> None:
     np.testing.assert_array_equal(first, HashingEmbedder(128).passages(texts[::-1])[::-1])
     script = (
         "import json, sys\n"
-        "from projections.embeddings.hashing import HashingEmbedder\n"
+        "from mnemoledger.projections.embeddings.hashing import HashingEmbedder\n"
         "texts = json.loads(sys.argv[1])\n"
         "print(json.dumps(HashingEmbedder(128).passages(texts).tolist()))\n"
     )

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from commands import MnemoLedger
-from commands.cli import cli
-from commands.timetravel import read_models_at
-from ledger import Ledger, MemoryNotFound, Settings
-from ledger.data_keys import open_key_store
-from ledger.encryption import PLAINTEXT_FIELDS
-from ledger.errors import UnknownUser
-from ledger.policy import ERASED_TEXT
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.audit.timetravel import read_models_at
+from mnemoledger.commands.cli import cli
+from mnemoledger.ledger import Ledger, MemoryNotFound, Settings
+from mnemoledger.ledger.data_keys import open_key_store
+from mnemoledger.ledger.encryption import PLAINTEXT_FIELDS
+from mnemoledger.ledger.errors import UnknownUser
+from mnemoledger.ledger.policy import ERASED_TEXT
 from tests.erasure_checks import data_keys, files_containing, pg_dump_containing
 
 ERASED = "u-shredded"

@@ -22,14 +22,14 @@ import pytest
 from click.testing import CliRunner, Result
 from psycopg import sql
 
-from commands import MnemoLedger
-from commands.cli import cli
-from commands.keys import KEYS_FILE as API_KEYS_FILE
-from commands.keys import PG_TABLE as PG_API_KEYS
-from commands.keys import ApiKeyStore, InvalidKey, open_api_key_store
-from ledger import MemoryNotFound, Settings
-from ledger.data_keys import KEYS_FILE, PG_DATA_KEYS, SQLiteKeyStore, key_file
-from ledger.pg_connection import connect, schema_of
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.service.keys import KEYS_FILE as API_KEYS_FILE
+from mnemoledger.commands.service.keys import PG_TABLE as PG_API_KEYS
+from mnemoledger.commands.service.keys import ApiKeyStore, InvalidKey, open_api_key_store
+from mnemoledger.ledger import MemoryNotFound, Settings
+from mnemoledger.ledger.data_keys import KEYS_FILE, PG_DATA_KEYS, SQLiteKeyStore, key_file
+from mnemoledger.ledger.pg_connection import connect, schema_of
 from tests.erasure_checks import data_keys, files_containing, pg_dump_containing
 
 ERASED = "u-erased"
@@ -85,7 +85,7 @@ def serve(home: Path) -> Iterator[str]:
     """`mnemoledger serve` in its own process (the environment names the store)."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "commands", "--home", str(home), "serve", "--port", str(port)],
+        [sys.executable, "-m", "mnemoledger", "--home", str(home), "serve", "--port", str(port)],
         cwd=REPO,
         env={**os.environ, "MNEMOLEDGER_EMBEDDER": "hashing"},
         stdout=subprocess.DEVNULL,
@@ -160,7 +160,7 @@ def test_a_live_server_stops_serving_a_user_the_cli_erased(home: Path) -> None:
 
 ERASE_IN_ANOTHER_PROCESS = """
 import sys
-from commands import MnemoLedger
+from mnemoledger import MnemoLedger
 with MnemoLedger(sys.argv[1], actor="tester") as memory:
     memory.erase(user=sys.argv[2])
 """
@@ -193,8 +193,8 @@ def test_a_long_running_process_does_not_rebuild_erased_plaintext_back(home: Pat
 
 KILLED_ERASE = """
 import os, sys
-from commands import MnemoLedger
-from ledger import Provenance
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Provenance
 step, home, user = sys.argv[1:4]
 memory = MnemoLedger(home, actor="tester")
 if step == "after-keys":  # what `erase` does first, then the process dies

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from commands import MnemoLedger
-from commands.llm.rules.user_facts import stated_facts
-from commands.pipelines.ingest import user_profile
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm.rules.user_facts import stated_facts
+from mnemoledger.commands.write.ingest import user_profile
+from mnemoledger.ledger import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "extraction_set.jsonl"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from commands.cli import cli
+from mnemoledger.commands.cli import cli
 from tests.read_models import open_memory
 
 SECRET_FILES = ("ledger.sqlite3", "keys.sqlite3", "api_keys.sqlite3", "ledger.sqlite3.locks")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger import Ledger, NewMemory, Provenance, Settings
-from ledger.store import is_postgres
-from projections.layers import LayersProjection
+from mnemoledger.ledger import Ledger, NewMemory, Provenance, Settings
+from mnemoledger.ledger.store import is_postgres
+from mnemoledger.projections.layers import LayersProjection
 
 
 def layers_position(home: Path) -> int:
@@ -42,7 +42,7 @@ def test_a_follower_keeps_up_with_a_writer_and_stops_cleanly(
     home: Path, stop_signal: signal.Signals
 ) -> None:
     poll = "60" if is_postgres(os.environ.get("MNEMOLEDGER_DB")) else "0.1"
-    command = [sys.executable, "-m", "commands", "--home", str(home), "--json", "project"]
+    command = [sys.executable, "-m", "mnemoledger", "--home", str(home), "--json", "project"]
     provenance = Provenance(user_id="maya", actor="tester")
     with Ledger(Settings(home=home)) as ledger:
         ledger.add(provenance, [NewMemory("before the follower started")])

@@ -12,20 +12,25 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from commands import MnemoLedger
-from commands.cli_graph import graph
-from commands.options import CliState
-from commands.relations import apply_links, auto_links, related_bullets, relation_boost
-from ledger import InvalidInput, MemoryNotFound, NewMemory, Provenance, Settings
-from ledger.policy import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.options import CliState
+from mnemoledger.commands.recall.graph_cli import graph
+from mnemoledger.commands.recall.relations import (
+    apply_links,
+    auto_links,
+    related_bullets,
+    relation_boost,
+)
+from mnemoledger.ledger import InvalidInput, MemoryNotFound, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import (
     AUTO_LINK_TYPE,
     RELATED_BULLET_PREFIX,
     RELATED_BULLETS_MAX,
     RELATION_BOOST_WEIGHT,
     SENSITIVE,
 )
-from ledger.provenance import acting_as
-from projections.graph import GraphProjection
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.projections.graph import GraphProjection
 
 USER = "maya"
 PROVENANCE = Provenance(user_id=USER, actor="tester")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from commands import MnemoLedger
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Settings
 from tests.test_cli import run, run_json
 
 

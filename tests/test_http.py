@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from commands.http.requests import MAX_ADD_CONTENTS, MAX_BODY_BYTES
+from mnemoledger.commands.service.http.requests import MAX_ADD_CONTENTS, MAX_BODY_BYTES
 from tests.live_server import LiveServer, live_server
 
 
@@ -315,13 +315,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+MNEMOLEDGER = [sys.executable, "-m", "mnemoledger"]
+
+
 def test_serve_command(home: Path) -> None:
     environment = {**os.environ, "MNEMOLEDGER_HOME": str(home), "MNEMOLEDGER_EMBEDDER": "hashing"}
     created = subprocess.run(
         [
             sys.executable,
             "-m",
-            "commands",
+            "mnemoledger",
             "--json",
             "keys",
             "create",
@@ -338,7 +341,7 @@ def test_serve_command(home: Path) -> None:
     key = json.loads(created.stdout)["key"]
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "commands", "serve", "--port", str(port), "--log-level", "warning"],
+        [*MNEMOLEDGER, "serve", "--port", str(port), "--log-level", "warning"],
         env=environment,
     )
     try:

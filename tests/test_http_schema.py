@@ -10,8 +10,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from commands import MnemoLedger
-from commands.http import create_app
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.service.http import create_app
 from tests.live_server import LiveServer, live_server
 
 # the module's server runs on SQLite (see `api`), so the PostgreSQL pass would repeat it

@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from commands import MnemoLedger
-from commands.cli import cli
-from commands.ingest_api import IngestResult, ingest_pipeline
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.schemas import ExtractOutput, Fact
-from commands.pipelines.ingest import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.schemas import ExtractOutput, Fact
+from mnemoledger.commands.write.ingest import (
     DECAY_THRESHOLD_DAYS,
     MAX_MULTI_FACT_WRITES_PER_TURN,
     StyleState,
@@ -26,7 +25,8 @@ from commands.pipelines.ingest import (
     parse_turns,
     windows,
 )
-from ledger import InvalidInput, NewMemory, Settings
+from mnemoledger.commands.write.ingest_api import IngestResult, ingest_pipeline
+from mnemoledger.ledger import InvalidInput, NewMemory, Settings
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from commands import MnemoLedger
+from mnemoledger import MnemoLedger
 from tests.live_server import LiveServer, live_server
 
 CORPUS = Path(__file__).parent / "data" / "injection_corpus.jsonl"

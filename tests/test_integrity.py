@@ -12,12 +12,12 @@ import pytest
 from click.testing import CliRunner, Result
 from eventsourcing.persistence import IntegrityError
 
-from commands import MnemoLedger
-from commands.cli import cli
-from ledger import Ledger, NewMemory, Provenance, Settings
-from ledger.integrity import GENESIS, chained, link_of
-from ledger.provenance import acting_as
-from ledger.verify import Report
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.ledger import Ledger, NewMemory, Provenance, Settings
+from mnemoledger.ledger.integrity import GENESIS, chained, link_of
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.verify import Report
 
 USER = Provenance(user_id="maya", actor="tester")
 

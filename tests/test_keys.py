@@ -12,15 +12,22 @@ import pytest
 from click.testing import CliRunner, Result
 from psycopg import sql
 
-from commands import MnemoLedger
-from commands.cli import cli
-from commands.keys import KEY_PREFIX, KEYS_FILE, ApiKeyStore, InvalidKey, KeyNotFound, key_digest
-from commands.keys import PG_TABLE as PG_API_KEYS
-from ledger import Settings
-from ledger.data_keys import KEYS_FILE as DATA_KEYS_FILE
-from ledger.data_keys import PG_DATA_KEYS, holds_rows
-from ledger.errors import InvalidInput
-from ledger.pg_connection import connect, schema_of
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.service.keys import (
+    KEY_PREFIX,
+    KEYS_FILE,
+    ApiKeyStore,
+    InvalidKey,
+    KeyNotFound,
+    key_digest,
+)
+from mnemoledger.commands.service.keys import PG_TABLE as PG_API_KEYS
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.data_keys import KEYS_FILE as DATA_KEYS_FILE
+from mnemoledger.ledger.data_keys import PG_DATA_KEYS, holds_rows
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.pg_connection import connect, schema_of
 
 
 def run(home: Path, *args: str) -> Result:

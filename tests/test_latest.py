@@ -10,10 +10,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from commands import MnemoLedger
-from ledger import InvalidInput, NewMemory, Provenance, Settings
-from ledger.policy import LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT
-from ledger.provenance import acting_as
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import InvalidInput, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import LATEST_DEFAULT_LIMIT, LATEST_MAX_LIMIT
+from mnemoledger.ledger.provenance import acting_as
 from tests.live_server import live_server
 from tests.test_cli import run, run_json
 from tests.test_consolidation_helpers import place

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger import (
+from mnemoledger.ledger import (
     InvalidInput,
     InvalidTransition,
     Ledger,

@@ -4,8 +4,8 @@ soft delete / restore / purge and Nebo's provisional cleanup counted in epochs (
 
 from __future__ import annotations
 
-from commands import MnemoLedger
-from ledger.policy import (
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger.policy import (
     EPOCHS_PER_DAY,
     PROVISIONAL_MIN_AGE_EPOCHS,
     PURGE_AFTER_DAYS,

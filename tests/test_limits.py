@@ -14,10 +14,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from commands.cli import cli
-from ledger import validation
-from ledger.errors import InvalidInput
-from ledger.policy import (
+from mnemoledger.commands.cli import cli
+from mnemoledger.ledger import validation
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
     MAX_INGEST_BYTES,
     MAX_INGEST_TURNS,
     MAX_JSON_DEPTH,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from commands.llm import (
+from mnemoledger.commands.llm import (
     STAGES,
     LLMCall,
     LLMError,
@@ -20,8 +20,8 @@ from commands.llm import (
     StageOutputInvalid,
     make_provider,
 )
-from commands.llm.consolidation_prompts import CONSOLIDATION_STAGES
-from commands.llm.consolidation_schemas import (
+from mnemoledger.commands.llm.consolidation_prompts import CONSOLIDATION_STAGES
+from mnemoledger.commands.llm.consolidation_schemas import (
     AuditInput,
     AuditMemory,
     CandidateMemory,
@@ -35,7 +35,7 @@ from commands.llm.consolidation_schemas import (
     TopicSample,
     TriageInput,
 )
-from commands.llm.prompts import (
+from mnemoledger.commands.llm.prompts import (
     CORE_UPDATE,
     EXTRACT,
     INSERT_MERGE,
@@ -46,7 +46,7 @@ from commands.llm.prompts import (
     SPLIT,
     SYNTHESIZE,
 )
-from commands.llm.schemas import (
+from mnemoledger.commands.llm.schemas import (
     MAX_CANDIDATE_FACTS,
     ConversationTurn,
     CoreUpdateInput,
@@ -65,9 +65,9 @@ from commands.llm.schemas import (
     StyleObservation,
     SynthesizeInput,
 )
-from commands.llm.stage import Stage
-from ledger import InvalidInput, Settings
-from ledger.validation import normalize_key as normalize_memory_key
+from mnemoledger.commands.llm.stage import Stage
+from mnemoledger.ledger import InvalidInput, Settings
+from mnemoledger.ledger.validation import normalize_key as normalize_memory_key
 
 OFFLINE = OfflineProvider()
 

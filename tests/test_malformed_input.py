@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commands import MnemoLedger
-from commands.cli import BAD_INPUT, cli
-from ledger.policy import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import BAD_INPUT, cli
+from mnemoledger.ledger.policy import (
     KINDS,
     MAX_CONTENT_CHARS,
     MAX_ID_CHARS,

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from commands import MnemoLedger
-from commands.cli import cli
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.ledger import Settings
 
 
 def structured(result: Any) -> Any:
@@ -30,7 +30,7 @@ def mcp_parameters(home: Path, key: str) -> StdioServerParameters:
     """`mnemoledger mcp` over stdio for `key`, on the hashing embedder."""
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "commands", "--home", str(home), "mcp"],
+        args=["-m", "mnemoledger", "--home", str(home), "mcp"],
         env={
             "MNEMOLEDGER_API_KEY": key,
             "MNEMOLEDGER_EMBEDDER": "hashing",

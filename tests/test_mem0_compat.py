@@ -21,8 +21,8 @@ from typing import Any, Protocol
 import httpx
 import pytest
 
-from commands import Memory, MnemoLedger
-from ledger import Settings
+from mnemoledger import Memory, MnemoLedger
+from mnemoledger.ledger import Settings
 from tests.live_server import LiveServer, live_server
 
 Messages = str | dict[str, Any] | list[dict[str, Any]]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from commands import MnemoLedger
+from mnemoledger import MnemoLedger
 
 CASES = Path(__file__).parent / "data" / "memory_cases.jsonl"
 MIN_PASS_RATE = 0.9

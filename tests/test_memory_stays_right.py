@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from commands import MnemoLedger
+from mnemoledger import MnemoLedger
 
 USER = "u"
 PAIRS = Path(__file__).parent / "data" / "similarity_pairs.jsonl"

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from commands import MnemoLedger
-from commands.cli import cli
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.schemas import MergeNotesOutput
-from commands.sanitize import InjectionRefused
-from ledger import InvalidInput, Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.schemas import MergeNotesOutput
+from mnemoledger.commands.write.sanitize import InjectionRefused
+from mnemoledger.ledger import InvalidInput, Settings
 
 LedgerWithNotes = MnemoLedger  # the facade carries the notes API (NotesMixin)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from commands import MnemoLedger
-from ledger import Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Settings
 from tests.fake_openai import fake_openai_server
 
 CORE = "## SOUL\n\n## TOOLS\n\n## RULE\n\n## USER\n- {}\n"

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from commands.llm import LLMError, StageOutputInvalid
-from commands.llm.openai_provider import OpenAIProvider
-from commands.llm.parsing import first_json_object, strip_code_fences
-from commands.llm.prompts import EXTRACT, RECONSTRUCT
-from commands.llm.schemas import (
+from mnemoledger.commands.llm import LLMError, StageOutputInvalid
+from mnemoledger.commands.llm.openai_provider import OpenAIProvider
+from mnemoledger.commands.llm.parsing import first_json_object, strip_code_fences
+from mnemoledger.commands.llm.prompts import EXTRACT, RECONSTRUCT
+from mnemoledger.commands.llm.schemas import (
     ConversationTurn,
     ExtractInput,
     ReconstructedMemory,
@@ -27,7 +27,7 @@ from commands.llm.schemas import (
     ReconstructOutput,
     RelatedMemory,
 )
-from ledger import InvalidInput
+from mnemoledger.ledger import InvalidInput
 
 INPUTS = ReconstructInput(
     related=[RelatedMemory(id="m1", content="Maya lives in Paris", similarity=0.87)],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commands import MnemoLedger
+from mnemoledger import MnemoLedger
 
 
 def test_numbered_steps_stay_one_procedural_memory(tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from commands import MnemoLedger
-from ledger import NewMemory, Settings
-from ledger.policy import PURGE_AFTER_DAYS, SOFT_DELETE_IDLE_EPOCHS
-from ledger.provenance import Provenance, acting_as
-from projections.compact import compact_directory, is_sqlite
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import NewMemory, Settings
+from mnemoledger.ledger.policy import PURGE_AFTER_DAYS, SOFT_DELETE_IDLE_EPOCHS
+from mnemoledger.ledger.provenance import Provenance, acting_as
+from mnemoledger.projections.compact import compact_directory, is_sqlite
 from tests.test_cli import run
 from tests.test_consolidation_helpers import (
     USER,

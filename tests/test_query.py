@@ -16,9 +16,17 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-import commands.query as query_module
-from commands import MnemoLedger
-from commands.categories import (
+import mnemoledger.commands.recall.query as query_module
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.recall.query import (
+    BulletResult,
+    FullResult,
+    QueryResult,
+    estimate_tokens,
+    rendered,
+)
+from mnemoledger.commands.write.categories import (
     CategoriesConfigError,
     CategoryNotAllowed,
     CategoryNotWritable,
@@ -26,12 +34,10 @@ from commands.categories import (
     load_categories,
     parse_categories,
 )
-from commands.cli import cli
-from commands.query import BulletResult, FullResult, QueryResult, estimate_tokens, rendered
-from ledger import InvalidInput, NewMemory, Provenance, Settings
-from ledger.policy import DELTA_MAX_BULLETS, PROCEDURAL
-from ledger.provenance import acting_as
-from projections.layers import LayersProjection, effective_category
+from mnemoledger.ledger import InvalidInput, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import DELTA_MAX_BULLETS, PROCEDURAL
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.projections.layers import LayersProjection, effective_category
 
 QueryLedger = MnemoLedger  # the facade carries the query API and the delta read model
 

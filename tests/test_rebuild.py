@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from commands import MnemoLedger
-from ledger import InvalidTransition, Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import InvalidTransition, Settings
 
 AT = datetime(2030, 1, 1, tzinfo=UTC)
 """Searches judge recency at one fixed time, so scores compare exactly."""

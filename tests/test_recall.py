@@ -15,9 +15,10 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from commands import MnemoLedger
-from commands.cli import cli
-from commands.context import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.models import SearchHit
+from mnemoledger.commands.recall.context import (
     SECTION_SEPARATOR,
     WHAT_YOU_KNOW_INTRO,
     build_context,
@@ -25,17 +26,16 @@ from commands.context import (
     format_structured_content,
     load_tacit,
 )
-from commands.models import SearchHit
-from commands.recall_api import transcript_hits
-from commands.resume import (
+from mnemoledger.commands.recall.recall_api import transcript_hits
+from mnemoledger.commands.recall.resume import (
     Topic,
     build_resume,
     compact_markdown,
     core_weight,
     estimate_tokens,
 )
-from ledger import InvalidInput, NewMemory, Provenance, Settings
-from ledger.policy import (
+from mnemoledger.ledger import InvalidInput, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import (
     CHUNK_MAX_CHARS,
     CHUNK_OVERLAP_CHARS,
     CONTEXT_MAX_RULES,
@@ -53,8 +53,8 @@ from ledger.policy import (
     SESSION_CHUNK_DAMPENING,
     WORKING,
 )
-from projections.layers import MemoryRow
-from projections.transcripts import (
+from mnemoledger.projections.layers import MemoryRow
+from mnemoledger.projections.transcripts import (
     Message,
     block_text,
     message_blocks,
@@ -624,7 +624,7 @@ def test_transcripts_survive_reopening(home: Path) -> None:
 
 @pytest.fixture
 def cli_group() -> click.Group:
-    from commands.cli import cli
+    from mnemoledger.commands.cli import cli
 
     return cli
 

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from commands import MnemoLedger
-from commands.cli import cli
-from ledger import Provenance, Settings
-from ledger.errors import InvalidInput, InvalidTransition, LedgerError
-from ledger.provenance import acting_as
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.ledger import Provenance, Settings
+from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError
+from mnemoledger.ledger.provenance import acting_as
 
 USERS = ("maya", "ole", "ana")
 CITIES = ("Paris", "Berlin", "Lisbon", "Porto", "Oslo", "Madrid")

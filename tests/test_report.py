@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from commands import MnemoLedger
+from mnemoledger import MnemoLedger
 from tests.test_cli import run, run_json
 
 

@@ -12,9 +12,9 @@ import faiss
 import numpy as np
 import pytest
 
-from commands import MnemoLedger
-from commands.models import SearchHit
-from commands.search import (
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.models import SearchHit
+from mnemoledger.commands.recall.search import (
     bm25_score,
     fts_expression,
     has_proper_noun,
@@ -26,8 +26,8 @@ from commands.search import (
     recency,
     score_row,
 )
-from ledger import NewMemory, Provenance, Settings
-from ledger.policy import (
+from mnemoledger.ledger import NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import (
     AUTO_EXPAND_THRESHOLD,
     BUFFER,
     CORE,
@@ -37,9 +37,9 @@ from ledger.policy import (
     SEMANTIC,
     WORKING,
 )
-from ledger.provenance import acting_as
-from projections.layers import MemoryRow
-from projections.vectors import ann_lists, build_index, index_contents, is_approximate
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.projections.layers import MemoryRow
+from mnemoledger.projections.vectors import ann_lists, build_index, index_contents, is_approximate
 
 U1 = Provenance(user_id="u1", actor="test")
 U2 = Provenance(user_id="u2", actor="test")
@@ -426,7 +426,7 @@ def test_vectors_without_structure_stay_exact() -> None:
 
 
 def test_per_user_word_counts_stay_bounded(memory: MnemoLedger, monkeypatch: Any) -> None:
-    monkeypatch.setattr("projections.user_terms.MAX_CACHED_USERS", 2)
+    monkeypatch.setattr("mnemoledger.projections.user_terms.MAX_CACHED_USERS", 2)
     for user in ("a", "b", "c"):
         add(memory, [f"{user} likes tea"], Provenance(user_id=user, actor="test"))
     memory.refresh()

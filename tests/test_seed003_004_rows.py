@@ -14,15 +14,15 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from commands import MnemoLedger
-from commands.categories import CategoryNotAllowed
-from commands.cli import cli
-from commands.facade import AGENT_LIST_LIMIT
-from commands.http import create_app
-from ledger import InvalidInput, NewMemory, Provenance, Settings
-from ledger.provenance import acting_as
-from ledger.recall import Recall
-from projections.embeddings.cache import EmbeddingCache, text_key
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.facade import AGENT_LIST_LIMIT
+from mnemoledger.commands.service.http import create_app
+from mnemoledger.commands.write.categories import CategoryNotAllowed
+from mnemoledger.ledger import InvalidInput, NewMemory, Provenance, Settings
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.recall import Recall
+from mnemoledger.projections.embeddings.cache import EmbeddingCache, text_key
 
 
 @pytest.fixture

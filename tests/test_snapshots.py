@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from commands import MnemoLedger
-from ledger import Ledger, Provenance, Settings
-from ledger.application import SNAPSHOT_INTERVAL
-from ledger.core import CoreDocument
-from ledger.provenance import acting_as
-from ledger.user import UserStream
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Ledger, Provenance, Settings
+from mnemoledger.ledger.application import SNAPSHOT_INTERVAL
+from mnemoledger.ledger.core import CoreDocument
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.user import UserStream
 
 SAVES = 2 * SNAPSHOT_INTERVAL + 5
 ACTOR = Provenance(user_id="maya", actor="tester")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from commands import MnemoLedger
-from ledger.errors import InvalidInput, MemoryNotFound
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
 from tests.test_cli import run, run_json
 
 

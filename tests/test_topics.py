@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from commands import MnemoLedger
-from commands.llm import OfflineProvider, ScriptedProvider
-from commands.llm.consolidation_schemas import NameTopicsOutput, TopicName
-from commands.topics import build_tree
-from ledger import NewMemory
-from ledger.policy import TOPIC_MAX_LEAF_SIZE, TOPIC_NAMING_BATCH
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.lifecycle.topics import build_tree
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.consolidation_schemas import NameTopicsOutput, TopicName
+from mnemoledger.ledger import NewMemory
+from mnemoledger.ledger.policy import TOPIC_MAX_LEAF_SIZE, TOPIC_NAMING_BATCH
 from tests.test_consolidation_helpers import USER, clock, engram, events, remember_many
 
 __all__ = ["clock", "engram"]

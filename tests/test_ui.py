@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from commands.http.ui.routes import DIFF_ROOTS_ENV, OUT_OF_REACH
+from mnemoledger.commands.service.http.ui.routes import DIFF_ROOTS_ENV, OUT_OF_REACH
 from tests.read_models import open_memory
 from tests.ui_seed import Explorer, explorer
 

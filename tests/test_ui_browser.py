@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from commands.http.ui.routes import DIFF_ROOTS_ENV
+from mnemoledger.commands.service.http.ui.routes import DIFF_ROOTS_ENV
 from tests.ui_seed import Explorer, explorer
 
 pytestmark = pytest.mark.sqlite_only  # a browser against one SQLite server; once is enough

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from commands import MnemoLedger
-from ledger import NewMemory, Provenance, Settings
+from mnemoledger import MnemoLedger
+from mnemoledger.ledger import NewMemory, Provenance, Settings
 from tests.live_server import live_server
 from tests.test_consolidation_helpers import place
 

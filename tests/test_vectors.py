@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ledger import EventRecord, Ledger, NewMemory, Provenance, Settings
-from projections.embeddings import HashingEmbedder
-from projections.embeddings.embedder import Embedder, Vectors
-from projections.runner import Runner
-from projections.vectors import VectorsProjection, faiss_id, index_file_name
+from mnemoledger.ledger import EventRecord, Ledger, NewMemory, Provenance, Settings
+from mnemoledger.projections.embeddings import HashingEmbedder
+from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
+from mnemoledger.projections.runner import Runner
+from mnemoledger.projections.vectors import VectorsProjection, faiss_id, index_file_name
 
 U1 = Provenance(user_id="u1", actor="test")
 U2 = Provenance(user_id="u2", actor="test")

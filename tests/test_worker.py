@@ -10,11 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from commands import MnemoLedger
-from commands.consolidate_api import ConsolidateResult
-from commands.worker import SimulatedClock, Worker
-from ledger import Settings
-from ledger.policy import PURGE_AFTER_DAYS, SOFT_DELETE_IDLE_EPOCHS, SOFT_DELETE_MAX_IMPORTANCE
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.lifecycle.consolidate_api import ConsolidateResult
+from mnemoledger.commands.lifecycle.worker import SimulatedClock, Worker
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.policy import (
+    PURGE_AFTER_DAYS,
+    SOFT_DELETE_IDLE_EPOCHS,
+    SOFT_DELETE_MAX_IMPORTANCE,
+)
 from tests.test_consolidation_helpers import (
     USER,
     Clock,
@@ -84,7 +88,7 @@ def test_sigterm_stops_the_worker_gracefully(home: Path) -> None:
     with MnemoLedger(settings=Settings(home=home, embedder="hashing")) as memory:
         remember(memory, "Maya is allergic to peanuts")
     process = subprocess.Popen(
-        [sys.executable, "-m", "commands", "worker", "--interval", "0.2", "--json"],
+        [sys.executable, "-m", "mnemoledger", "worker", "--interval", "0.2", "--json"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -117,7 +121,7 @@ def _json_blocks(text: str) -> list[str]:
 def test_a_failing_cycle_is_recorded_and_the_worker_goes_on(
     engram: MnemoLedger, clock: Clock
 ) -> None:
-    from commands.llm import LLMError, OfflineProvider, ScriptedProvider
+    from mnemoledger.commands.llm import LLMError, OfflineProvider, ScriptedProvider
 
     remember(engram, "Maya is allergic to peanuts")
     clock.advance(minutes=11)

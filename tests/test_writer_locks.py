@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ledger import Settings
-from ledger.store import WriterBusy, WriterLocks, writer_locks
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.store import WriterBusy, WriterLocks, writer_locks
 from tests.live_server import live_server
 
 SHORT = 0.5

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from commands import MnemoLedger
-from commands.llm import ScriptedProvider
-from commands.llm.schemas import ReconstructOutput
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm import ScriptedProvider
+from mnemoledger.commands.llm.schemas import ReconstructOutput
 from tests.live_server import LiveServer, live_server
 
 

@@ -6,13 +6,13 @@ Only commands decide, so this lives in `commands/`.
 
 from __future__ import annotations
 
-from commands.llm.errors import LLMError, StageOutputInvalid
-from commands.llm.offline import OfflineProvider
-from commands.llm.prompts import STAGES
-from commands.llm.scripted import ScriptedProvider
-from commands.llm.stage import LLMCall, LLMProvider, Stage
-from ledger.errors import InvalidInput
-from ledger.settings import Settings
+from mnemoledger.commands.llm.errors import LLMError, StageOutputInvalid
+from mnemoledger.commands.llm.offline import OfflineProvider
+from mnemoledger.commands.llm.prompts import STAGES
+from mnemoledger.commands.llm.scripted import ScriptedProvider
+from mnemoledger.commands.llm.stage import LLMCall, LLMProvider, Stage
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.settings import Settings
 
 PROVIDER_NAMES = ("offline", "openai")
 
@@ -30,7 +30,7 @@ def make_provider(settings: Settings) -> LLMProvider:
                 "(e.g. gpt-4o-mini, or the name a local server gives its model)"
             )
         # Imported here: the offline default should not pay for loading the client.
-        from commands.llm.openai_provider import OpenAIProvider
+        from mnemoledger.commands.llm.openai_provider import OpenAIProvider
 
         return OpenAIProvider(
             model,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ledger.errors import LedgerError
+from mnemoledger.ledger.errors import LedgerError
 
 
 class LLMError(LedgerError):

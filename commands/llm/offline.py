@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from commands.llm.errors import LLMError
-from commands.llm.rules import RULES
-from commands.llm.stage import InT, LLMCall, OutT, Stage
+from mnemoledger.commands.llm.errors import LLMError
+from mnemoledger.commands.llm.rules import RULES
+from mnemoledger.commands.llm.stage import InT, LLMCall, OutT, Stage
 
 
 class OfflineProvider:

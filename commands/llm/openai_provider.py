@@ -11,10 +11,10 @@ from typing import Any, Final
 import openai
 from openai.types.chat import ChatCompletion
 
-from commands.llm.errors import LLMError
-from commands.llm.parsing import parse_stage_output
-from commands.llm.stage import InT, LLMCall, OutT, Stage
-from ledger.errors import InvalidInput
+from mnemoledger.commands.llm.errors import LLMError
+from mnemoledger.commands.llm.parsing import parse_stage_output
+from mnemoledger.commands.llm.stage import InT, LLMCall, OutT, Stage
+from mnemoledger.ledger.errors import InvalidInput
 
 DEFAULT_MAX_ATTEMPTS: Final = 3
 DEFAULT_BACKOFF_SECONDS: Final = 0.2

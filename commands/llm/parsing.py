@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from commands.llm.errors import StageOutputInvalid
-from commands.llm.stage import OutT, Stage
+from mnemoledger.commands.llm.errors import StageOutputInvalid
+from mnemoledger.commands.llm.stage import OutT, Stage
 
 _CODE_FENCE = re.compile(r"```[\w+-]*[ \t]*\n?(.*?)```", re.DOTALL)
 

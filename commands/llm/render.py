@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from commands.llm.schemas import (
+from mnemoledger.commands.llm.schemas import (
     ConversationTurn,
     CoreUpdateInput,
     ExtractInput,

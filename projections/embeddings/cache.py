@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from projections.embeddings.embedder import Embedder, Vectors
+from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
 
 MAX_PARAMETERS = 500
 """Bound parameters per statement (SQLite builds before 3.32 allow at most 999)."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from projections.embeddings.embedder import Vectors
+from mnemoledger.projections.embeddings.embedder import Vectors
 
 _WORD = re.compile(r"\w+")
 

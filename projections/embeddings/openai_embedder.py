@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import openai
 
-from ledger import InvalidInput
-from projections.embeddings.embedder import Vectors
+from mnemoledger.ledger import InvalidInput
+from mnemoledger.projections.embeddings.embedder import Vectors
 
 BATCH_SIZE = 256
 """Inputs per request: well under every server's limit on inputs and tokens per call."""

@@ -7,14 +7,14 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from commands.llm.rules import consolidation
-from commands.llm.rules.core import core_update
-from commands.llm.rules.extract import extract
-from commands.llm.rules.merge import insert_merge, merge_notes
-from commands.llm.rules.multi_fact import multi_fact
-from commands.llm.rules.reconstruct import reconstruct, refine
-from commands.llm.rules.split import split
-from commands.llm.rules.synthesize import synthesize
+from mnemoledger.commands.llm.rules import consolidation
+from mnemoledger.commands.llm.rules.core import core_update
+from mnemoledger.commands.llm.rules.extract import extract
+from mnemoledger.commands.llm.rules.merge import insert_merge, merge_notes
+from mnemoledger.commands.llm.rules.multi_fact import multi_fact
+from mnemoledger.commands.llm.rules.reconstruct import reconstruct, refine
+from mnemoledger.commands.llm.rules.split import split
+from mnemoledger.commands.llm.rules.synthesize import synthesize
 
 RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "split": split,

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from commands.attribution import speaker_and_body
+from mnemoledger.commands.write.attribution import speaker_and_body
 
 _I = re.IGNORECASE
 

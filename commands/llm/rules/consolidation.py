@@ -10,8 +10,7 @@ from typing import Final
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
-from commands.attribution import speaker_and_body
-from commands.llm.consolidation_schemas import (
+from mnemoledger.commands.llm.consolidation_schemas import (
     AuditInput,
     AuditOutput,
     DistillInput,
@@ -35,10 +34,17 @@ from commands.llm.consolidation_schemas import (
     TriageOutput,
     TriageVerdict,
 )
-from commands.llm.rules.attributes import replaces, says_the_same
-from commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
-from commands.llm.rules.text import comparison_key, overlap, sentences, single_line, words
-from ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
+from mnemoledger.commands.llm.rules.attributes import replaces, says_the_same
+from mnemoledger.commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
+from mnemoledger.commands.llm.rules.text import (
+    comparison_key,
+    overlap,
+    sentences,
+    single_line,
+    words,
+)
+from mnemoledger.commands.write.attribution import speaker_and_body
+from mnemoledger.ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
 
 _I = re.IGNORECASE
 LESSON_CUES: Final = re.compile(

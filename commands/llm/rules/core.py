@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from commands.llm.rules.attributes import facts_of
-from commands.llm.rules.text import comparison_key, overlap, single_line
-from commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
-from ledger.core import CORE_SECTIONS, parse_sections
+from mnemoledger.commands.llm.rules.attributes import facts_of
+from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
+from mnemoledger.commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
+from mnemoledger.ledger.core import CORE_SECTIONS, parse_sections
 
 _I = re.IGNORECASE
 

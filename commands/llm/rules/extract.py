@@ -18,10 +18,10 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from commands.llm.render import conversation_excerpt
-from commands.llm.rules.text import sentences, single_line, slug
-from commands.llm.rules.user_facts import NEGATION, clauses, clean, stated_facts
-from commands.llm.schemas import ExtractInput, ExtractOutput, Fact
+from mnemoledger.commands.llm.render import conversation_excerpt
+from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
+from mnemoledger.commands.llm.rules.user_facts import NEGATION, clauses, clean, stated_facts
+from mnemoledger.commands.llm.schemas import ExtractInput, ExtractOutput, Fact
 
 _I = re.IGNORECASE
 

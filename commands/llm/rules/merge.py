@@ -3,8 +3,18 @@
 
 from __future__ import annotations
 
-from commands.llm.rules.text import comparison_key, sentences, single_line, with_final_stop
-from commands.llm.schemas import MergeInput, MergeNotesInput, MergeNotesOutput, MergeOutput
+from mnemoledger.commands.llm.rules.text import (
+    comparison_key,
+    sentences,
+    single_line,
+    with_final_stop,
+)
+from mnemoledger.commands.llm.schemas import (
+    MergeInput,
+    MergeNotesInput,
+    MergeNotesOutput,
+    MergeOutput,
+)
 
 
 def insert_merge(inputs: MergeInput) -> MergeOutput:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from commands.llm.rules.text import sentences, single_line, words
-from commands.llm.schemas import (
+from mnemoledger.commands.llm.rules.text import sentences, single_line, words
+from mnemoledger.commands.llm.schemas import (
     MAX_CANDIDATE_FACTS,
     CandidateFact,
     MultiFactInput,

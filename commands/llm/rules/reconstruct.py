@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from commands.attribution import different_speakers, speaker_and_body
-from commands.llm.rules.attributes import CORRECTION, ENDED, facts_of, replaces
-from commands.llm.rules.text import comparison_key, overlap, single_line
-from commands.llm.schemas import (
+from mnemoledger.commands.llm.rules.attributes import CORRECTION, ENDED, facts_of, replaces
+from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
+from mnemoledger.commands.llm.schemas import (
     Coverage,
     ReconstructedMemory,
     ReconstructInput,
@@ -35,6 +34,7 @@ from commands.llm.schemas import (
     RelatedMemory,
     new_source,
 )
+from mnemoledger.commands.write.attribution import different_speakers, speaker_and_body
 
 SAME_THING_OVERLAP: Final = 0.3
 """Word overlap (Jaccard, attributions left out) from which two statements outside the

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from commands.attribution import ATTRIBUTION
-from commands.llm.rules.text import sentences, single_line, words
-from commands.llm.schemas import SplitInput, SplitOutput
+from mnemoledger.commands.llm.rules.text import sentences, single_line, words
+from mnemoledger.commands.llm.schemas import SplitInput, SplitOutput
+from mnemoledger.commands.write.attribution import ATTRIBUTION
 
 FILLER_WORDS: Final = frozenset(
     {"hi", "hello", "hey", "thanks", "thank", "you", "ok", "okay", "sure", "great", "cool"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from commands.llm.render import strongest_observations
-from commands.llm.schemas import StyleObservation, SynthesizeInput, SynthesizeOutput
+from mnemoledger.commands.llm.render import strongest_observations
+from mnemoledger.commands.llm.schemas import StyleObservation, SynthesizeInput, SynthesizeOutput
 
 WOVEN_OBSERVATIONS: Final = 3
 """How many of the strongest observations the paragraph names (one sentence each)."""

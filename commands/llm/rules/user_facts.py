@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from commands.llm.rules.attributes import ATTRIBUTES, ENDED, facts_of
-from commands.llm.rules.text import slug
+from mnemoledger.commands.llm.rules.attributes import ATTRIBUTES, ENDED, facts_of
+from mnemoledger.commands.llm.rules.text import slug
 
 _I = re.IGNORECASE
 

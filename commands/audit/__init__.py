@@ -1,0 +1,1 @@
+"""What happened: history, time travel, replay and diff, export, reports and integrity."""

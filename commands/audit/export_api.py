@@ -1,0 +1,62 @@
+"""`ExportMixin`: a user's events out (JSONL, Parquet, CSV) and back in (JSONL).
+
+memory.export(user="maya", format="jsonl", path="maya.jsonl")
+other.import_events("maya.jsonl")          # in another home: identical read models
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from mnemoledger.commands.audit import export
+from mnemoledger.ledger import Ledger
+from mnemoledger.ledger.validation import identifier
+
+if TYPE_CHECKING:
+    from mnemoledger.projections.runner import Progress
+
+
+class ExportResult(BaseModel):
+    user: str
+    format: str
+    path: str
+    events: int
+
+
+class ImportResult(BaseModel):
+    path: str
+    events: int
+    users: list[str]
+
+
+class ExportMixin:
+    """Expects on `self`: `ledger` and `refresh()`."""
+
+    ledger: Ledger
+
+    if TYPE_CHECKING:
+
+        def refresh(self, progress: Progress | None = None) -> int:
+            raise NotImplementedError
+
+    def export(self, *, user: str, format: str, path: str | Path) -> ExportResult:
+        """Write `user`'s events: `jsonl` (the faithful, importable event stream) or
+        `parquet` / `csv` (the timeline table, through DuckDB)."""
+        identifier("user", user)
+        records = export.user_events(self.ledger, user)
+        target = Path(path).expanduser()
+        export.write(records, target, format)
+        return ExportResult(user=user, format=format, path=str(target), events=len(records))
+
+    def import_events(self, path: str | Path, progress: Progress | None = None) -> ImportResult:
+        """Append the events of an exported JSONL file (same ids, versions, times and
+        provenance), then bring the read models up to date."""
+        source = Path(path).expanduser()
+        records = export.read_jsonl(source)
+        count = export.import_records(self.ledger, records, progress)
+        self.refresh()
+        users = sorted({r.user_id for r in records if r.user_id})
+        return ImportResult(path=str(source), events=count, users=users)

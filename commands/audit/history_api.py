@@ -1,0 +1,166 @@
+"""`HistoryMixin`: the audit trail of the Python API (seed 003 §8).
+
+Mixed into `MnemoLedger`, which provides what the mixin uses:
+
+    class MnemoLedger(HistoryMixin, ...):
+        def __init__(...):
+            ...
+            self.history_model = HistoryProjection(directory / "history")
+            self.runner = Runner(self.ledger, [..., self.history_model], directory / ".lock")
+
+    memory.memory_history(memory_id)          # every event of one memory, and who decided it
+    memory.timeline(user="maya", types=["MemoryUpdated"], since="2026-05-01", actor="cli:me")
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from mnemoledger.commands.audit.timepoints import after, at_or_before, parse_point
+from mnemoledger.commands.models import EventOut
+from mnemoledger.ledger import Ledger
+from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
+from mnemoledger.projections.history import HistoryProjection, HistoryRow
+
+if TYPE_CHECKING:
+    from mnemoledger.projections.runner import Progress
+
+LOG_PAGE = 1000
+"""Events read per page of the log."""
+
+
+class LLMCallOut(BaseModel):
+    """The LLM call whose answer an event carries out."""
+
+    command_id: str
+    stage: str
+    prompt: str
+    """`prompt_id@version`."""
+    provider: str | None
+    model: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    latency_ms: float
+
+
+class HistoryEntry(BaseModel):
+    """One event of a memory, as the audit table keeps it."""
+
+    position: int
+    event: str
+    """ADD, UPDATE, DELETE, MERGE, LINK, TTL, RESTORE, REINFORCE, or the event's own name."""
+    type: str
+    version: int
+    at: str
+    user_id: str
+    actor: str | None
+    agent_id: str | None
+    thread_id: str | None
+    causation_id: str | None
+    prompt_version: str | None
+    old_ref: str | None
+    new_ref: str | None
+    data: dict[str, Any]
+    llm: LLMCallOut | None = None
+    """The call that decided the event, when an LLM decided it."""
+
+
+class HistoryMixin:
+    """Who changed a memory, when, and on which LLM answer; the filtered log.
+
+    Expects on `self`: `ledger`, `history_model` (a `HistoryProjection` the runner keeps
+    up to date) and `refresh()`.
+    """
+
+    ledger: Ledger
+    history_model: HistoryProjection
+
+    if TYPE_CHECKING:
+
+        def refresh(self, progress: Progress | None = None) -> int:
+            raise NotImplementedError
+
+    def memory_history(self, memory_id: str) -> builtins.list[HistoryEntry]:
+        """Every event of one memory, oldest first, with actor, agent, causation and the LLM
+        call (stage, prompt version, model, tokens) that decided it."""
+        memory = self.ledger.memory(memory_id)
+        self.refresh()
+        rows = self.history_model.of_memory(memory.id.hex)
+        if not rows:
+            raise MemoryNotFound(memory_id)
+        return [self._entry(row) for row in rows]
+
+    def _entry(self, row: HistoryRow) -> HistoryEntry:
+        call = self.history_model.deciding_call(row.causation_id, row.prompt_version)
+        return HistoryEntry(
+            position=row.position,
+            event=row.event,
+            type=row.type,
+            version=row.version,
+            at=row.ts,
+            user_id=row.user_id,
+            actor=row.actor,
+            agent_id=row.agent_id,
+            thread_id=row.thread_id,
+            causation_id=row.causation_id,
+            prompt_version=row.prompt_version,
+            old_ref=row.old_ref,
+            new_ref=row.new_ref,
+            data=row.meta,
+            llm=None
+            if call is None
+            else LLMCallOut(
+                command_id=call.command_id,
+                stage=call.stage,
+                prompt=call.prompt,
+                provider=call.provider,
+                model=call.model,
+                prompt_tokens=call.prompt_tokens,
+                completion_tokens=call.completion_tokens,
+                latency_ms=call.latency_ms,
+            ),
+        )
+
+    def timeline(
+        self,
+        *,
+        user: str | None = None,
+        types: Sequence[str] = (),
+        since: str | int | datetime | None = None,
+        until: str | int | datetime | None = None,
+        actor: str | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[EventOut]:
+        """The log, oldest first, filtered by user, event types, actor and a range: `since`
+        (after a position, or from a time) and `until` (up to a position or time)."""
+        if limit is not None and limit < 1:
+            raise InvalidInput("limit must be >= 1")
+        start = parse_point(since) if since is not None else 0
+        end = parse_point(until) if until is not None else None
+        wanted = set(types)
+        found: builtins.list[EventOut] = []
+        position = start if isinstance(start, int) else 0
+        stop = end if isinstance(end, int) else None
+        while limit is None or len(found) < limit:
+            page = self.ledger.read(position, LOG_PAGE, stop)
+            if not page:
+                break
+            for record in page:
+                if end is not None and not at_or_before(record, end):
+                    continue
+                if (
+                    after(record, start)
+                    and (user is None or record.user_id == user)
+                    and (not wanted or record.type in wanted)
+                    and (actor is None or record.actor == actor)
+                ):
+                    found.append(EventOut(**record.as_json()))
+            position = page[-1].position or position
+            if stop is not None and position >= stop:
+                break
+        return found[:limit] if limit is not None else found

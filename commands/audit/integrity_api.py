@@ -1,0 +1,188 @@
+"""`IntegrityMixin`: verify, seal and erase in the Python API (issue 5; seed 003 §8).
+
+Mixed into `MnemoLedger`, which provides what the mixin uses (`ledger`, `settings`,
+`embedder`, `rebuild()`, `_provenance()`):
+
+    memory.verify()                      # every chain and seal; problems named
+    memory.seal()                        # checkpoint the log since the last seal
+    memory.erase(user="maya")            # crypto-shred maya, rebuild, leave no plaintext
+
+`erase` can be run again: it finishes what an interrupted run left undone (the event not
+recorded, the read models not yet rebuilt or compacted) and says what it did.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from mnemoledger.ledger import Ledger, Settings
+from mnemoledger.ledger.seal import Seal
+from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.runner import Runner
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from mnemoledger.commands.models import RebuildResult
+    from mnemoledger.ledger import Provenance
+    from mnemoledger.projections.runner import Progress
+
+
+class ProblemOut(BaseModel):
+    """One stored event that is not as written."""
+
+    kind: str
+    """changed, forged, unchained, missing, reordered, truncated or secret_missing."""
+    position: int | None
+    stream: str | None
+    version: int | None
+    detail: str
+
+
+class SealOut(BaseModel):
+    """One `Sealed` event."""
+
+    id: str
+    from_position: int
+    to_position: int
+    events: int
+    root: str
+    gaps: list[int]
+
+
+class VerifyResult(BaseModel):
+    """What `verify` found: `ok` when nothing."""
+
+    ok: bool
+    events: int
+    """Stored events checked."""
+    checked_through: int
+    """The log's last position when the check started."""
+    seals: int
+    sealed_through: int
+    """The last position covered by a seal found in the log (0: nothing sealed)."""
+    problems: list[ProblemOut]
+    legacy_through: int
+    """Positions up to here were written before the home had a chain secret (0: none)."""
+    notes: list[str]
+    """What holds but is no problem (the legacy range and how far it is protected)."""
+    sealed: list[SealOut]
+    """Seals this check wrote: a clean check seals what it found unsealed."""
+
+
+class ErasureResult(BaseModel):
+    """What `erase` did."""
+
+    user_id: str
+    erasure_id: str
+    """The stream of the `UserErased` event."""
+    projections: list[str]
+    """Read models rebuilt without the user's content."""
+    events: int
+    """Events replayed by the rebuild."""
+    embeddings_dropped: int
+    """Cached vectors no rebuilt read model uses (the erased user's among them)."""
+    files_compacted: list[str]
+    """SQLite files vacuumed so no deleted bytes remain."""
+    completed: list[str]
+    """What this run did, step by step, and which steps an earlier run (or another
+    process of the home) had already done."""
+
+
+class IntegrityMixin:
+    """Check the log, checkpoint it, and erase a user's content from it and its readers."""
+
+    ledger: Ledger
+    settings: Settings
+    embedder: CachedEmbedder
+    runner: Runner
+
+    if TYPE_CHECKING:
+
+        def rebuild(
+            self, projection: str | None = None, progress: Progress | None = None
+        ) -> RebuildResult:
+            raise NotImplementedError
+
+        def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
+            raise NotImplementedError
+
+    def verify(
+        self, progress: Progress | None = None, published: Mapping[int, str] | None = None
+    ) -> VerifyResult:
+        """Walk every stored event: keyed hashes, per-stream chains, seals, positions, the
+        witness of the newest event and seal, and the seal roots `published` elsewhere
+        (last position sealed -> root); when all is well, seal what was unsealed."""
+        report = self.ledger.verify(progress, published)
+        return VerifyResult(
+            ok=report.ok,
+            events=report.events,
+            seals=report.seals,
+            sealed_through=report.sealed_through,
+            checked_through=report.checked_through,
+            problems=[ProblemOut(**p.as_json()) for p in report.problems],
+            legacy_through=report.legacy_through,
+            notes=report.notes,
+            sealed=[_seal_out(seal) for seal in report.new_seals],
+        )
+
+    def seal(self, *, agent: str | None = None) -> builtins.list[SealOut]:
+        """Seal the log from the last sealed position to the newest event (one `Sealed`
+        event per SEAL_MAX_EVENTS events)."""
+        seals = self.ledger.seal(self._provenance("", agent, None))
+        return [_seal_out(seal) for seal in seals]
+
+    def erase(
+        self, *, user: str, agent: str | None = None, progress: Progress | None = None
+    ) -> ErasureResult:
+        """Crypto-shred `user`: destroy the user's data keys and record `UserErased`, then
+        purge the home's read models (rebuilt without the user, cached vectors nothing uses
+        dropped, every SQLite file compacted). Every other process and home on the log
+        purges itself when it next catches up. Running it again finishes an interrupted
+        erasure; `UnknownUser` if the user never wrote anything."""
+        identifier("user", user)
+        outcome = self.ledger.erase(self._provenance(user, agent, None), user)
+        completed = [
+            f"destroyed {outcome.keys_destroyed} data key(s)"
+            if outcome.keys_destroyed is not None
+            else f"data keys already destroyed at {outcome.erased_at}",
+            "recorded UserErased" if outcome.recorded else "UserErased already recorded",
+        ]
+        purge = self.runner.purge_erasures(progress)
+        if purge is None:
+            completed.append("read models already purged of the user")
+            projections: builtins.list[str] = []
+            events = dropped = 0
+            compacted: builtins.list[str] = []
+        else:
+            projections, events, dropped = purge.projections, purge.events, purge.embeddings_dropped
+            compacted = [str(p) for p in purge.files_compacted]
+            completed += [
+                f"rebuilt {len(projections)} read models from {events} events",
+                f"dropped {dropped} cached vectors",
+                f"compacted {len(compacted)} files",
+            ]
+        return ErasureResult(
+            user_id=outcome.user_id,
+            erasure_id=outcome.erasure_id.hex,
+            projections=projections,
+            events=events,
+            embeddings_dropped=dropped,
+            files_compacted=compacted,
+            completed=completed,
+        )
+
+
+def _seal_out(seal: Seal) -> SealOut:
+    return SealOut(
+        id=seal.id.hex,
+        from_position=seal.from_position,
+        to_position=seal.to_position,
+        events=seal.events,
+        root=seal.root,
+        gaps=list(seal.gaps),
+    )

@@ -1,0 +1,121 @@
+"""How each recorded command is executed again: one handler per `*Requested` event type.
+
+A handler rebuilds the request from the recorded raw input and runs the same pipeline
+under the recorded provenance. Commands without a handler are re-applied event by event
+as recorded (so a new command type replays faithfully before it gets a handler, it just
+cannot be re-decided by a changed prompt until then).
+
+    @handles("ConsolidationRequested")
+    def consolidation(target, command): ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from mnemoledger.commands.audit.replay.source import RecordedCommand
+from mnemoledger.commands.write.add import AddRequest
+from mnemoledger.commands.write.ingest_api import ingest_pipeline
+from mnemoledger.commands.write.notes import WriteNoteRequest
+from mnemoledger.commands.write.notes_api import notes_pipeline
+from mnemoledger.ledger.policy import BUFFER_CAP
+
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
+
+Handler = Callable[["MnemoLedger", RecordedCommand], object]
+
+HANDLERS: dict[str, Handler] = {}
+"""Handlers by the command's `*Requested` event type."""
+
+
+def handles(event_type: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        HANDLERS[event_type] = handler
+        return handler
+
+    return register
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+def _mapping(value: Any) -> dict[str, Any] | None:
+    return dict(value) if isinstance(value, dict) else None
+
+
+@handles("AddRequested")
+def add(target: MnemoLedger, command: RecordedCommand) -> object:
+    given = command.input
+    evidence = given.get("evidence")
+    request = AddRequest(
+        contents=[str(c) for c in _list(given.get("contents"))],
+        kind=str(given.get("kind", "semantic")),
+        tags=tuple(str(t) for t in _list(given.get("tags"))),
+        source=str(given.get("source", "api")),
+        namespace=str(given.get("namespace", "default")),
+        importance=float(given.get("importance", 0.5)),  # type: ignore[arg-type]
+        evidence=None if evidence is None else [str(e) for e in _list(evidence)],
+        split=bool(given.get("split", True)),
+        category=None if given.get("category") is None else str(given["category"]),
+        metadata=_mapping(given.get("metadata")),
+    )
+    target.refresh()
+    return target.add_pipeline.run(request, command.provenance())
+
+
+@handles("NoteRequested")
+def note(target: MnemoLedger, command: RecordedCommand) -> object:
+    given = dict(command.input)
+    pipeline = notes_pipeline(target)
+    target.refresh()
+    if given.pop("operation", "write") == "merge":
+        return pipeline.merge([str(i) for i in _list(given.get("note_ids"))], command.provenance())
+    request = WriteNoteRequest(
+        content=str(given["content"]),
+        kind=str(given["kind"]),
+        stability=given.get("stability"),  # type: ignore[arg-type]
+        ttl_days=given.get("ttl_days"),  # type: ignore[arg-type]
+        sensitivity=str(given.get("sensitivity", "normal")),
+        evidence=tuple(str(e) for e in _list(given.get("evidence"))),
+        confidence=float(given["confidence"]),  # type: ignore[arg-type]
+        tags=tuple(str(t) for t in _list(given.get("tags"))),
+        scope=str(given["scope"]),
+        source=str(given["source"]),
+        category=None if given.get("category") is None else str(given["category"]),
+    )
+    return pipeline.write(request, command.provenance())
+
+
+@handles("IngestRequested")
+def ingest(target: MnemoLedger, command: RecordedCommand) -> object:
+    given = command.input
+    now = given.get("now")
+    source = given.get("source")
+    return ingest_pipeline(target).run(
+        _list(given.get("turns")),
+        command.provenance(),
+        multi_fact=bool(given.get("multi_fact", False)),
+        now=datetime.fromisoformat(now) if isinstance(now, str) else None,
+        source=source if isinstance(source, str) else None,
+    )
+
+
+@handles("ConsolidationRequested")
+def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
+    from mnemoledger.commands.lifecycle.consolidation import ConsolidationRequest
+
+    given = command.input
+    audit, daily = given.get("audit"), given.get("daily")
+    request = ConsolidationRequest(
+        user=str(given["user"]),
+        now=datetime.fromisoformat(str(given["now"])),
+        audit=audit if isinstance(audit, bool) else None,
+        daily=daily if isinstance(daily, bool) else None,
+        buffer_cap=int(str(given.get("buffer_cap", BUFFER_CAP))),  # recorded since its setting
+    )
+    target.refresh()
+    return target.consolidation_pipeline().run(request, command.provenance())

@@ -1,0 +1,165 @@
+"""Re-applying one recorded event to another ledger, whatever its type.
+
+Direct verbs (update, link, ttl, forget, restore), consent decisions, recalls and any
+event a replay does not re-execute are re-applied as they were recorded: the event class
+is found from the aggregate (by the event's name), built from the recorded fields under
+the recorded provenance and time, and saved through the target ledger (so its own mapper
+encodes it). New event types need no code here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate
+from eventsourcing.utils import get_topic
+
+from mnemoledger.ledger import EventRecord, Ledger, Provenance
+from mnemoledger.ledger.event import METADATA_FIELDS
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.seal import Seal
+
+
+def provenance_of(record: EventRecord) -> Provenance:
+    """The provenance an event was recorded under."""
+    return Provenance(
+        user_id=record.user_id,
+        actor=record.actor,
+        agent_id=record.agent_id,
+        thread_id=record.thread_id,
+        causation_id=record.causation_id,
+        prompt_version=record.prompt_version,
+    )
+
+
+SEALED = Seal.Sealed.__name__  # type: ignore[attr-defined]  # from created_event_name
+"""Seal events: never re-applied (see `Reapplier.add`)."""
+
+
+def reapply(ledger: Ledger, record: EventRecord) -> bool:
+    """Append `record` to its stream in `ledger`; False when that stream is not there (or
+    the event's type is unknown), so the event cannot apply."""
+    batch = Reapplier(ledger)
+    if not batch.add(record):
+        return False
+    batch.flush()
+    return True
+
+
+class Reapplier:
+    """Re-applies many recorded events and saves them together, in their order."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.events: list[Any] = []
+        self._aggregates: dict[str, Any] = {}
+
+    def add(self, record: EventRecord) -> bool:
+        """Build `record`'s event on its stream (saved by `flush`); False if it cannot apply.
+
+        Seals are never applied: they certify the positions of the log they were written in,
+        which a replayed or imported copy does not share (it can `seal` its own)."""
+        if record.type == SEALED:
+            return False
+        with acting_as(provenance_of(record)):
+            if record.version == 1:
+                cls = created_by(record.type)
+                if cls is None:
+                    return False
+                event_class = getattr(cls, record.type)
+                event: Any = event_class(
+                    originator_topic=get_topic(cls),
+                    originator_id=UUID(hex=record.stream_id),
+                    originator_version=cls.INITIAL_VERSION,
+                    timestamp=record.at,
+                    **init_fields(event_class, record),
+                )
+                aggregate: Any = event.mutate(None)
+            else:
+                aggregate = self._aggregate(record.stream_id)
+                event_class = declared_event(type(aggregate), record.type)
+                if aggregate is None or event_class is None:
+                    return False
+                aggregate.trigger_event(
+                    event_class, timestamp=record.at, **init_fields(event_class, record)
+                )
+                [event] = aggregate.collect_events()
+        self._aggregates[record.stream_id] = aggregate
+        self.events.append(event)
+        return True
+
+    def flush(self) -> int:
+        """Save the events built so far in one transaction; returns how many."""
+        count = len(self.events)
+        if self.events:
+            self.ledger.save(*self.events)
+        self.events = []
+        self._aggregates.clear()
+        return count
+
+    def _aggregate(self, stream_id: str) -> Any:
+        aggregate = self._aggregates.get(stream_id)
+        if aggregate is None:
+            try:
+                aggregate = self.ledger.repository.get(UUID(hex=stream_id))
+            except AggregateNotFoundError:
+                return None
+        return aggregate
+
+
+def declared_event(cls: type[Any], name: str) -> type[Any] | None:
+    """The event class `name` as the class that declared it defines it (subclasses of an
+    aggregate get copies of their bases' event classes; the stored topic, and the
+    library's map of decorated methods, name the declaring class's)."""
+    for klass in reversed(cls.__mro__):
+        event_class = klass.__dict__.get(name)
+        if isinstance(event_class, type):
+            return event_class
+    return None
+
+
+def init_fields(event_class: type[Any], record: EventRecord) -> dict[str, Any]:
+    """The recorded fields the event class takes. A field that is also provenance
+    metadata (a created event's `user_id`) is stored once, as the metadata."""
+    names = _init_names(event_class)
+    fields = {k: v for k, v in record.data.items() if k in names}
+    metadata = provenance_of(record)
+    for name in names & set(METADATA_FIELDS):
+        fields.setdefault(name, getattr(metadata, name))
+    return fields
+
+
+_INIT_NAMES: dict[type[Any], frozenset[str]] = {}
+
+
+def _init_names(event_class: type[Any]) -> frozenset[str]:
+    names = _INIT_NAMES.get(event_class)
+    if names is None:
+        names = frozenset(f.name for f in dataclasses.fields(event_class) if f.init)
+        _INIT_NAMES[event_class] = names
+    return names
+
+
+def created_by(event_type: str) -> type[Any] | None:
+    """The aggregate class whose "created" event is named `event_type`."""
+    for cls in _aggregate_classes():
+        event_class = cls.__dict__.get(event_type)
+        if isinstance(event_class, type) and issubclass(event_class, Aggregate.Created):
+            return cls
+    return None
+
+
+def _aggregate_classes() -> Iterator[type[Any]]:
+    seen: set[type[Any]] = set()
+    pending: list[type[Any]] = [Aggregate]
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                pending.append(sub)
+                yield sub

@@ -1,0 +1,1 @@
+"""What the memory does over time: consolidation cycles, the worker, core.md and topics."""

@@ -1,0 +1,223 @@
+"""One engram cycle for one user (seed 001 §3, both phases), run as a command.
+
+The raw input (`ConsolidationRequested`: user, the clock value `now`, options) is saved
+first; then the rules decide against the read models at the current log position and
+everything — memory events, the audit record, the LLM calls, the completion, the user
+stream and one `ConsolidationEpochCompleted` — is saved in one transaction. Every decision
+is a function of (the ledger state at that position, `now` from the input, the LLM
+answers), so a replay re-runs it exactly. A dry run decides the same way and saves nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError
+
+from mnemoledger.commands.lifecycle.consolidation import (
+    audit,
+    buffer,
+    core,
+    daily,
+    distill,
+    lifecycle,
+    pairs,
+)
+from mnemoledger.commands.lifecycle.consolidation.apply import apply_plan
+from mnemoledger.commands.lifecycle.consolidation.context import Cycle
+from mnemoledger.commands.lifecycle.consolidation.plan import Operation, Plan
+from mnemoledger.commands.lifecycle.consolidation.state import UserState
+from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.write.command_run import decide_until_saved
+from mnemoledger.commands.write.recorded_llm import RecordedLLM
+from mnemoledger.commands.write.replaying import recorded_id
+from mnemoledger.ledger import Ledger, Provenance, validation
+from mnemoledger.ledger.command import Command
+from mnemoledger.ledger.epoch import ConsolidationCommand, EngramClock
+from mnemoledger.ledger.policy import BUFFER_CAP, DAILY_FINGERPRINT_DAYS, IMPORTANCE_DECAY
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.user import UserStream
+from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.layers import LayersProjection
+from mnemoledger.projections.vectors import VectorsProjection
+
+
+@dataclass(frozen=True)
+class ConsolidationRequest:
+    """One cycle for one user, at the clock value `now` (UTC)."""
+
+    user: str
+    now: datetime
+    dry_run: bool = False
+    audit: bool | None = None
+    """Run the audit stage: True/False, or None = every AUDIT_INTERVAL_EPOCHS epochs."""
+    daily: bool | None = False
+    """Run the daily pass and insights (seed 003 §3-§4): True/False, or None = when 24 h
+    have passed since the last one."""
+    buffer_cap: int = BUFFER_CAP
+    """Buffer entries above which the lowest-weight judged ones are evicted (a setting;
+    recorded with the command so a replay caps as the original did)."""
+
+    def as_input(self) -> dict[str, Any]:
+        return {
+            "user": self.user,
+            "now": self.now.isoformat(),
+            "audit": self.audit,
+            "daily": self.daily,
+            "buffer_cap": self.buffer_cap,
+        }
+
+
+@dataclass
+class CycleOutcome:
+    """What one cycle did (or, dry, would do)."""
+
+    user: str
+    epoch: int
+    command_id: str | None
+    operations: list[Operation] = field(default_factory=list)
+    llm_calls: int = 0
+    dry_run: bool = False
+
+    def as_outcome(self) -> dict[str, Any]:
+        return {
+            "epoch": self.epoch,
+            "operations": len(self.operations),
+            "by_op": _counts(self.operations),
+        }
+
+
+@dataclass
+class ConsolidationPipeline:
+    """Everything a cycle reads and writes."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: Embedder
+    provider: LLMProvider
+    refresh: Callable[[], object] = lambda: None
+
+    def run(self, request: ConsolidationRequest, provenance: Provenance) -> CycleOutcome:
+        user = str(validation.identifier("user", request.user))
+        provenance = replace(provenance, user_id=user)
+        with acting_as(provenance):
+            command = recorded_id(ConsolidationCommand(input=request.as_input()))
+        if request.dry_run:
+            self.refresh()
+            plan, llm = self._plan(command, request, provenance, self._clock(provenance))
+            return CycleOutcome(
+                user, plan.epoch, None, plan.operations, llm.command.llm_calls, True
+            )
+        self.ledger.save(command)
+        decided = replace(provenance, causation_id=command.id.hex)
+        return decide_until_saved(
+            self.ledger,
+            command,
+            decided,
+            lambda fresh, stream: self._decide(fresh, stream, request, decided),
+            self.refresh,
+        )
+
+    def _plan(
+        self,
+        command: Command,
+        request: ConsolidationRequest,
+        provenance: Provenance,
+        clock: EngramClock,
+    ) -> tuple[Plan, RecordedLLM]:
+        since = (request.now - timedelta(days=DAILY_FINGERPRINT_DAYS)).isoformat()
+        decided_at = self.layers.position()
+        state = UserState.load(provenance.user_id, self.layers, self.vectors, since)
+        llm = RecordedLLM(self.provider, command, provenance)
+        cycle = Cycle(
+            state,
+            Plan(state.epoch, decided_at=decided_at),
+            request.now,
+            llm,
+            self.embedder,
+            request.buffer_cap,
+        )
+        run_rules(cycle, request.audit)
+        if daily.due(clock.last_daily_at, request.now, request.daily):
+            cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
+            daily.write_insights(cycle, clock.last_insight_at)
+        return cycle.plan, llm
+
+    def _decide(
+        self,
+        command: Command,
+        user: UserStream,
+        request: ConsolidationRequest,
+        provenance: Provenance,
+    ) -> CycleOutcome:
+        assert isinstance(command, ConsolidationCommand)
+        clock = self._clock(provenance)
+        plan, llm = self._plan(command, request, provenance, clock)
+        if plan.epoch != clock.epoch + 1:
+            raise IntegrityError("the read models are behind the user's epoch; deciding again")
+        applied = apply_plan(self.ledger, plan, command, provenance)
+        outcome = CycleOutcome(
+            provenance.user_id, plan.epoch, command.id.hex, plan.operations, command.llm_calls
+        )
+        with acting_as(provenance):
+            clock.complete_epoch(
+                epoch=plan.epoch,
+                command_id=command.id.hex,
+                now=request.now.isoformat(),
+                decay=IMPORTANCE_DECAY,
+                operations=len(plan.operations),
+                pairs=plan.pairs,
+                decided_at=plan.decided_at,
+            )
+            if plan.daily_pairs is not None:
+                clock.daily_completed(request.now.isoformat(), plan.daily_pairs, llm.tokens)
+            if applied.insights:
+                clock.insights_written(request.now.isoformat(), applied.insights)
+            command.complete(outcome.as_outcome())
+            user.changed(command.id.hex, applied.added, applied.superseded, [])
+        # the epoch last: its decay (seed 001 §3 step 11) follows the cycle's changes
+        self.ledger.save(command, user, *applied.aggregates(), clock)
+        return outcome
+
+    def _clock(self, provenance: Provenance) -> EngramClock:
+        try:
+            clock: object = self.ledger.repository.get(EngramClock.create_id(provenance.user_id))
+        except AggregateNotFoundError:
+            with acting_as(provenance):
+                return EngramClock(user_id=provenance.user_id)
+        assert isinstance(clock, EngramClock)
+        return clock
+
+
+def run_rules(cycle: Cycle, audit_requested: bool | None) -> None:
+    """Seed 001 §3 in its order; lifecycle first, so expired memories take no part."""
+    lifecycle.run_all(cycle)
+    # phase 1: synchronous
+    core.core_hygiene(cycle)
+    core.core_overlap(cycle)
+    candidates = core.gate_candidates(cycle)
+    buffer.cap_buffer(cycle)  # step 2, and again after the promotions (step 8)
+    buffer.promote_mechanically(cycle)
+    buffer.cap_buffer(cycle)
+    buffer.drop_decayed(cycle)
+    # phase 2: LLM-dependent
+    core.gate(cycle, candidates)
+    pairs.reconcile(cycle)
+    distill.distill_sessions(cycle)
+    buffer.dedup_buffer(cycle)
+    buffer.triage(cycle)
+    pairs.merge(cycle)
+    if audit.due(cycle, audit_requested):
+        audit.audit(cycle)
+
+
+def _counts(operations: list[Operation]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for operation in operations:
+        counts[operation.op] = counts.get(operation.op, 0) + 1
+    return dict(sorted(counts.items()))

@@ -1,0 +1,1 @@
+"""What comes back: hybrid search, scoped query, resume, agent context and relations."""

@@ -1,0 +1,86 @@
+"""`GraphMixin`: the relations graph's methods of the Python API (seed 003 §2).
+
+Mixed into `MnemoLedger`, which provides what the mixin uses:
+
+    class MnemoLedger(GraphMixin, ...):
+        def __init__(...):
+            ...
+            self.graph_model = GraphProjection(directory / "graph")
+            self.runner = Runner(self.ledger, [..., self.graph_model], directory / ".lock")
+
+    memory.graph_edges(user="maya")                      # every relation, strongest first
+    memory.graph_edges(user="maya", memory=memory_id)    # the edges of one memory
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+from mnemoledger.commands.models import EdgeOut
+from mnemoledger.ledger import InvalidInput, MemoryNotFound, validation
+from mnemoledger.ledger.application import parse_memory_id
+from mnemoledger.ledger.policy import RELATED_BULLETS_MAX
+from mnemoledger.projections.graph import Edge, GraphProjection
+
+if TYPE_CHECKING:
+    from mnemoledger.projections.runner import Progress
+
+
+class GraphMixin:
+    """Read the relation edges of a user or of one memory.
+
+    Expects on `self`: `graph_model` (a `GraphProjection` the runner keeps up to date) and
+    `refresh()`.
+    """
+
+    graph_model: GraphProjection
+
+    if TYPE_CHECKING:
+
+        def refresh(self, progress: Progress | None = None) -> int:
+            raise NotImplementedError
+
+    def graph_edges(
+        self,
+        *,
+        user: str,
+        memory: str | None = None,
+        min_strength: float = 0.0,
+        active_only: bool = True,
+    ) -> builtins.list[EdgeOut]:
+        """The relations of `user` (each pair once, strongest first), or only those of
+        `memory` (oriented from it), with strength >= `min_strength`; by default only
+        edges whose both ends are active (not superseded, not forgotten)."""
+        validation.identifier("user", user)
+        min_strength = validation.unit_interval("min strength", min_strength)
+        self.refresh()
+        if memory is None:
+            edges = self.graph_model.edges(user, min_strength, active_only=active_only)
+        else:
+            memory_id = self._graph_memory(user, memory)
+            edges = self.graph_model.neighbours(memory_id, min_strength, active_only=active_only)
+        return [_edge_out(edge) for edge in edges]
+
+    def related_edges(
+        self, memory: str, *, limit: int = RELATED_BULLETS_MAX
+    ) -> builtins.list[EdgeOut]:
+        """The `limit` strongest relations of `memory` to active memories."""
+        self.refresh()
+        memory_id = parse_memory_id(memory).hex
+        if self.graph_model.node(memory_id) is None:
+            raise MemoryNotFound(memory)
+        return [_edge_out(edge) for edge in self.graph_model.related(memory_id, limit)]
+
+    def _graph_memory(self, user: str, memory: str) -> str:
+        memory_id = parse_memory_id(memory).hex
+        node = self.graph_model.node(memory_id)
+        if node is None:
+            raise MemoryNotFound(memory)
+        if node.user_id != user:
+            raise InvalidInput(f"memory {memory_id} belongs to another user than {user!r}")
+        return memory_id
+
+
+def _edge_out(edge: Edge) -> EdgeOut:
+    return EdgeOut(from_id=edge.from_id, to=edge.to_id, type=edge.type, strength=edge.strength)

@@ -1,0 +1,177 @@
+"""`QueryMixin`: seed 003's `memory.query` (§6, §11) and delta header (§1) on the Python API.
+
+Mixed into `MnemoLedger`, which provides what the mixin uses:
+
+    class MnemoLedger(..., QueryMixin):
+        def __init__(...):
+            ...
+            self.delta_model = DeltaProjection(directory / "delta")
+            self.runner = Runner(self.ledger, [..., self.delta_model], directory / ".lock")
+
+    answer = memory.query("deployment plan", agent="planner", user="maya",
+                          categories=["tasks"], top_k=3, budget_tokens=512, thread="t1")
+    answer.header, answer.results      # "Memory updates since rev 0:\\n- +created: ...", bullets
+    memory.delta("t1")                 # DeltaOut(rev=..., header=...)
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from mnemoledger.commands.recall.query import QueryRequest, QueryResult, memory_query
+from mnemoledger.commands.write.categories import CategoriesConfig, load_categories
+from mnemoledger.ledger import Ledger, Settings
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import PROCEDURAL_CATEGORY, QUERY_DEFAULT_RETURN, QUERY_DEFAULT_TOP_K
+from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.delta import DeltaProjection
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.graph import GraphProjection
+from mnemoledger.projections.layers import LayersProjection
+from mnemoledger.projections.vectors import VectorsProjection
+
+if TYPE_CHECKING:
+    from mnemoledger.projections.runner import Progress
+
+
+class DeltaOut(BaseModel):
+    """A thread's revision and its delta header since `since` (None: nothing changed)."""
+
+    thread: str
+    rev: int
+    since: int
+    header: str | None
+
+
+class QueryMixin:
+    """`query` / `memory_query` (seed 003 §6) and `delta` (§1).
+
+    Expects on `self`: `settings`, `actor`, `ledger`, `layers`, `vectors`, `embedder`,
+    `delta_model` (a `DeltaProjection` the runner keeps up to date) and `refresh()`.
+    """
+
+    settings: Settings
+    actor: str
+    ledger: Ledger
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: CachedEmbedder
+    delta_model: DeltaProjection
+    graph_model: GraphProjection
+
+    if TYPE_CHECKING:
+
+        def refresh(self, progress: Progress | None = None) -> int:
+            raise NotImplementedError
+
+    @property
+    def categories_config(self) -> CategoriesConfig:
+        """The categories config (seed 003 §5), read once from the configured file."""
+        config: CategoriesConfig | None = getattr(self, "_categories_config", None)
+        if config is None:
+            config = load_categories(self.settings)
+            self._categories_config = config
+        return config
+
+    def memory_query(self, request: QueryRequest | Mapping[str, Any]) -> QueryResult:
+        """Seed 003 §6 as a tool call: `{"agent", "query", "categories", "filters": {"user_id",
+        ...}, "top_k", "return", "budget_tokens", "threshold", "thread", "since_rev"}`."""
+        return memory_query(
+            request,
+            ledger=self.ledger,
+            layers=self.layers,
+            vectors=self.vectors,
+            embedder=self.embedder,
+            delta=self.delta_model,
+            categories=self.categories_config,
+            actor=self.actor,
+            refresh=self.refresh,
+            graph=self.graph_model,
+        )
+
+    def query(
+        self,
+        query: str,
+        *,
+        agent: str,
+        user: str,
+        categories: Sequence[str] | None = None,
+        filters: Mapping[str, Any] | None = None,
+        top_k: int = QUERY_DEFAULT_TOP_K,
+        return_mode: str = QUERY_DEFAULT_RETURN,
+        budget_tokens: int | None = None,
+        threshold: float | None = None,
+        thread: str | None = None,
+        since_rev: int | None = None,
+    ) -> QueryResult:
+        """`memory.query` for `agent` over `user`'s memories: allowlist enforced first, then
+        the delta header (with `thread`) and the results, as bullets or full memories,
+        within `budget_tokens`. `filters` takes the other keys (agent_id, run_id, actor_id,
+        role, category, pinned, importance_min/max on the 1-5 scale when a bound is above
+        1 else 0-1, importance_scale, updated_after/before)."""
+        given = dict(filters or {})
+        if given.get("user_id", user) != user:
+            raise InvalidInput("filters.user_id differs from user")
+        given["user_id"] = user
+        return self.memory_query(
+            {
+                "agent": agent,
+                "query": query,
+                "categories": None if categories is None else list(categories),
+                "filters": given,
+                "top_k": top_k,
+                "return": return_mode,
+                "budget_tokens": budget_tokens,
+                "threshold": threshold,
+                "thread": thread,
+                "since_rev": since_rev,
+            }
+        )
+
+    def delta(
+        self,
+        thread: str,
+        since: int | None = None,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+    ) -> DeltaOut:
+        """The delta header of `thread` since revision `since`; without `since`, since the
+        revision `agent` was last served there (with `agent`), else since rev 0. `agent`
+        limits it to the agent's allowlist, `user` to one user's memories."""
+        thread_id = str(identifier("thread", thread))
+        agent_id = identifier("agent", agent, required=False)
+        user_id = identifier("user", user, required=False)
+        if since is not None and (isinstance(since, bool) or since < 0):
+            raise InvalidInput(f"since must be a revision >= 0; got {since}")
+        allowed: set[str] | None = None
+        if agent_id is not None:
+            allowed = set(self.categories_config.allowlist(agent_id)) - {PROCEDURAL_CATEGORY}
+        self.refresh()
+        if since is None:
+            served = None
+            if agent_id is not None:
+                served = self.delta_model.served_revision(thread_id, agent_id)
+            since = served or 0
+        header = self.delta_model.header(thread_id, since, user_id=user_id, categories=allowed)
+        return DeltaOut(
+            thread=thread_id, rev=self.delta_model.revision(thread_id), since=since, header=header
+        )
+
+    def delta_changes(self, thread: str, since: int = 0) -> builtins.list[dict[str, Any]]:
+        """The kept change-log rows of `thread` after `since`, newest first (for audits)."""
+        self.refresh()
+        return [
+            {
+                "rev": c.rev,
+                "memory_id": c.memory_id,
+                "event": c.event,
+                "meta": c.meta,
+                "ts": c.ts,
+            }
+            for c in self.delta_model.changes(str(identifier("thread", thread)), since)
+        ]

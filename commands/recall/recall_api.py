@@ -1,0 +1,247 @@
+"""Resume, agent context and transcript search in the Python API: `RecallMixin` adds
+`resume`, `context` and `transcripts` to `MnemoLedger`.
+
+    class MnemoLedger(..., RecallMixin):  # commands/facade.py
+        def __init__(...):
+            ...
+            self.transcripts_model = TranscriptsProjection(directory / "transcripts",
+                                                           self.embedder)
+            # and in the Runner's projection list
+
+    memory.resume("maya", namespace="billing").text      # engram resume (seed 001 §7)
+    memory.context("maya", message="book a table").text  # Luminary + Nebo context
+    memory.transcripts("the hotel in Porto", user="maya")  # session chunks (seed 004 §11)
+
+All three are reads: they bring the read models up to date and write nothing to the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Literal, Protocol
+
+import numpy as np
+from pydantic import BaseModel
+
+from mnemoledger.commands.models import SearchHit
+from mnemoledger.commands.recall.context import AgentContext, build_context
+from mnemoledger.commands.recall.resume import ResumeOut, Topic, build_resume, tree_topics
+from mnemoledger.ledger import Ledger
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
+    ACTIVE,
+    MAX_TTL_DAYS,
+    RESUME_RECENT_HOURS,
+    SEARCH_DEFAULT_K,
+    SEARCH_DEFAULT_WEIGHTS,
+    SEARCH_MAX_K,
+    SESSION_SOURCE,
+)
+from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.core import CoreProjection
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.layers import LayersProjection, MemoryRow
+from mnemoledger.projections.runner import Progress
+from mnemoledger.projections.topics import TopicsProjection
+from mnemoledger.projections.transcripts import TranscriptsProjection
+from mnemoledger.projections.vectors import VectorsProjection
+
+logger = logging.getLogger(__name__)
+
+MAX_RESUME_HOURS = 24 * MAX_TTL_DAYS
+"""Bounds resume's look-back (not in the seeds: the longest TTL, so times stay representable)."""
+
+
+class TranscriptHit(BaseModel):
+    """A session transcript chunk found for a query (seed 004 §11)."""
+
+    source: Literal["session"] = SESSION_SOURCE
+    """Marks a hit from a conversation transcript, not a memory record."""
+    id: str
+    """The chunk id: `<session id>:<block>:<chunk>`."""
+    content: str
+    score: float
+    """Dampened: (vector_weight x vector_score + text_weight x text_score) x 0.6."""
+    vector_score: float | None = None
+    text_score: float | None = None
+    session_id: str
+    """The ingest command whose turns the chunk comes from."""
+    thread_id: str | None = None
+    agent_id: str | None = None
+    first_turn: int
+    last_turn: int
+    """The recorded turns (counted from 1) of the chunk's block."""
+    at: str
+
+
+class RecallHost(Protocol):
+    """What the recall operations use of `MnemoLedger`."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: CachedEmbedder
+    core_model: CoreProjection
+    consent_model: ConsentProjection
+    topics_model: TopicsProjection
+    transcripts_model: TranscriptsProjection
+
+    def refresh(self, progress: Progress | None = None) -> int: ...
+
+    def search(self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K) -> list[SearchHit]: ...
+
+    def transcripts(
+        self, query: str, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> list[TranscriptHit]: ...
+
+
+def transcript_hits(
+    transcripts: TranscriptsProjection,
+    query: str,
+    user_id: str,
+    k: int,
+    *,
+    weights: tuple[float, float] = SEARCH_DEFAULT_WEIGHTS,
+) -> list[TranscriptHit]:
+    """The `k` best transcript chunks of `user_id` for `query`, best first, each marked
+    `source="session"` and scored with the 0.6 dampening (for merging into hybrid search;
+    `weights` = (vector, text), e.g. the adaptive weights of seed 004 §6)."""
+    return [
+        TranscriptHit(
+            id=hit.chunk.chunk_id,
+            content=hit.chunk.text,
+            score=round(hit.score, 6),
+            vector_score=None if hit.vector_score is None else round(hit.vector_score, 6),
+            text_score=None if hit.text_score is None else round(hit.text_score, 6),
+            session_id=hit.chunk.session_id,
+            thread_id=hit.chunk.thread_id,
+            agent_id=hit.chunk.agent_id,
+            first_turn=hit.chunk.first_turn,
+            last_turn=hit.chunk.last_turn,
+            at=hit.chunk.at,
+        )
+        for hit in transcripts.hits(user_id, query, k, weights)
+    ]
+
+
+def note_similarities(
+    vectors: VectorsProjection, embedder: Embedder, message: str, notes: Sequence[MemoryRow]
+) -> Mapping[str, float]:
+    """Cosine similarity of each note's stored vector with `message`, by memory id. An
+    embedder that fails leaves the context on its recency fallback (seed 002, graceful
+    degradation)."""
+    try:
+        query = np.asarray(embedder.query(message), dtype=np.float32).reshape(-1)
+    except Exception as error:  # any provider failure: fall back to recency, as the seed does
+        logger.warning("context: embedding the message failed, using recent notes: %s", error)
+        return {}
+    scores: dict[str, float] = {}
+    for note in notes:
+        vector = vectors.vector(note.id)
+        if vector is not None and vector.shape[0] == query.shape[0]:
+            scores[note.id] = float(np.dot(vector, query))
+    return scores
+
+
+class RecallMixin:
+    """engram's resume, the agent context and transcript search on `MnemoLedger`."""
+
+    def resume(
+        self: RecallHost,
+        user: str,
+        namespace: str | None = None,
+        *,
+        hours: float = RESUME_RECENT_HOURS,
+        topics: Sequence[Topic] | None = None,
+        now: datetime | None = None,
+    ) -> ResumeOut:
+        """engram's resume (seed 001 §7): Core (core.md + core-layer memories, ~2k tokens),
+        Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
+        or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
+        `default`; without one, only `default` is read. Reads only: nothing is written to
+        the log."""
+        identifier("user", user)
+        identifier("namespace", namespace, required=False)
+        if (
+            isinstance(hours, bool)
+            or not isinstance(hours, int | float)
+            or not 0 < hours <= MAX_RESUME_HOURS
+        ):
+            raise InvalidInput(
+                f"hours must be above 0 and at most {MAX_RESUME_HOURS}; got {hours!r}"
+            )
+        self.refresh()
+        markdown, version = self.core_model.current(user)
+        members = None
+        if topics is None and (tree := tree_topics(self.topics_model, user)) is not None:
+            topics, members = tree
+        return build_resume(
+            self.layers.list(user, state=ACTIVE),
+            user_id=user,
+            namespace=namespace,
+            core_document=markdown,
+            core_version=version,
+            topics=topics,
+            topic_members=members,
+            hours=float(hours),
+            now=now,
+        )
+
+    def context(
+        self: RecallHost,
+        user: str,
+        message: str | None = None,
+        *,
+        environment: str | None = None,
+        now: datetime | None = None,
+    ) -> AgentContext:
+        """The agent context (seed 002 + seed 004 §9): agent, soul, personality,
+        environment, user, rules (10) and summaries (5) nearest to `message` (else the
+        newest), then What You Know (tacit memories, 50 at most, 10 of them personality);
+        sensitive, low-confidence (< 0.65) and procedural memories left out. `environment`
+        replaces the OS line of this machine. Reads only."""
+        identifier("user", user)
+        self.refresh()
+        vectors, embedder = self.vectors, self.embedder
+
+        def similarity(notes: Sequence[MemoryRow]) -> Mapping[str, float]:
+            return note_similarities(vectors, embedder, message or "", notes)
+
+        return build_context(
+            self.layers.list(user, state=ACTIVE),
+            user_id=user,
+            message=message,
+            similarity=similarity if message and message.strip() else None,
+            environment=environment,
+            now=now,
+            granted=self.consent_model.profile_fields(user),
+        )
+
+    def transcripts(
+        self: RecallHost, query: str, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> list[TranscriptHit]:
+        """Search the user's session transcripts (ingested conversations, seed 004 §11):
+        FTS5 + vectors, scores dampened x 0.6. Reads only."""
+        identifier("user", user)
+        if not query.strip():
+            raise InvalidInput("query is empty")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= SEARCH_MAX_K:
+            raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
+        self.refresh()
+        return transcript_hits(self.transcripts_model, query, user, k)
+
+    def search_all(
+        self: RecallHost, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> list[SearchHit | TranscriptHit]:
+        """Memories and session transcript chunks merged by score, best first, as seed
+        004 §6 merges them (chunks dampened x 0.6: "less precise than dedicated memory
+        records"). Reads only."""
+        memories = self.search(query, user=user, k=k)
+        chunks = self.transcripts(query, user, k)
+        merged: list[SearchHit | TranscriptHit] = [*memories, *chunks]
+        merged.sort(key=lambda hit: -hit.score)  # stable: a memory first on equal scores
+        return merged[:k]

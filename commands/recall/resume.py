@@ -1,0 +1,377 @@
+"""engram's resume (seed 001 §7): session recovery in four sections with fixed budgets.
+
+    === Core (N) ===                      core.md, then core-layer memories     ~2k tokens
+    <full text, no truncation>            by importance x kind_boost x (1 + rep x 2.5)
+    === Recent (12h) ===                  non-core memories changed lately      ~1k tokens
+    <time descending>
+    === Topics (Working: N, Buffer: N) === the topic tree's leaves              ~500 tokens
+    kb1: "Topic name" [8]                 member count descending
+    Triggers: git-push, deploy            every trigger:* tag                   ~200 tokens
+
+Budgets are counted in estimated tokens (characters / 4). Whole items are kept (never cut):
+a section takes items in its order until the next would pass the budget, but always its
+first. Topics are the leaves of the user's cached topic tree (the `topics` read model,
+seed 001 §6), each counting its members among the memories resume reads; without a tree
+the section is omitted, as the seed says. Triggers are sorted by the aggregate access count
+of the memories carrying them (each counts at least 1).
+
+Namespaces: with a project namespace, resume reads that namespace and `default` (seed 001
+§7, "Namespace Merging"); with none (or `default`), only `default`. Other namespaces (other
+projects, Nebo's `tacit/*`, `entity/*`, `daily/*`) never show, in any section.
+
+Resume is read-only (seed 001 §10.9, "resume doesn't touch memories"): it reads the read
+models and writes nothing to the log, no RecallServed, no access count. Like every agent
+context here, it leaves out expired and sensitive memories (seed 002's filter).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+from pydantic import BaseModel, Field
+
+from mnemoledger.ledger.policy import (
+    ACTIVE,
+    BUFFER,
+    CHARS_PER_TOKEN,
+    CORE,
+    RESUME_CORE_BUDGET_TOKENS,
+    RESUME_KIND_BOOST,
+    RESUME_RECENT_BUDGET_TOKENS,
+    RESUME_RECENT_HOURS,
+    RESUME_REPETITION_WEIGHT,
+    RESUME_TOPICS_BUDGET_TOKENS,
+    RESUME_TRIGGERS_BUDGET_TOKENS,
+    SEMANTIC,
+    SENSITIVE,
+    SHARED_NAMESPACE,
+    TRIGGER_TAG_PREFIX,
+    WORKING,
+)
+from mnemoledger.projections.layers import MemoryRow
+from mnemoledger.projections.topics import TopicsProjection
+
+TRIGGERS_LABEL = "Triggers: "
+
+
+class ResumeItem(BaseModel):
+    """A memory as resume shows it."""
+
+    id: str
+    content: str
+    layer: str
+    kind: str
+    namespace: str
+    importance: float
+    repetition_count: int
+    tags: list[str]
+    updated_at: str
+    weight: float | None = None
+    """Core only: importance x kind_boost x (1 + repetition x 2.5)."""
+
+
+class CoreSection(BaseModel):
+    """Permanent rules and identity: core.md, then core-layer memories, full text."""
+
+    document: str | None = None
+    """The user's core.md (HAEMA core), when it has one."""
+    document_version: int = 0
+    memories: list[ResumeItem] = Field(default_factory=list)
+    omitted: int = 0
+    """Core memories left out by the budget."""
+    tokens: int = 0
+    budget_tokens: int = RESUME_CORE_BUDGET_TOKENS
+
+
+class RecentSection(BaseModel):
+    """Non-core memories created or changed in the last `hours`, newest first."""
+
+    hours: float
+    memories: list[ResumeItem] = Field(default_factory=list)
+    omitted: int = 0
+    tokens: int = 0
+    budget_tokens: int = RESUME_RECENT_BUDGET_TOKENS
+
+
+class Topic(BaseModel):
+    """A leaf of the topic tree."""
+
+    id: str
+    """e.g. `kb1`."""
+    name: str
+    members: int
+
+
+class TopicsSection(BaseModel):
+    """The topic tree's leaves, most members first, and the layer counts."""
+
+    working: int
+    buffer: int
+    topics: list[Topic] = Field(default_factory=list)
+    omitted: int = 0
+    tokens: int = 0
+    budget_tokens: int = RESUME_TOPICS_BUDGET_TOKENS
+
+
+class ResumeOut(BaseModel):
+    """engram's resume for one user (and namespace)."""
+
+    user_id: str
+    namespace: str | None
+    namespaces: list[str]
+    """The namespaces read: the one asked for and `default`."""
+    core: CoreSection
+    recent: RecentSection
+    topics: TopicsSection | None
+    """None while no topic tree exists (seed 001 §7: the section is omitted)."""
+    triggers: list[str] = Field(default_factory=list)
+    triggers_omitted: int = 0
+    text: str = ""
+    """The four sections as text, for an agent's prompt."""
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of `text`: characters / 4, rounded up (seed 004 §8's ratio)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def resume_namespaces(namespace: str | None) -> list[str]:
+    """The namespaces a resume reads: the project's and `default` (`default` alone
+    without one)."""
+    return list(dict.fromkeys([namespace or SHARED_NAMESPACE, SHARED_NAMESPACE]))
+
+
+def tree_topics(
+    model: TopicsProjection, user_id: str
+) -> tuple[list[Topic], dict[str, list[str]]] | None:
+    """The leaves of the user's cached topic tree and their members' ids (None: no tree)."""
+    leaves = [row for row in model.tree(user_id) if not row.children]
+    if not leaves:
+        return None
+    topics = [Topic(id=row.id, name=row.name, members=row.members) for row in leaves]
+    return topics, {row.id: model.members(user_id, row.id) for row in leaves}
+
+
+def compact_markdown(document: str) -> str:
+    """core.md without its empty sections (a heading with nothing under it)."""
+    kept: list[str] = []
+    pending: list[str] = []
+    for line in document.strip().splitlines():
+        if line.startswith("#"):
+            pending = [line]
+        elif line.strip():
+            kept += [*pending, line]
+            pending = []
+    return "\n".join(kept)
+
+
+def core_weight(row: MemoryRow) -> float:
+    """Seed 001 §7 Core sort: importance x kind_boost x (1 + repetition x 2.5)."""
+    boost = RESUME_KIND_BOOST.get(row.kind, 1.0)
+    return row.importance * boost * (1 + row.repetition_count * RESUME_REPETITION_WEIGHT)
+
+
+def build_resume(
+    rows: Iterable[MemoryRow],
+    *,
+    user_id: str,
+    namespace: str | None = None,
+    core_document: str = "",
+    core_version: int = 0,
+    topics: Sequence[Topic] | None = None,
+    topic_members: Mapping[str, Collection[str]] | None = None,
+    hours: float = RESUME_RECENT_HOURS,
+    now: datetime | None = None,
+) -> ResumeOut:
+    """The resume of `user_id` from the user's memory rows (pure: reads nothing else).
+    With `topic_members` (memory ids by topic id), a topic counts only its members among
+    the rows read (its namespaces, not expired or sensitive), and one with none is left
+    out."""
+    moment = now or datetime.now(UTC)
+    namespaces = resume_namespaces(namespace)
+    live = [
+        row
+        for row in rows
+        if row.user_id == user_id
+        and row.state == ACTIVE
+        and not row.is_expired(moment)
+        and row.sensitivity != SENSITIVE
+        and row.namespace in namespaces
+    ]
+    core = _core(live, core_document, core_version)
+    recent = _recent(live, hours, moment)
+    section = None
+    if topics is not None:
+        if topic_members is not None:
+            topics = _visible_topics(topics, topic_members, {row.id for row in live})
+        section = _topics(
+            topics,
+            working=sum(row.layer == WORKING for row in live),
+            buffer=sum(row.layer == BUFFER for row in live),
+        )
+    triggers, omitted = _triggers(live)
+    out = ResumeOut(
+        user_id=user_id,
+        namespace=namespace,
+        namespaces=namespaces,
+        core=core,
+        recent=recent,
+        topics=section,
+        triggers=triggers,
+        triggers_omitted=omitted,
+    )
+    out.text = render_resume(out)
+    return out
+
+
+def render_resume(out: ResumeOut) -> str:
+    """The seed's text format: Core, Recent, Topics (if any), then the Triggers line."""
+    lines = [f"=== Core ({len(out.core.memories)}) ==="]
+    if out.core.document:
+        lines.append(out.core.document.strip())
+    lines += [_line(item) for item in out.core.memories]
+    lines += ["", f"=== Recent ({_hours(out.recent.hours)}h) ==="]
+    lines += [_line(item) for item in out.recent.memories]
+    if out.topics is not None:
+        lines += [
+            "",
+            f"=== Topics (Working: {out.topics.working}, Buffer: {out.topics.buffer}) ===",
+        ]
+        lines += [_topic_line(topic) for topic in out.topics.topics]
+    if out.triggers:
+        lines += ["", TRIGGERS_LABEL + ", ".join(out.triggers)]
+    return "\n".join(lines) + "\n"
+
+
+# --- sections ------------------------------------------------------------------------------
+
+
+def _core(live: list[MemoryRow], document: str, version: int) -> CoreSection:
+    section = CoreSection(document=compact_markdown(document) or None, document_version=version)
+    spent = estimate_tokens(section.document) if section.document else 0
+    ranked = sorted(
+        (row for row in live if row.layer == CORE),
+        key=lambda row: (-core_weight(row), _newest_first(row), row.id),
+    )
+    taken = _within_budget(ranked, RESUME_CORE_BUDGET_TOKENS, spent)
+    section.memories = [_item(row, core_weight(row)) for row in taken]
+    section.omitted = len(ranked) - len(taken)
+    section.tokens = spent + sum(estimate_tokens(_line(item)) for item in section.memories)
+    return section
+
+
+def _recent(live: list[MemoryRow], hours: float, now: datetime) -> RecentSection:
+    since = now - timedelta(hours=hours)
+    changed = sorted(
+        (
+            row
+            for row in live
+            if row.layer != CORE and datetime.fromisoformat(row.updated_at) >= since
+        ),
+        key=lambda row: (_newest_first(row), row.id),
+    )
+    taken = _within_budget(changed, RESUME_RECENT_BUDGET_TOKENS, 0)
+    items = [_item(row) for row in taken]
+    return RecentSection(
+        hours=hours,
+        memories=items,
+        omitted=len(changed) - len(taken),
+        tokens=sum(estimate_tokens(_line(item)) for item in items),
+    )
+
+
+def _topics(topics: Sequence[Topic], *, working: int, buffer: int) -> TopicsSection:
+    ranked = sorted(topics, key=lambda topic: (-topic.members, topic.id))
+    taken: list[Topic] = []
+    spent = 0
+    for topic in ranked:
+        cost = estimate_tokens(_topic_line(topic))
+        if taken and spent + cost > RESUME_TOPICS_BUDGET_TOKENS:
+            break
+        taken.append(topic)
+        spent += cost
+    return TopicsSection(
+        working=working,
+        buffer=buffer,
+        topics=taken,
+        omitted=len(ranked) - len(taken),
+        tokens=spent,
+    )
+
+
+def _visible_topics(
+    topics: Sequence[Topic], members: Mapping[str, Collection[str]], visible: set[str]
+) -> list[Topic]:
+    counted = [
+        topic.model_copy(update={"members": sum(m in visible for m in members.get(topic.id, ()))})
+        for topic in topics
+    ]
+    return [topic for topic in counted if topic.members]
+
+
+def _triggers(live: list[MemoryRow]) -> tuple[list[str], int]:
+    """Every `trigger:*` tag once, by aggregate access count, within the budget."""
+    counts: dict[str, int] = {}
+    for row in live:
+        for tag in row.tags:
+            if tag.startswith(TRIGGER_TAG_PREFIX) and len(tag) > len(TRIGGER_TAG_PREFIX):
+                name = tag[len(TRIGGER_TAG_PREFIX) :]
+                counts[name] = counts.get(name, 0) + max(row.access_count, 1)
+    ranked = sorted(counts, key=lambda name: (-counts[name], name))
+    taken: list[str] = []
+    for name in ranked:
+        line = TRIGGERS_LABEL + ", ".join([*taken, name])
+        if taken and estimate_tokens(line) > RESUME_TRIGGERS_BUDGET_TOKENS:
+            break
+        taken.append(name)
+    return taken, len(ranked) - len(taken)
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _within_budget(rows: Sequence[MemoryRow], budget: int, spent: int) -> list[MemoryRow]:
+    """Rows in order until the next would pass `budget`; the first always fits."""
+    taken: list[MemoryRow] = []
+    for row in rows:
+        cost = estimate_tokens(_line(_item(row)))
+        if (taken or spent) and spent + cost > budget:
+            break
+        taken.append(row)
+        spent += cost
+    return taken
+
+
+def _item(row: MemoryRow, weight: float | None = None) -> ResumeItem:
+    return ResumeItem(
+        id=row.id,
+        content=row.content,
+        layer=row.layer,
+        kind=row.kind,
+        namespace=row.namespace,
+        importance=row.importance,
+        repetition_count=row.repetition_count,
+        tags=row.tags,
+        updated_at=row.updated_at,
+        weight=None if weight is None else round(weight, 6),
+    )
+
+
+def _line(item: ResumeItem) -> str:
+    """A memory's line: its full text, and its kind unless semantic."""
+    return item.content + ("" if item.kind == SEMANTIC else f" ({item.kind})")
+
+
+def _topic_line(topic: Topic) -> str:
+    return f'{topic.id}: "{topic.name}" [{topic.members}]'
+
+
+def _hours(hours: float) -> str:
+    return str(int(hours)) if float(hours).is_integer() else f"{hours:g}"
+
+
+def _newest_first(row: MemoryRow) -> float:
+    """A sort key putting later `updated_at` first."""
+    return -datetime.fromisoformat(row.updated_at).timestamp()

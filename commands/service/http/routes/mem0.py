@@ -1,0 +1,228 @@
+"""mem0's open-source REST server (`server/main.py` of mem0) under `/mem0`: a mem0 client
+changes its base URL to `http://HOST:PORT/mem0` and keeps its requests.
+
+Our own `/memories` and `/search` take other bodies, so mem0's shapes live under the
+prefix. Every route runs `commands.mem0_compat.Memory` as the key sees it (its users, its
+agent, its categories), so each write is an event like any other. The key may come as
+`Authorization: Bearer <key>` or, as mem0's server takes it, `X-API-Key: <key>`;
+`DELETE /memories` and `/reset` need an admin key, as in mem0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
+from pydantic import BaseModel, ConfigDict, Field
+
+from mnemoledger.commands.service.http.auth import Caller, bearer, server_state
+from mnemoledger.commands.service.http.requests import (
+    MAX_ADD_CONTENTS,
+    Content,
+    Identifier,
+    QueryText,
+)
+from mnemoledger.commands.service.mem0_compat import DEFAULT_LIMIT, Memory
+from mnemoledger.commands.service.scoped import AdminRequired
+from mnemoledger.ledger.errors import MemoryNotFound
+from mnemoledger.ledger.policy import SEARCH_MAX_K
+
+T = TypeVar("T")
+
+router = APIRouter(prefix="/mem0", tags=["mem0"])
+
+api_key_header = APIKeyHeader(
+    name="X-API-Key",
+    auto_error=False,
+    scheme_name="Mem0ApiKey",
+    description="The same key as `Authorization: Bearer`, as mem0's server accepts it.",
+)
+
+MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex digits).")]
+Limit = Annotated[int, Field(ge=1, le=SEARCH_MAX_K)]
+
+
+async def mem0_caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    api_key: Annotated[str | None, Depends(api_key_header)],
+) -> Caller:
+    state = server_state(request)
+    principal = state.keys.authenticate(credentials.credentials if credentials else api_key)
+    return Caller(principal, state.facade)
+
+
+Mem0Caller = Annotated[Caller, Depends(mem0_caller)]
+
+
+async def _run(caller: Caller, operation: Callable[[Memory], T]) -> T:
+    return await caller.run(lambda scoped: operation(Memory.scoped(scoped)))
+
+
+def require_admin(caller: Caller, what: str) -> None:
+    """mem0's server lets only admins delete a whole scope or reset."""
+    if not caller.principal.admin:
+        raise AdminRequired(
+            f"{what} needs an admin key (`mnemoledger keys create --admin`); "
+            f"key {caller.principal.key_id} is not one"
+        )
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Message(_Body):
+    role: str = Field(max_length=32, description="user, assistant or system.")
+    content: Content
+    name: Identifier | None = None
+
+
+class MemoryCreate(_Body):
+    """mem0's `MemoryCreate`."""
+
+    messages: list[Message] = Field(min_length=1, max_length=MAX_ADD_CONTENTS)
+    user_id: Identifier | None = None
+    agent_id: Identifier | None = None
+    run_id: Identifier | None = None
+    metadata: dict[str, str | int | float | bool | None] | None = None
+    infer: bool | None = Field(None, description="Extract facts (default) or store as is.")
+    memory_type: str | None = Field(None, description="`procedural_memory` or none.")
+    prompt: str | None = Field(None, description="Not supported: refused with a 400.")
+
+
+class MemoryUpdate(_Body):
+    """mem0's `MemoryUpdate`."""
+
+    text: Content
+    metadata: dict[str, Any] | None = None
+
+
+class SearchRequest(_Body):
+    """mem0's `SearchRequest`; `limit` and `top_k` are the same bound."""
+
+    query: QueryText
+    user_id: Identifier | None = None
+    agent_id: Identifier | None = None
+    run_id: Identifier | None = None
+    filters: dict[str, Any] | None = None
+    limit: Limit | None = None
+    top_k: Limit | None = None
+    threshold: float | None = Field(None, ge=0, le=1)
+
+
+class MessageResponse(BaseModel):
+    message: str
+
+
+@router.post("/memories")
+async def add_memory(body: MemoryCreate, caller: Mem0Caller) -> dict[str, Any]:
+    """mem0's add: `{"results": [{"id", "memory", "event"}]}`."""
+    messages = [m.model_dump(exclude_none=True) for m in body.messages]
+    return await _run(
+        caller,
+        lambda memory: memory.add(
+            messages,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            run_id=body.run_id,
+            metadata=body.metadata,
+            infer=True if body.infer is None else body.infer,
+            memory_type=body.memory_type,
+            prompt=body.prompt,
+        ),
+    )
+
+
+@router.get("/memories")
+async def get_all_memories(
+    caller: Mem0Caller,
+    user_id: Annotated[Identifier | None, Query()] = None,
+    run_id: Annotated[Identifier | None, Query()] = None,
+    agent_id: Annotated[Identifier | None, Query()] = None,
+    limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
+    top_k: Annotated[int | None, Query(ge=1, le=1000)] = None,
+) -> dict[str, Any]:
+    """mem0's get_all: the scope's active memories, newest first."""
+    bound = top_k or limit or DEFAULT_LIMIT
+    return await _run(
+        caller,
+        lambda memory: memory.get_all(
+            user_id=user_id, agent_id=agent_id, run_id=run_id, limit=bound
+        ),
+    )
+
+
+@router.delete("/memories")
+async def delete_all_memories(
+    caller: Mem0Caller,
+    user_id: Annotated[Identifier | None, Query()] = None,
+    run_id: Annotated[Identifier | None, Query()] = None,
+    agent_id: Annotated[Identifier | None, Query()] = None,
+) -> MessageResponse:
+    """mem0's delete_all (admin key): forget every active memory of the scope."""
+    require_admin(caller, "delete all memories")
+
+    await _run(
+        caller,
+        lambda memory: memory.delete_all(user_id=user_id, agent_id=agent_id, run_id=run_id),
+    )
+    return MessageResponse(message="All relevant memories deleted")
+
+
+@router.get("/memories/{memory_id}")
+async def get_memory(memory_id: MemoryId, caller: Mem0Caller) -> dict[str, Any]:
+    """mem0's get (404 when no active memory the key may read has this id)."""
+    found = await _run(caller, lambda memory: memory.get(memory_id))
+    if found is None:
+        raise MemoryNotFound(memory_id)
+    return found
+
+
+@router.put("/memories/{memory_id}")
+async def update_memory(
+    memory_id: MemoryId, body: MemoryUpdate, caller: Mem0Caller
+) -> dict[str, Any]:
+    """mem0's update: the memory's new text (a `MemoryUpdated` event)."""
+    return await _run(caller, lambda memory: memory.update(memory_id, body.text, body.metadata))
+
+
+@router.delete("/memories/{memory_id}")
+async def delete_memory(memory_id: MemoryId, caller: Mem0Caller) -> MessageResponse:
+    """mem0's delete: the memory is forgotten (soft delete; its events stay)."""
+    await _run(caller, lambda memory: memory.delete(memory_id))
+    return MessageResponse(message="Memory deleted successfully")
+
+
+@router.get("/memories/{memory_id}/history")
+async def memory_history(memory_id: MemoryId, caller: Mem0Caller) -> list[dict[str, Any]]:
+    """mem0's history: every event of the memory, oldest first."""
+    return await _run(caller, lambda memory: memory.history(memory_id))
+
+
+@router.post("/search")
+async def search_memories(body: SearchRequest, caller: Mem0Caller) -> dict[str, Any]:
+    """mem0's search: ids from the top level or from `filters`, best first."""
+    bound = body.top_k or body.limit or DEFAULT_LIMIT
+    return await _run(
+        caller,
+        lambda memory: memory.search(
+            body.query,
+            user_id=body.user_id,
+            agent_id=body.agent_id,
+            run_id=body.run_id,
+            filters=body.filters,
+            limit=bound,
+            threshold=body.threshold,
+        ),
+    )
+
+
+@router.post("/reset")
+async def reset_memory(caller: Mem0Caller) -> MessageResponse:
+    """mem0's reset (admin key): every active memory of the key's users is forgotten, each
+    an event; the log keeps everything."""
+    await _run(caller, lambda memory: memory.reset())
+    return MessageResponse(message="All memories reset")

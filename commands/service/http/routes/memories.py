@@ -1,0 +1,146 @@
+"""`/memories`: add (HAEMA add()), get, list, latest (HAEMA get_latest), update, link, TTL,
+forget/restore, history."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path, Query
+
+from mnemoledger.commands.facade import ListOrder
+from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
+from mnemoledger.commands.service.http.auth import Authenticated
+from mnemoledger.commands.service.http.requests import (
+    AddMemoriesRequest,
+    Identifier,
+    LinkRequest,
+    TTLRequest,
+    UpdateMemoryRequest,
+)
+from mnemoledger.commands.service.scoped import ScopedMemory
+from mnemoledger.ledger.policy import (
+    LATEST_DEFAULT_LIMIT,
+    LATEST_MAX_LIMIT,
+    MAX_ID_CHARS,
+    MAX_LIST_LIMIT,
+)
+
+router = APIRouter(prefix="/memories", tags=["memories"])
+seed_paths = APIRouter(tags=["memories"])
+"""The same operations under the paths the seeds write (`/memory/{id}/history`)."""
+
+MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex digits).")]
+
+
+@router.post("", status_code=201)
+async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddResult:
+    """Remember one or more contents for a user in one atomic write (HAEMA add()):
+    related memories are reconstructed together with them, replaced ones superseded,
+    duplicates reinforced. The key's agent and actor are recorded on every event."""
+    return await caller.run(
+        lambda scoped: scoped.add(
+            body.contents,
+            user=body.user_id,
+            agent=body.agent_id,
+            thread=body.thread_id,
+            kind=body.kind,
+            tags=body.tags,
+            source=body.source,
+            namespace=body.namespace,
+            importance=body.importance,
+            category=body.category,
+            metadata=body.metadata,
+        )
+    )
+
+
+@router.get("")
+async def list_memories(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    layer: Annotated[Literal["buffer", "working", "core"] | None, Query()] = None,
+    state: Annotated[Literal["active", "forgotten", "superseded"] | None, Query()] = None,
+    namespace: Annotated[
+        str | None,
+        Query(max_length=MAX_ID_CHARS, description="Only namespaces starting with this."),
+    ] = None,
+    order: Annotated[
+        ListOrder, Query(description="id, or access: most often served first.")
+    ] = "id",
+    limit: Annotated[int | None, Query(ge=1, le=MAX_LIST_LIMIT)] = None,
+) -> list[MemoryOut]:
+    """A user's current memories in the key's categories, ordered by id (or most often
+    served first), under a namespace prefix, at most `limit`."""
+
+    def listing(scoped: ScopedMemory) -> list[MemoryOut]:
+        visible = {m.id for m in scoped.list(user=user_id, layer=layer, state=state)}
+        ordered = scoped.memory.list(
+            user=user_id, layer=layer, state=state, namespace=namespace, order=order
+        )
+        return [m for m in ordered if m.id in visible][:limit]
+
+    return await caller.run(listing)
+
+
+@router.get("/latest")
+async def latest_memories(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    limit: Annotated[int, Query(ge=1, le=LATEST_MAX_LIMIT)] = LATEST_DEFAULT_LIMIT,
+) -> list[MemoryOut]:
+    """HAEMA `get_latest`: the user's most recently written active memories (added,
+    updated or merged) in the key's categories, newest first."""
+    return await caller.run(lambda scoped: scoped.latest(user=user_id, limit=limit))
+
+
+@router.get("/{memory_id}")
+async def get_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
+    """One memory, current state."""
+    return await caller.run(lambda scoped: scoped.get(memory_id))
+
+
+@router.patch("/{memory_id}")
+async def update_memory(
+    memory_id: MemoryId, body: UpdateMemoryRequest, caller: Authenticated
+) -> MemoryOut:
+    """Replace a memory's content, and its tags when given (UPDATE)."""
+    return await caller.run(
+        lambda scoped: scoped.update(memory_id, body.content, tags=body.tags, thread=body.thread_id)
+    )
+
+
+@router.post("/{memory_id}/links")
+async def link_memory(memory_id: MemoryId, body: LinkRequest, caller: Authenticated) -> EdgeOut:
+    """Relate this memory to another of the same user (LINK)."""
+    return await caller.run(
+        lambda scoped: scoped.link(
+            memory_id, body.target_id, link_type=body.type, strength=body.strength
+        )
+    )
+
+
+@router.put("/{memory_id}/ttl")
+async def set_ttl(memory_id: MemoryId, body: TTLRequest, caller: Authenticated) -> MemoryOut:
+    """Make the memory expire `days` from now (TTL)."""
+    return await caller.run(lambda scoped: scoped.ttl(memory_id, body.days))
+
+
+@router.delete("/{memory_id}")
+@router.post("/{memory_id}/forget")
+async def forget_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
+    """Soft-delete (also `DELETE /memories/{id}`): hidden from readers, its events kept;
+    `restore` brings it back."""
+    return await caller.run(lambda scoped: scoped.forget(memory_id))
+
+
+@router.post("/{memory_id}/restore")
+async def restore_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
+    """Bring back a soft-deleted memory (RESTORE)."""
+    return await caller.run(lambda scoped: scoped.restore(memory_id))
+
+
+@router.get("/{memory_id}/history")
+@seed_paths.get("/memory/{memory_id}/history")
+async def memory_history(memory_id: MemoryId, caller: Authenticated) -> list[EventOut]:
+    """Every event of the memory, oldest first: who did what, when, through which agent."""
+    return await caller.run(lambda scoped: scoped.history(memory_id))

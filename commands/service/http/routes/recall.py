@@ -1,0 +1,66 @@
+"""Reading memory the agent way: `memory.query`, search, resume, the delta header, core.md."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from mnemoledger.commands.models import CoreOut, SearchHit
+from mnemoledger.commands.recall.query import QueryResult
+from mnemoledger.commands.recall.query_api import DeltaOut
+from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
+from mnemoledger.commands.recall.resume import ResumeOut
+from mnemoledger.commands.service.http.auth import Authenticated
+from mnemoledger.commands.service.http.requests import Identifier, QueryBody, SearchRequest
+from mnemoledger.ledger.policy import MAX_POSITION, RESUME_RECENT_HOURS
+
+router = APIRouter(tags=["recall"])
+
+
+@router.post("/query")
+async def memory_query(body: QueryBody, caller: Authenticated) -> QueryResult:
+    """`memory.query` (seed 003 §6): the delta header (with `thread`), then the results as
+    bullets or full memories within `budget_tokens`; the agent's allowlist and the key's
+    categories are enforced before anything is searched. Records what was served."""
+    request = body.as_request()
+    return await caller.run(lambda scoped: scoped.query(request))
+
+
+@router.post("/search")
+async def search(body: SearchRequest, caller: Authenticated) -> list[SearchHit]:
+    """Hybrid search (vectors + keywords) in one user's memories, the key's categories only."""
+    return await caller.run(lambda scoped: scoped.search(body.query, user=body.user_id, k=body.k))
+
+
+@router.get("/resume")
+async def resume(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    namespace: Annotated[Identifier | None, Query()] = None,
+    hours: Annotated[float, Query(gt=0, le=MAX_RESUME_HOURS)] = RESUME_RECENT_HOURS,
+) -> ResumeOut:
+    """engram's resume (seed 001 §7): Core, Recent, Topics, Triggers, within fixed budgets,
+    from the memories the key may read. Writes nothing."""
+    return await caller.run(
+        lambda scoped: scoped.resume(user=user_id, namespace=namespace, hours=hours)
+    )
+
+
+@router.get("/delta")
+async def delta(
+    caller: Authenticated,
+    thread: Annotated[Identifier, Query()],
+    user_id: Annotated[Identifier, Query()],
+    since: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
+) -> DeltaOut:
+    """The delta header (seed 003 §1): the thread's revision and the latest changes of the
+    user's memories in the key's categories, since `since` or since this agent was last
+    served in the thread."""
+    return await caller.run(lambda scoped: scoped.delta(thread, since, user=user_id))
+
+
+@router.get("/core")
+async def core(caller: Authenticated, user_id: Annotated[Identifier, Query()]) -> CoreOut:
+    """The user's core.md (HAEMA's core layer); needs the `profile` category."""
+    return await caller.run(lambda scoped: scoped.core(user=user_id))

@@ -1,0 +1,48 @@
+"""The service itself: health (no key needed) and who the key is."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from mnemoledger.commands.service.http.auth import Authenticated
+
+router = APIRouter(tags=["service"])
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+
+
+class WhoAmI(BaseModel):
+    """The calling key: its agent, users and the categories it may touch."""
+
+    key_id: str
+    agent: str
+    users: list[str]
+    categories: list[str] | None
+    """None: every category (admin keys)."""
+    admin: bool
+
+
+@router.get("/health")
+async def health() -> Health:
+    """Liveness: answers without a key."""
+    return Health(status="ok", version=version("mnemoledger"))
+
+
+@router.get("/whoami")
+async def whoami(caller: Authenticated) -> WhoAmI:
+    """The calling key's identity and limits."""
+    allowed = await caller.run(lambda scoped: scoped.categories)
+    principal = caller.principal
+    return WhoAmI(
+        key_id=principal.key_id,
+        agent=principal.agent,
+        users=list(principal.users),
+        categories=None if allowed is None else sorted(allowed),
+        admin=principal.admin,
+    )

@@ -1,0 +1,83 @@
+"""`KeysMixin`: per-agent API keys on the Python API (issue 8; see `commands.keys`).
+
+    memory.create_key(agent="planner", users=["maya"]).key   # shown once
+    memory.keys()                                            # without the keys themselves
+    memory.revoke_key("3f2a9c01b7d4")
+    memory.authenticate("mlk_...")                           # Principal, or InvalidKey
+
+The key store lives beside the event log, never in it: a PostgreSQL table when the log is
+there (every server on the log shares it), else `api_keys.sqlite3` beside the SQLite log.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from mnemoledger.commands.service.keys import (
+    ApiKeyStore,
+    IssuedKey,
+    KeyInfo,
+    Principal,
+    open_api_key_store,
+)
+from mnemoledger.commands.write.categories import CategoriesConfig
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.errors import InvalidInput
+
+
+class KeysMixin:
+    """API keys: create, list, revoke, authenticate.
+
+    Expects on `self`: `settings` and `categories_config` (from `QueryMixin`)."""
+
+    settings: Settings
+
+    if TYPE_CHECKING:
+
+        @property
+        def categories_config(self) -> CategoriesConfig: ...
+
+    @property
+    def api_key_store(self) -> ApiKeyStore:
+        """The key store of the log, opened on first use."""
+        store: ApiKeyStore | None = getattr(self, "_api_key_store", None)
+        if store is None:
+            store = open_api_key_store(self.settings)
+            self._api_key_store = store
+        return store
+
+    def create_key(
+        self,
+        *,
+        agent: str,
+        users: Sequence[str],
+        categories: Sequence[str] | None = None,
+        admin: bool = False,
+    ) -> IssuedKey:
+        """A new key for `agent` acting for `users`. A non-admin key's agent must have an
+        allowlist in the categories config, and `categories` must be a subset of it."""
+        if not admin:
+            allowed = self.categories_config.allowlist(agent)  # UnknownAgent if none
+            outside = [c for c in categories or () if c not in allowed]
+            if outside:
+                raise InvalidInput(
+                    f"categories {', '.join(outside)} are not in agent {agent!r}'s allowlist: "
+                    f"{', '.join(allowed) or '(empty)'}"
+                )
+        return self.api_key_store.create(
+            agent=agent, users=users, categories=categories, admin=admin
+        )
+
+    def keys(self) -> builtins.list[KeyInfo]:
+        """Every key (never the key itself), revoked ones included."""
+        return self.api_key_store.list()
+
+    def revoke_key(self, key_id: str) -> KeyInfo:
+        """Revoke a key: every later request with it gets 401."""
+        return self.api_key_store.revoke(key_id)
+
+    def authenticate(self, key: str | None) -> Principal:
+        """Who `key` is; `InvalidKey` for a missing, unknown or revoked key."""
+        return self.api_key_store.authenticate(key)

@@ -1,0 +1,151 @@
+"""`mnemoledger serve`, `mnemoledger mcp` and `mnemoledger keys` (issue 8).
+
+mnemoledger keys create --agent researcher --user maya --json   # {"key": "mlk_...", ...}
+mnemoledger serve --port 8765                                   # HTTP API + /docs
+mnemoledger mcp --user maya                                     # MCP tools over stdio, local
+MNEMOLEDGER_API_KEY=mlk_... mnemoledger mcp                     # ... acting with a key
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import click
+
+from mnemoledger.commands import output
+from mnemoledger.commands.facade import MnemoLedger
+from mnemoledger.commands.options import CliState, global_options, pass_state
+from mnemoledger.commands.service.keys import API_KEY_ENV, IssuedKey, KeyInfo
+
+
+def _open(state: CliState) -> Callable[[], MnemoLedger]:
+    """A factory, not a facade: servers open the facade in their own thread."""
+    return lambda: MnemoLedger(state.home, actor=state.actor)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--log-level",
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    default="info",
+    show_default=True,
+)
+@global_options
+@pass_state
+def serve(state: CliState, host: str, port: int, log_level: str) -> None:
+    """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) until interrupted.
+    Every route but /health needs a key from `mnemoledger keys create`."""
+    import uvicorn
+
+    from mnemoledger.commands.service.http import create_app
+
+    app = create_app(_open(state))
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug")
+
+
+MCP_USER_ENV = "MNEMOLEDGER_MCP_USER"
+MCP_AGENT_ENV = "MNEMOLEDGER_MCP_AGENT"
+
+
+@click.command()
+@click.option(
+    "--user",
+    envvar=MCP_USER_ENV,
+    help=f"Serve this one user with no key (local use; default: ${MCP_USER_ENV}). "
+    "With a key: the user tools act for when a call names none.",
+)
+@click.option(
+    "--agent",
+    envvar=MCP_AGENT_ENV,
+    help=f"Without a key: the agent recorded on writes and whose categories queries read "
+    f"(default: ${MCP_AGENT_ENV}, else mcp).",
+)
+@click.option(
+    "--key",
+    envvar=API_KEY_ENV,
+    help=f"Act with this API key: its agent, users and categories (default: ${API_KEY_ENV}).",
+)
+@global_options
+@pass_state
+def mcp(state: CliState, user: str | None, agent: str | None, key: str | None) -> None:
+    """Serve the memory as MCP tools on stdin/stdout for a desktop or agent client: add,
+    search, query, list, get, update, forget, restore, history, delta, notes and more.
+    Locally, `--user NAME` is enough; with a key, the key decides who may do what."""
+    from mnemoledger.commands.service.mcp_server import serve_stdio
+
+    if key is None and user is None:
+        raise click.UsageError(
+            f"give --user NAME (or ${MCP_USER_ENV}) to serve one user locally, "
+            f"or --key (or ${API_KEY_ENV})"
+        )
+    if key is not None and agent is not None:
+        raise click.UsageError("--agent is for keyless use: a key fixes its own agent")
+    serve_stdio(_open(state), key, user=user, agent=agent)
+
+
+@click.group()
+def keys() -> None:
+    """API keys for the HTTP API and the MCP server: one per agent, stored hashed."""
+
+
+def _show_keys(found: Sequence[KeyInfo]) -> None:
+    for info in found:
+        _show_key(info)
+    if not found:
+        output.stdout.print("no keys")
+
+
+def _show_issued(issued: IssuedKey) -> None:
+    output.stdout.print(issued.key, markup=False)
+    output.stderr.print("store this key now: it is not shown again")
+    _show_key(issued)
+
+
+def _show_key(info: KeyInfo) -> None:
+    users = ", ".join(info.users)
+    categories = "all" if info.admin else ", ".join(info.categories or ["(agent allowlist)"])
+    state = f"revoked {info.revoked_at[:19]}" if info.revoked_at else "active"
+    output.stdout.print(
+        f"{info.id}  agent={info.agent}  users={users}  categories={categories}"
+        f"{'  admin' if info.admin else ''}  {state}",
+        markup=False,
+    )
+
+
+@keys.command("create")
+@click.option("--agent", required=True, help="The agent the key acts as (its allowlist applies).")
+@click.option("--user", "users", multiple=True, required=True, help="A user it may act for.")
+@click.option("--categories", help="Comma-separated subset of the agent's allowlist.")
+@click.option("--admin", is_flag=True, help="May touch every category.")
+@global_options
+@pass_state
+def create_key(
+    state: CliState, agent: str, users: tuple[str, ...], categories: str | None, admin: bool
+) -> None:
+    """Create a key; it is printed once and only its hash is kept."""
+    chosen = None if categories is None else [c.strip() for c in categories.split(",")]
+    issued: IssuedKey = state.ledger().create_key(
+        agent=agent, users=list(users), categories=chosen, admin=admin
+    )
+    output.emit(state.as_json, issued, lambda: _show_issued(issued))
+
+
+@keys.command("list")
+@global_options
+@pass_state
+def list_keys(state: CliState) -> None:
+    """Every key (id, agent, users, categories, state), never the key itself."""
+    found = state.ledger().keys()
+    output.emit(state.as_json, found, lambda: _show_keys(found))
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@global_options
+@pass_state
+def revoke_key(state: CliState, key_id: str) -> None:
+    """Revoke a key by id: every later request with it is refused (401)."""
+    info = state.ledger().revoke_key(key_id)
+    output.emit(state.as_json, info, lambda: _show_key(info))

@@ -1,0 +1,1 @@
+"""What goes in: add, ingest, notes and procedures, and the checks every write passes."""

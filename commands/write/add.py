@@ -1,0 +1,496 @@
+"""HAEMA `add(contents)` (seed 000), with engram's insert dedup (seed 001 §2.1).
+
+    1. normalize           2. batch-embed          3. related per content (top_k, cutoff)
+    4. union               5. one reconstruction   6. one refinement if incomplete
+    7. fallback to the normalized contents         8. new memories
+    9. supersede the replaced related memories    10. one core update
+The raw input is saved first (`AddRequested`); everything the command decides — new
+memories, superseded ones, reinforced duplicates, the core update, the LLM calls and the
+outcome — is saved in ONE transaction, so a failure leaves no half-done replacement. A
+concurrent writer that got there first makes that save conflict; the command then runs
+again from step 2 on fresh state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from mnemoledger.commands.lifecycle import core_sync
+from mnemoledger.commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
+from mnemoledger.commands.llm.rules.attributes import restates
+from mnemoledger.commands.llm.schemas import (
+    CoreUpdateInput,
+    MergeInput,
+    ReconstructInput,
+    ReconstructOutput,
+    RefineInput,
+    RelatedMemory,
+    SplitInput,
+)
+from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.recall.relations import apply_links, auto_links
+from mnemoledger.commands.write import consent_gate
+from mnemoledger.commands.write.command_run import decide_until_saved
+from mnemoledger.commands.write.constraints import conform, format_violations
+from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
+from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
+from mnemoledger.commands.write.sanitize import screen
+from mnemoledger.commands.write.similarity import jaccard
+from mnemoledger.commands.write.touch import dedup_touch
+from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
+from mnemoledger.ledger.command import AddCommand, Command
+from mnemoledger.ledger.core import CoreDocument, empty_core_markdown, parse_sections
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
+    ACTIVE,
+    DEDUP_COSINE_SIM,
+    DEDUP_JACCARD_PREFILTER,
+    INSERT_MERGE_SIM,
+    MAX_EVIDENCE_ITEMS,
+    PROCEDURAL,
+    SEMANTIC,
+    SHARED_NAMESPACE,
+)
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.user import UserStream
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.layers import LayersProjection
+from mnemoledger.projections.vectors import VectorsProjection
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    """What the caller asked to remember, and how to file it."""
+
+    contents: Sequence[str]
+    kind: str = "semantic"
+    tags: Sequence[str] = ()
+    source: str = "api"
+    namespace: str = "default"
+    importance: float = 0.5
+    evidence: Sequence[str] | None = None
+    split: bool = True
+    """Run the pre-memory split stage over each raw content (seed 000, stage 1)."""
+    category: str | None = None
+    """Seed 003 §5: the category every memory of this add is filed under (checked against
+    the writer's allowlist by the caller); None: readers derive one."""
+    metadata: Mapping[str, Any] | None = None
+    """Free-form metadata every new memory of this add carries (mem0's `metadata`)."""
+
+    def as_input(self) -> dict[str, Any]:
+        given: dict[str, Any] = {
+            "contents": list(self.contents),
+            "kind": self.kind,
+            "tags": list(self.tags),
+            "source": self.source,
+            "namespace": self.namespace,
+            "importance": self.importance,
+            "evidence": list(self.evidence) if self.evidence is not None else None,
+            "split": self.split,
+        }
+        if self.category is not None:  # absent when unnamed: older recordings stay as they were
+            given["category"] = self.category
+        if self.metadata is not None:
+            given["metadata"] = dict(self.metadata)
+        return given
+
+
+@dataclass
+class AddOutcome:
+    """What one add did."""
+
+    command_id: str
+    added: list[Memory] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    reinforced: list[Memory] = field(default_factory=list)
+    core_updated: bool = False
+    fallback: bool = False
+    llm_calls: int = 0
+    consent_requested: list[str] = field(default_factory=list)
+    """Consent requests for the sensitive profile fields the contents state (seed 003 §10)."""
+    writing: list[dict[str, object]] = field(default_factory=list)
+    """What the writing constraints did with stage outputs that broke them (seed 003 §9)."""
+
+    def as_outcome(self) -> dict[str, Any]:
+        given: dict[str, Any] = {
+            "added": [m.id.hex for m in self.added],
+            "superseded": self.superseded,
+            "reinforced": [m.id.hex for m in self.reinforced],
+            "core_updated": self.core_updated,
+            "fallback": self.fallback,
+        }
+        if self.consent_requested:  # absent when none: older recordings stay as they were
+            given["consent_requested"] = self.consent_requested
+        if self.writing:
+            given["writing"] = self.writing
+        return given
+
+
+@dataclass
+class AddPipeline:
+    """Everything `add` reads and writes."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    vectors: VectorsProjection
+    embedder: Embedder
+    provider: LLMProvider
+    settings: Settings
+    refresh: Callable[[], object] = lambda: None
+    """Brings the read models up to date (before a re-run after a conflict)."""
+    before_save: Callable[[], None] = lambda: None
+    """Called just before the decisive save (tests inject faults here)."""
+    consent: ConsentProjection | None = None
+    """The consent read model: which sensitive fields were already proposed or decided."""
+
+    def run(self, request: AddRequest, provenance: Provenance) -> AddOutcome:
+        user_id = str(validation.identifier("user", provenance.user_id))
+        if not request.contents:
+            raise InvalidInput("nothing to add: give at least one content")
+        contents = [validation.content(text) for text in request.contents]
+        # the decisive save validates kind, tags, ... again; failing early writes nothing
+        self.ledger.draft(provenance, [_new_memory(request, contents[0])])
+        with acting_as(provenance):
+            command: Command = recorded_id(AddCommand(input=request.as_input()))
+        self.ledger.save(command)
+        decided = replace(provenance, user_id=user_id, causation_id=command.id.hex)
+        return decide_until_saved(
+            self.ledger,
+            command,
+            decided,
+            lambda fresh, user: self._decide(fresh, user, request, contents, decided),
+            self.refresh,
+        )
+
+    # --- the ten steps -------------------------------------------------------------------
+
+    def _decide(
+        self,
+        command: Command,
+        user: UserStream,
+        request: AddRequest,
+        raw_contents: list[str],
+        provenance: Provenance,
+    ) -> AddOutcome:
+        llm = RecordedLLM(self.provider, command, provenance)
+        outcome = AddOutcome(command_id=command.id.hex)
+        contents = self._split(llm, request, raw_contents)
+        for text in [*raw_contents, *contents]:
+            screen(text)
+        vectors = self.embedder.passages(contents)
+        changed: dict[str, Memory] = {}
+        fresh, fresh_vectors = self._dedup(
+            llm, contents, vectors, provenance, changed, request, outcome
+        )
+        touch = dedup_touch(command.id, list(changed), provenance)  # seed 001 §2.1 touch()
+        added: list[Memory] = []
+        superseded: list[Memory] = []
+        if fresh:
+            related = self._related(provenance.user_id, fresh_vectors)
+            output = self._reconstruct(llm, related, fresh, outcome, request.kind)
+            if output is None:
+                outcome.fallback = True
+                output = ReconstructOutput.model_validate(
+                    {
+                        "memories": [
+                            {"content": text, "sources": [f"new:{i}"]}
+                            for i, text in enumerate(fresh)
+                        ],
+                        "coverage": [
+                            {"new_content": i, "memories": [i]} for i in range(len(fresh))
+                        ],
+                    }
+                )
+            added, superseded = self._replacement(output, related, request, provenance, changed)
+            self._link(added, superseded, provenance)
+        outcome.added = added
+        outcome.superseded = [m.id.hex for m in superseded]
+        outcome.reinforced = list(changed.values())
+        core = self._core_update(llm, provenance, added, superseded, list(changed.values()))
+        outcome.core_updated = core is not None
+        consents = consent_gate.proposals(
+            contents, provenance, self.consent, now=consent_gate.asked_at(command)
+        )
+        outcome.consent_requested = [r.id.hex for r in consents]
+        outcome.llm_calls = command.llm_calls
+        with acting_as(provenance):
+            command.complete(outcome.as_outcome())
+            user.changed(
+                command.id.hex,
+                [m.id.hex for m in added],
+                outcome.superseded,
+                [m.id.hex for m in changed.values()],
+            )
+        self.before_save()
+        extra = [x for x in (core, touch) if x is not None]
+        saved = {id(m): m for m in (*added, *superseded, *changed.values(), *extra)}
+        self.ledger.save(command, user, *saved.values(), *consents)
+        return outcome
+
+    def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
+        # a procedure is one memory of numbered steps (seed 003 §12), never cut into its steps
+        if not request.split or request.kind == PROCEDURAL:
+            return list(dict.fromkeys(contents))
+        pieces: list[str] = []
+        for text in contents:
+            output = llm.run(SPLIT, SplitInput(raw_input=text))
+            parts = [p for p in (_clean(c) for c in output.contents) if p] or [text]
+            pieces.extend(parts)
+        return list(dict.fromkeys(pieces))
+
+    def _dedup(
+        self,
+        llm: RecordedLLM,
+        contents: list[str],
+        vectors: np.ndarray[Any, Any],
+        provenance: Provenance,
+        changed: dict[str, Memory],
+        request: AddRequest,
+        outcome: AddOutcome,
+    ) -> tuple[list[str], np.ndarray[Any, Any]]:
+        """engram §2.1: Jaccard > 0.50 then cosine > 0.85 is a duplicate: reinforce it (and
+        merge the new wording in through the merge stage when similarity > 0.80)."""
+        keep: list[int] = []
+        for index, (text, vector) in enumerate(zip(contents, vectors, strict=True)):
+            duplicate = self._duplicate_of(provenance.user_id, text, vector, request.namespace)
+            if duplicate is None:
+                keep.append(index)
+                continue
+            memory = changed.get(duplicate[0]) or self.ledger.memory(duplicate[0])
+            changed[memory.id.hex] = memory
+            with acting_as(replace(provenance, prompt_version=prompt_version(INSERT_MERGE))):
+                if duplicate[1] > INSERT_MERGE_SIM and text != memory.content:
+                    merged = llm.run(INSERT_MERGE, MergeInput(existing=memory.content, new=text))
+                    # seed 003 §9: a merged text that breaks the format is refused, the
+                    # stored one stays (trimming a merge would drop what was merged in)
+                    written = conform(merged.content, request.kind, INSERT_MERGE.name, trim=False)
+                    if not written.passed:
+                        outcome.writing.append(written.as_record())
+                    content = written.text or ""
+                    if content and content != memory.content:
+                        memory.update(validation.content(content), None)
+                evidence = request.evidence
+                memory.reinforce(evidence=list(evidence) if evidence else None)
+        return [contents[i] for i in keep], vectors[keep]
+
+    def _duplicate_of(
+        self, user_id: str, text: str, vector: np.ndarray[Any, Any], namespace: str
+    ) -> tuple[str, float] | None:
+        """The stored memory `text` restates: similar on the reference scale, words in
+        common, a namespace it may join (seed 001 §7: its own, or either side `default`),
+        and no value of its own that differs ("my number is ...0142" / "...0199" is an
+        update for the reconstruction, not a repetition)."""
+        candidates = self.vectors.similar(user_id, vector, 5)
+        rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
+        for memory_id, similarity in candidates:
+            row = rows.get(memory_id)
+            if row is None or row.state != ACTIVE:
+                continue
+            joinable = row.namespace == namespace or SHARED_NAMESPACE in (namespace, row.namespace)
+            if (
+                joinable
+                and similarity > DEDUP_COSINE_SIM
+                and jaccard(text, row.content) > DEDUP_JACCARD_PREFILTER
+                and restates(row.content, text)
+            ):
+                return memory_id, similarity
+        return None
+
+    def _related(self, user_id: str, vectors: np.ndarray[Any, Any]) -> list[RelatedMemory]:
+        """Steps 3-4: each content's top_k neighbours above the cutoff, unioned."""
+        best: dict[str, float] = {}
+        for vector in vectors:
+            for memory_id, similarity in self.vectors.similar(
+                user_id, vector, self.settings.related_top_k
+            ):
+                if similarity >= self.settings.related_min_similarity:
+                    best[memory_id] = max(similarity, best.get(memory_id, -1.0))
+        rows = self.layers.get_many(list(best))
+        return [
+            RelatedMemory(id=memory_id, content=rows[memory_id].content, similarity=round(s, 4))
+            for memory_id, s in sorted(best.items(), key=lambda item: (-item[1], item[0]))
+            if memory_id in rows and rows[memory_id].state == ACTIVE
+        ]
+
+    def _reconstruct(
+        self,
+        llm: RecordedLLM,
+        related: list[RelatedMemory],
+        fresh: list[str],
+        outcome: AddOutcome,
+        kind: str,
+    ) -> ReconstructOutput | None:
+        """Steps 5-7: one reconstruction, one refinement if incomplete or if a memory breaks
+        the writing constraints (seed 003 §9), else None (fallback)."""
+        output = llm.run(RECONSTRUCT, ReconstructInput(related=related, new_contents=fresh))
+        problems = reconstruction_problems(output, related, fresh, kind)
+        if not problems:
+            return output
+        refined = llm.run(
+            REFINE,
+            RefineInput(related=related, new_contents=fresh, previous=output, problems=problems),
+        )
+        result = None if reconstruction_problems(refined, related, fresh, kind) else refined
+        outcome.writing.extend(
+            {"stage": RECONSTRUCT.name, "violations": [p], "action": action}
+            for p in problems
+            if p.startswith(WRITING_PROBLEM_PREFIX)
+            for action in ["refined" if result is not None else "refused"]
+        )
+        return result
+
+    def _replacement(
+        self,
+        output: ReconstructOutput,
+        related: list[RelatedMemory],
+        request: AddRequest,
+        provenance: Provenance,
+        reinforced: dict[str, Memory],
+    ) -> tuple[list[Memory], list[Memory]]:
+        """Steps 8-9: the new memories, and the related ones they replace (superseded).
+
+        A new memory inherits the evidence of the memories it was built from, so what it
+        replaced can still be traced to its sources (merges keep provenance). A memory
+        this command already reinforced is superseded through that same object, so the
+        save holds one next version of it, not two."""
+        by_id = {r.id: r for r in related}
+        decided = replace(provenance, prompt_version=prompt_version(RECONSTRUCT))
+        stored: dict[str, Memory] = dict(reinforced)
+        added: list[Memory] = []
+        superseded: list[Memory] = []
+        for memory in output.memories:
+            content = validation.content(_clean(memory.content))
+            sources = [s for s in memory.sources if s in by_id]
+            if len(sources) == 1 and by_id[sources[0]].content == content:
+                continue  # carried over unchanged: the stored memory stays as it is
+            consumed = [stored.get(s) or self.ledger.memory(s) for s in sources]
+            stored.update({m.id.hex: m for m in consumed})
+            evidence = inherited_evidence(request.evidence, consumed)
+            [draft] = recorded_ids(
+                self.ledger.draft(decided, [_new_memory(request, content, evidence)])
+            )
+            added.append(draft)
+            for old in consumed:
+                if old.state == ACTIVE:
+                    with acting_as(decided):
+                        old.supersede(draft.id.hex, "reconstructed")
+                    superseded.append(old)
+        return added, superseded
+
+    def _link(self, added: list[Memory], superseded: list[Memory], provenance: Provenance) -> None:
+        """Seed 003 §2: edges from each new memory to its top-K neighbours above link_min
+        (the vectors come from the embedding cache: nothing is embedded twice)."""
+        if not added:
+            return
+        vectors = self.embedder.passages([m.content for m in added])
+        links = auto_links(
+            [(m.id.hex, v) for m, v in zip(added, vectors, strict=True)],
+            provenance.user_id,
+            self.vectors,
+            exclude={m.id.hex for m in superseded},
+        )
+        apply_links({m.id.hex: m for m in added}, links, provenance)
+
+    def _core_update(
+        self,
+        llm: RecordedLLM,
+        provenance: Provenance,
+        added: list[Memory],
+        superseded: list[Memory],
+        reworded: Sequence[Memory] = (),
+    ) -> CoreDocument | None:
+        """Step 10: the core-update stage, once, over the memories this call added; then
+        core.md follows what the call superseded or reworded (`commands.core_sync`)."""
+        document = self.ledger.core_document(provenance, provenance.user_id)
+        current = document.markdown or empty_core_markdown()
+        bullets = core_sync.bullets_of(current, document.sources)
+        decided = provenance
+        if added:
+            output = llm.run(
+                CORE_UPDATE,
+                CoreUpdateInput(
+                    current_core_markdown=current,
+                    candidate_new_memories=[m.content for m in added],
+                    superseded_memories=[m.content for m in superseded],
+                    candidate_ids=[m.id.hex for m in added],
+                ),
+            )
+            markdown = output.core_markdown.strip() + "\n"
+            if output.should_update and markdown != current:
+                named = [(s.bullet, s.memories) for s in output.sources]
+                bullets = core_sync.stage_bullets(markdown, bullets, added, named)
+                decided = replace(provenance, prompt_version=prompt_version(CORE_UPDATE))
+        touched = {m.id.hex: m for m in (*added, *superseded, *reworded)}
+        bullets = core_sync.followed(
+            bullets, touched, lambda memory_id: core_sync.lookup(self.ledger, memory_id)
+        )
+        if not bullets and not any(parse_sections(current).values()):
+            return None  # never start a core with an empty document
+        caused_by = [m.id.hex for m in added] or list(touched)
+        return core_sync.record(document, decided, bullets, caused_by)
+
+
+def reconstruction_problems(
+    output: ReconstructOutput,
+    related: list[RelatedMemory],
+    fresh: list[str],
+    kind: str = SEMANTIC,
+) -> list[str]:
+    """Why a reconstruction is not acceptable (seed 000 step 6: incomplete or empty; seed
+    003 §9: a rewritten memory empty, over 280 characters or over 2 sentences)."""
+    problems: list[str] = []
+    if not output.memories:
+        problems.append("no memories in the output")
+    covered = {c.new_content for c in output.coverage if c.memories}
+    missing = [i for i in range(len(fresh)) if i not in covered]
+    if missing:
+        problems.append(f"new contents not covered: {missing}")
+    known = {r.id for r in related} | {f"new:{i}" for i in range(len(fresh))}
+    verbatim = set(fresh) | {r.content for r in related}
+    for index, memory in enumerate(output.memories):
+        text = _clean(memory.content)
+        # what the user wrote is stored as written; only the stage's own texts are held
+        if text not in verbatim and (violations := format_violations(text, kind)):
+            problems.append(f"{WRITING_PROBLEM_PREFIX}memory {index}: {'; '.join(violations)}")
+        unknown = [s for s in memory.sources if s not in known]
+        if unknown:
+            problems.append(f"memory {index} names unknown sources {unknown}")
+    for coverage in output.coverage:
+        if any(not 0 <= m < len(output.memories) for m in coverage.memories):
+            problems.append(f"coverage of new content {coverage.new_content} is out of range")
+    return problems
+
+
+WRITING_PROBLEM_PREFIX = "writing constraints: "
+"""How a reconstruction problem that breaks the writing constraints (seed 003 §9) begins."""
+
+
+def _clean(text: str) -> str:
+    return validation.normalize_text(text) if isinstance(text, str) else ""
+
+
+def inherited_evidence(own: Sequence[str] | None, sources: Sequence[Memory]) -> list[str] | None:
+    """`own` evidence followed by the sources' (no repeats), the newest kept at the cap."""
+    merged = list(dict.fromkeys([*(own or []), *(e for m in sources for e in m.evidence or [])]))
+    return merged[:MAX_EVIDENCE_ITEMS] if merged else None
+
+
+def _new_memory(
+    request: AddRequest, content: str, evidence: Sequence[str] | None = None
+) -> NewMemory:
+    return NewMemory(
+        content=content,
+        kind=request.kind,
+        tags=tuple(request.tags),
+        source=request.source,
+        namespace=request.namespace,
+        importance=request.importance,
+        evidence=evidence if evidence is not None else request.evidence,
+        category=request.category,
+        metadata=request.metadata,
+    )

@@ -1,0 +1,1203 @@
+"""Nebo extraction over conversation turns (seed 004 §3-§5, §14, §15), with the optional
+multi-fact pass of seed 003 §13.
+
+    1. parse and check the turns (bad input: `InvalidInput` with the line, nothing written)
+    2. save the raw turns as the command's created event (`IngestRequested`)
+    3. one EXTRACT call per completed exchange, over its last 6 messages (see `windows`)
+    4. FormatForStorage: category -> namespace, normalized key, confidence from `explicit`
+    5. sanitize every fact (control characters, 128/2048 limits, the 14 injection
+       patterns); a refused fact is skipped with its reason, the others go on
+    6. styles reinforce (confidence boosted, value kept); other facts pass IsDuplicate:
+       same key + same value -> skipped, same key + new value -> updated (upsert),
+       same content under another key of the namespace -> skipped
+    7. optional MULTI_FACT pass over long user turns: at most 3 writes per turn
+    8. if styles were extracted: decay, then SYNTHESIZE the personality directive from at
+       least 3 observations, stored (or updated) as `tacit/personality` / `directive`
+    9. what is added or rewritten links to its nearest memories (seed 003 §2, `auto` edges);
+       everything decided, the LLM calls and the outcome saved in ONE transaction; a
+       concurrent writer of the same user makes it conflict and the run starts again from 3.
+
+Windows. The seed extracts after every completed agentic loop over the "last 6 messages
+only" (older ones were seen by earlier extractions). An exchange here is a user turn and
+the replies that follow it up to the next user turn; each exchange gets one extraction over
+the 6 most recent messages ending where it ends, so there is one LLM call per user turn.
+When an exchange (or the messages before the first user turn) is longer than 6 messages,
+extra windows are inserted so that every message is seen at least once. Tool messages and
+empty ones are skipped (render drops them anyway) and do not take a place in a window.
+
+Within one ingest a fact found again by an overlapping window is the same observation: it
+is neither written twice nor, for a style, reinforced twice. Its evidence is the turns that
+were new in the window that first found it (`id`, else `turn:<n>`, n counted from 1).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from mnemoledger.commands.llm.prompts import EXTRACT, MULTI_FACT, SYNTHESIZE
+from mnemoledger.commands.llm.render import (
+    MAX_CONVERSATION_CHARS,
+    MAX_SYNTHESIS_OBSERVATIONS,
+    SKIPPED_ROLES,
+)
+from mnemoledger.commands.llm.schemas import (
+    ConversationTurn,
+    ExtractInput,
+    ExtractOutput,
+    Fact,
+    MultiFactInput,
+    StyleObservation,
+    SynthesizeInput,
+)
+from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.models import memory_out
+from mnemoledger.commands.recall.relations import link_written
+from mnemoledger.commands.write import consent_gate
+from mnemoledger.commands.write.command_run import decide_until_saved
+from mnemoledger.commands.write.constraints import conform
+from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
+from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
+from mnemoledger.commands.write.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
+from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
+from mnemoledger.ledger.command import Command, IngestCommand
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
+    ACTIVE,
+    DEFAULT_IMPORTANCE,
+    EPISODIC,
+    KINDS,
+    MAX_EVIDENCE_CHARS,
+    MAX_EVIDENCE_ITEMS,
+    MAX_INGEST_BYTES,
+    MAX_INGEST_TURNS,
+    MAX_JSON_DEPTH,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TURN_BYTES,
+    MAX_TURN_CHARS,
+    SEMANTIC,
+)
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.user import UserStream
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.layers import LayersProjection, MemoryRow
+from mnemoledger.projections.vectors import VectorsProjection
+
+# --- conversation turns: ../shared/CLI.md (`{"role","content","ts"?,"id"?}` per line) -----
+TURN_ROLES: Final = ("user", "assistant", "system", "tool")
+USER_ROLE: Final = "user"
+
+# --- seed 004 §3, Trigger 1: "Scope: Last 6 messages only" per completed loop ------------
+EXTRACTION_WINDOW_MESSAGES: Final = 6
+
+# --- seed 004 §3, FormatForStorage mapping: category -> layer/namespace -----------------
+PREFERENCES_NAMESPACE: Final = "tacit/preferences"
+ENTITIES_NAMESPACE: Final = "entity/default"
+DAILY_LAYER: Final = "daily"  # decisions: daily/<YYYY-MM-DD>
+PERSONALITY_NAMESPACE: Final = "tacit/personality"  # styles (IsStyle)
+ARTIFACTS_NAMESPACE: Final = "tacit/artifacts"
+STYLE_KEY_PREFIX: Final = "style/"  # seed 004 §4: observations are tacit/personality/style/*
+EXTRACTION_SOURCE: Final = "extraction"
+
+# --- seed 004 §5 / §14: style reinforcement, newConf = oldConf + (1 - oldConf) * 0.2 -----
+STYLE_CONFIDENCE_BOOST: Final = 0.2
+
+# --- seed 004 §4: personality synthesis ----------------------------------------------------
+PERSONALITY_DIRECTIVE_KEY: Final = "directive"
+PERSONALITY_DIRECTIVE_NAMESPACE: Final = PERSONALITY_NAMESPACE
+MIN_STYLE_OBSERVATIONS: Final = 3  # minimum before synthesis
+DECAY_THRESHOLD_DAYS: Final = 14  # lifespan = reinforced_count x 14 days
+
+# --- seed 004 §5, User Profile Sync: key -> user_profiles column --------------------------
+USER_PROFILE_COLUMNS: Final = {
+    "name": "display_name",
+    "display_name": "display_name",
+    "location": "location",
+    "timezone": "timezone",
+    "occupation": "occupation",
+    "goals": "goals",
+    "context": "context",
+    "communication_style": "communication_style",
+    "interests": "interests",
+}
+# the user's plain facts the offline extraction states (name, job, employer, city, diet,
+# schedules, deadlines, tools): single-valued ones beside the seed's columns, and families
+# of several values (`tool/pytest`, `schedule/standup`) shown as one list each
+EXTRACTED_PROFILE_COLUMNS: Final = {"employer": "employer", "hometown": "hometown"}
+PROFILE_LIST_COLUMNS: Final = {
+    "diet": "diet",
+    "allergy": "allergies",
+    "language": "language",
+    "schedule": "schedules",
+    "deadline": "deadlines",
+    "tool": "tools",
+}
+PROFILE_LIST_SEPARATOR: Final = "; "
+USER_NAMESPACE: Final = "tacit/user"
+USER_PROFILE_NAMESPACES: Final = (USER_NAMESPACE, "tacit.user")
+USER_KEY_PREFIX: Final = "user/"  # "tacit namespace with user/ key prefix (auto-extraction)"
+TACIT_LAYER: Final = "tacit"
+
+# --- seed 003 §13: optional multi-fact pass -------------------------------------------------
+MULTI_FACT_MIN_CHARS: Final = 200  # "user turn length > N chars"; the seed leaves N open
+MAX_MULTI_FACT_WRITES_PER_TURN: Final = 3  # "Caps: <= 3 final writes/turn"
+MULTI_FACT_NAMESPACE: Final = "default"
+MULTI_FACT_SOURCE: Final = "multi_fact"
+
+"""Runs of one command before an optimistic-concurrency conflict is given up on."""
+SKIPPED_VALUE_PREVIEW_CHARS: Final = 200
+"""How much of a skipped fact's value the outcome repeats."""
+
+Progress = Callable[[int, int], None]
+"""Called with (turns done, turns in all) as extraction moves through the conversation."""
+
+_NORMALIZED_PROFILE_COLUMNS: Final = {
+    validation.normalize_key(key): column
+    for key, column in {**USER_PROFILE_COLUMNS, **EXTRACTED_PROFILE_COLUMNS}.items()
+}
+
+
+# --- turns ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of a conversation."""
+
+    role: str
+    content: str
+    ts: datetime | None = None
+    id: str | None = None
+    raw: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The JSON object the turn was read from, kept as the command's raw input."""
+
+    def as_input(self) -> dict[str, Any]:
+        """The turn as recorded in `IngestRequested`: exactly as given when read from JSON."""
+        if self.raw is not None:
+            return dict(self.raw)
+        given: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.ts is not None:
+            given["ts"] = self.ts.isoformat()
+        if self.id is not None:
+            given["id"] = self.id
+        return given
+
+
+def parse_turns(text: str, *, source: str = "input") -> list[Turn]:
+    """The turns of a JSONL conversation; `InvalidInput` naming the first bad line, or the
+    limit (ledger.policy) the input passes: nothing is recorded of a refused input."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_INGEST_BYTES:
+        raise InvalidInput(too_large(source, size, MAX_INGEST_BYTES, "one ingest"))
+    turns: list[Turn] = []
+    for number, line in enumerate(text.lstrip("\ufeff").split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}, line {number}"
+        line_size = len(line.encode("utf-8", "surrogatepass"))
+        if line_size > MAX_TURN_BYTES:
+            raise InvalidInput(too_large(where, line_size, MAX_TURN_BYTES, "one turn"))
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InvalidInput(f"{where}: not a JSON object ({error.msg})") from None
+        except RecursionError:
+            raise InvalidInput(
+                f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels"
+            ) from None
+        turns.append(turn_from(obj, where))
+        if len(turns) > MAX_INGEST_TURNS:
+            raise InvalidInput(f"{source}: more than {MAX_INGEST_TURNS} turns in one ingest")
+    if not turns:
+        raise InvalidInput(f"{source}: no conversation turns")
+    return turns
+
+
+def load_turns(path: str | Path) -> list[Turn]:
+    """The turns of a JSONL file (refused unread when it is larger than one ingest may be)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_INGEST_BYTES + 1)  # a pipe or device has no size to check
+        if len(data) > MAX_INGEST_BYTES:
+            size = path.stat().st_size  # 0 for a pipe: "more than" the limit is all we know
+            known = size if size > MAX_INGEST_BYTES else None
+            raise InvalidInput(too_large(str(path), known, MAX_INGEST_BYTES, "one ingest"))
+        text = data.decode("utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInput(f"cannot read {path}: {error}") from None
+    return parse_turns(text, source=str(path))
+
+
+def too_large(where: str, size: int | None, limit: int, what: str) -> str:
+    """The refusal of an input over a size limit (`size` None: known only to be over)."""
+    given = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+    return f"{where}: {given}; {what} may have at most {limit} (nothing was recorded)"
+
+
+def turn_bytes(turn: Turn) -> int:
+    """The size of the turn as `IngestRequested` records it (UTF-8 JSON)."""
+    encoded = json.dumps(turn.as_input(), ensure_ascii=False, default=str)
+    return len(encoded.encode("utf-8", "surrogatepass"))
+
+
+def turn_from(obj: object, where: str) -> Turn:
+    """One turn from a JSON object (or an already built `Turn`, checked again)."""
+    if isinstance(obj, Turn):
+        obj = obj.as_input() if obj.raw is None else obj.raw
+    if not isinstance(obj, Mapping):
+        raise InvalidInput(f"{where}: a turn must be a JSON object with role and content")
+    for name in ("role", "content"):
+        if name not in obj:
+            raise InvalidInput(f"{where}: missing {name!r}")
+    role = obj["role"]
+    if role not in TURN_ROLES:
+        raise InvalidInput(f"{where}: role must be one of {', '.join(TURN_ROLES)}; got {role!r}")
+    content = obj["content"]
+    if not isinstance(content, str):
+        raise InvalidInput(f"{where}: content must be text, not {type(content).__name__}")
+    if len(content) > MAX_TURN_CHARS:
+        raise InvalidInput(
+            f"{where}: content has {len(content)} characters; one turn may have at most "
+            f"{MAX_TURN_CHARS} (nothing was recorded)"
+        )
+    validation.json_depth(obj, where)
+    turn = Turn(
+        role=role,
+        content=content,
+        ts=_timestamp(obj.get("ts"), where),
+        id=_turn_id(obj.get("id"), where),
+        raw=dict(obj),
+    )
+    size = turn_bytes(turn)
+    if size > MAX_TURN_BYTES:
+        raise InvalidInput(too_large(where, size, MAX_TURN_BYTES, "one turn"))
+    return turn
+
+
+def _timestamp(value: object, where: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, str):
+            return as_utc(datetime.fromisoformat(value.strip()))
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value, UTC)
+    except (ValueError, OverflowError, OSError):
+        pass
+    raise InvalidInput(f"{where}: ts must be an ISO-8601 time or epoch seconds; got {value!r}")
+
+
+def _turn_id(value: object, where: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{where}: id must be non-empty text or a number")
+    if len(value.strip()) > MAX_EVIDENCE_CHARS:
+        raise InvalidInput(f"{where}: id is longer than {MAX_EVIDENCE_CHARS} characters")
+    return value.strip()
+
+
+def as_utc(moment: datetime) -> datetime:
+    """`moment` in UTC; a time without a zone is taken to be UTC."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def turn_ref(turns: Sequence[Turn], index: int) -> str:
+    """How evidence names a turn: its `id`, else `turn:<n>` (n counted from 1)."""
+    return turns[index].id or f"turn:{index + 1}"
+
+
+# --- windows --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Window:
+    """The turns one extraction sees (at most 6, oldest first) and those no earlier one saw."""
+
+    indices: tuple[int, ...]
+    new: tuple[int, ...]
+
+
+def windows(turns: Sequence[Turn], size: int = EXTRACTION_WINDOW_MESSAGES) -> list[Window]:
+    """One window per completed exchange, plus gap fillers so every message is seen once."""
+    seen = [i for i, t in enumerate(turns) if t.role not in SKIPPED_ROLES and t.content.strip()]
+    ends: list[int] = []
+    has_user = False
+    for position, index in enumerate(seen):
+        has_user = has_user or turns[index].role == USER_ROLE
+        last = position == len(seen) - 1
+        if has_user and (last or turns[seen[position + 1]].role == USER_ROLE):
+            ends.append(position)
+            has_user = False
+    if seen and (not ends or ends[-1] != len(seen) - 1):
+        ends.append(len(seen) - 1)
+
+    found: list[Window] = []
+    covered = -1
+
+    def window(end: int) -> Window:
+        return Window(
+            indices=tuple(seen[max(0, end - size + 1) : end + 1]),
+            new=tuple(seen[covered + 1 : end + 1]),
+        )
+
+    for end in ends:
+        while end - covered > size:
+            found.append(window(covered + size))
+            covered += size
+        found.append(window(end))
+        covered = end
+    return found
+
+
+# --- FormatForStorage (seed 004 §3) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """A fact on its way to the ledger (seed 004 §3 `MemoryEntry`), with its provenance."""
+
+    namespace: str
+    key: str | None
+    value: str
+    kind: str = SEMANTIC
+    tags: tuple[str, ...] = ()
+    is_style: bool = False
+    """Style observations are reinforced instead of overwritten (seed 004 §5)."""
+    confidence: float | None = None
+    importance: float = DEFAULT_IMPORTANCE
+    evidence: tuple[str, ...] = ()
+    source: str = EXTRACTION_SOURCE
+    prompt_version: str | None = None
+    observations: int = 1
+    """How many user turns of this ingest stated it (each after the first reinforces)."""
+
+
+def daily_namespace(moment: datetime) -> str:
+    """`daily/<YYYY-MM-DD>` of `moment` in UTC."""
+    return f"{DAILY_LAYER}/{as_utc(moment).date().isoformat()}"
+
+
+def format_for_storage(output: ExtractOutput, day: datetime) -> list[MemoryEntry]:
+    """Seed 004 §3: preferences -> tacit/preferences, entities -> entity/default, decisions
+    -> daily/<day> (episodic), styles -> tacit/personality (IsStyle, `style/` keys),
+    artifacts -> tacit/artifacts; a preference keyed `user/<key>` (the auto-extraction
+    format of the user's own facts, §5) -> tacit/user, `<key>`. Keys normalized; confidence
+    from `explicit` (§14)."""
+    groups: list[tuple[list[Fact], str, str, bool]] = [
+        (output.preferences, PREFERENCES_NAMESPACE, SEMANTIC, False),
+        (output.entities, ENTITIES_NAMESPACE, SEMANTIC, False),
+        (output.decisions, daily_namespace(day), EPISODIC, False),
+        (output.styles, PERSONALITY_NAMESPACE, SEMANTIC, True),
+        (output.artifacts, ARTIFACTS_NAMESPACE, SEMANTIC, False),
+    ]
+    entries: list[MemoryEntry] = []
+    for facts, group_namespace, kind, is_style in groups:
+        for fact in facts:
+            key = validation.normalize_key(fact.key)
+            namespace = group_namespace
+            if is_style and not key.startswith(STYLE_KEY_PREFIX):
+                key = STYLE_KEY_PREFIX + key
+            if namespace == PREFERENCES_NAMESPACE and key.startswith(USER_KEY_PREFIX):
+                # the user's own facts: the profile namespace, `user/` being its prefix (§5)
+                namespace, key = USER_NAMESPACE, key.removeprefix(USER_KEY_PREFIX)
+            entries.append(
+                MemoryEntry(
+                    namespace=namespace,
+                    key=key,
+                    value=fact.value,
+                    kind=kind,
+                    tags=tuple(fact.tags),
+                    is_style=is_style,
+                    confidence=fact.confidence,
+                )
+            )
+    return entries
+
+
+# --- sanitization (seed 004 §15) ------------------------------------------------------------
+
+
+class FactRefused(Exception):
+    """A fact the sanitizer refuses; `reason` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _without_control_characters(text: str) -> str:
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+
+
+def sanitize_entry(entry: MemoryEntry) -> MemoryEntry:
+    """The entry with control characters stripped and key/tags cleaned; `FactRefused` when
+    the key or value breaks the tool-path limits (128/2048) or the value looks like an
+    injection."""
+    key = entry.key
+    if key is not None:
+        key = validation.normalize_key(_without_control_characters(key))
+        if not key:
+            raise FactRefused("key is empty")
+        if len(key) > MAX_TOOL_KEY_CHARS:
+            raise FactRefused(f"key has {len(key)} characters; the limit is {MAX_TOOL_KEY_CHARS}")
+    value = validation.normalize_text(entry.value)
+    if not value:
+        raise FactRefused("value is empty")
+    if len(value) > MAX_TOOL_VALUE_CHARS:
+        raise FactRefused(f"value has {len(value)} characters; the limit is {MAX_TOOL_VALUE_CHARS}")
+    try:
+        screen(value)
+    except InvalidInput as error:
+        raise FactRefused(str(error)) from None
+    tags: list[str] = []
+    for tag in entry.tags:
+        cleaned = validation.normalize_text(_without_control_characters(tag))
+        if cleaned and len(cleaned) <= MAX_TAG_CHARS and cleaned not in tags:
+            tags.append(cleaned)
+    return replace(entry, key=key, value=value, tags=tuple(tags[:MAX_TAGS]))
+
+
+# --- styles, decay and the directive (seed 004 §4, §5) --------------------------------------
+
+
+@dataclass(frozen=True)
+class StyleState:
+    """A style observation as synthesis sees it."""
+
+    key: str
+    value: str
+    reinforced_count: int
+    last_reinforced: datetime
+
+
+def boosted_confidence(confidence: float, times: int = 1) -> float:
+    """Seed 004 §14: newConf = oldConf + (1 - oldConf) * 0.2, `times` times (tends to 1,
+    never reaches it)."""
+    for _ in range(times):
+        confidence = confidence + (1.0 - confidence) * STYLE_CONFIDENCE_BOOST
+    return round(confidence, 6)
+
+
+def apply_decay(observations: Iterable[StyleState], now: datetime) -> list[StyleState]:
+    """Seed 004 §4: drop observations not reinforced within reinforced_count x 14 days."""
+    return [
+        o
+        for o in observations
+        if as_utc(now) - as_utc(o.last_reinforced)
+        < timedelta(days=DECAY_THRESHOLD_DAYS * max(1, o.reinforced_count))
+    ]
+
+
+def strongest(observations: Iterable[StyleState]) -> list[StyleState]:
+    """Most reinforced first (then by key), at most 15 (seed 004 §4 steps 4-5)."""
+    ranked = sorted(observations, key=lambda o: (-o.reinforced_count, o.key))
+    return ranked[:MAX_SYNTHESIS_OBSERVATIONS]
+
+
+def style_state(row: MemoryRow) -> StyleState:
+    """A stored style observation; rows without Nebo metadata count their repetitions."""
+    metadata = row.metadata or {}
+    count = metadata.get("reinforced_count")
+    last = _parse_time(metadata.get("last_reinforced")) or _parse_time(row.updated_at)
+    return StyleState(
+        key=row.key or "",
+        value=row.content,
+        reinforced_count=count if isinstance(count, int) else row.repetition_count + 1,
+        last_reinforced=last or datetime.now(UTC),
+    )
+
+
+def _parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return as_utc(datetime.fromisoformat(value))
+    except ValueError:
+        return None
+
+
+def _rfc3339(moment: datetime) -> str:
+    return as_utc(moment).isoformat(timespec="seconds")
+
+
+# --- user profile (seed 004 §5) -------------------------------------------------------------
+
+
+def profile_column(namespace: str, key: str | None) -> str | None:
+    """The user_profiles column a memory feeds: keys of `tacit/user` (or `tacit.user`), and
+    `user/<key>` keys anywhere in the tacit layer (the auto-extraction format)."""
+    if key is None:
+        return None
+    in_tacit = namespace == TACIT_LAYER or namespace.startswith(TACIT_LAYER + "/")
+    if namespace not in USER_PROFILE_NAMESPACES and not (
+        in_tacit and key.startswith(USER_KEY_PREFIX)
+    ):
+        return None
+    name = validation.normalize_key(key.removeprefix(USER_KEY_PREFIX))
+    column = _NORMALIZED_PROFILE_COLUMNS.get(name)
+    return column if column is not None else PROFILE_LIST_COLUMNS.get(name.split("/")[0])
+
+
+def user_profile(rows: Iterable[MemoryRow]) -> dict[str, str]:
+    """The user's profile, derived: per column, the latest active memory that feeds it; a
+    list column (tools, schedules, ...) holds every active value, oldest first."""
+    latest: dict[str, tuple[tuple[str, int], str]] = {}
+    listed: dict[str, list[tuple[int, str]]] = {}
+    list_columns = set(PROFILE_LIST_COLUMNS.values())
+    for row in rows:
+        column = profile_column(row.namespace, row.key) if row.state == ACTIVE else None
+        if column is None:
+            continue
+        if column in list_columns:
+            listed.setdefault(column, []).append((row.position, row.content))
+            continue
+        stamp = (row.updated_at, row.position)
+        if column not in latest or stamp > latest[column][0]:
+            latest[column] = (stamp, row.content)
+    profile = {column: value for column, (_, value) in latest.items()}
+    for column, values in listed.items():
+        profile[column] = PROFILE_LIST_SEPARATOR.join(value for _, value in sorted(values))
+    return {column: profile[column] for column in sorted(profile)}
+
+
+# --- outcome ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A fact the ingest did not write, and why."""
+
+    namespace: str
+    key: str | None
+    value: str
+    reason: str
+    evidence: tuple[str, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "namespace": self.namespace,
+            "key": self.key,
+            "value": self.value[:SKIPPED_VALUE_PREVIEW_CHARS],
+            "reason": self.reason,
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass
+class IngestOutcome:
+    """What one ingest did."""
+
+    command_id: str
+    added: list[Memory] = field(default_factory=list)
+    updated: list[Memory] = field(default_factory=list)
+    """Non-style facts whose key held another value (upsert), and a re-synthesized directive."""
+    reinforced: list[Memory] = field(default_factory=list)
+    """Style observations seen again (confidence boosted, value kept)."""
+    skipped: list[Skipped] = field(default_factory=list)
+    directive_updated: bool = False
+    profile_updated: list[str] = field(default_factory=list)
+    """user_profiles columns this ingest wrote (seed 004 §5)."""
+    turns: int = 0
+    extractions: int = 0
+    llm_calls: int = 0
+    writing: list[dict[str, object]] = field(default_factory=list)
+    """Extracted values the writing constraints trimmed (seed 003 §9; refused ones are
+    skipped)."""
+
+    def as_outcome(self) -> dict[str, Any]:
+        """What `CommandCompleted` records."""
+        return {
+            "added": [m.id.hex for m in self.added],
+            "updated": [m.id.hex for m in self.updated],
+            "reinforced": [m.id.hex for m in self.reinforced],
+            "skipped": [s.as_json() for s in self.skipped],
+            "directive_updated": self.directive_updated,
+            "profile_updated": self.profile_updated,
+            "turns": self.turns,
+            "extractions": self.extractions,
+            # absent when none: older recordings stay as they were
+            **({"writing": self.writing} if self.writing else {}),
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        """The CLI's `--json`: `add`'s result summed over the conversation, plus what only
+        ingest does (updated, skipped with reasons, the directive, the profile)."""
+        return {
+            "command_id": self.command_id,
+            "memories": [memory_json(m) for m in self.added],
+            "superseded": [],
+            "reinforced": [memory_json(m) for m in self.reinforced],
+            "core_updated": False,
+            "fallback": False,
+            "llm_calls": self.llm_calls,
+            "updated": [memory_json(m) for m in self.updated],
+            "skipped": [s.as_json() for s in self.skipped],
+            "directive_updated": self.directive_updated,
+            "profile_updated": self.profile_updated,
+            "turns": self.turns,
+            "extractions": self.extractions,
+        }
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    """A memory aggregate in the shape of `commands.models.MemoryOut`."""
+    return memory_out(memory).model_dump()
+
+
+# --- the decisions of one run ----------------------------------------------------------------
+
+
+def _same(text: str) -> str:
+    """What two values share when they are the same text (case and spacing aside)."""
+    return " ".join(text.split()).casefold()
+
+
+@dataclass
+class _Decision:
+    entry: MemoryEntry
+    row: MemoryRow | None
+    """The stored memory it changes; None for a new one."""
+    observations: int = 1
+    """How many user turns of this run stated it."""
+
+
+def reinforces(entry: MemoryEntry) -> bool:
+    """Whether an extracted fact stated again reinforces its memory (seed 004 §5: confidence
+    boosted, value kept) rather than being skipped: styles, and the user's own facts and
+    preferences, which are stated again in other words as a conversation goes on."""
+    return entry.is_style or (
+        entry.source == EXTRACTION_SOURCE
+        and entry.namespace in (USER_NAMESPACE, PREFERENCES_NAMESPACE)
+    )
+
+
+_GENERIC_WORDS: Final = frozenset(
+    {
+        "user",
+        "users",
+        "likes",
+        "like",
+        "prefers",
+        "prefer",
+        "loves",
+        "love",
+        "enjoys",
+        "dislikes",
+        "hates",
+        "does",
+        "not",
+        "don't",
+        "the",
+        "and",
+        "for",
+        "with",
+        "due",
+        "every",
+        "replies",
+        "reply",
+        "responses",
+        "tone",
+        "want",
+        "wants",
+        "uses",
+        "use",
+    }
+)
+"""Words many facts share: they do not show a fact stated again."""
+
+
+def _fact_words(text: str) -> set[str]:
+    """The words by which a user turn can be seen to state a fact again."""
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", text.casefold()):
+        if len(word) > 2 and word not in _GENERIC_WORDS:
+            found.add(word.removesuffix("s"))
+    return found
+
+
+class _Decisions:
+    """IsDuplicate (seed 004 §5) over the stored rows and what this run already decided."""
+
+    def __init__(self, rows: Iterable[MemoryRow]) -> None:
+        self.by_key: dict[tuple[str, str], MemoryRow] = {}
+        self.holders: dict[tuple[str, str], str] = {}
+        """(namespace, value) -> who holds it: a key, or a memory id for keyless ones."""
+        self.styles: dict[str, MemoryRow] = {}
+        for row in sorted(rows, key=lambda r: (r.updated_at, r.position)):
+            if row.state != ACTIVE:
+                continue
+            if row.key is not None:
+                self.by_key[(row.namespace, row.key)] = row
+                if row.namespace == PERSONALITY_NAMESPACE and row.key.startswith(STYLE_KEY_PREFIX):
+                    self.styles[row.key] = row
+            self.holders[(row.namespace, _same(row.content))] = row.key or f"memory {row.id}"
+        self.keyed: dict[tuple[str, str], _Decision] = {}
+        self.keyless: list[MemoryEntry] = []
+        self.skipped: list[Skipped] = []
+        self.styles_extracted = False
+        self._seen: set[tuple[str, str | None, str]] = set()
+        self._skip_reasons: set[tuple[str, str | None, str]] = set()
+        self._said: set[str] = set()
+        """Words of the user turns new in the current window."""
+        self._counted: set[tuple[str, str]] = set()
+        """Keys already observed in the current window."""
+
+    def next_window(self, new_user_turns: Iterable[str]) -> None:
+        """The next window's new user turns: a fact found again counts as stated again (a
+        reinforcement) only when one of them holds its words, so a turn that stays in view
+        of overlapping windows is one observation."""
+        self._said = set().union(*(_fact_words(text) for text in new_user_turns))
+        self._counted = set()
+
+    def _observed_again(self, planned: _Decision, entry: MemoryEntry) -> None:
+        slot = (entry.namespace, entry.key or "")
+        merged = dict.fromkeys(planned.entry.evidence + entry.evidence)
+        if slot in self._counted:
+            return
+        self._counted.add(slot)
+        if self._said & _fact_words(f"{entry.key} {entry.value}"):
+            planned.observations += 1
+            planned.entry = replace(planned.entry, evidence=tuple(merged)[:MAX_EVIDENCE_ITEMS])
+
+    def skip(self, entry: MemoryEntry, reason: str) -> None:
+        signature = (entry.namespace, entry.key, reason)
+        if signature not in self._skip_reasons:
+            self._skip_reasons.add(signature)
+            self.skipped.append(
+                Skipped(entry.namespace, entry.key, entry.value, reason, entry.evidence)
+            )
+
+    def consider(self, raw: MemoryEntry) -> bool:
+        """Sanitize and dedup one entry; True when the run will write it."""
+        try:
+            entry = sanitize_entry(raw)
+        except FactRefused as refused:
+            self.skip(raw, f"refused: {refused.reason}")
+            return False
+        value = _same(entry.value)
+        signature = (entry.namespace, entry.key, value)
+        if signature in self._seen:
+            planned = self.keyed.get((entry.namespace, entry.key or ""))
+            if planned is not None:
+                self._observed_again(planned, entry)
+            return False  # the same fact, found again: never a second memory
+        self._seen.add(signature)
+        self.styles_extracted = self.styles_extracted or entry.is_style
+        holder = self.holders.get((entry.namespace, value))
+        if entry.key is None:
+            if holder is not None:
+                self.skip(entry, f"duplicate: the same content is held by {holder}")
+                return False
+            self.keyless.append(entry)
+            self.holders[(entry.namespace, value)] = "a memory of this ingest"
+            return True
+        slot = (entry.namespace, entry.key)
+        planned = self.keyed.get(slot)
+        if planned is not None:
+            return self._again(planned, entry, holder)
+        row = self.by_key.get(slot)
+        self._counted.add(slot)
+        if row is not None and (
+            entry.is_style or (reinforces(entry) and _same(row.content) == value)
+        ):
+            self.keyed[slot] = _Decision(entry, row)  # reinforced, value kept
+            return True
+        if row is not None and _same(row.content) == value:
+            self.skip(entry, f"duplicate: {entry.key!r} already holds this value")
+            return False
+        if holder is not None and holder != entry.key:
+            self.skip(entry, f"duplicate: the same content is stored under {holder!r}")
+            return False
+        self.keyed[slot] = _Decision(entry, row)
+        if row is not None:  # its old value leaves the namespace
+            self._release(entry.namespace, row.content, entry.key)
+        self.holders[(entry.namespace, value)] = entry.key
+        return True
+
+    def _release(self, namespace: str, content: str, holder: str) -> None:
+        if self.holders.get((namespace, _same(content))) == holder:
+            del self.holders[(namespace, _same(content))]
+
+    def _again(self, planned: _Decision, entry: MemoryEntry, holder: str | None) -> bool:
+        """A key this run already decided on: one observation per style per ingest; a newer
+        value of another fact replaces the planned one."""
+        merged = dict.fromkeys(planned.entry.evidence + entry.evidence)
+        evidence = tuple(merged)[:MAX_EVIDENCE_ITEMS]
+        if entry.is_style:
+            self._observed_again(planned, entry)
+            return False
+        if holder is not None and holder != entry.key:
+            self.skip(entry, f"duplicate: the same content is stored under {holder!r}")
+            return False
+        if _fact_words(planned.entry.value) & _fact_words(entry.value):
+            self._observed_again(planned, entry)  # the same fact in other words
+        else:
+            planned.observations = 1  # a new value: what counted was the old one's
+        self._release(entry.namespace, planned.entry.value, entry.key or "")
+        self.holders[(entry.namespace, _same(entry.value))] = entry.key or ""
+        planned.entry = replace(entry, evidence=evidence)
+        return True
+
+
+def _written(
+    entry: MemoryEntry, decisions: _Decisions, outcome: IngestOutcome
+) -> MemoryEntry | None:
+    """The entry with its value as the writing constraints let it be stored (seed 003 §9):
+    kept, trimmed (recorded on the outcome) or refused (skipped, with the reason). A value
+    past the tool path's limit is left for `consider` to refuse with its own reason."""
+    if len(entry.value) > MAX_TOOL_VALUE_CHARS:
+        return entry
+    written = conform(entry.value, SEMANTIC, EXTRACT.name)
+    if written.text is None:
+        decisions.skip(entry, "writing constraints: " + "; ".join(written.violations))
+        return None
+    if not written.passed:
+        outcome.writing.append(written.as_record())
+    return replace(entry, value=written.text)
+
+
+# --- the pipeline ------------------------------------------------------------------------------
+
+
+@dataclass
+class IngestPipeline:
+    """Everything `ingest` reads and writes."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    provider: LLMProvider
+    settings: Settings
+    refresh: Callable[[], object] = lambda: None
+    """Brings `layers` up to date; called before every run of the decisions."""
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    """The time of an ingest when the caller gives none (decay, style timestamps, dates)."""
+    before_save: Callable[[], None] = lambda: None
+    """Called just before the decisive save (tests inject faults here)."""
+    consent: ConsentProjection | None = None
+    """The consent read model: which sensitive fields were already proposed or decided."""
+    embedder: Embedder | None = None
+    vectors: VectorsProjection | None = None
+    """With both: what an ingest adds or rewrites links to its neighbours (seed 003 §2)."""
+
+    def run(
+        self,
+        turns: Sequence[Turn | Mapping[str, Any]],
+        provenance: Provenance,
+        *,
+        multi_fact: bool = False,
+        now: datetime | None = None,
+        source: str | None = None,
+        progress: Progress | None = None,
+    ) -> IngestOutcome:
+        """Extract from `turns` and store what they teach about `provenance.user_id`."""
+        user_id = str(validation.identifier("user", provenance.user_id))
+        provenance = replace(provenance, user_id=user_id)
+        if len(turns) > MAX_INGEST_TURNS:
+            raise InvalidInput(
+                f"{len(turns)} turns; one ingest may have at most {MAX_INGEST_TURNS}"
+            )
+        checked = [turn_from(t, f"turn {n}") for n, t in enumerate(turns, start=1)]
+        if not checked:
+            raise InvalidInput("nothing to ingest: give at least one turn")
+        size = sum(turn_bytes(t) for t in checked)
+        if size > MAX_INGEST_BYTES:
+            raise InvalidInput(too_large("the turns", size, MAX_INGEST_BYTES, "one ingest"))
+        moment = as_utc(now or self.clock())
+        with acting_as(provenance):
+            command: Command = recorded_id(
+                IngestCommand(
+                    input={
+                        "turns": [t.as_input() for t in checked],
+                        "multi_fact": multi_fact,
+                        "now": moment.isoformat(),
+                        "source": source,
+                    }
+                )
+            )
+        self.ledger.save(command)
+        decided = replace(provenance, causation_id=command.id.hex)
+        self.refresh()
+        return decide_until_saved(
+            self.ledger,
+            command,
+            decided,
+            lambda fresh, user: self._decide(
+                fresh, user, checked, decided, multi_fact, moment, progress
+            ),
+            self.refresh,
+        )
+
+    def _decide(
+        self,
+        command: Command,
+        user: UserStream,
+        turns: list[Turn],
+        provenance: Provenance,
+        multi_fact: bool,
+        now: datetime,
+        progress: Progress | None,
+    ) -> IngestOutcome:
+        llm = RecordedLLM(self.provider, command, provenance)
+        outcome = IngestOutcome(command_id=command.id.hex, turns=len(turns))
+        decisions = _Decisions(self.layers.list(provenance.user_id))
+        extract_version = prompt_version(EXTRACT)
+        for window in windows(turns):
+            output = llm.run(
+                EXTRACT,
+                ExtractInput(
+                    conversation=[
+                        ConversationTurn(role=turns[i].role, content=turns[i].content)
+                        for i in window.indices
+                    ]
+                ),
+            )
+            outcome.extractions += 1
+            evidence = tuple(turn_ref(turns, i) for i in window.new)[:MAX_EVIDENCE_ITEMS]
+            decisions.next_window(
+                turns[i].content for i in window.new if turns[i].role == USER_ROLE
+            )
+            for found in format_for_storage(output, self._day(turns, window, now)):
+                entry = _written(found, decisions, outcome)
+                if entry is not None:
+                    decisions.consider(
+                        replace(entry, evidence=evidence, prompt_version=extract_version)
+                    )
+            if multi_fact:
+                for index in window.new:
+                    self._multi_fact(llm, turns, index, decisions)
+            if progress is not None:
+                progress(window.indices[-1] + 1, len(turns))
+        added, updated, reinforced = self._apply(decisions, provenance, now)
+        directive = self._directive(llm, decisions, provenance, now, added + reinforced)
+        if directive is not None:
+            memory, is_new = directive
+            (added if is_new else updated).append(memory)
+            outcome.directive_updated = True
+        outcome.added, outcome.updated, outcome.reinforced = added, updated, reinforced
+        outcome.skipped = decisions.skipped
+        outcome.profile_updated = sorted(
+            {
+                column
+                for m in added + updated
+                if (column := profile_column(m.namespace, m.key)) is not None
+            }
+        )
+        outcome.llm_calls = command.llm_calls
+        with acting_as(provenance):
+            command.complete(outcome.as_outcome())
+            user.changed(
+                command.id.hex,
+                [m.id.hex for m in added],
+                [],
+                [m.id.hex for m in updated + reinforced],
+            )
+        if progress is not None:
+            progress(len(turns), len(turns))
+        consents = consent_gate.proposals(
+            [t.content for t in turns if t.role == "user"] + [m.content for m in added + updated],
+            provenance,
+            self.consent,
+            keyed=[(m.key, m.content) for m in added + updated],
+            now=consent_gate.asked_at(command),
+        )
+        if self.embedder is not None and self.vectors is not None:
+            link_written(_unique(added + updated), self.embedder, self.vectors, provenance)
+        self.before_save()
+        self.ledger.save(command, user, *_unique(added + updated + reinforced), *consents)
+        return outcome
+
+    @staticmethod
+    def _day(turns: list[Turn], window: Window, now: datetime) -> datetime:
+        """When a window's decisions were made: its latest turn time, else `now`."""
+        for index in reversed(window.indices):
+            ts = turns[index].ts
+            if ts is not None:
+                return ts
+        return now
+
+    def _multi_fact(
+        self, llm: RecordedLLM, turns: list[Turn], index: int, decisions: _Decisions
+    ) -> None:
+        """Seed 003 §13: a long user turn's candidate facts, strongest first, at most 3
+        written; each is deduplicated like any other fact (same content is skipped)."""
+        turn = turns[index]
+        text = turn.content.strip()
+        if turn.role != USER_ROLE or len(text) <= MULTI_FACT_MIN_CHARS:
+            return
+        output = llm.run(MULTI_FACT, MultiFactInput(turn=text[:MAX_CONVERSATION_CHARS]))
+        version = prompt_version(MULTI_FACT)
+        written = 0
+        for fact in sorted(output.facts, key=lambda f: -f.importance):
+            if written >= MAX_MULTI_FACT_WRITES_PER_TURN:
+                break
+            entry = MemoryEntry(
+                namespace=MULTI_FACT_NAMESPACE,
+                key=None,
+                value=fact.content,
+                kind=fact.category if fact.category in KINDS else SEMANTIC,
+                tags=(fact.category,),
+                importance=fact.importance,
+                evidence=(turn_ref(turns, index),),
+                source=MULTI_FACT_SOURCE,
+                prompt_version=version,
+            )
+            if decisions.consider(entry):
+                written += 1
+
+    def _apply(
+        self, decisions: _Decisions, provenance: Provenance, now: datetime
+    ) -> tuple[list[Memory], list[Memory], list[Memory]]:
+        """The decided entries as events: new memories, upserts and style reinforcements."""
+        stamp = _rfc3339(now)
+        new: list[MemoryEntry] = list(decisions.keyless)
+        updated: list[Memory] = []
+        reinforced: list[Memory] = []
+        for decision in decisions.keyed.values():
+            entry = replace(decision.entry, observations=decision.observations)
+            memory = self.ledger.memory(decision.row.id) if decision.row is not None else None
+            if memory is None or memory.state != ACTIVE:
+                new.append(entry)
+                continue
+            with acting_as(replace(provenance, prompt_version=entry.prompt_version)):
+                if entry.is_style or (
+                    reinforces(entry) and _same(memory.content) == _same(entry.value)
+                ):
+                    metadata = dict(memory.metadata or {})
+                    base = metadata.get("confidence", memory.confidence)
+                    confidence = boosted_confidence(
+                        float(base) if isinstance(base, int | float) else entry.confidence or 0,
+                        entry.observations,
+                    )
+                    count = metadata.get("reinforced_count")
+                    count = count if isinstance(count, int) else memory.repetition_count + 1
+                    metadata.update(
+                        confidence=confidence,
+                        reinforced_count=count + entry.observations,
+                        first_observed=metadata.get("first_observed")
+                        or _rfc3339(memory.created_on),
+                        last_reinforced=stamp,
+                    )
+                    memory.reinforce(confidence=confidence, metadata=metadata)
+                    reinforced.append(memory)
+                elif _same(memory.content) != _same(entry.value):
+                    memory.update(validation.content(entry.value), validation.tags(entry.tags))
+                    updated.append(memory)
+        added: list[Memory] = []
+        for version in dict.fromkeys(e.prompt_version for e in new):
+            batch = [_new_memory(e, stamp) for e in new if e.prompt_version == version]
+            added += recorded_ids(
+                self.ledger.draft(replace(provenance, prompt_version=version), batch)
+            )
+        return added, updated, reinforced
+
+    def _directive(
+        self,
+        llm: RecordedLLM,
+        decisions: _Decisions,
+        provenance: Provenance,
+        now: datetime,
+        written: list[Memory],
+    ) -> tuple[Memory, bool] | None:
+        """Seed 004 §4: when styles were extracted, synthesize the directive from the
+        observations that survive decay (at least 3); (memory, is new) when it changed."""
+        if not decisions.styles_extracted:
+            return None
+        states = {key: style_state(row) for key, row in decisions.styles.items()}
+        for memory in written:
+            if memory.namespace == PERSONALITY_NAMESPACE and (memory.key or "").startswith(
+                STYLE_KEY_PREFIX
+            ):
+                metadata = memory.metadata or {}
+                count = metadata.get("reinforced_count")
+                states[memory.key or ""] = StyleState(
+                    key=memory.key or "",
+                    value=memory.content,
+                    reinforced_count=count if isinstance(count, int) else 1,
+                    last_reinforced=_parse_time(metadata.get("last_reinforced")) or now,
+                )
+        observations = strongest(apply_decay(states.values(), now))
+        if len(observations) < MIN_STYLE_OBSERVATIONS:
+            return None
+        output = llm.run(
+            SYNTHESIZE,
+            SynthesizeInput(
+                observations=[
+                    StyleObservation(key=o.key, value=o.value, count=o.reinforced_count)
+                    for o in observations
+                ]
+            ),
+        )
+        entry = MemoryEntry(
+            namespace=PERSONALITY_DIRECTIVE_NAMESPACE,
+            key=PERSONALITY_DIRECTIVE_KEY,
+            value=output.directive,
+            prompt_version=prompt_version(SYNTHESIZE),
+        )
+        try:
+            entry = sanitize_entry(entry)
+        except FactRefused as refused:
+            decisions.skip(entry, f"refused: {refused.reason}")
+            return None
+        metadata = {"synthesized_at": _rfc3339(now), "observation_count": len(observations)}
+        decided = replace(provenance, prompt_version=entry.prompt_version)
+        row = decisions.by_key.get((entry.namespace, PERSONALITY_DIRECTIVE_KEY))
+        current = self.ledger.memory(row.id) if row is not None else None
+        if current is None or current.state != ACTIVE:
+            [created] = recorded_ids(
+                self.ledger.draft(decided, [_new_memory(entry, metadata=metadata)])
+            )
+            return created, True
+        if _same(current.content) == _same(entry.value):
+            return None
+        with acting_as(decided):
+            current.update(validation.content(entry.value), None)
+            current.reinforce(metadata={**(current.metadata or {}), **metadata})
+        return current, False
+
+
+def _new_memory(
+    entry: MemoryEntry, stamp: str = "", metadata: Mapping[str, Any] | None = None
+) -> NewMemory:
+    confidence = entry.confidence
+    if reinforces(entry):
+        # stated n times in this ingest: created as if reinforced n - 1 times (seed 004 §5)
+        if confidence is not None:
+            confidence = boosted_confidence(confidence, entry.observations - 1)
+        metadata = {
+            "confidence": confidence,
+            "reinforced_count": entry.observations,
+            "first_observed": stamp,
+            "last_reinforced": stamp,
+        }
+    return NewMemory(
+        content=entry.value,
+        kind=entry.kind,
+        tags=entry.tags,
+        source=entry.source,
+        namespace=entry.namespace,
+        importance=entry.importance,
+        key=entry.key,
+        confidence=confidence,
+        evidence=entry.evidence or None,
+        metadata=metadata,
+    )
+
+
+def _unique(memories: Iterable[Memory]) -> list[Memory]:
+    return list({m.id: m for m in memories}.values())

@@ -1,0 +1,148 @@
+"""Conversation ingest (seed 004 §3-§5) in the Python API: `IngestMixin` adds `ingest` and
+`profile` to `MnemoLedger`.
+
+    class MnemoLedger(IngestMixin):  # commands/facade.py
+        ...
+
+    result = memory.ingest("chat.jsonl", user="maya", agent="helper")
+    memory.profile("maya")  # {"display_name": "Maya", "location": "Porto"}
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.models import AddResult, MemoryOut
+from mnemoledger.commands.write.consent_gate import consented_profile
+from mnemoledger.commands.write.ingest import (
+    IngestPipeline,
+    Progress,
+    Turn,
+    load_turns,
+    user_profile,
+)
+from mnemoledger.ledger import Ledger, Provenance, Settings
+from mnemoledger.ledger.policy import ACTIVE
+from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.layers import LayersProjection
+from mnemoledger.projections.runner import Progress as RefreshProgress
+from mnemoledger.projections.vectors import VectorsProjection
+
+TurnsSource = str | Path | Sequence[Turn | Mapping[str, Any]]
+"""A JSONL file, or the turns themselves (`Turn`s or `{"role","content","ts"?,"id"?}`)."""
+
+
+class SkippedFact(BaseModel):
+    """A fact the ingest did not write, and why."""
+
+    namespace: str
+    key: str | None
+    value: str
+    """The value as extracted (at most 200 characters of it)."""
+    reason: str
+    evidence: list[str] = Field(default_factory=list)
+
+
+class IngestResult(AddResult):
+    """What one ingest did: `add`'s result summed over the conversation, plus the rest."""
+
+    updated: list[MemoryOut] = Field(default_factory=list)
+    """Memories whose key got a new value (upsert), and a re-synthesized directive."""
+    skipped: list[SkippedFact] = Field(default_factory=list)
+    """Duplicates and refused facts, each with its reason."""
+    directive_updated: bool = False
+    """True when the personality directive was synthesized anew (seed 004 §4)."""
+    profile_updated: list[str] = Field(default_factory=list)
+    """Profile fields this ingest wrote (seed 004 §5)."""
+    turns: int = 0
+    extractions: int = 0
+
+
+class IngestHost(Protocol):
+    """What the ingest operations use of `MnemoLedger`."""
+
+    ledger: Ledger
+    layers: LayersProjection
+    llm: LLMProvider
+    settings: Settings
+    consent_model: ConsentProjection
+    embedder: CachedEmbedder
+    vectors: VectorsProjection
+
+    def refresh(self, progress: RefreshProgress | None = None) -> int: ...
+
+    def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance: ...
+
+
+def ingest_pipeline(host: IngestHost) -> IngestPipeline:
+    """The ingest pipeline over the host's ledger, read model and LLM provider."""
+    return IngestPipeline(
+        host.ledger,
+        host.layers,
+        host.llm,
+        host.settings,
+        refresh=host.refresh,
+        consent=host.consent_model,
+        embedder=host.embedder,
+        vectors=host.vectors,
+    )
+
+
+class IngestMixin:
+    """Conversation ingest on `MnemoLedger` (Nebo extraction, seed 004 §3-§5)."""
+
+    def ingest(
+        self: IngestHost,
+        path_or_turns: TurnsSource,
+        *,
+        user: str,
+        agent: str | None = None,
+        thread: str | None = None,
+        multi_fact: bool = False,
+        now: datetime | None = None,
+        progress: Progress | None = None,
+    ) -> IngestResult:
+        """Extract durable facts from a conversation and store them for `user`.
+
+        The turns are recorded first; one extraction per user turn over its last 6
+        messages; preferences, entities, decisions (daily/<date>), styles and artifacts
+        land in their Nebo namespaces; styles are reinforced, duplicates skipped, changed
+        values updated, injections refused (each with a reason); the personality directive
+        is re-synthesized from 3+ live style observations. `multi_fact` adds seed 003 §13's
+        pass over long user turns. `now` is the ingest time (decay, style timestamps,
+        undated decisions); default the current UTC time. Everything is one atomic write.
+        A malformed file raises `InvalidInput` naming the line, before anything is written.
+        """
+        provenance = self._provenance(user, agent, thread)
+        identifier("user", user)
+        if isinstance(path_or_turns, str | Path):
+            turns: Sequence[Turn | Mapping[str, Any]] = load_turns(path_or_turns)
+            name: str | None = str(path_or_turns)
+        else:
+            turns, name = path_or_turns, None
+        outcome = ingest_pipeline(self).run(
+            turns, provenance, multi_fact=multi_fact, now=now, source=name, progress=progress
+        )
+        return IngestResult.model_validate(outcome.as_json())
+
+    def profile(self: IngestHost, user: str) -> dict[str, str]:
+        """The user's profile (seed 004 §5 user_profiles columns: display_name, location,
+        timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
+        `user/<key>` in the tacit layer). Derived from the log; nothing else is stored.
+        Sensitive columns (display_name, location, pronouns, language) come from granted
+        consent requests only (seed 003 §10)."""
+        identifier("user", user)
+        self.refresh()
+        return consented_profile(
+            user_profile(self.layers.list(user, state=ACTIVE)),
+            self.consent_model.profile_fields(user),
+        )

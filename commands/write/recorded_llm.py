@@ -1,0 +1,51 @@
+"""LLM calls made on behalf of a command, each recorded as `LLMCallRecorded` on its stream."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from mnemoledger.commands.llm.stage import LLMCall, LLMProvider, Stage
+from mnemoledger.ledger.command import Command
+from mnemoledger.ledger.provenance import Provenance, acting_as
+
+Out = TypeVar("Out", bound=BaseModel)
+
+
+class RecordedLLM:
+    """Runs stages through a provider and appends every call to the command's stream."""
+
+    def __init__(self, provider: LLMProvider, command: Command, provenance: Provenance) -> None:
+        self.provider = provider
+        self.command = command
+        self.provenance = provenance
+        self.tokens = 0
+
+    def run(self, stage: Stage[Any, Out], inputs: BaseModel) -> Out:
+        call = self.provider.complete(stage, inputs)
+        with acting_as(replace(self.provenance, prompt_version=prompt_version(stage))):
+            self._record(call)
+        self.tokens += call.prompt_tokens + call.completion_tokens
+        output: Out = call.output
+        return output
+
+    def _record(self, call: LLMCall[Any]) -> None:
+        self.command.record_llm_call(
+            stage=call.stage,
+            prompt_id=call.prompt_id,
+            version=call.prompt_version,
+            provider=call.provider,
+            model=call.model,
+            request=call.request,
+            response=call.response,
+            prompt_tokens=call.prompt_tokens,
+            completion_tokens=call.completion_tokens,
+            latency_ms=round(call.latency_ms, 3),
+        )
+
+
+def prompt_version(stage: Stage[Any, Any]) -> str:
+    """How decision events name the prompt that decided them."""
+    return f"{stage.prompt_id}@{stage.version}"
