@@ -6,6 +6,7 @@ input, 1 for anything else. A refused command writes nothing to the log.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from datetime import UTC, datetime
@@ -14,31 +15,18 @@ from typing import Any
 import click
 
 from mnemoledger.commands import output
-from mnemoledger.commands.audit.export_cli import export, import_
-from mnemoledger.commands.audit.history_cli import as_of_option, history_table, report
-from mnemoledger.commands.audit.integrity_cli import erase, seal, verify
-from mnemoledger.commands.audit.replay_cli import diff, replay
-from mnemoledger.commands.demo import run_demo
-from mnemoledger.commands.facade import AGENT_LIST_LIMIT, LIST_ORDERS, ListOrder
-from mnemoledger.commands.lifecycle.consolidate_cli import consolidate, topics, worker
 from mnemoledger.commands.options import (
     LIMIT,
     CliState,
+    as_of_option,
     category_option,
     global_options,
     pass_state,
     writer_options,
 )
-from mnemoledger.commands.recall.graph_cli import graph
-from mnemoledger.commands.recall.query_cli import delta, query
-from mnemoledger.commands.recall.recall_cli import context, resume, transcripts
-from mnemoledger.commands.service.project_cli import project
-from mnemoledger.commands.service.serve_cli import keys, mcp, serve
-from mnemoledger.commands.write.consent_cli import consent
-from mnemoledger.commands.write.ingest_cli import ingest, profile
-from mnemoledger.commands.write.notes_cli import note
 from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
 from mnemoledger.ledger.policy import (
+    AGENT_LIST_LIMIT,
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
     DEFAULT_LINK_STRENGTH,
@@ -48,15 +36,171 @@ from mnemoledger.ledger.policy import (
     LATEST_MAX_LIMIT,
     LAYERS,
     LIFECYCLE_STATES,
+    LIST_ORDERS,
     SEARCH_DEFAULT_K,
     STATES,
+    ListOrder,
 )
 
 BAD_INPUT = (InvalidInput, MemoryNotFound, InvalidTransition)
 
 
+# Commands whose modules load only when run (or asked for their own --help), so that
+# `mnemoledger --version` and `--help` start at once. name: (module:attribute, one-line help);
+# tests/test_cli.py checks every line against the command's docstring.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "consent": (
+        "write.consent_cli:consent",
+        "Profile patches waiting for consent: sensitive fields change only once granted.",
+    ),
+    "consolidate": (
+        "lifecycle.consolidate_cli:consolidate",
+        "One engram consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.",
+    ),
+    "context": (
+        "recall.recall_cli:context",
+        "The agent's system-prompt context: agent, soul, environment, user, rules, summaries and "
+        "what it knows.",
+    ),
+    "delta": (
+        "recall.query_cli:delta",
+        "The delta header: a thread's revision and the memory changes made in it lately.",
+    ),
+    "diff": (
+        "audit.replay_cli:diff",
+        "Compare two ledgers: memories added/removed/changed, core.md (unified diff), decisions "
+        "that flipped, LLM calls and tokens.",
+    ),
+    "erase": (
+        "audit.integrity_cli:erase",
+        "Crypto-shred one user: destroy their data key, record `UserErased`, rebuild every read "
+        "model without their content.",
+    ),
+    "export": (
+        "audit.export_cli:export",
+        "Export a user's events: JSONL (the event stream, importable) or Parquet/CSV (the timeline"
+        " table, one row per event).",
+    ),
+    "graph": (
+        "recall.graph_cli:graph",
+        "Relation edges between a user's memories, strongest first (each pair once).",
+    ),
+    "history": (
+        "audit.history_cli:history",
+        "Every event of one memory, oldest first, with who did it, when, on whose behalf, which "
+        "command caused it and the LLM call (stage, prompt, model, tokens) that decided it.",
+    ),
+    "import": (
+        "audit.export_cli:import_",
+        "Import an exported JSONL event stream (same ids, times and provenance) and bring the read"
+        " models up to date.",
+    ),
+    "ingest": (
+        "write.ingest_cli:ingest",
+        'Extract durable facts from a conversation (JSONL turns: {"role", "content", "ts"?, '
+        '"id"?}; FILE may be - for stdin) and store them for a user, in one atomic write.',
+    ),
+    "keys": (
+        "service.serve_cli:keys",
+        "API keys for the HTTP API and the MCP server: one per agent, stored hashed.",
+    ),
+    "log": (
+        "audit.history_cli:log",
+        "The event log (a user's timeline with --user), oldest first; `--actor A` keeps only the "
+        "events of actor A.",
+    ),
+    "mcp": (
+        "service.serve_cli:mcp",
+        "Serve the memory as MCP tools on stdin/stdout for a desktop or agent client: add, search,"
+        " query, list, get, update, forget, restore, history, delta, notes and more.",
+    ),
+    "note": ("write.notes_cli:note", "Notes: log, summary, rule, soul, agent and user notes."),
+    "profile": (
+        "write.ingest_cli:profile",
+        "Show a user's profile, from what they said about themselves (tacit/user memories).",
+    ),
+    "project": (
+        "service.project_cli:project",
+        "Bring the read models up to date with the log; with --follow keep them so while writers "
+        "write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite), until stopped.",
+    ),
+    "query": (
+        "recall.query_cli:query",
+        "An agent's scoped recall: the thread's recent memory changes first, then the best matches"
+        " in the categories the agent may read, within a token budget.",
+    ),
+    "replay": (
+        "audit.replay_cli:replay",
+        "Execute the recorded log again into a scratch ledger in DIR: every command through its "
+        "pipeline, with the recorded LLM answers (recorded) or live stages (live).",
+    ),
+    "report": (
+        "audit.history_cli:report",
+        "Operations by node, op and status over time, and LLM calls, tokens and latency by stage "
+        "and model (DuckDB over the event log).",
+    ),
+    "resume": (
+        "recall.recall_cli:resume",
+        "engram's resume: Core, Recent, Topics and Triggers, within their budgets.",
+    ),
+    "seal": (
+        "audit.integrity_cli:seal",
+        "Seal the log since the last seal: a `Sealed` event with the root hash of the range.",
+    ),
+    "serve": (
+        "service.serve_cli:serve",
+        "Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) until interrupted.",
+    ),
+    "topics": (
+        "lifecycle.consolidate_cli:topics",
+        "The user's Topiary topic tree; with TOPIC_IDS, those topics' memories.",
+    ),
+    "transcripts": (
+        "recall.recall_cli:transcripts",
+        "Search the user's ingested conversations (session chunks, scores x 0.6).",
+    ),
+    "verify": (
+        "audit.integrity_cli:verify",
+        "Check every stored event, keyed hash chain and seal; name what was changed, forged, "
+        "removed, moved or cut off the end.",
+    ),
+    "worker": (
+        "lifecycle.consolidate_cli:worker",
+        "Run consolidation cycles on an interval until SIGTERM (the running cycle finishes).",
+    ),
+}
+
+
+def load_command(name: str) -> click.Command:
+    """The lazily registered command `name`, its module imported now."""
+    target, _ = LAZY_COMMANDS[name]
+    module, attribute = target.split(":")
+    command = getattr(importlib.import_module(f"mnemoledger.commands.{module}"), attribute)
+    assert isinstance(command, click.Command)
+    return command
+
+
 class LedgerGroup(click.Group):
-    """Turns every failure into one `error:` line and the contract's exit status."""
+    """Turns every failure into one `error:` line and the contract's exit status; loads the
+    `LAZY_COMMANDS` only when one of them runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            self.add_command(load_command(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the registry's help lines: no command module is imported."""
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name) or click.Command(name, help=LAZY_COMMANDS[name][1])
+            rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         kwargs["standalone_mode"] = False
@@ -107,6 +251,8 @@ def cli() -> None:
 @pass_state
 def demo(state: CliState) -> None:
     """Load a bundled sample conversation into a fresh home and show what the ledger keeps."""
+    from mnemoledger.commands.demo import run_demo
+
     run_demo(state.home, as_json=state.as_json)
 
 
@@ -390,43 +536,6 @@ def restore(state: CliState, memory_id: str, agent: str | None, thread: str | No
 
 
 @cli.command()
-@click.argument("memory_id")
-@global_options
-@pass_state
-def history(state: CliState, memory_id: str) -> None:
-    """Every event of one memory, oldest first, with who did it, when, on whose behalf,
-    which command caused it and the LLM call (stage, prompt, model, tokens) that decided it."""
-    entries = state.ledger().memory_history(memory_id)
-    output.emit(state.as_json, entries, lambda: history_table(entries))
-
-
-@cli.command()
-@click.option("--user", help="Only events of this user.")
-@click.option("--since", help="Only after this log POSITION, or from this TIME (ISO-8601).")
-@click.option("--until", help="Only up to this log POSITION or TIME (ISO-8601).")
-@click.option(
-    "--type", "event_types", multiple=True, help="Only events of this type, e.g. MemoryAdded."
-)
-@click.option("--limit", type=LIMIT, help="At most this many events.")
-@global_options
-@pass_state
-def log(
-    state: CliState,
-    user: str | None,
-    since: str | None,
-    until: str | None,
-    event_types: tuple[str, ...],
-    limit: int | None,
-) -> None:
-    """The event log (a user's timeline with --user), oldest first; `--actor A` keeps
-    only the events of actor A."""
-    events = state.ledger().timeline(
-        user=user, types=event_types, since=since, until=until, actor=state.actor, limit=limit
-    )
-    output.emit(state.as_json, events, lambda: output.events_table(events))
-
-
-@cli.command()
 @click.argument("projection", required=False)
 @global_options
 @pass_state
@@ -451,33 +560,6 @@ def stats(state: CliState) -> None:
     """Counts of the log and the read models."""
     result = state.ledger().stats()
     output.emit(state.as_json, result, lambda: output.stdout.print_json(result.model_dump_json()))
-
-
-cli.add_command(note)
-cli.add_command(replay)
-cli.add_command(diff)
-cli.add_command(export)
-cli.add_command(import_)
-cli.add_command(report)
-cli.add_command(ingest)
-cli.add_command(profile)
-cli.add_command(consent)
-cli.add_command(query)
-cli.add_command(delta)
-cli.add_command(graph)
-cli.add_command(resume)
-cli.add_command(context)
-cli.add_command(transcripts)
-cli.add_command(project)
-cli.add_command(serve)
-cli.add_command(mcp)
-cli.add_command(keys)
-cli.add_command(consolidate)
-cli.add_command(worker)
-cli.add_command(topics)
-cli.add_command(verify)
-cli.add_command(seal)
-cli.add_command(erase)
 
 
 def main() -> None:

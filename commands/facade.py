@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
 from mnemoledger.commands.audit.export_api import ExportMixin
 from mnemoledger.commands.audit.history_api import HistoryMixin
@@ -65,11 +65,13 @@ from mnemoledger.ledger.policy import (
     DEFAULT_SOURCE,
     LATEST_DEFAULT_LIMIT,
     LATEST_MAX_LIMIT,
+    LIST_ORDERS,
     MAX_LIST_LIMIT,
     SEARCH_DEFAULT_K,
     SEARCH_FUSIONS,
     SEARCH_MAX_K,
     SEARCH_MIN_SCORE,
+    ListOrder,
 )
 from mnemoledger.ledger.validation import identifier
 from mnemoledger.projections.consent import ConsentProjection
@@ -85,12 +87,6 @@ from mnemoledger.projections.runner import Progress, Runner
 from mnemoledger.projections.topics import TopicsProjection
 from mnemoledger.projections.transcripts import TranscriptsProjection
 from mnemoledger.projections.vectors import VectorsProjection
-
-ListOrder = Literal["id", "access"]
-LIST_ORDERS: tuple[ListOrder, ...] = ("id", "access")
-"""`list` orders: by id, or most often served first (an agent's `list` action, which also
-takes at most `AGENT_LIST_LIMIT`)."""
-AGENT_LIST_LIMIT = 50
 
 
 def default_actor() -> str:

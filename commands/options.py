@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from mnemoledger.commands.facade import MnemoLedger
 from mnemoledger.ledger.policy import MAX_LIST_LIMIT, MAX_POSITION
+
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,6 +35,8 @@ class CliState:
 
     def ledger(self) -> MnemoLedger:
         if self._ledger is None:
+            from mnemoledger.commands.facade import MnemoLedger
+
             self._ledger = MnemoLedger(self.home, actor=self.actor)
             click.get_current_context().call_on_close(self._ledger.close)
         return self._ledger
@@ -80,6 +84,16 @@ def global_options(command: F) -> F:
     ):
         command = option(command)
     return command
+
+
+def as_of_option(command: F) -> F:
+    """--as-of TIME|POSITION: answer from the read models as they stood then."""
+    return click.option(
+        "--as-of",
+        "as_of",
+        metavar="TIME|POSITION",
+        help="As the ledger stood at this time (ISO-8601) or log position.",
+    )(command)
 
 
 def writer_options(command: F) -> F:

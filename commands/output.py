@@ -5,20 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
-from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
+if TYPE_CHECKING:
+    from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
 
 
 class ScoredText(Protocol):
@@ -39,6 +32,8 @@ stderr = Console(stderr=True)
 
 
 def to_jsonable(data: Any) -> Any:
+    from pydantic import BaseModel
+
     if isinstance(data, BaseModel):
         return data.model_dump(mode="json", by_alias=True)
     if isinstance(data, list | tuple):
@@ -62,6 +57,14 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], Non
     if not enabled:
         yield None
         return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, TimeRemainingColumn(), console=stderr, transient=True) as bar:
         task = bar.add_task(label, total=None)
@@ -113,6 +116,8 @@ def hits_table(hits: Sequence[SearchHit]) -> None:
 
 def mixed_hits_table(hits: Sequence[SearchHit | ScoredText]) -> None:
     """Memories and transcript chunks, best first: `source` tells them apart."""
+    from mnemoledger.commands.models import SearchHit
+
     table = Table()
     for column in ("score", "source", "id", "content"):
         table.add_column(column, overflow="fold")

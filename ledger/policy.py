@@ -5,7 +5,7 @@ says so. Settings that a deployment may tune live in `ledger.settings` and take 
 defaults from here.
 """
 
-from typing import Final
+from typing import Final, Literal
 
 # --- input limits: seed 001 §1 (memory model) and §2.1 (insert validation) ---------------
 MAX_CONTENT_CHARS: Final = 8192
@@ -108,6 +108,9 @@ RELATED_TOP_K: Final = 5
 RELATED_MIN_SIMILARITY: Final = 0.0
 
 # --- HAEMA latest: seed 000 ("recency index", `latest.sqlite3`, `get_latest`; no size named)
+ListOrder = Literal["id", "access"]
+LIST_ORDERS: Final[tuple[ListOrder, ...]] = ("id", "access")  # `list`: by id, or most served first
+AGENT_LIST_LIMIT: Final = 50  # seed 004 §5: an agent's `list` shows at most 50, most served first
 LATEST_DEFAULT_LIMIT: Final = 10  # as many as a search returns by default
 LATEST_MAX_LIMIT: Final = 200  # as many as a search may return
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -201,8 +202,10 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
 
 def _command_paths(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     paths = [prefix]
-    for name, command in getattr(group, "commands", {}).items():
-        paths += _command_paths(command, (*prefix, name))
+    if isinstance(group, click.Group):
+        context = click.Context(group)
+        for name in group.list_commands(context):
+            paths += _command_paths(group.get_command(context, name), (*prefix, name))
     return paths
 
 
@@ -216,3 +219,14 @@ def test_no_help_text_names_a_seed_section() -> None:
         assert shown.exit_code == 0, (path, shown.output)
         for marker in ("seed 0", "seeds 0", "§"):
             assert marker not in shown.output.lower(), (path, shown.output)
+
+
+def test_every_lazy_command_loads_and_its_help_line_matches_its_docstring() -> None:
+    from mnemoledger.commands.cli import LAZY_COMMANDS, load_command
+
+    for name, (_, line) in LAZY_COMMANDS.items():
+        command = load_command(name)
+        for limit in (40, 60, 200):
+            assert click.Command(name, help=line).get_short_help_str(limit) == (
+                command.get_short_help_str(limit)
+            ), name

@@ -18,19 +18,9 @@ from rich.table import Table
 from mnemoledger.commands import output
 from mnemoledger.commands.audit.history_api import HistoryEntry
 from mnemoledger.commands.audit.report import BUCKETS, Report
-from mnemoledger.commands.options import CliState, global_options, pass_state
+from mnemoledger.commands.options import LIMIT, CliState, global_options, pass_state
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def as_of_option(command: F) -> F:
-    """--as-of TIME|POSITION: answer from the read models as they stood then."""
-    return click.option(
-        "--as-of",
-        "as_of",
-        metavar="TIME|POSITION",
-        help="As the ledger stood at this time (ISO-8601) or log position.",
-    )(command)
 
 
 def history_table(entries: Sequence[HistoryEntry]) -> None:
@@ -92,3 +82,40 @@ def _report_tables(result: Report) -> None:
             f"{u.p95_latency_ms:.1f}",
         )
     output.stdout.print(llm)
+
+
+@click.command()
+@click.argument("memory_id")
+@global_options
+@pass_state
+def history(state: CliState, memory_id: str) -> None:
+    """Every event of one memory, oldest first, with who did it, when, on whose behalf,
+    which command caused it and the LLM call (stage, prompt, model, tokens) that decided it."""
+    entries = state.ledger().memory_history(memory_id)
+    output.emit(state.as_json, entries, lambda: history_table(entries))
+
+
+@click.command()
+@click.option("--user", help="Only events of this user.")
+@click.option("--since", help="Only after this log POSITION, or from this TIME (ISO-8601).")
+@click.option("--until", help="Only up to this log POSITION or TIME (ISO-8601).")
+@click.option(
+    "--type", "event_types", multiple=True, help="Only events of this type, e.g. MemoryAdded."
+)
+@click.option("--limit", type=LIMIT, help="At most this many events.")
+@global_options
+@pass_state
+def log(
+    state: CliState,
+    user: str | None,
+    since: str | None,
+    until: str | None,
+    event_types: tuple[str, ...],
+    limit: int | None,
+) -> None:
+    """The event log (a user's timeline with --user), oldest first; `--actor A` keeps
+    only the events of actor A."""
+    events = state.ledger().timeline(
+        user=user, types=event_types, since=since, until=until, actor=state.actor, limit=limit
+    )
+    output.emit(state.as_json, events, lambda: output.events_table(events))

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
 
-from mnemoledger.commands.facade import ListOrder
 from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
 from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.requests import (
@@ -23,6 +22,7 @@ from mnemoledger.ledger.policy import (
     LATEST_MAX_LIMIT,
     MAX_ID_CHARS,
     MAX_LIST_LIMIT,
+    ListOrder,
 )
 
 router = APIRouter(prefix="/memories", tags=["memories"])
