@@ -17,6 +17,7 @@ import click
 from mnemoledger.commands import output
 from mnemoledger.commands.options import (
     LIMIT,
+    MEMORY_ID,
     CliState,
     as_of_option,
     category_option,
@@ -317,7 +318,7 @@ def core(state: CliState, user: str, as_of: str | None) -> None:
 
 
 @cli.command()
-@click.argument("memory_id")
+@click.argument("memory_id", type=MEMORY_ID)
 @as_of_option
 @global_options
 @pass_state
@@ -444,7 +445,7 @@ def search(
 
 
 @cli.command()
-@click.argument("memory_id")
+@click.argument("memory_id", type=MEMORY_ID)
 @click.argument("text")
 @click.option("--tags", help="Replace the tags (comma-separated).")
 @writer_options
@@ -470,8 +471,8 @@ def update(
 
 
 @cli.command()
-@click.argument("source_id")
-@click.argument("target_id")
+@click.argument("source_id", type=MEMORY_ID)
+@click.argument("target_id", type=MEMORY_ID)
 @click.option("--type", "link_type", default=DEFAULT_LINK_TYPE, show_default=True)
 @click.option("--strength", type=float, default=DEFAULT_LINK_STRENGTH, show_default=True)
 @click.option("--agent")
@@ -497,7 +498,7 @@ def link(
 
 
 @cli.command()
-@click.argument("memory_id")
+@click.argument("memory_id", type=MEMORY_ID)
 @click.option("--days", type=float, required=True, help="Expire this many days from now.")
 @click.option("--agent")
 @click.option("--thread", help="The conversation thread whose delta shows this change.")
@@ -512,7 +513,7 @@ def ttl(
 
 
 @cli.command()
-@click.argument("memory_id")
+@click.argument("memory_id", type=MEMORY_ID)
 @click.option("--agent")
 @click.option("--thread", help="The conversation thread whose delta shows this change.")
 @global_options
@@ -524,7 +525,7 @@ def forget(state: CliState, memory_id: str, agent: str | None, thread: str | Non
 
 
 @cli.command()
-@click.argument("memory_id")
+@click.argument("memory_id", type=MEMORY_ID)
 @click.option("--agent")
 @click.option("--thread", help="The conversation thread whose delta shows this change.")
 @global_options

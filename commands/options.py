@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from mnemoledger.commands.output import SHORT_ID_CHARS, is_full_id
 from mnemoledger.ledger.policy import MAX_LIST_LIMIT, MAX_POSITION
 
 if TYPE_CHECKING:
@@ -112,3 +113,64 @@ def category_option(command: F) -> F:
 
 
 pass_state = click.make_pass_decorator(CliState, ensure=True)
+
+
+if TYPE_CHECKING:
+    _StrParamType = click.ParamType[str, Any]
+else:  # generic only since click 8.2; the project supports 8.1
+    _StrParamType = click.ParamType
+
+
+class MemoryId(_StrParamType):
+    """A memory id, whole or as a unique prefix of at least `SHORT_ID_CHARS` characters
+    (what the tables show); converted to the whole id before the command runs.
+
+    Why 8: an id is 32 random hex digits, so 8 of them leave about 4.3 billion values; in
+    a home of 100,000 memories a given 8-character prefix is shared with another memory
+    about once in 43,000 (and then the command says so and asks for more). A shorter
+    minimum would make ambiguity common in large homes and let a typo pick another
+    memory silently. Dashes (a UUID as printed elsewhere) and capitals are accepted.
+    Anything that is not hex goes to the command as given, which answers "no memory with
+    id ..."."""
+
+    name = "memory_id"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        given = str(value).strip()
+        digits = given.replace("-", "").lower()
+        if is_full_id(digits) or any(c not in "0123456789abcdef" for c in digits):
+            return given  # whole (or no) id: the command looks it up and says if it is unknown
+        if len(digits) < SHORT_ID_CHARS:
+            self.fail(
+                f"{given!r} is too short: give the memory id or its first {SHORT_ID_CHARS} or "
+                "more characters",
+                param,
+                ctx,
+            )
+        found = resolve_prefix(digits, ctx)
+        if not found:
+            self.fail(f"no memory id starts with {given!r}", param, ctx)
+        if len(found) > 1:
+            self.fail(
+                f"{given!r} is ambiguous: {' and '.join(found)} (at least) start with it; "
+                "give more characters",
+                param,
+                ctx,
+            )
+        return found[0]
+
+
+def resolve_prefix(prefix: str, ctx: click.Context | None) -> list[str]:
+    """Up to 2 ids of the memories starting with `prefix`, after the read models caught up
+    with the log (a memory added a moment ago is found)."""
+    from mnemoledger.projections.layers import ids_starting_with
+
+    context = ctx or click.get_current_context()
+    state = context.find_object(CliState) or context.ensure_object(CliState)
+    ledger = state.ledger()
+    ledger.refresh()
+    return ids_starting_with(ledger.layers, prefix, limit=2)
+
+
+MEMORY_ID = MemoryId()
+"""Parameter type of every memory id argument and option: whole or a unique prefix."""

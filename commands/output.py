@@ -30,6 +30,30 @@ class ScoredText(Protocol):
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True)
 
+SHORT_ID_CHARS = 8
+"""Characters of a memory id the tables show; every command taking a memory id accepts
+them (any unique prefix of at least this many), and `--json` prints ids whole."""
+SHORT_ID_CAPTION = f"ids: first {SHORT_ID_CHARS} characters (--json for whole ids)"
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_full_id(value: str) -> bool:
+    """A whole memory id: 32 lowercase hex digits."""
+    return len(value) == 32 and _HEX.issuperset(value)
+
+
+def short_id(value: str | None) -> str:
+    """A memory id cut to its first `SHORT_ID_CHARS` characters; anything else as it is."""
+    if value is None:
+        return "-"
+    return value[:SHORT_ID_CHARS] if is_full_id(value) else value
+
+
+def id_table(*, title: str | None = None) -> Table:
+    """A rich table that shows shortened memory ids and says so underneath."""
+    return Table(title=title, caption=SHORT_ID_CAPTION)
+
 
 def to_jsonable(data: Any) -> Any:
     from pydantic import BaseModel
@@ -76,12 +100,12 @@ def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], Non
 
 
 def memories_table(memories: Sequence[MemoryOut], title: str | None = None) -> None:
-    table = Table(title=title)
+    table = id_table(title=title)
     for column in ("id", "content", "layer", "kind", "state", "tags"):
         table.add_column(column, overflow="fold")
     for m in memories:
         state = m.state + (" (expired)" if m.expired else "")
-        table.add_row(m.id, m.content, m.layer, m.kind, state, ", ".join(m.tags))
+        table.add_row(short_id(m.id), m.content, m.layer, m.kind, state, ", ".join(m.tags))
     stdout.print(table)
 
 
@@ -91,7 +115,10 @@ def memory_panel(memory: MemoryOut) -> None:
     table.add_column(overflow="fold")
     for key, value in memory.model_dump(by_alias=True).items():
         if key == "links":
-            value = ", ".join(f"{e['to']} ({e['type']}, {e['strength']})" for e in value) or "-"
+            value = (
+                ", ".join(f"{short_id(e['to'])} ({e['type']}, {e['strength']})" for e in value)
+                or "-"
+            )
         elif isinstance(value, list):
             value = ", ".join(map(str, value)) or "-"
         table.add_row(key, "-" if value is None else str(value))
@@ -99,13 +126,13 @@ def memory_panel(memory: MemoryOut) -> None:
 
 
 def hits_table(hits: Sequence[SearchHit]) -> None:
-    table = Table()
+    table = id_table()
     for column in ("score", "id", "content", "layer", "kw", "vec"):
         table.add_column(column, overflow="fold")
     for h in hits:
         table.add_row(
             f"{h.score:.4f}",
-            h.id,
+            short_id(h.id),
             h.content,
             h.layer,
             str(h.keyword_rank or "-"),
@@ -118,12 +145,12 @@ def mixed_hits_table(hits: Sequence[SearchHit | ScoredText]) -> None:
     """Memories and transcript chunks, best first: `source` tells them apart."""
     from mnemoledger.commands.models import SearchHit
 
-    table = Table()
+    table = id_table()
     for column in ("score", "source", "id", "content"):
         table.add_column(column, overflow="fold")
     for h in hits:
         source = "memory" if isinstance(h, SearchHit) else h.source
-        table.add_row(f"{h.score:.4f}", source, h.id, h.content)
+        table.add_row(f"{h.score:.4f}", source, short_id(h.id), h.content)
     stdout.print(table if hits else "no matches")
 
 

@@ -779,3 +779,20 @@ def _sum_by(rows: Sequence[Any], column: int) -> dict[str, int]:
 
 def _json_or_none(value: Any) -> str | None:
     return None if value is None else json.dumps(value)
+
+
+def ids_starting_with(layers: LayersProjection, prefix: str, limit: int = 2) -> list[str]:
+    """Ids of the memories (any state) whose id starts with `prefix`, in id order, at most
+    `limit`: with the default 2, one id means the prefix is unique, two that it is
+    ambiguous. `prefix` is lowercase hex like every id; it is matched through the id's
+    unique index (a range scan), so a lookup stays fast at any size."""
+    if not prefix or any(c not in "0123456789abcdef" for c in prefix):
+        return []
+    with layers.engine.connect() as conn:
+        # every id is lowercase hex ('0'-'f' < 'g'): those starting with `prefix` are
+        # exactly the ids in [prefix, prefix + 'g')
+        rows = conn.exec_driver_sql(
+            "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "g", limit),
+        ).fetchall()
+    return [str(row[0]) for row in rows]

@@ -230,3 +230,118 @@ def test_every_lazy_command_loads_and_its_help_line_matches_its_docstring() -> N
             assert click.Command(name, help=line).get_short_help_str(limit) == (
                 command.get_short_help_str(limit)
             ), name
+
+
+# --- ids: shortened in tables, a unique prefix accepted ---------------------------------
+
+
+def _shared_prefix_ids(monkeypatch: pytest.MonkeyPatch, prefix: bytes) -> None:
+    """Memories added from now on get random ids that all start with `prefix`."""
+    import os
+
+    from mnemoledger.ledger import application
+
+    class SharedPrefixOs:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        @staticmethod
+        def urandom(n: int) -> bytes:
+            data = bytearray(os.urandom(n))
+            for start in range(0, n - n % 16, 16):
+                data[start : start + len(prefix)] = prefix
+            return bytes(data)
+
+    monkeypatch.setattr(application, "os", SharedPrefixOs())
+
+
+def test_tables_show_ids_shortened_and_json_whole(home: Path) -> None:
+    [memory] = run_json(home, "add", "tea with oat milk", "--user", "u")["memories"]
+    whole = memory["id"]
+    assert len(whole) == 32
+    for args in (["list", "--user", "u"], ["search", "tea", "--user", "u"]):
+        shown = run(home, *args)
+        assert shown.exit_code == 0, shown.stderr
+        assert whole[:8] in shown.stdout and whole not in shown.stdout
+        assert "ids: first 8 characters" in shown.stdout
+    assert run_json(home, "list", "--user", "u")[0]["id"] == whole
+    assert run_json(home, "search", "tea", "--user", "u")[0]["id"] == whole
+
+
+def test_every_memory_id_argument_takes_a_unique_prefix(home: Path) -> None:
+    a, b = (m["id"] for m in run_json(home, "add", "one", "two", "--user", "u")["memories"])
+    assert run_json(home, "get", a[:8])["id"] == a
+    assert run_json(home, "get", a[:12].upper())["id"] == a
+    dashed = f"{a[:8]}-{a[8:12]}"  # how a UUID is printed elsewhere
+    assert run_json(home, "get", dashed)["id"] == a
+    assert run_json(home, "get", a)["id"] == a  # whole ids as before
+    assert run_json(home, "update", a[:8], "one, said again")["content"] == "one, said again"
+    assert run_json(home, "link", a[:8], b[:9])["to"] == b
+    assert run_json(home, "ttl", a[:8], "--days", "3")["expires_at"]
+    assert run_json(home, "forget", b[:8])["state"] == "forgotten"
+    assert run_json(home, "restore", b[:8])["state"] == "active"
+    assert run_json(home, "history", a[:8])[0]["type"] == "MemoryAdded"
+    edges = run_json(home, "graph", "--user", "u", "--memory", a[:8])
+    assert {edges[0]["from"], edges[0]["to"]} == {a, b}
+
+
+def test_note_merge_takes_id_prefixes(home: Path) -> None:
+    ids = [
+        run_json(home, "note", "write", text, "--user", "u", "--kind", "summary")["note"]["id"]
+        for text in ("Fixed the login bug", "Deployed the login fix")
+    ]
+    merged = run_json(home, "note", "merge", *(i[:8] for i in ids))
+    assert sorted(merged["superseded"]) == sorted(ids)
+
+
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [("abc1234", "too short"), ("ffffffff0", "no memory id starts with")],
+)
+def test_a_short_or_unknown_prefix_is_bad_input(home: Path, argument: str, message: str) -> None:
+    [memory] = run_json(home, "add", "existing", "--user", "u")["memories"]
+    if memory["id"].startswith(argument):  # 1 in 2**36: the unknown prefix is not unknown
+        pytest.skip("the random id starts with the test's unknown prefix")
+    before = event_count(home)
+    for args in (["get", argument], ["forget", argument], ["link", memory["id"], argument]):
+        result = run(home, *args)
+        assert result.exit_code == 2, (args, result.stdout, result.stderr)
+        assert result.stderr.startswith("error: ") and message in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+    assert event_count(home) == before
+
+
+def test_an_ambiguous_prefix_is_bad_input_and_more_characters_resolve_it(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _shared_prefix_ids(monkeypatch, b"\xab\xcd\xef\x01")
+    a, b = (m["id"] for m in run_json(home, "add", "one", "two", "--user", "u")["memories"])
+    assert a[:8] == b[:8] == "abcdef01" and a != b
+    before = event_count(home)
+    result = run(home, "forget", "abcdef01")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "ambiguous" in result.stderr and a in result.stderr and b in result.stderr
+    assert event_count(home) == before
+    first_difference = next(i for i in range(32) if a[i] != b[i])
+    assert run_json(home, "get", a[: first_difference + 1])["id"] == a
+    assert run_json(home, "get", b[: first_difference + 1])["id"] == b
+
+
+def test_ids_starting_with_uses_the_id_index(home: Path) -> None:
+    from mnemoledger import MnemoLedger
+    from mnemoledger.projections.layers import ids_starting_with
+
+    with MnemoLedger(home) as memory:
+        ids = sorted(m.id for m in memory.add(["one", "two", "three"], user="u").memories)
+        memory.refresh()
+        assert ids_starting_with(memory.layers, ids[0][:8]) == [ids[0]]
+        assert ids_starting_with(memory.layers, "") == []
+        assert ids_starting_with(memory.layers, "xyz") == []
+        assert ids_starting_with(memory.layers, "", limit=5) == []
+        with memory.layers.engine.connect() as conn:
+            plan = conn.exec_driver_sql(
+                "EXPLAIN QUERY PLAN SELECT id FROM memories WHERE id >= ? AND id < ? "
+                "ORDER BY id LIMIT ?",
+                ("ab", "abg", 2),
+            ).fetchall()
+        assert "USING" in " ".join(str(row) for row in plan)  # an index, not a scan

@@ -18,7 +18,13 @@ from rich.table import Table
 from mnemoledger.commands import output
 from mnemoledger.commands.audit.history_api import HistoryEntry
 from mnemoledger.commands.audit.report import BUCKETS, Report
-from mnemoledger.commands.options import LIMIT, CliState, global_options, pass_state
+from mnemoledger.commands.options import (
+    LIMIT,
+    MEMORY_ID,
+    CliState,
+    global_options,
+    pass_state,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -85,7 +91,7 @@ def _report_tables(result: Report) -> None:
 
 
 @click.command()
-@click.argument("memory_id")
+@click.argument("memory_id", type=MEMORY_ID)
 @global_options
 @pass_state
 def history(state: CliState, memory_id: str) -> None:

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import click
-from rich.table import Table
 
 from mnemoledger.commands import output
 from mnemoledger.commands.audit.integrity_api import (
@@ -45,14 +44,14 @@ def _show_verify(result: VerifyResult) -> None:
             f"({seal.events} events): root {seal.root}"
         )
     if result.problems:
-        table = Table()
+        table = output.id_table()
         for column in ("kind", "position", "stream", "version", "detail"):
             table.add_column(column, overflow="fold")
         for p in result.problems:
             table.add_row(
                 p.kind,
                 "" if p.position is None else str(p.position),
-                p.stream or "",
+                output.short_id(p.stream) if p.stream else "",
                 "" if p.version is None else str(p.version),
                 p.detail,
             )

@@ -32,13 +32,15 @@ def _operations_table(result: ConsolidateResult) -> None:
     )
     if not result.operations:
         return
-    table = Table()
+    table = output.id_table()
     for column in ("user", "op", "rule", "memory", "detail"):
         table.add_column(column, overflow="fold")
     for op in result.operations:
         detail = {k: v for k, v in op.items() if k not in ("user", "op", "rule", "memory")}
         text = ", ".join(f"{k}={v}" for k, v in detail.items() if k not in ("content", "evidence"))
-        table.add_row(op["user"], op["op"], op["rule"], op.get("memory") or "", text[:120])
+        table.add_row(
+            op["user"], op["op"], op["rule"], output.short_id(op.get("memory") or ""), text[:120]
+        )
     output.stdout.print(table)
 
 

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from mnemoledger.commands import output
 from mnemoledger.commands.models import EdgeOut
-from mnemoledger.commands.options import CliState, global_options, pass_state
+from mnemoledger.commands.options import MEMORY_ID, CliState, global_options, pass_state
 from mnemoledger.commands.recall.graph_api import GraphMixin
 from mnemoledger.ledger.errors import LedgerError
 
@@ -38,13 +38,20 @@ def _edges_table(edges: Sequence[EdgeOut]) -> None:
         table.add_column(column, overflow="fold")
     table.add_column("strength", justify="right")
     for edge in edges:
-        table.add_row(edge.from_id, edge.to, edge.type, f"{edge.strength:.3f}")
+        table.add_row(
+            output.short_id(edge.from_id),
+            output.short_id(edge.to),
+            edge.type,
+            f"{edge.strength:.3f}",
+        )
     output.stdout.print(table)
 
 
 @click.command()
 @click.option("--user", required=True, help="Whose relations to show.")
-@click.option("--memory", "memory_id", help="Only the edges of this memory.")
+@click.option(
+    "--memory", "memory_id", type=MEMORY_ID, help="Only the edges of this memory (or id prefix)."
+)
 @click.option(
     "--min-strength",
     type=click.FloatRange(0.0, 1.0),

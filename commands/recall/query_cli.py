@@ -14,7 +14,6 @@ from __future__ import annotations
 from datetime import datetime
 
 import click
-from rich.table import Table
 
 from mnemoledger.commands import output
 from mnemoledger.commands.options import POSITION, CliState, global_options, pass_state
@@ -66,13 +65,20 @@ def _show(result: QueryResult) -> None:
             output.stdout.print(f"- {r.text}", markup=False)
         _show_related(result)
         return
-    table = Table()
+    table = output.id_table()
     for column in ("id", "category", "context", "score", "importance", "content"):
         table.add_column(column, overflow="fold")
     for r in result.results:
         assert not isinstance(r, BulletResult)
         score = "-" if r.score is None else f"{r.score:.4f}"
-        table.add_row(r.id, r.category or "", r.context, score, f"{r.importance:g}", r.content)
+        table.add_row(
+            output.short_id(r.id),
+            r.category or "",
+            r.context,
+            score,
+            f"{r.importance:g}",
+            r.content,
+        )
     output.stdout.print(table)
     _show_related(result)
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import click
-from rich.table import Table
 
 from mnemoledger.commands import output
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.options import (
+    MEMORY_ID,
     CliState,
     category_option,
     global_options,
@@ -95,7 +95,7 @@ def write(
 
 
 @note.command(name="merge")
-@click.argument("note_ids", nargs=-1, required=True)
+@click.argument("note_ids", nargs=-1, required=True, type=MEMORY_ID)
 @writer_options
 @global_options
 @pass_state
@@ -140,12 +140,17 @@ def notes_table(notes: Sequence[MemoryOut]) -> None:
     if not notes:
         output.stdout.print("no notes")
         return
-    table = Table()
+    table = output.id_table()
     for column in ("id", "note", "content", "stability", "expires", "tags"):
         table.add_column(column, overflow="fold")
     for n in notes:
         kind = f"{n.note_kind} (sensitive)" if n.sensitivity == SENSITIVE else str(n.note_kind)
         table.add_row(
-            n.id, kind, n.content, n.stability, (n.expires_at or "-")[:19], ", ".join(n.tags)
+            output.short_id(n.id),
+            kind,
+            n.content,
+            n.stability,
+            (n.expires_at or "-")[:19],
+            ", ".join(n.tags),
         )
     output.stdout.print(table)
