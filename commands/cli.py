@@ -125,6 +125,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Bring the read models up to date with the log; with --follow keep them so while writers "
         "write (LISTEN/NOTIFY on PostgreSQL, polling on SQLite), until stopped.",
     ),
+    "prune-expired": (
+        "lifecycle.prune_cli:prune_expired_command",
+        "Delete notes whose expiry time has passed and print how many; their history stays.",
+    ),
     "query": (
         "recall.query_cli:query",
         "An agent's scoped recall: the thread's recent memory changes first, then the best matches"

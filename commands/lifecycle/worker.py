@@ -3,6 +3,11 @@ stopped gracefully by SIGTERM or SIGINT: the cycle in progress finishes and is s
 the loop ends. Each user's daily pass and insights (seed 003 §3-§4) run once a day, in the
 first cycle 24 h after the last; the topic tree is rebuilt after a cycle that changed it.
 
+After each cycle the worker runs Luminary's maintenance loop (seed 002): a user's volatile
+notes a week old are merged in batches of 5 (`prune.merge_volatile`). Expired notes are
+pruned by the cycle itself (its lifecycle rules); `mnemoledger prune-expired` does that
+alone.
+
 The clock and the pause are injectable, so tests drive months of cycles in seconds:
 
     clock = SimulatedClock(datetime(2031, 1, 1, tzinfo=UTC))
@@ -67,6 +72,9 @@ class Worker:
     topics: bool = True
     """Rebuild a user's topic tree after a cycle that changed something (seed 001 §6.2:
     "consolidation completes -> topiary trigger")."""
+    maintenance: bool = True
+    """Merge each user's week-old volatile notes after every cycle (seed 002's maintenance
+    loop), when `memory` is a whole ledger (a `prune.MaintenanceHost`)."""
     on_cycle: Callable[[ConsolidateResult], None] = lambda _result: None
     on_error: Callable[[Exception], None] = lambda error: logger.error(
         "consolidation cycle failed: %s", error
@@ -89,6 +97,7 @@ class Worker:
                     for cycle in result.users:
                         if cycle.operations:
                             self.memory.build_topics(user=cycle.user)
+                self._maintain(result)
             except Exception as error:
                 self.cycles += 1
                 self.on_error(error)
@@ -102,6 +111,18 @@ class Worker:
             else:
                 self.stop_event.wait(self.interval)
         return self.cycles
+
+    def _maintain(self, result: ConsolidateResult) -> None:
+        """The maintenance loop's batch merge for the users the cycle visited."""
+        if not self.maintenance or result.dry_run:
+            return
+        from mnemoledger.commands.lifecycle.prune import MaintenanceHost, merge_volatile
+
+        if not isinstance(self.memory, MaintenanceHost):
+            return
+        now = datetime.fromisoformat(result.now)
+        for cycle in result.users:
+            merge_volatile(self.memory, user=cycle.user, now=now)
 
     @contextmanager
     def stopping_on_signals(self) -> Iterator[Worker]:
