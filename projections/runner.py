@@ -103,6 +103,9 @@ class Runner:
         self._home = lock_path.parent.parent
         """The data directory whose files a purge compacts (the read models' directory is
         in it, and so is the embedding cache)."""
+        self._caught_up_to: int | None = None
+        """The log position every read model reached in this runner's last complete
+        catch-up of the whole log (None: unknown, e.g. after a rebuild)."""
 
     def catch_up(
         self, progress: Progress | None = None, stop: threading.Event | None = None
@@ -110,17 +113,37 @@ class Runner:
         """Apply every event the projections have not seen; returns how many were read.
         A set `stop` ends the work after the page being applied."""
         with self._lock:
+            if self._nothing_new():
+                return 0
             end = self._learn_erasures()
             if self._erasures.pending():
+                self._caught_up_to = None
                 return self._purge(progress).events
-            return self._catch_up(self.projections, self.page_size, progress, stop, end)
+            read = self._catch_up(self.projections, self.page_size, progress, stop, end)
+            done = stop is None or not stop.is_set()
+            self._caught_up_to = end if done and type(self.ledger) is Ledger else None
+            return read
+
+    def _nothing_new(self) -> bool:
+        """Whether the log ends where this runner's last complete catch-up left every read
+        model: then a catch-up (a server's, before every read) costs one position read. The
+        lock is held, so a rebuild or purge by another process is waited for; erasures
+        append `UserErased`, and the keys of users erased by an interrupted erase that has
+        none yet are dropped here as on every catch-up."""
+        if self._caught_up_to is None:
+            return False
+        self.ledger.keys.sync()
+        return self.ledger.last_position() == self._caught_up_to
 
     def purge_erasures(self, progress: Progress | None = None) -> Purge | None:
         """Purge the read models of every erasure in the log they were not purged of yet;
         None when there was none (another process of the home may have done it)."""
         with self._lock:
             self._learn_erasures()
-            return self._purge(progress) if self._erasures.pending() else None
+            if not self._erasures.pending():
+                return None
+            self._caught_up_to = None
+            return self._purge(progress)
 
     def follow(
         self,
@@ -167,6 +190,7 @@ class Runner:
         """Drop the named projections (all if none named) and replay them from position 0."""
         chosen = [p for p in self.projections if not names or p.name in names]
         with self._lock:
+            self._caught_up_to = None
             end = self._learn_erasures()
             if self._erasures.pending():
                 return self._purge(progress).events

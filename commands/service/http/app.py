@@ -1,13 +1,15 @@
 """The FastAPI application: routes, key auth, limits, one error body, OpenAPI at
-`/openapi.json` (docs at `/docs`).
+`/openapi.json`, docs at `/docs` and `/redoc` (served from the package: no CDN).
 
     app = create_app(lambda: MnemoLedger(home))
     uvicorn.run(app, host="127.0.0.1", port=8765)
 
-Concurrency: one facade, opened in its own thread when the app starts and closed when it
-stops; every request's operation runs in that thread, one at a time (see
-`commands.serial`). Run one process per core for more throughput: they share the home
-safely.
+Concurrency: two facades per process, each opened in its own thread when the app starts and
+closed when it stops: one runs the reads, the other the writes, each one call at a time
+(see `commands.serial` and `auth.ServerState`). `mnemoledger serve --workers N` runs N such
+processes on one socket (uvicorn workers, each building its app with `app_from_environment`);
+they share the home (or the PostgreSQL log) as any processes do: every read catches the read
+models up with the log first, so each sees every write acknowledged by any of them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 
 from mnemoledger.commands.service.http.auth import ServerState
+from mnemoledger.commands.service.http.docs import install_docs
 from mnemoledger.commands.service.http.errors import ERROR_RESPONSES, install_error_handlers
 from mnemoledger.commands.service.http.limits import BodyLimit
 from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES
@@ -30,6 +33,8 @@ from mnemoledger.commands.service.serial import FacadeThread
 if TYPE_CHECKING:
     from mnemoledger.commands.facade import MnemoLedger
 
+TITLE = "mnemoledger"
+
 DESCRIPTION = """An event-sourced memory ledger for AI agents.
 
 Every route but `/health` needs `Authorization: Bearer <key>` (`mnemoledger keys create`).
@@ -39,26 +44,36 @@ categories it may touch (the agent's allowlist, seed 003 §5). Errors share one 
 
 
 def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
-    """The API over the facade `open_facade` opens (called once, in the facade's thread)."""
+    """The API over the facades `open_facade` opens (called twice when the app starts, each
+    time in the thread that will run that facade's calls)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        facade = FacadeThread(open_facade)
-        keys = facade.call(lambda memory: memory.api_key_store)
-        app.state.mnemoledger = ServerState(facade, keys)
+        writes = FacadeThread(open_facade)
+        try:
+            reads = FacadeThread(open_facade)
+        except BaseException:
+            writes.close()
+            raise
+        keys = writes.call(lambda memory: memory.api_key_store)
+        app.state.mnemoledger = ServerState(reads, writes, keys)
         try:
             yield
         finally:
-            facade.close()
+            reads.close()
+            writes.close()
 
     app = FastAPI(
-        title="mnemoledger",
+        title=TITLE,
         version=version("mnemoledger"),
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     install_error_handlers(app)
+    install_docs(app, TITLE)
     app.include_router(service.router)
     app.include_router(memories.router, responses=ERROR_RESPONSES)
     app.include_router(memories.seed_paths, responses=ERROR_RESPONSES)
@@ -67,3 +82,12 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
     return app
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one `serve --workers` process (a uvicorn factory): the facade's home,
+    store and actor come from the environment `serve` set (`MNEMOLEDGER_HOME`,
+    `MNEMOLEDGER_DB`, `MNEMOLEDGER_ACTOR`, ...), as `Settings()` reads it."""
+    from mnemoledger.commands.facade import MnemoLedger
+
+    return create_app(lambda: MnemoLedger())

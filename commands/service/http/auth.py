@@ -3,7 +3,13 @@
 A missing, unknown or revoked key is 401 before any route runs. Revocation is checked on
 every request (one indexed lookup in the key store beside the log: PostgreSQL when the log
 is there), so `mnemoledger keys revoke` takes effect at once, on every running server of
-the log.
+the log and every worker of each (`serve --workers`).
+
+Each server process holds two facades, each in its own thread (`ServerState`): reads run on
+one, writes on the other, so a read never waits in line behind a long write (an add's
+embedding and reconstruction) of the same process. Which one a request uses is fixed by its
+method and path (`reads_only`); both are complete facades on one home, safe together as two
+processes are, so the choice only decides who waits for whom.
 """
 
 from __future__ import annotations
@@ -28,12 +34,32 @@ bearer = HTTPBearer(
 )
 
 
+READ_POSTS = frozenset({"/query", "/search", "/topic", "/mem0/search"})
+"""POST routes that only read memory (a query records what it served, nothing else)."""
+
+
+def reads_only(request: Request) -> bool:
+    """Whether the request only reads: GET/HEAD, and the searches sent as POST."""
+    return request.method in ("GET", "HEAD") or request.url.path in READ_POSTS
+
+
 @dataclass(frozen=True)
 class ServerState:
-    """What the app holds while it runs: the facade's thread and the key store."""
+    """What the app holds while it runs: the readers' and the writers' facade threads and
+    the key store."""
 
-    facade: FacadeThread
+    reads: FacadeThread
+    writes: FacadeThread
     keys: ApiKeyStore
+
+    @property
+    def facade(self) -> FacadeThread:
+        """The writers' facade (for callers that write, and tests)."""
+        return self.writes
+
+    def for_request(self, request: Request) -> FacadeThread:
+        """The facade thread `request` runs on."""
+        return self.reads if reads_only(request) else self.writes
 
 
 @dataclass(frozen=True)
@@ -61,7 +87,7 @@ async def caller(
 ) -> Caller:
     state = server_state(request)
     principal = state.keys.authenticate(credentials.credentials if credentials else None)
-    return Caller(principal, state.facade)
+    return Caller(principal, state.for_request(request))
 
 
 Authenticated = Annotated[Caller, Depends(caller)]

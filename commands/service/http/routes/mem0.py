@@ -51,7 +51,7 @@ async def mem0_caller(
 ) -> Caller:
     state = server_state(request)
     principal = state.keys.authenticate(credentials.credentials if credentials else api_key)
-    return Caller(principal, state.facade)
+    return Caller(principal, state.for_request(request))
 
 
 Mem0Caller = Annotated[Caller, Depends(mem0_caller)]

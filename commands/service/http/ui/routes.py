@@ -123,7 +123,7 @@ async def read(
 async def run(request: Request, operation: Callable[[MnemoLedger], T]) -> T:
     """Run `operation` on the facade; ledger errors become error pages."""
     try:
-        return await server_state(request).facade.run(operation)
+        return await server_state(request).reads.run(operation)  # the explorer only reads
     except MemoryNotFound as error:
         raise PageError(404, f"no memory {error}") from error
     except InvalidInput as error:
