@@ -32,6 +32,7 @@ class ErasureLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # as layers, vectors: rebuildable
         self._db.execute("PRAGMA busy_timeout=30000")
         for statement in _SCHEMA:
             self._db.execute(statement)

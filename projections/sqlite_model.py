@@ -30,6 +30,7 @@ class SQLiteReadModel:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # as layers, vectors: rebuildable
         self.db.execute("PRAGMA busy_timeout=30000")
         for statement in (*self.schema, _POSITION_TABLE):
             self.db.execute(statement)
