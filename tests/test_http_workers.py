@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,6 +25,7 @@ from click.testing import CliRunner
 
 from mnemoledger.commands.cli import cli
 from mnemoledger.commands.service.serve_cli import MAX_DEFAULT_WORKERS, default_workers
+from tests.live_server import live_server
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -202,3 +204,42 @@ def test_two_workers_read_each_others_writes_and_keys_and_erasures(home: Path) -
             assert client.get("/memories", params={"user_id": "eve"}).json() == []
             found = client.post("/search", json={"query": "Zorblatt", "user_id": "eve"})
             assert found.json() == []
+
+
+def test_a_read_does_not_wait_for_a_write_of_its_own_process(tmp_path: Path) -> None:
+    """Each process runs reads and writes on two facades: a read answers while a long write
+    (here: the writers' thread held for seconds) is still running."""
+    with live_server(tmp_path / "home") as server:
+        key = server.key("ops", ["maya"], admin=True)
+        auth = {"Authorization": f"Bearer {key}"}
+        added = httpx.post(
+            f"{server.url}/memories",
+            json={"contents": ["Maya likes tea"], "user_id": "maya"},
+            headers=auth,
+            timeout=60,
+        )
+        assert added.status_code == 201, added.text
+        release = threading.Event()
+        busy = threading.Thread(target=server.state.writes.call, args=(lambda m: release.wait(30),))
+        busy.start()
+        try:
+            started = time.monotonic()
+            listed = httpx.get(
+                f"{server.url}/memories", params={"user_id": "maya"}, headers=auth, timeout=60
+            )
+            hits = httpx.post(
+                f"{server.url}/search",
+                json={"query": "tea", "user_id": "maya"},
+                headers=auth,
+                timeout=60,
+            )
+            waited = time.monotonic() - started
+            assert not release.is_set()  # the write was still running throughout
+        finally:
+            release.set()
+            busy.join(30)
+        assert listed.status_code == 200 and [m["content"] for m in listed.json()] == [
+            "Maya likes tea"
+        ]
+        assert hits.status_code == 200 and hits.json()
+        assert waited < 20
