@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from mnemoledger.commands import output
-from mnemoledger.commands.facade import MnemoLedger
 from mnemoledger.commands.options import CliState, global_options, pass_state
 from mnemoledger.commands.service.keys import API_KEY_ENV, IssuedKey, KeyInfo
+
+if TYPE_CHECKING:  # the stack loads in the processes that serve, not in serve's supervisor
+    from mnemoledger.commands.facade import MnemoLedger
 
 
 def _open(state: CliState) -> Callable[[], MnemoLedger]:
     """A factory, not a facade: servers open the facade in their own thread."""
+    from mnemoledger.commands.facade import MnemoLedger
+
     return lambda: MnemoLedger(state.home, actor=state.actor)
 
 
