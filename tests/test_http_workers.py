@@ -243,3 +243,19 @@ def test_a_read_does_not_wait_for_a_write_of_its_own_process(tmp_path: Path) -> 
         ]
         assert hits.status_code == 200 and hits.json()
         assert waited < 20
+
+
+def test_serve_hands_its_options_and_one_native_thread_to_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemoledger.commands.options import CliState
+    from mnemoledger.commands.service.serve_cli import serving_environment
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    serving_environment(CliState(home=tmp_path / "served", actor="ops"))
+    assert os.environ["MNEMOLEDGER_HOME"] == str((tmp_path / "served").resolve())
+    assert os.environ["MNEMOLEDGER_ACTOR"] == "ops"
+    assert os.environ["OMP_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")  # an operator's own choice stands
+    serving_environment(CliState())
+    assert os.environ["OMP_NUM_THREADS"] == "2"
