@@ -5,6 +5,12 @@ The suite runs on SQLite by default. With `--db postgresql://USER@HOST:PORT/DBNA
 named in `$MNEMOLEDGER_DB` (so ledgers, CLI runs and child processes all use it) and
 dropped afterwards. Tests about the SQLite file itself are marked `sqlite_only` and run
 in the SQLite run only.
+
+Tests marked `slow` are left out of the default run, so that the README's `pytest` stays
+within 5 minutes on a 2-core machine. Each is the full-size variant of a test the default
+run keeps at a smaller size (fewer crashes, writers' adds, labelled pairs or cases, days),
+so every behaviour is still tested there. `pytest --run-slow` runs everything; `pytest -m
+slow` runs only them. CI (`.ci/run`) runs both tiers.
 """
 
 from __future__ import annotations
@@ -32,28 +38,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=os.environ.get(TEST_DB) or None,
         help=f"run the suite on this PostgreSQL database (default: ${TEST_DB}, else SQLite)",
     )
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        default=False,
+        help="also run the tests marked slow (left out by default; -m slow runs only them)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only: about the SQLite file itself; runs in the SQLite run only"
     )
+    config.addinivalue_line(
+        "markers", "slow: left out of the default run; --run-slow or -m slow runs it (CI does)"
+    )
     url = config.getoption("--db")
     if url and not is_postgres(url):
         raise pytest.UsageError(f"--db must be a postgresql:// URL; got {url!r}")
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     url = config.getoption("--db")
-    return f"event store: {'PostgreSQL ' + url if url else 'SQLite'}"
+    slow = "run" if _runs_slow(config) else "left out (--run-slow runs them)"
+    return [f"event store: {'PostgreSQL ' + url if url else 'SQLite'}", f"slow tests: {slow}"]
+
+
+def _runs_slow(config: pytest.Config) -> bool:
+    """--run-slow, or a -m expression that names the marker (`-m slow`)."""
+    return bool(config.getoption("--run-slow")) or "slow" in (config.getoption("markexpr") or "")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.getoption("--db"):
-        return
-    kept = [item for item in items if item.get_closest_marker("sqlite_only") is None]
+    def left_out(item: pytest.Item) -> bool:
+        if config.getoption("--db") and item.get_closest_marker("sqlite_only") is not None:
+            return True
+        return not _runs_slow(config) and item.get_closest_marker("slow") is not None
+
+    kept = [item for item in items if not left_out(item)]
     if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        config.hook.pytest_deselected(items=[i for i in items if left_out(i)])
         items[:] = kept
 
 

@@ -8,6 +8,9 @@ the hashing embedder), so the writers race on the user's stream 400 times. Befor
 writers of one user took turns (`ledger.store.WriterLocks`), 4-10 of these adds failed
 with the store's uniqueness error after every retry: the long decisions (a new memory)
 lost every overlap to the short ones (a restatement).
+
+The 400 adds take minutes on a 2-core machine: they are the slow tier; the default run
+races the same four writers with 25 adds each.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import pytest
+
 from tests.read_models import open_memory, rebuilt_views, views
 
 PROCESSES = 4
 ADDS_PER_PROCESS = 100
+QUICK_ADDS_PER_PROCESS = 25
 USER = "maya"
 
 TOPICS = [
@@ -44,14 +50,18 @@ def uuid(text: str) -> UUID:
     return UUID(text)
 
 
-def _writer(home: str, seed: int, ready: Any, acks: str) -> None:
-    """Adds ADDS_PER_PROCESS facts, writing each acknowledged result, or the error of an add
-    that failed, to `acks`."""
+def facts_of(seed: int, adds: int) -> list[str]:
+    """The facts writer `seed` adds, in order (each writer's own random choice)."""
     rng = random.Random(seed)
+    return [rng.choice(FACTS) for _ in range(adds)]
+
+
+def _writer(home: str, seed: int, ready: Any, acks: str, adds: int) -> None:
+    """Adds `adds` facts, writing each acknowledged result, or the error of an add that
+    failed, to `acks`."""
     with open_memory(Path(home)) as memory, open(acks, "w") as out:
         ready.wait()
-        for _ in range(ADDS_PER_PROCESS):
-            fact = rng.choice(FACTS)
+        for fact in facts_of(seed, adds):
             try:
                 result = memory.add([fact], user=USER)
             except Exception as error:
@@ -65,8 +75,11 @@ def _writer(home: str, seed: int, ready: Any, acks: str) -> None:
             out.write(json.dumps(acknowledged) + "\n")
 
 
+@pytest.mark.parametrize(
+    "adds", [QUICK_ADDS_PER_PROCESS, pytest.param(ADDS_PER_PROCESS, marks=pytest.mark.slow)]
+)
 def test_four_writers_fail_nothing_lose_nothing_duplicate_nothing_and_match_a_rebuild(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, adds: int
 ) -> None:
     with open_memory(home) as memory:
         memory.stats()  # creates the stores before the writers race
@@ -74,7 +87,7 @@ def test_four_writers_fail_nothing_lose_nothing_duplicate_nothing_and_match_a_re
     ready = context.Event()
     acks = [tmp_path / f"acks-{n}.jsonl" for n in range(PROCESSES)]
     writers = [
-        context.Process(target=_writer, args=(str(home), n, ready, str(acks[n])))
+        context.Process(target=_writer, args=(str(home), n, ready, str(acks[n]), adds))
         for n in range(PROCESSES)
     ]
     for writer in writers:
@@ -89,7 +102,10 @@ def test_four_writers_fail_nothing_lose_nothing_duplicate_nothing_and_match_a_re
     failures = [line for line in lines if "failed" in line]
     assert failures == []
     results = [line for line in lines if "command" in line]
-    assert len(results) == PROCESSES * ADDS_PER_PROCESS
+    assert len(results) == PROCESSES * adds
+    facts = sorted({fact for n in range(PROCESSES) for fact in facts_of(n, adds)})
+    if adds == ADDS_PER_PROCESS:
+        assert facts == sorted(FACTS)  # 400 adds state every fact
 
     with open_memory(home) as memory:
         # every acknowledged write is in the log
@@ -100,10 +116,10 @@ def test_four_writers_fail_nothing_lose_nothing_duplicate_nothing_and_match_a_re
         assert {uuid(m) for r in results for m in r["reinforced"]} <= added
         # no fact stored twice: one active memory per fact, restated the other times
         active = memory.list(user=USER, state="active")
-        assert sorted(m.content for m in active) == sorted(FACTS)
+        assert sorted(m.content for m in active) == facts
         assert len(active) + sum(m.repetition_count for m in active) == len(results)
-        assert len(added) == len(FACTS)
+        assert len(added) == len(facts)
         assert memory.log(event_type="CommandFailed") == []
         incremental = views(memory, [USER], QUERIES)
     assert rebuilt_views(home, [USER], QUERIES) == incremental
-    print(f"{PROCESSES} x {ADDS_PER_PROCESS} adds in {seconds:.1f} s, none failed")
+    print(f"{PROCESSES} x {adds} adds in {seconds:.1f} s, none failed")

@@ -1,7 +1,10 @@
 """Crashes: 20 times, a writer process and a follower (`mnemoledger project --follow`) are
 killed with SIGKILL at random moments while they work on one ledger. After each crash
 nothing acknowledged is lost, and the read models, caught up from where the dead
-processes left them, equal read models rebuilt from the log alone."""
+processes left them, equal read models rebuilt from the log alone.
+
+The 20 crashes take minutes on a 2-core machine: they are the slow tier; the default run
+crashes the same way 3 times."""
 
 from __future__ import annotations
 
@@ -17,9 +20,12 @@ import time
 from pathlib import Path
 from uuid import UUID
 
+import pytest
+
 from tests.read_models import open_memory, rebuilt_views, views
 
 RUNS = 20
+QUICK_RUNS = 3
 USERS = ["maya", "theo"]
 QUERIES = ["tea Lisbon", "chess jazz"]
 TOPICS = ["tea", "Lisbon", "chess", "jazz", "sailing", "Kyoto", "Rust", "opera", "baking"]
@@ -56,8 +62,9 @@ def _wait_for_first_ack(acks: Path, before: int, writer: multiprocessing.Process
     raise AssertionError("the writer never acknowledged an add")
 
 
+@pytest.mark.parametrize("runs", [QUICK_RUNS, pytest.param(RUNS, marks=pytest.mark.slow)])
 def test_sigkilled_writer_and_follower_lose_nothing_acknowledged(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, runs: int
 ) -> None:
     rng = random.Random(20)
     acks = tmp_path / "acks.jsonl"
@@ -65,7 +72,7 @@ def test_sigkilled_writer_and_follower_lose_nothing_acknowledged(
     with open_memory(home) as memory:
         memory.stats()
     follower_command = [sys.executable, "-m", "mnemoledger", "--home", str(home), "project"]
-    for run in range(RUNS):
+    for run in range(runs):
         before = len(acks.read_text().splitlines()) if acks.exists() else 0
         follower = subprocess.Popen(
             [*follower_command, "--follow", "--poll", "0.05"],

