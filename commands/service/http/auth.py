@@ -9,7 +9,10 @@ Each server process holds two facades, each in its own thread (`ServerState`): r
 one, writes on the other, so a read never waits in line behind a long write (an add's
 embedding and reconstruction) of the same process. Which one a request uses is fixed by its
 method and path (`reads_only`); both are complete facades on one home, safe together as two
-processes are, so the choice only decides who waits for whom.
+processes are, so the choice only decides who waits for whom. Every write that takes a user's
+writer lock (add, notes, ingest, consolidation) runs on the writers' facade: that lock is a
+POSIX record lock between processes, which two facades of one process would not exclude
+each other with, so `READ_POSTS` must never name such a route.
 """
 
 from __future__ import annotations
