@@ -1,6 +1,10 @@
 """Precision and recall of the facts `ingest` extracts from labelled conversations.
 
     .venv/bin/python scripts/eval_extraction.py --data tests/data/extraction_set.jsonl [--json]
+    .venv/bin/python scripts/eval_extraction.py --data tests/data/extraction_holdout2.jsonl
+
+`tests/data/extraction_holdout2.jsonl` is a second held-out set (every conversation
+`heldout`), written before the rules were widened after the first and measured only.
 
 Each line of the data is one conversation: `{"id", "split", "turns": [{"role", "content"}],
 "facts": [{"attribute", "value", "polarity"}]}`. `split` is `dev` (used while building the

@@ -39,6 +39,13 @@ class Attribute:
     """Words by which a statement gives (or ends) a value of it."""
     single_valued: bool = True
     """A person has one value at a time: a newer value replaces the older."""
+    profile: str | None = None
+    """The user-profile attribute the offline extraction stores a stated value under
+    (`tacit/user` key `user/<profile>`: "residence" is `location`); None for one it keeps
+    no value of."""
+    value_is_name: bool = False
+    """Its value is a proper name ("Leeds", "Spotify"): the extraction may read the name
+    right after one of its cues as the value ("I ended up settling in Leeds")."""
 
 
 def _cue(pattern: str) -> re.Pattern[str]:
@@ -49,7 +56,7 @@ _ORG_WORDS: Final = (
     r"job|company|startup|start-up|firm|agency|studio|shop|store|restaurant|caf[eé]|bank"
     r"|office|practice|clinic|hospital|school|university|lab|team|business|employer|role"
 )
-_JOB_NOUNS: Final = (
+JOB_NOUNS: Final = (
     r"accountant|actor|actress|analyst|architect|artist|assistant|attorney|baker|banker"
     r"|barista|bartender|carpenter|cashier|chef|clerk|coach|consultant|cook|counsel+or"
     r"|dentist|designer|developer|director|doctor|driver|economist|editor|electrician"
@@ -89,10 +96,14 @@ ATTRIBUTES: Final = (
             r"|\b(?:rent|own|bought|renting) (?:a|an|the|my|our)"
             r" (?:house|flat|apartment|place|home)\b"
         ),
+        profile="location",
+        value_is_name=True,
     ),
     Attribute(
         "hometown",
         _cue(r"\b(?:grew up|raised|born and raised) in\b|\bhometown\b|\boriginally from\b"),
+        profile="hometown",
+        value_is_name=True,
     ),
     Attribute("birth_year", _cue(r"\bborn in (?:19|20)\d\d\b")),
     Attribute(
@@ -108,8 +119,10 @@ ATTRIBUTES: Final = (
             r"|\bemployer\b|\bmoved (?:schools|companies|firms|jobs)\b|\bteach(?:es|ing)? at\b"
             r"|\b(?:i'm|i am|she's|she is|he's|he is) (?:an? )(?:[\w-]+ ){1,3}at (?-i:[A-Z])"
             r"|\b(?:i've|i have|she's|he's) been at (?-i:[A-Z])"
-            rf"|\b(?:{_JOB_NOUNS}) at\b|\bfound a job\b"
+            rf"|\b(?:{JOB_NOUNS}) at\b|\bfound a job\b"
         ),
+        profile="employer",
+        value_is_name=True,
     ),
     Attribute(
         "occupation",
@@ -118,8 +131,9 @@ ATTRIBUTES: Final = (
             r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\bretired\b|\b(?:job )?title\b"
             r"|\bteach(?:es|ing)?\b(?! \w+ (?:lessons|classes))"
             r"|\b(?:i'm|i am|am|is|are|'s|'m|became|become) (?:now |currently |still |the )?"
-            rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{_JOB_NOUNS})s?\b"
+            rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{JOB_NOUNS})s?\b"
         ),
+        profile="occupation",
     ),
     Attribute(
         "phone",
@@ -136,6 +150,7 @@ ATTRIBUTES: Final = (
             r"|plant-based|flexitarian)\b|\bdiet\b|\beat(?:s|ing)? (?:meat|fish|chicken)\b"
             r"|\beat (?:everything|anything)\b"
         ),
+        profile="diet",
     ),
     Attribute(
         "relationship",
@@ -202,6 +217,7 @@ ATTRIBUTES: Final = (
             r"\bname(?:'s| is| was)\b|\bcall me\b|\bgoes by\b|\b(?:is|are|'s) (?:called|named)\b"
             r"|\bspelled\b"
         ),
+        profile="name",
     ),
     Attribute("pronouns", _cue(r"\bpronouns\b")),
     Attribute("native_language", _cue(r"\b(?:native|first) language\b|\bmother tongue\b")),
@@ -268,14 +284,25 @@ ATTRIBUTES: Final = (
         "school_year",
         _cue(r"\b(?:year|grade) \d+\b|\b(?:first|second|third|fourth|final) year\b"),
     ),
-    Attribute("allergy", _cue(r"\ballerg\w*\b|\bintoleran\w*\b"), single_valued=False),
+    Attribute(
+        "allergy",
+        _cue(r"\ballerg\w*\b|\bintoleran\w*\b"),
+        single_valued=False,
+        profile="allergy",
+    ),
     Attribute(
         "language",
         _cue(r"\bspeak(?:s|ing)?\b|\blearning (?:to speak )?(?-i:[A-Z])\w+\b"),
         single_valued=False,
+        profile="language",
     ),
 )
-"""The catalogue. Single-valued unless marked: one value replaces the other."""
+"""The catalogue. Single-valued unless marked: one value replaces the other. The offline
+extraction (`commands.llm.rules.user_facts`) reads it too: which attributes the user profile
+keeps (`profile`), whose cues name a value (`value_is_name`), and the job nouns."""
+
+PROFILE_ATTRIBUTES: Final = {a.profile: a for a in ATTRIBUTES if a.profile is not None}
+"""The catalogue's attributes the user profile keeps, by profile name ("location": residence)."""
 
 _FAVOURITE: Final = re.compile(
     r"\b(?:favou?rite|fave|preferred)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\s+(?:is|are|was|has been"

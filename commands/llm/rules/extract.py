@@ -19,16 +19,19 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from mnemoledger.commands.llm.render import conversation_excerpt
+from mnemoledger.commands.llm.rules.attributes import CORRECTION
 from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import NEGATION, clauses, clean, stated_facts
 from mnemoledger.commands.llm.schemas import ExtractInput, ExtractOutput, Fact
 
 _I = re.IGNORECASE
+USER_KEY_PREFIX: Final = "user/"
+"""Keys of the facts the user states about themselves (`user/location`, `user/tool/git`)."""
 
 PREFERENCE: Final = re.compile(
     r"(?:\bI(?:'ve| have)?\s?|^)(?:(?:really|strongly|also|much|kind of|kinda|sort of|absolutely"
     r"|totally|truly|genuinely|honestly|still|just|always|actually|started to|come to|grown to"
-    r"|begun to) )*"
+    r"|begun to|do|does|did|usually|mostly|mainly|often|generally) )*"
     r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|don't like|do not like"
     r"|don't enjoy|do not enjoy|can't stand|cannot stand|never liked|never enjoyed|don't care for"
     r"|don't drink|do not drink|never drink|no longer drink|stopped drinking"
@@ -36,7 +39,11 @@ PREFERENCE: Final = re.compile(
     r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into"
     r"|am obsessed with|'m obsessed with|can't get enough of|am not big on|'m not big on"
     r"|am big on|'m big on|really dig|am crazy about|'m crazy about|am passionate about"
-    r"|'m passionate about|avoid|am not keen on|'m not keen on|am keen on|'m keen on)"
+    r"|'m passionate about|avoid|am not keen on|'m not keen on|am keen on|'m keen on"
+    r"|(?:a )?(?:big |huge )?fan of|not (?:a )?(?:big |huge )?fan of|not into|not big on"
+    r"|not keen on|listen to|(?:am )?not drink"
+    r"|(?:am|'m) (?:really|so|totally|very|quite|super|pretty|massively) (?:into|big on|keen on"
+    r"|(?:a )?(?:big |huge )?fan of))"
     r"\s+(?P<object>[^.!?;]+)",
     _I,
 )
@@ -64,6 +71,13 @@ _VERB_AS_STATED: Final = {
     "'m passionate about": "loves",
     "am keen on": "likes",
     "'m keen on": "likes",
+    "fan of": "likes",
+    "a fan of": "likes",
+    "big fan of": "likes",
+    "a big fan of": "likes",
+    "huge fan of": "likes",
+    "a huge fan of": "likes",
+    "listen to": "likes",
 }
 _NEGATIVE_AS_STATED: Final = {
     "no longer drink": "no longer drinks",
@@ -71,7 +85,13 @@ _NEGATIVE_AS_STATED: Final = {
     "don't drink": "does not drink",
     "do not drink": "does not drink",
     "never drink": "does not drink",
+    "not drink": "does not drink",
+    "am not drink": "does not drink",
 }
+_INTENSIFIED: Final = re.compile(
+    r"^(?:am|'m) (?:really|so|totally|very|quite|super|pretty|massively) (?=into|big|keen|a |fan)"
+)
+"""'I'm really into': the verb "'m into"."""
 _OBJECT_TAIL: Final = re.compile(
     r"(?:,.*|\s+(?:though|tho|lol|haha|anyway|a lot|very much|so much|too|as well|either"
     r"|honestly|really|at all|these days|nowadays|but .*|because .*|since .*|so .*))$",
@@ -165,7 +185,9 @@ STYLE_CUES: Final = (
     (
         re.compile(
             r"\b(long|lengthy|wordy|verbose)\b.*\b(?:" + _REPLIES + r"|intros?|introductions?"
-            r"|preambles?|paragraphs?|essays?)\b|\bwalls? of text\b|\bwaffl\w*|\brambl\w*",
+            r"|preambles?|paragraphs?|essays?)\b|\bwalls? of text\b|\bwaffl\w*|\brambl\w*"
+            r"|\b" + _REPLIES + r" (?:are|get|run) (?:too |so |very |really )?(?:long|lengthy"
+            r"|wordy|verbose)\b",
             _I,
         ),
         ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
@@ -301,9 +323,13 @@ _DONT_IN_REPLIES: Final = re.compile(
 """An order about what the replies hold: 'please don't pad your answers', 'don't rely on
 colors in charts'."""
 _WANT_IN_REPLIES: Final = re.compile(
-    r"^(?:please )?(?:always )?(?:include|add|give me|show|cite|use|provide) (?P<what>(?:\w+ )?"
+    r"^(?:please |(?:I'd|I would) (?:prefer|like) (?:it if )?(?:you (?:to )?)?|(?:can|could|would)"
+    r" you (?:please )?|I want you to |I need you to )?(?:always )?(?P<verb>include|add|give me"
+    r"|show|cite|use|provide) (?P<what>(?:\w+ )?"
     r"(?:sources|citations|references|links|examples|code examples|code snippets|tables"
-    r"|summaries|a summary|a tl;?dr|diagrams))(?: (?:in|with) (?:your |the )?\w+)?$",
+    r"|summaries|a summary|a tl;?dr|diagrams))(?: (?:in|with) (?:your |the )?\w+)?"
+    r"(?: (?:when|where|if) (?:possible|you can|it helps|relevant|needed|applicable))?"
+    r"(?: please)?[.!]*$",
     _I,
 )
 """A standing order about what replies hold: 'please always include sources'."""
@@ -316,8 +342,12 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
     }
     user_texts = [t.content for t in conversation_excerpt(inputs.conversation) if t.role == "user"]
     for index, text in enumerate(user_texts):
+        corrects = CORRECTION.search(text) is not None
         for category, fact in _facts_of_turn(text, user_texts[:index]):
-            found[category].setdefault(fact.key, fact)
+            if corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
+                found[category][fact.key] = fact  # "Sorry, I meant Braga": the value said last
+            else:
+                found[category].setdefault(fact.key, fact)
     if any(EMOJI.search(text) for text in user_texts):
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
         found["styles"].setdefault(fact.key, fact)
@@ -422,7 +452,11 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
     wants = _WANT_IN_REPLIES.search(clause)
     if wants is not None:
         what = wants.group("what").strip()
-        yield _fact(f"style/with-{slug(what)}", f"Wants {what} in replies", "style", True)
+        verb = wants.group("verb").lower()
+        value = (
+            f"Wants {what} in replies" if verb == "give me" else f"Wants replies to {verb} {what}"
+        )
+        yield _fact(f"style/with-{slug(what)}", value, "style", True)
         return
     dont = _DONT_IN_REPLIES.search(clause)
     if dont is not None:
@@ -452,6 +486,8 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
     for clause in clauses(clean(sentence)):
         if any(True for _ in _clause_styles(clause)) or stated_facts(clause, earlier):
             continue
+        if _UNSURE.search(clause):
+            continue  # "I'm not sure if I like jazz"
         fine = _FINE.match(clause)
         if previous is False and fine is not None:
             what = _object(fine.group("object"))  # "I don't drink coffee, tea is fine"
@@ -477,7 +513,7 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 continue
         match = PREFERENCE.search(clause)
         if match is not None:
-            verb = match.group("verb").lower()
+            verb = _INTENSIFIED.sub("'m ", match.group("verb").lower())
             negative = verb not in _VERB_AS_STATED
             stated = (
                 _NEGATIVE_AS_STATED.get(verb, "dislikes") if negative else _VERB_AS_STATED[verb]
@@ -495,6 +531,12 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 yield "preferences", _fact(slug(what), f"User dislikes {what}", "preference", True)
 
 
+_UNSURE: Final = re.compile(
+    r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?|can't decide|cannot decide)"
+    r" (?:if|whether)\b",
+    _I,
+)
+"""A clause that wonders whether the user likes something states no liking."""
 _THING_FOR_ME: Final = re.compile(
     r"^(?P<object>[\w' -]+?) (?:is|are) (?P<not>not |isn't |aren't )?(?:really )?"
     r"(?:my thing|for me|my jam|my cup of tea)$|^(?P<object2>[\w' -]+?) (?:isn't|aren't|is not"
@@ -514,12 +556,19 @@ _GERUNDS: Final = re.compile(r"^\w+ing(?:(?:,| and| or) \w+ing)+$", _I)
 def _objects(text: str) -> list[str]:
     """What a like or dislike is about: "gardening and birdwatching" are two."""
     what = _object(text)
+    if _OWN_LIFE.match(text.strip()) or what.split(" ", 1)[0].lower() in _OBJECT_PRONOUNS:
+        return []  # "I love my job", "I listen to them on my commute"
     pair = _PAIR.match(what)
     if _GERUNDS.match(what) or (pair is not None and not _IDIOM_WORDS & set(what.lower().split())):
         return [w for w in re.split(r",\s*|\s+and\s+|\s+or\s+", what) if w]
     return [what] if what else []
 
 
+_OWN_LIFE: Final = re.compile(r"^my (?:job|work|life|team|colleagues|city)\b", _I)
+"""Liking one's own job or life is contentment, not a taste in things."""
+_OBJECT_PRONOUNS: Final = frozenset({"them", "him", "her", "us", "me"})
+"""Objects that name no thing ("I listen to them on my commute"); "I like it when ..." goes
+on to say what."""
 _PAIR: Final = re.compile(r"^[A-Za-z]+ and [A-Za-z]+$")
 _IDIOM_WORDS: Final = frozenset(
     {"rock", "roll", "mac", "cheese", "salt", "pepper", "fish", "chips", "bread", "butter"}

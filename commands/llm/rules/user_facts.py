@@ -8,6 +8,10 @@ repeated statement reinforces one memory instead of adding a copy. Negations and
 keep their side: "I'm not vegetarian" is `diet: not vegetarian`, "I use Linux, not macOS"
 gives `tool: Linux` and `tool: does not use macOS`.
 
+Which attributes the profile keeps, the job nouns, and the cues that name a value come from
+the one attribute catalogue, `commands.llm.rules.attributes` (which also decides that a newer
+statement updates an older one); this module adds the wordings only extraction needs.
+
 Only statements whose subject is the user count ("I", "my", an implied "I" at the start of a
 turn such as "work at Sony as a sound engineer"); "My sister is a doctor" is not the user's
 occupation.
@@ -18,9 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Final
 
-from mnemoledger.commands.llm.rules.attributes import ATTRIBUTES, ENDED, facts_of
+from mnemoledger.commands.llm.rules.attributes import ATTRIBUTES, ENDED, JOB_NOUNS, facts_of
 from mnemoledger.commands.llm.rules.text import slug
 
 _I = re.IGNORECASE
@@ -116,38 +121,28 @@ def negated_before(clause: str, position: int) -> bool:
 # --- shared vocabulary -----------------------------------------------------------------------
 
 _JOBS: Final = (
-    r"accountant|actor|actress|analyst|architect|artist|assistant|attorney|baker|banker"
-    r"|barista|bartender|carpenter|cashier|chef|clerk|coach|consultant|cook|counsel+or"
-    r"|dentist|designer|developer|dev|director|doctor|driver|economist|editor|electrician"
-    r"|engineer|farmer|firefighter|founder|co-founder|freelancer|hairdresser|intern"
-    r"|journalist|judge|lawyer|lecturer|librarian|manager|mechanic|midwife|musician|nurse"
-    r"|paralegal|paramedic|pharmacist|photographer|physician|physiotherapist|pilot|plumber"
-    r"|professor|programmer|psychologist|receptionist|recruiter|researcher|salesperson"
-    r"|scientist|secretary|surgeon|teacher|technician|therapist|translator|tutor|vet"
-    r"|veterinarian|waiter|waitress|writer|student|postdoc|coordinator|nanny|cleaner"
-    r"|tester|administrator|admin|specialist|strategist|officer|ceo|cto|cfo|vp|lead"
-    r"|illustrator|animator|copywriter|marketer|economist|statistician|mathematician"
-    r"|biologist|chemist|physicist|geologist|historian|linguist|sociologist|dietitian"
-    r"|nutritionist|optometrist|radiologist|sysadmin|devops|sre|entrepreneur|owner"
-    r"|retiree|pensioner|carer|caregiver|volunteer|producer|composer|dancer|singer"
-    r"|planner|surveyor|inspector|auditor|broker|agent|advis[eo]r|curator|archivist|janitor"
-    r"|caretaker|porter|courier|miner|welder|roofer|painter|decorator|gardener|landscaper"
-    r"|florist|butcher|tailor|jeweller|optician|sailor|fisherman|captain|soldier|detective"
-    r"|ranger|priest|pastor|rabbi|imam|politician|mayor|diplomat|executive|principal"
-    r"|headteacher|dean|bookkeeper|controller|treasurer|underwriter|actuary|trader|realtor"
-    r"|contractor|builder|bricklayer|plumber|machinist|operator|dispatcher|moderator"
-    r"|author|poet|novelist|screenwriter|reporter|presenter|stylist|barber|trainer"
-    r"|instructor|lifeguard|referee|athlete|footballer|scientist|mathematician|ux designer"
-    r"|product owner|scrum master|data scientist|pharmacologist|epidemiologist|astronomer"
-    r"|ecologist|botanist|zoologist|neuroscientist|economist|cartographer|paralegal"
-    r"|solicitor|barrister|notary|clergyman|psychiatrist|pediatrician|paediatrician"
-    r"|cardiologist|anesthetist|anaesthetist|obstetrician|gynecologist|dermatologist"
-    r"|hygienist|carer|childminder|housekeeper|concierge|steward|stewardess|flight attendant"
-    r"|pilot|conductor|electrician|firefighter|policeman|policewoman|police officer|guard"
-    r"|servant|worker|attendant|stay[- ]at[- ]home (?:dad|mum|mom|parent|father|mother)|homemaker"
-    r"|housewife|househusband|tech lead|team lead|grant writer|blogger|vlogger|youtuber"
-    r"|influencer|streamer|podcaster|practitioner|apprentice|trainee|resident|fellow"
-    r"|sommelier|brewer|winemaker|chemist|analyst|clerk|cashier|courier|driver"
+    JOB_NOUNS
+    + r"|dev|co-founder|physiotherapist|administrator|admin|specialist|strategist|illustrator"
+    r"|animator|copywriter|marketer|statistician|mathematician|biologist|chemist|physicist"
+    r"|geologist|historian|linguist|sociologist|dietitian|nutritionist|optometrist"
+    r"|radiologist|sysadmin|devops|sre|entrepreneur|owner|pensioner|carer|caregiver"
+    r"|volunteer|producer|composer|dancer|singer|planner|surveyor|inspector|auditor|broker"
+    r"|advis[eo]r|curator|archivist|janitor|caretaker|porter|courier|miner|welder|roofer"
+    r"|painter|decorator|gardener|landscaper|florist|butcher|tailor|jeweller|optician|sailor"
+    r"|fisherman|captain|detective|ranger|priest|pastor|rabbi|imam|politician|mayor|diplomat"
+    r"|executive|principal|headteacher|dean|bookkeeper|controller|treasurer|underwriter"
+    r"|actuary|trader|realtor|contractor|builder|bricklayer|machinist|operator|dispatcher"
+    r"|moderator|author|poet|novelist|screenwriter|reporter|presenter|stylist|barber|trainer"
+    r"|instructor|lifeguard|referee|athlete|footballer|ux designer|product owner"
+    r"|scrum master|data scientist|pharmacologist|epidemiologist|astronomer|ecologist"
+    r"|botanist|zoologist|neuroscientist|cartographer|solicitor|barrister|notary|clergyman"
+    r"|psychiatrist|pediatrician|paediatrician|cardiologist|anesthetist|anaesthetist"
+    r"|obstetrician|gynecologist|dermatologist|hygienist|childminder|housekeeper|concierge"
+    r"|steward|stewardess|flight attendant|conductor|policeman|policewoman|police officer"
+    r"|servant|worker|attendant|stay[- ]at[- ]home (?:dad|mum|mom|parent|father|mother)"
+    r"|homemaker|housewife|househusband|tech lead|team lead|grant writer|blogger|vlogger"
+    r"|youtuber|influencer|streamer|podcaster|practitioner|apprentice|trainee|resident"
+    r"|fellow|sommelier|brewer|winemaker"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
 _ORG: Final = (
@@ -208,12 +203,16 @@ def _is_name(word: str) -> bool:
 
 _TITLES: Final = _word_set("Dr Dr. Mr Mr. Mrs Mrs. Ms Ms. Prof Prof. Professor Miss Sir Madam")
 _NAME_IS: Final = re.compile(
-    r"\b(?i:my (?:first )?name(?:'s| is))\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)"
+    r"(?:^(?i:(?:hi|hello|hey|yo)[\s,!.]+)?|\b(?i:my|the) )(?i:(?P<full>full |real |first |given )?"
+    r"name(?:'s| is))\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)"
 )
+"""'My name is Bilal', 'name's Bilal', 'my full name is Kofi Mensah'."""
 _CALL_ME: Final = re.compile(
-    rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me)\s+"
-    rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?{_NAME})"
+    rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me|address me as"
+    rf"|refer to me as|I'm called|I am called|I am call|my friends call me)\s+"
+    rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.? )?{_NAME})"
 )
+"""'Call me Sam', 'please address me as Ms. Tanaka' (the surname), 'I am called Wei'."""
 _I_AM_NAME: Final = re.compile(
     rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am)"
     rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b))"
@@ -235,17 +234,20 @@ _NAME_FIELD: Final = re.compile(rf"^(?i:name)\s*:\s*(?P<name>{_NAME}(?: {_NAME})
 
 
 def _name(sentence: str) -> Iterator[Stated]:
-    for pattern in (_CALL_ME, _NAME_IS, _I_AM_NAME, _NAME_HERE, _NAME_FIELD):
+    full = _NAME_IS.search(sentence)
+    first = (_NAME_IS,) if full is not None and full.group("full") else ()
+    for pattern in (*first, _CALL_ME, _NAME_IS, _I_AM_NAME, _NAME_HERE, _NAME_FIELD):
         match = pattern.search(sentence)
         if match is None:
             continue
         groups = match.groupdict()
         name = groups.get("name") or groups.get("name2") or groups.get("name3") or ""
         words = name.split()
-        if pattern is not _NAME_IS and not all(_is_name(w) for w in words):
-            continue
-        if pattern is _CALL_ME and words[0] in _TITLES:
-            words = words[1:] or words
+        if pattern is _CALL_ME and words[0].rstrip(".") in _TITLES:
+            words = words[1:] or words  # "call me Dr. Osei": the surname
+        if pattern is not _NAME_IS:
+            words = list(takewhile(_is_name, words))  # "I'm Priya btw"
+        if not words:
             continue
         if pattern is _NAME_IS and words[0].lower() in {"not", "actually", "spelled"}:
             continue
@@ -277,6 +279,12 @@ _WORK_AS: Final = re.compile(
     r"|[,.;!?]|$)",
     _I,
 )
+_WORK_LIKE: Final = re.compile(
+    r"(?:\bI|^)\s*(?:'m |am )?" + _ADVERB + r"(?:work|working|employed)(?: [\w'-]+){0,4}? like "
+    rf"(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?:{_JOBS}))\b",
+    _I,
+)
+"""'I am working like accountant': "like" for "as", only before a job's noun."""
 _RUN_A: Final = re.compile(
     r"\bI (?P<verb>manage|run|own|co-own|lead|head|direct|coordinate) (?P<what>(?:an? |the |our )?"
     r"[\w -]+?)(?: in " + _PLACE + r")?$",
@@ -284,13 +292,31 @@ _RUN_A: Final = re.compile(
 )
 """What the user runs is their job: "I manage a hotel in Cusco", "I run a small bakery"."""
 _RUN_VERBS: Final = {"run": "runs", "own": "owns", "co-own": "co-owns", "manage": "manages"}
-_TEACH: Final = re.compile(r"\bI " + _ADVERB + r"teach (?P<subject>[a-z]+)(?: at\b|[,.;!]|$)", _I)
+_TEACH: Final = re.compile(
+    r"\bI " + _ADVERB + r"(?P<verb>teach|lecture)(?P<prep> in| on)? (?P<subject>[a-z]+)"
+    r"(?: at\b|[,.;!]|$)",
+    _I,
+)
+_STUDY: Final = re.compile(
+    r"\bI(?:'m| am) " + _ADVERB + r"(?:doing|studying for|taking|pursuing|in the middle of)"
+    r" (?:an? |my )?(?P<degree>masters?|master's|ph\.?d|doctorate|mba|bachelor'?s|undergrad"
+    r"|degree|msc|bsc)\b(?: (?:degree )?in (?P<subject>[a-z]+(?: (?!at\b|for\b|with\b)[a-z]+)?))?",
+    _I,
+)
+"""A degree the user is doing is their occupation: "I'm doing a masters in economics"."""
+_COORDINATE: Final = re.compile(
+    r"\bI " + _ADVERB + r"(?P<verb>coordinate|manage|supervise|lead|train|mentor|organi[sz]e)"
+    r" (?P<what>[a-z][\w-]*s(?: [a-z][\w-]*s)?) (?:at|for) ",
+    _I,
+)
+"""Whom the user looks after at a place is their job: "I coordinate volunteers at a food bank"."""
 _MY_JOB: Final = re.compile(r"\bmy (?:job|role|position|title) is (?:an? )?(?P<job>[\w -]+)", _I)
 _WORK_AT: Final = re.compile(
     r"(?:\bI|\b[Ww]e|^)(?:'m|'ve been| am| have been)? ?"
     + _ADVERB
     + r"(?:work|works|working|employed|interning|intern|do [\w-]+(?: [\w-]+)?|teach|teaching"
-    r"|volunteer|volunteering)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
+    r"|volunteer|volunteering|doing [\w-]+(?: [\w-]+)?|studying|study|lecture|lecturing"
+    r"|coordinate [\w-]+|manage [\w-]+)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
     r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG + r")",
 )
 _JOB_OF: Final = re.compile(
@@ -361,7 +387,23 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
         return
     teach = _TEACH.search(clause)
     if teach is not None:
-        yield Stated("occupation", f"teaches {teach.group('subject')}")
+        verb, subject = teach.group("verb").lower(), teach.group("subject")
+        verb = "teaches" if verb == "teach" else f"{verb}s"
+        yield Stated("occupation", f"{verb}{teach.group('prep') or ''} {subject}")
+        return
+    like = _WORK_LIKE.search(clause)
+    if like is not None:
+        yield Stated("occupation", _job(like.group("job")))
+        return
+    study = _STUDY.search(clause)
+    if study is not None:
+        subject = f" in {study.group('subject')}" if study.group("subject") else ""
+        yield Stated("occupation", f"{study.group('degree')} student{subject}")
+        return
+    coordinate = _COORDINATE.search(clause)
+    if coordinate is not None:
+        verb = coordinate.group("verb").lower()
+        yield Stated("occupation", f"{verb}s {coordinate.group('what')}")
 
 
 def _employer(clause: str) -> Iterator[Stated]:
@@ -423,7 +465,13 @@ _NOW_IN: Final = re.compile(
 )
 _WORK_IN_TOWN: Final = re.compile(
     r"^I(?:'m| am| work)\b[^,]*? (?:at|for) an? [^,]*? in " + _PLACE + r"$"
-    r"|^I (?i:manage|run|own|co-own|lead|head|direct|coordinate) (?:an?|the|our) [^,]*? in "
+    r"|^I (?:teach|lecture|study|volunteer|intern|coordinate|nurse|cook|serve)\b[^,]*? (?:at|for)"
+    r" (?:an?|the) [^,]*? in " + _PLACE.replace("place>", "place4>") + r"$"
+    r"|^I "
+    + _ADVERB
+    + r"(?:work|working) (?:from home|remotely|freelance) (?:in|from) "
+    + _PLACE.replace("place>", "place5>")
+    + r"|^I (?i:manage|run|own|co-own|lead|head|direct|coordinate) (?:an?|the|our) [^,]*? in "
     + _PLACE.replace("place>", "place2>")
     + r"$"
     + rf"|^I(?:'m| am) (?:an?|the) (?:[\w-]+ ){{0,3}}(?i:{_JOBS}) in "
@@ -451,13 +499,16 @@ _FROM: Final = re.compile(
 )
 
 
+_PLACE_GROUPS: Final = ("place", "place2", "place3", "place4", "place5")
+
+
 def _where(clause: str) -> Iterator[Stated]:
     if NEGATION.search(clause):
         return
     for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _NOW_IN, _HOME_IS, _WE_ARE_IN, _WORK_IN_TOWN):
         match = pattern.search(clause)
         groups = match.groupdict() if match else {}
-        place = groups.get("place") or groups.get("place2") or groups.get("place3")
+        place = next((groups[g] for g in _PLACE_GROUPS if groups.get(g)), None)
         place = place.removesuffix(".") if place else place
         if place and place.split()[0] not in _NOT_NAMES:
             yield Stated("location", place)
@@ -471,6 +522,11 @@ def _where(clause: str) -> Iterator[Stated]:
 
 # --- diet and allergies --------------------------------------------------------------------
 
+FOOD_GROUPS: Final = (
+    r"dairy|gluten|wheat|meat|red meat|pork|beef|lamb|chicken|poultry|fish|seafood|shellfish"
+    r"|eggs?|lactose|soy|nuts|peanuts|sugar|carbs|fried food|processed food"
+)
+"""Foods a diet leaves out: "I avoid dairy" states a diet, "I avoid crowds" does not."""
 _DIETS: Final = (
     r"vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|keto|paleo|halal|kosher"
     r"|flexitarian|plant[- ]based|dairy[- ]free|lactose[- ]free"
@@ -480,9 +536,17 @@ _I_AM_DIET: Final = re.compile(
     rf"(?:(?:a|an|now|also|still|fully|strictly|totally) )*(?P<diet>{_DIETS})\b",
     _I,
 )
+_NO_FOOD: Final = re.compile(
+    r"^(?:and |also |but )?(?:no|zero) (?P<food>" + FOOD_GROUPS + r")(?: for me)?"
+    r"(?: (?:pls|please|thanks|thx)\b.*)?(?: when .*)?$",
+    _I,
+)
+"""A clause that is only "no <food>" ("no pork pls when you suggest food") leaves it out."""
+_ALLERGY_WORD: Final = re.compile(r"\ballerg|\bintoleran", _I)
 _NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
 _DONT_EAT: Final = re.compile(
-    r"\bI (?:don't|do not|never|no longer|can't|cannot|won't) eat (?:any )?"
+    r"\bI (?:(?:don't|do not|never|no longer|can't|cannot|won't|(?:am |do )?not) eat|(?:do |also"
+    r" |strictly )?avoid(?: eating)?(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)) (?:any )?"
     r"(?P<food>(?:red |white |processed |raw |fried )?[a-z]+(?:(?:,| or| and|, or|, and) [a-z]+)*)",
     _I,
 )
@@ -525,6 +589,12 @@ def _diet(sentence: str) -> Iterator[Stated]:
                 found.setdefault("vegan", True)
             elif food.split()[-1] not in _NOT_FOODS:
                 yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
+    explained = found or _ALLERGY_WORD.search(sentence)  # "I'm vegetarian, so no chicken"
+    for clause in [] if explained else clauses(sentence):
+        no_food = _NO_FOOD.match(clause)
+        food = no_food.group("food").lower() if no_food is not None else "meat"
+        if food != "meat":  # "no pork pls"; "fish but no meat" is what a diet's name says
+            yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
     alone = re.match(
         rf"^(?:again[,!]? )?(?:strictly )?(?P<diet>{_DIETS})(?: here)?\b(?![ -]\w)", sentence, _I
     )
@@ -553,13 +623,19 @@ _SPEAK: Final = re.compile(
     r"\bI (?P<not>(?i:don't |do not |can't ))?(?:also )?speak (?:fluent )?"
     r"(?P<langs>[A-Z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent )?[A-Z][a-z]+)*)"
     r"|\b(?:I'm|I am) fluent in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
-    r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)",
+    r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)"
+    r"|\b(?i:(?:I'm|I am) an?) (?i:native|fluent) (?P<langs4>[A-Z][a-z]+) (?i:speaker)\b"
+    r"|(?:^|\b(?i:and|but|so) )(?P<langs5>[A-Z][a-z]+) (?i:is my (?:native|first|second|third"
+    r"|fourth|mother|home|main) (?:language|tongue))\b",
 )
+
+
+_LANGUAGE_GROUPS: Final = ("langs", "langs2", "langs3", "langs4", "langs5")
 
 
 def _languages(sentence: str) -> Iterator[Stated]:
     for match in _SPEAK.finditer(sentence):
-        langs = match.group("langs") or match.group("langs2") or match.group("langs3") or ""
+        langs = next((g for g in match.group(*_LANGUAGE_GROUPS) if g), "")
         positive = match.group("not") is None
         for lang in re.split(r",\s*|\s+and\s+|\s+&\s+", langs):
             lang = re.sub(r"^(?:some|a little|fluent) ", "", lang.strip(), flags=_I)
@@ -588,7 +664,9 @@ _RECURRING: Final = (
     rf"(?:mon|tues|wednes|thurs|fri|satur|sun)day {_PART_OF_DAY})"
     rf"|(?:on|each) (?:{_WEEKDAY}|weekends|weekdays)(?: {_PART_OF_DAY})?(?: and {_WEEKDAY})?"
     rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
-    rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at)"
+    rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at"
+    rf"|(?:most|some|alternate) (?:weekends|weekdays|weeks|days|{_WEEKDAY})"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b)"
 )
 _WHEN: Final = (
     rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))"
@@ -607,7 +685,8 @@ _I_DO: Final = re.compile(
     rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream"
     rf"|post|publish|upload|bake|host|get up|wake up|wake|sleep|go to bed|leave|commute|pray"
     rf"|work|prep|meal prep|batch cook|operate|lecture|tutor|coach|perform|sing|rehearse"
-    rf"|meditate|read|write|practi[cs]e)"
+    rf"|meditate|read|write|practi[cs]e|open|close|start work|finish work|start|finish|climb"
+    rf"|boulder|dance|paint|surf|hike|ski|skate|row|box|knit|sew|garden|babysit|drum)"
     rf"(?: an?| the| my| our| to)?"
     rf"(?P<act>(?: [\w-]+){{0,6}}?),? {_WHEN}",
     _I,
@@ -618,9 +697,10 @@ _I_AM_ON: Final = re.compile(
     _I,
 )
 _LEADING_WHEN: Final = re.compile(
-    rf"^(?P<when>{_RECURRING}),? (?:I|we) (?:usually |always |normally )?(?P<verb>have|do|go|play"
-    rf"|attend|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift)(?: an?| the| my| our"
-    rf"| to)?(?P<act>(?: [\w-]+){{0,3}}?)$",
+    rf"^(?P<when>{_RECURRING}(?: at {_CLOCK})?),? (?:I|we) (?:usually |always |normally )?"
+    rf"(?P<verb>have|do|go|play|attend|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog"
+    rf"|lift)(?: an?| the| my| our| to)?(?P<act>(?: [\w-]+){{0,3}}?)"
+    rf"(?: (?:with|at|in|for) [\w' -]+)?(?=[,.;!?]|$)",
     _I,
 )
 _BARE_ACTIVITY: Final = {
@@ -705,19 +785,27 @@ def _schedule(clause: str) -> Iterator[Stated]:
         said = match.group("act").strip()
         if match.re is not _I_AM_ON and said.split(" ", 1)[0].lower() in _CIRCUMSTANCE:
             said = ""  # "I run before work every morning": the activity is the verb's
-        act = _activity(said) or _BARE_ACTIVITY.get(verb, "")
+        act = _activity(said) or _BARE_ACTIVITY.get(
+            verb, verb if verb in _NAMES_ITS_ACTIVITY else ""
+        )
         if act and not _not_activity(act):
             said = said if verb in _LIGHT_VERBS else f"{verb} {said}"
             yield Stated("schedule", _when(act, said, match.group("when")), item=act)
 
 
+_NAMES_ITS_ACTIVITY: Final = _word_set(
+    "cook meet open close climb boulder dance paint surf hike ski skate row box knit sew garden"
+    " babysit drum teach tutor coach volunteer study"
+) | {"start work", "finish work"}
+"""Verbs that name the activity themselves ("I cook every night", "we open at 7")."""
 _CIRCUMSTANCE: Final = _word_set("before after at in on during around by with near")
 
 
 _SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
 _LIGHT_VERBS: Final = _word_set(
     "have do go take attend run swim cycle train jog lift sleep meditate pray read write prep"
-    " operate lecture perform rehearse"
+    " operate lecture perform rehearse cook meet open close climb boulder dance paint surf hike"
+    " ski skate row box knit sew garden babysit drum"
     " practise practice commute"
 )
 """Verbs that say nothing the activity does not ("I go running", "I have yoga")."""
@@ -729,6 +817,8 @@ def _when(activity: str, said: str, when: str) -> str:
     """The schedule as the memory's content: the activity as said, then when; a part of the
     day only the activity's words gave ("my morning run is at 6") is kept."""
     when = when.strip()
+    if when.split(" ", 1)[0].lower() in _WHEN_OPENERS:
+        when = when[:1].lower() + when[1:]  # "Every Monday at 8 I have a call"
     said_words = [w for w in said.lower().split() if w not in _DETERMINERS | _ASIDES]
     named = " ".join(said_words) if set(activity.split()) <= set(said_words) else activity
     part = _PART_OF_DAY_WORD.search(said)
@@ -738,6 +828,7 @@ def _when(activity: str, said: str, when: str) -> str:
 
 
 _DETERMINERS: Final = _word_set("a an the my our your to for")
+_WHEN_OPENERS: Final = _word_set("every each on most some in at from once twice next this")
 _ASIDES: Final = _word_set("remember reminder note fyi btw so also and oh just reminder:")
 
 
@@ -747,13 +838,14 @@ _DATE: Final = (
     rf"(?P<when>(?:(?:on|by|next|this|before|at the|at|every) )*"
     rf"(?:{_WEEKDAY}|tomorrow|tonight|today"
     rf"|end of (?:the )?(?:day|week|month|quarter|year)|(?:month|week|quarter|year)[- ]end|eod"
-    rf"|eow|eom|(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
+    rf"|eow|eom|(?:the )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\b"
+    rf"|(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
     rf"|next week|next month|in \w+ (?:days|weeks))(?: at {_CLOCK})?)"
 )
 _DEADLINE_FOR: Final = re.compile(
     r"\b(?:the |my |our )?deadline (?:for|on) (?:the |my |our |this )?(?P<what>[\w' -]+?)"
-    r" (?:is|was moved to|falls on) " + _DATE,
+    r"(?: is| was moved to| falls on|:| -) " + _DATE,
     _I,
 )
 _DUE: Final = re.compile(
@@ -776,6 +868,12 @@ _DONE_BY: Final = re.compile(
     r" (?:done|finished|shipped|delivered|submitted|ready|in|sent|live) (?:by|before|on) " + _DATE,
     _I,
 )
+_LAUNCHES_ON: Final = re.compile(
+    r"\b(?:the|my|our) (?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:closes|launches|ships|goes live"
+    r"|wraps up|opens|is launching|is closing|is shipping) (?:on|by) " + _DATE,
+    _I,
+)
+"""A date the user's work is set for: "our Series A closes on June 30"."""
 _DATE_IS_DEADLINE: Final = re.compile(
     _DATE + r" is (?:the|my|our) deadline for (?:the |my |our )?(?P<what>[\w' -]+)", _I
 )
@@ -788,12 +886,29 @@ _DELIVERABLE: Final = re.compile(
 _PRONOUNS: Final = frozenset({"it", "its", "it's", "this", "that", "which", "everything"})
 
 
+_ASIDE_START: Final = re.compile(
+    r"^(?:(?:also|and|so|oh|btw|anyway|plus|then|ok|okay|well|now|yeah|yes|um|hey|hi|hello"
+    r"|thanks|honestly|basically|actually),? )+(?=\S)",
+    _I,
+)
+"""Words that open a sentence without being part of what it names ("Also my visa ...")."""
+
+
 def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
-    for pattern in (_DEADLINE_FOR, _WHAT_DEADLINE, _HAVE_TO_BY, _DONE_BY, _DATE_IS_DEADLINE, _DUE):
+    for pattern in (
+        _DEADLINE_FOR,
+        _WHAT_DEADLINE,
+        _HAVE_TO_BY,
+        _DONE_BY,
+        _DATE_IS_DEADLINE,
+        _DUE,
+        _LAUNCHES_ON,
+    ):
         match = pattern.search(clause)
         if match is None:
             continue
-        what = re.sub(r"^(?:the|my|our|this) ", "", (match.group("what") or "").strip(), flags=_I)
+        what = _ASIDE_START.sub("", (match.group("what") or "").strip())
+        what = re.sub(r"^(?:the|my|our|this) ", "", what, flags=_I)
         what = what.removesuffix("'s")
         if not what or what.lower() in _PRONOUNS or what.lower().endswith(" it"):
             what = _deliverable(clause, earlier)
@@ -838,7 +953,9 @@ _KEEP_IN: Final = re.compile(
     r"|planning|organi[sz]e|do|doing|store|draft|drafting|log|sketch|sketching|design|designing"
     r"|put|putting|make|making|build|building|edit|editing|create|creating|model|modelling"
     r"|analy[sz]e|analy[sz]ing|present|presenting|record|recording|compose|composing|render"
-    r"|code|coding|program|programming|test|testing)"
+    r"|code|coding|program|programming|test|testing|learn|learning|study|studying|draw"
+    r"|drawing|paint|painting|illustrate|illustrating|animate|animating|sync|syncing|back up"
+    r"|backing up|host|hosting|deploy|deploying|run|running|organise|organize)"
     r" (?!an? )(?i:all |most )?(?:of )?(?i:my |our |the |them |it )?(?:[\w-]+ ){0,2}?"
     r"(?:in|on|with|using) (?P<tools>(?:[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z][\w.+#-]*)"
     r"(?:(?:,| and| &) [A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*)*)",
@@ -856,6 +973,16 @@ _PREFER_FOR: Final = re.compile(
     r" (?i:for|to) (?i:test|code|edit|write|note|plan|track|manage|build|deploy|design|draw"
     r"|sketch|chart|budget|write up)\w*"
 )
+_MACHINE_RUNS: Final = re.compile(
+    r"\b(?i:my|our) (?i:laptop|computer|machine|pc|desktop|server|mac|workstation|box)"
+    r" (?i:runs|is running|has|is on) (?P<tools>[A-Z][\w.+#-]*)"
+)
+"""'My laptop runs Fedora'."""
+_ALSO_WITH: Final = re.compile(
+    r"\s+(?:with|using|via|through|in|on|and sync(?:ed)? (?:it |them )?with) "
+    r"(?P<tool>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*)"
+)
+"""A second tool named after the first: "I write in LaTeX with Overleaf"."""
 _ON_OS: Final = re.compile(
     r"\bI(?:'m| am) (?:on|running) (?P<tools>Linux|Windows|macOS|Mac|Ubuntu|Fedora|Debian"
     r"|Arch|ChromeOS|Android|iOS|NixOS)\b"
@@ -877,7 +1004,16 @@ _TOOL_STOP: Final = _word_set(
 def _tools(clause: str) -> Iterator[Stated]:
     negated = False
     names: list[str] = []
-    for pattern in (_MY_TOOL_IS, _TOOL_IS_MY, _CODE_IN, _ON_OS, _PREFER_FOR, _KEEP_IN, _USE):
+    for pattern in (
+        _MY_TOOL_IS,
+        _TOOL_IS_MY,
+        _CODE_IN,
+        _ON_OS,
+        _MACHINE_RUNS,
+        _PREFER_FOR,
+        _KEEP_IN,
+        _USE,
+    ):
         match = pattern.search(clause)
         if match is None:
             continue
@@ -895,6 +1031,11 @@ def _tools(clause: str) -> Iterator[Stated]:
                 continue
             names.append(name)
         if names:
+            rest = clause[match.end() :]
+            while (more := _ALSO_WITH.match(rest)) is not None:
+                if more.group("tool").split()[0] not in _NOT_NAMES:
+                    names.append(more.group("tool"))
+                rest = rest[more.end() :]
             break
     for name in names:
         if negated:
@@ -920,7 +1061,29 @@ _FIELDS: Final = {
     "company": "employer",
     "works at": "employer",
     "diet": "diet",
+    "dietary": "diet",
+    "dietary requirements": "diet",
+    "dietary needs": "diet",
     "hometown": "hometown",
+    "home town": "hometown",
+    "from": "hometown",
+    "title": "occupation",
+    "job title": "occupation",
+    "position": "occupation",
+    "work": "employer",
+    "organisation": "employer",
+    "organization": "employer",
+    "town": "location",
+    "based": "location",
+    "lives": "location",
+    "allergies": "allergy",
+    "allergy": "allergy",
+    "languages": "language",
+    "language": "language",
+    "tools": "tool",
+    "stack": "tool",
+    "tech stack": "tool",
+    "editor": "tool",
 }
 
 
@@ -929,9 +1092,18 @@ def _field(sentence: str) -> Iterator[Stated]:
     if match is None:
         return
     attribute = _FIELDS.get(match.group("field").strip().lower())
-    if attribute is not None:
-        value = match.group("value").strip()
-        yield Stated(attribute, _diet_name(value) if attribute == "diet" else value)
+    if attribute is None:
+        return
+    value = match.group("value").strip()
+    if attribute in _LISTED_FIELDS:  # "Languages: French, English"
+        for item in re.split(r",\s*|\s+and\s+|\s*/\s*", value):
+            if item.strip():
+                yield Stated(attribute, item.strip(), item=item.strip())
+        return
+    yield Stated(attribute, _diet_name(value) if attribute == "diet" else value)
+
+
+_LISTED_FIELDS: Final = frozenset({"allergy", "language", "tool"})
 
 
 # --- an introduction as a list ("Let me introduce myself: Hugo Laurent, sommelier, Bordeaux")
@@ -966,6 +1138,22 @@ _ABOUT_ME: Final = re.compile(
 )
 
 
+_TERSE_JOB: Final = re.compile(
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS}))s?(?: (?:by trade|here|myself))?[.!]*$"
+)
+
+
+def _terse_job(sentence: str) -> Iterator[Stated]:
+    """A sentence that is only a job ("Plumber.", "freelance photographer") answers what
+    the user does."""
+    match = _TERSE_JOB.match(sentence.strip())
+    if match is not None and not _NOT_JOB_WORDS & set(match.group("job").lower().split()):
+        yield Stated("occupation", _job(match.group("job")))
+
+
+_NOT_JOB_WORDS: Final = _word_set("my your his her their our the this that no not")
+
+
 def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
     match = _BARE_JOB.match(clause)
     if match is not None and _ABOUT_ME.search(sentence):
@@ -976,9 +1164,8 @@ def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
 
 # --- the lead's attribute catalogue, for wordings the patterns above do not know ---------
 
-_CATALOGUED: Final = {"residence": "location", "hometown": "hometown", "employer": "employer"}
+_NAMED_BY_CUE: Final = tuple(a for a in ATTRIBUTES if a.value_is_name and a.profile)
 """Catalogue attributes (`commands.llm.rules.attributes`) whose value is a proper name."""
-_CATALOGUE_CUES: Final = {a.name: a.cue for a in ATTRIBUTES if a.name in _CATALOGUED}
 _HEDGE: Final = re.compile(
     r"\b(?:might|may|maybe|perhaps|thinking (?:of|about)|plan(?:ning)? to|want(?:s|ed)? to"
     r"|would like to|hope to|hoping to|if|could|should|considering|someday|one day|wish)\b|\?$",
@@ -1003,9 +1190,10 @@ def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
     ):
         return
     spoken = {f.attribute for f in facts_of(clause) if not f.holder}
-    for name, attribute in _CATALOGUED.items():
-        cue = _CATALOGUE_CUES[name].search(clause)
-        if name not in spoken or attribute in have or cue is None:
+    for catalogued in _NAMED_BY_CUE:
+        attribute = catalogued.profile or catalogued.name
+        cue = catalogued.cue.search(clause)
+        if catalogued.name not in spoken or attribute in have or cue is None:
             continue
         start = cue.end() - 1 if clause[cue.end() - 1 : cue.end()].isupper() else cue.end()
         value = _PROPER_NAME_AFTER.match(clause, start)
@@ -1024,11 +1212,52 @@ _WONDERING: Final = re.compile(
 
 # --- the reader ------------------------------------------------------------------------------
 
+_LOWER_CASE_VOICE: Final = re.compile(r"^[^A-Z]*$")
+"""A sentence written all in lower case: names have no capital to be told by."""
+_NAME_SLOT: Final = re.compile(
+    r"\b(?:(?:live|lives|living|based|settled|reside|residing) in|(?:moved|relocated) to"
+    r"|(?:I'm|I am|originally) from|grew up in|(?:work|working|intern|interning|employed)"
+    r" (?:at|for|by)|(?:" + _JOBS + r") (?:at|for|in)|(?:" + _ORG_NOUNS + r"|shop|business) in"
+    r"|my name is|name's|call me)"
+    r" (?P<value>[a-z][\w'-]*(?: [a-z][\w'-]*)?)",
+    _I,
+)
+_NOT_LOWER_CASE_NAMES: Final = _word_set(
+    "a an the my our your his her their this that these those home work night nights day days"
+    " weekends weekdays moment least now too also and with for at in on to from near since"
+    " because but so as of by myself there here it them him everything right once still just"
+    " around about all both some mostly lol haha tho though rn atm anyway pls please thanks"
+    " local same an other another two three few many"
+)
+
+
+def _names_capitalised(sentence: str) -> str:
+    """Where a lower-case sentence names a place, an employer or the user ("i live in
+    bristol", "backend dev at flipkart"), the name capitalised, as the patterns expect."""
+
+    def capitalised(match: re.Match[str]) -> str:
+        words = match.group("value").split()
+        if words[0] in _NOT_LOWER_CASE_NAMES:
+            return match.group(0)
+        kept = words[:1]
+        if len(words) > 1 and words[1] not in _NOT_LOWER_CASE_NAMES and not words[1].endswith("ly"):
+            kept = words
+        value = " ".join(w[:1].upper() + w[1:] for w in kept)
+        rest = " ".join(words[len(kept) :])
+        head = match.group(0)[: match.start("value") - match.start()]
+        return f"{head}{value}{' ' + rest if rest else ''}"
+
+    return _NAME_SLOT.sub(capitalised, sentence)
+
 
 def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     """The facts `sentence` states about the user; `earlier` are the user's earlier turns of
     the conversation (what "it" refers to in "it's due Thursday")."""
-    sentence = clean(sentence)
+    sentence = (
+        _names_capitalised(clean(sentence))
+        if _LOWER_CASE_VOICE.match(sentence)
+        else clean(sentence)
+    )
     found: dict[str, Stated] = {}
 
     def keep(facts: Iterator[Stated]) -> None:
@@ -1042,15 +1271,30 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     keep(_languages(sentence))
     keep(_schedule(sentence))
     keep(_allergy(sentence))  # "I can't have nuts, I'm allergic"
+    keep(_terse_job(sentence))
     tool_clause: Stated | None = None
+    previous = ""
+    first = ""
     for clause in clauses(sentence):
+        clause = _ASIDE_START.sub("", clause)  # "ok so I'm a midwife in Glasgow"
         if _WONDERING.search(clause):
+            previous = ""
             continue
         keep(_name(clause))
         keep(_occupation(sentence, clause))
         keep(_bare_job(sentence, clause))
         keep(_employer(clause))
         keep(_where(clause))
+        if previous and _CONTINUES.match(clause):
+            # "I work in finance, at Barclays"; "I'm an electrician, self-employed, in Kumasi"
+            for joined in dict.fromkeys((f"{previous} {clause}", f"{first} {clause}")):
+                keep(_occupation(sentence, joined))
+                keep(_employer(joined))
+                keep(_where(joined))
+        for fact in _corrected(clause, list(found.values()), earlier):
+            found[fact.key] = fact  # the corrected value replaces the one said before
+        previous = clause
+        first = first or clause
         keep(_allergy(clause))
         keep(_deadline(clause, earlier))
         tools = list(_tools(clause))
@@ -1059,9 +1303,37 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         keep(iter(tools))
         tool_clause = tools[-1] if tools else tool_clause
         keep(_catalogued(clause, {f.attribute for f in found.values()}))
+    if not any(f.attribute == "deadline" for f in found.values()) and not _WONDERING.search(
+        sentence
+    ):
+        keep(_deadline(sentence, earlier))  # "deadline for the zine: next Thursday"
     named = {w for f in found.values() if f.attribute in ("deadline", "tool") for w in _words(f)}
     found = {k: f for k, f in found.items() if f.attribute != "schedule" or not _words(f) & named}
     return list(found.values())
+
+
+_I_MEANT: Final = re.compile(
+    r"^I (?:meant|mean) (?P<value>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.\u00c0-\u017f-]*)*)"
+    r"(?: instead)?[.!]*$"
+)
+_NAMED_ATTRIBUTES: Final = frozenset({"location", "employer", "hometown", "name"})
+
+
+def _corrected(clause: str, found: Sequence[Stated], earlier: Sequence[str]) -> Iterator[Stated]:
+    """ "Sorry, I meant Braga": the new value of the last name the user gave (a city, an
+    employer, their name), in this sentence or their earlier turns."""
+    match = _I_MEANT.match(clause)
+    if match is None or match.group("value").split()[0] in _NOT_NAMES:
+        return
+    for facts in (found, *(stated_facts(text) for text in reversed(earlier))):
+        named = [f for f in facts if f.attribute in _NAMED_ATTRIBUTES]
+        if named:
+            yield Stated(named[-1].attribute, match.group("value"))
+            return
+
+
+_CONTINUES: Final = re.compile(r"^(?:at|for|with|in|as|from)\b", _I)
+"""A clause that opens with a preposition goes on with the clause before it."""
 
 
 def _words(fact: Stated) -> set[str]:
@@ -1069,7 +1341,8 @@ def _words(fact: Stated) -> set[str]:
 
 
 _MORE_TOOLS: Final = re.compile(
-    r"^(?P<not>not )?(?P<tool>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z]+[A-Z][\w.+#-]*)"
+    r"^(?P<not>not |never |no )?"
+    r"(?P<tool>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z]+[A-Z][\w.+#-]*)"
     r"(?: (?:at|for|on|in|when|with) [\w ]+| too| as well| instead)?$"
 )
 
