@@ -381,10 +381,12 @@ def _net(history: list[Change]) -> Change | None:
     gone = newest.event == DELETED or (newest.event == MERGED and not newest.meta.get("replaces"))
     if gone and born is not None and born is not newest:
         return None  # created, then deleted or superseded, inside the window: nothing to tell
-    if newest.event == RESTORED and DELETED in events:
+    if newest.event == RESTORED and DELETED in events and born is None:
         return None  # deleted and restored inside the window: as it was
-    if born is not None and newest.event in (UPDATED, TTL):
-        meta = {**born.meta, "content": newest.meta.get("content", born.meta.get("content"))}
+    if born is not None and newest.event in (UPDATED, TTL, RESTORED):
+        # born inside the window and still there: one bullet for its birth, as it reads now
+        content = next((c.meta["content"] for c in history if "content" in c.meta), None)
+        meta = {**born.meta, "content": content or born.meta.get("content")}
         return Change(
             newest.thread_id,
             newest.rev,

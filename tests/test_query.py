@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -599,7 +600,7 @@ def test_layers_written_by_an_older_schema_are_rebuilt(tmp_path: Path) -> None:
 @pytest.fixture
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The query commands are registered on the root group."""
-    assert {"query", "delta"} <= set(cli.commands)
+    assert {"query", "delta"} <= set(cli.list_commands(click.Context(cli)))
     yield
 
 
@@ -759,4 +760,18 @@ def test_forget_restore_and_ttl_of_a_thread_reach_its_delta(memory: QueryLedger)
     memory.forget(kept)  # no thread: no thread's change
     assert memory.delta("t9", 3).header == (
         "Memory updates since rev 3:\n- ↺restored: [Knowledge] Maya has a cat"
+    )
+
+
+def test_a_memory_born_forgotten_and_restored_in_the_window_is_told_as_added(
+    memory: QueryLedger,
+) -> None:
+    """Born, then forgotten and restored inside the window: the memory is there and new to
+    the reader, so the header tells its birth (deleted-and-restored alone tells nothing)."""
+    [kept] = remember(memory, NewMemory("Maya keeps bees"), thread="t7")
+    memory.ttl(kept, 3, thread="t7")
+    memory.forget(kept, thread="t7")
+    memory.restore(kept, thread="t7")
+    assert memory.delta("t7", 0).header == (
+        "Memory updates since rev 0:\n- +created: [Knowledge] Maya keeps bees (imp=3)"
     )
