@@ -88,6 +88,9 @@ from mnemoledger.projections.topics import TopicsProjection
 from mnemoledger.projections.transcripts import TranscriptsProjection
 from mnemoledger.projections.vectors import VectorsProjection
 
+ADD_READS = ("layers", "vectors", "consent")
+"""The read models `add` decides from; the others catch up at the next read."""
+
 
 def default_actor() -> str:
     """Who is acting when nobody says: `$MNEMOLEDGER_ACTOR`, else `cli:<login>`."""
@@ -169,7 +172,7 @@ class MnemoLedger(
             self.embedder,
             self.llm,
             self.settings,
-            refresh=self.refresh,
+            refresh=self._refresh_for_add,
             consent=self.consent_model,
         )
 
@@ -202,7 +205,7 @@ class MnemoLedger(
         if isinstance(contents, str):
             contents = [contents]
         category = self.categories_config.check_write(agent, category)
-        self.refresh()
+        self._refresh_for_add()
         request = AddRequest(
             contents=list(contents),
             kind=kind,
@@ -426,6 +429,13 @@ class MnemoLedger(
     def refresh(self, progress: Progress | None = None) -> int:
         """Bring the read models up to date with the log; returns events processed."""
         return self.runner.catch_up(progress)
+
+    def _refresh_for_add(self) -> int:
+        """Bring up to date only the read models an add decides from (its duplicates and
+        related memories, the consent requests already made): the others (graph, delta,
+        history, topics, transcripts, core files, latest) follow the add's events at the
+        next read that catches up, off the add's path."""
+        return self.runner.catch_up(names=ADD_READS)
 
     def rebuild(
         self, projection: str | None = None, progress: Progress | None = None

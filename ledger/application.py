@@ -8,7 +8,10 @@ IntegrityError; the verb then re-runs against fresh state.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, TypeVar
@@ -44,6 +47,7 @@ from mnemoledger.ledger.policy import (
     STABILITIES,
 )
 from mnemoledger.ledger.provenance import Provenance, acting_as
+from mnemoledger.ledger.recall import Recall
 from mnemoledger.ledger.records import EventRecord, RecordDecoder
 from mnemoledger.ledger.seal import Seal
 from mnemoledger.ledger.settings import Settings
@@ -61,6 +65,44 @@ CONFLICT_RETRIES = 5
 SNAPSHOT_INTERVAL = 100
 """Every this many events of a user's long streams (core document, consistency stream),
 the library stores a snapshot, so reading the stream folds at most this many events."""
+
+
+SERVED_SYNC_EVERY = 64
+"""Served-recall records (`RecallServed`) are committed without waiting for the disk; one
+fsync makes at most this many of them durable at once (group commit)..."""
+SERVED_SYNC_SECONDS = 1.0
+"""...and none waits longer than this for it (or for the next durable save, whose commit
+syncs the log file with every record written before it)."""
+
+_UNSYNCED_COMMIT: ContextVar[bool] = ContextVar("unsynced_commit", default=False)
+"""Set while a save's commit need not wait for the disk (SQLite: synchronous=NORMAL)."""
+
+
+def _commit_unsynced_on_request(datastore: Any) -> None:
+    """Make the SQLite datastore's write transactions commit without an fsync while
+    `_UNSYNCED_COMMIT` is set (the library's recorder asks `datastore.transaction`). In WAL
+    mode such a commit is in the log file at once, visible to every reader and safe from a
+    crash of the process; the next fsync of that file (any durable commit, or
+    `Ledger.sync_served`) makes it safe from a crash of the machine too."""
+    durable = datastore.transaction
+
+    @contextmanager
+    def transaction(*, commit: bool) -> Iterator[Any]:
+        if not (commit and _UNSYNCED_COMMIT.get()):
+            with durable(commit=commit) as cursor:
+                yield cursor
+            return
+        with datastore.get_connection(commit=True) as connection:
+            raw = connection._sqlite_conn
+            level = raw.execute("PRAGMA synchronous").fetchone()[0]
+            raw.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with connection.transaction(commit=True) as cursor:
+                    yield cursor
+            finally:
+                raw.execute(f"PRAGMA synchronous = {int(level)}")
+
+    datastore.transaction = transaction
 
 
 @dataclass(frozen=True)
@@ -107,6 +149,19 @@ class Ledger(Application[UUID]):
             self.recorder, mapper, open_store(self.recorder, key_file(self.settings))
         )
         self._decoder = RecordDecoder(mapper, mapper.content)
+        self._served_wal: str | None = None
+        """The SQLite log's WAL file, when served recalls are group-committed (PostgreSQL:
+        every save is durable as it returns)."""
+        if isinstance(self.recorder, SQLiteApplicationRecorder):
+            database = str(self.recorder.datastore.pool.db_name)
+            if not self.recorder.datastore.pool.is_sqlite_memory_mode:
+                _commit_unsynced_on_request(self.recorder.datastore)
+                self._served_wal = f"{database}-wal"
+        self._unsynced: list[Recording[UUID]] = []
+        """Served-recall recordings in the log not yet synced to disk, nor witnessed by the
+        tamper evidence (its witness must never name an event a machine crash can lose)."""
+        self._witness_lock = threading.RLock()
+        self._served_timer: threading.Timer | None = None
 
     # --- library hooks -------------------------------------------------------------------
 
@@ -139,6 +194,8 @@ class Ledger(Application[UUID]):
         library's collection, in the given order.
         """
         self.keys.sync()  # never seal with a key another process destroyed
+        if self._served_wal is not None and objs and all(type(o) is Recall for o in objs):
+            return self._save_served(objs, kwargs)
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         for obj in objs:
             if isinstance(obj, Aggregate):
@@ -149,11 +206,66 @@ class Ledger(Application[UUID]):
         processing_event.saved_kwargs.update(kwargs)
         with self._mapper.chain.batch():
             recordings = self._record(processing_event)
-        self._evidence.saved(recordings, self.save)  # the tip; a seal every N events
+        with self._witness_lock:
+            # this commit synced the log file, and with it every served recall before it
+            witnessed, self._unsynced = [*self._unsynced, *recordings], []
+            self._evidence.saved(witnessed, self.save)  # the tip; a seal every N events
         self._take_snapshots(processing_event)
         self._notify(recordings)
         self.notify(processing_event.events)  # deprecated in the library, still called
         return recordings
+
+    def _save_served(self, recalls: Sequence[Any], kwargs: dict[str, Any]) -> list[Recording[UUID]]:
+        """Record served recalls (`RecallServed`) with a group commit: in the log at once,
+        synced to disk with the next durable save, at most SERVED_SYNC_EVERY records or
+        SERVED_SYNC_SECONDS later, or on `close` (see `sync_served`)."""
+        processing_event: ProcessingEvent[UUID] = ProcessingEvent()
+        for recall in recalls:
+            processing_event.events.extend(recall.collect_events())
+            processing_event.aggregates[recall.id] = recall
+        processing_event.saved_kwargs.update(kwargs)
+        token = _UNSYNCED_COMMIT.set(True)
+        try:
+            with self._mapper.chain.batch():
+                recordings = self._record(processing_event)
+        finally:
+            _UNSYNCED_COMMIT.reset(token)
+        with self._witness_lock:
+            self._unsynced.extend(recordings)
+            due = len(self._unsynced) >= SERVED_SYNC_EVERY
+            if not due and self._served_timer is None:
+                # within SERVED_SYNC_SECONDS the records reach the disk; the timer's thread
+                # only syncs the file (witnessing, which may seal, stays in savers' threads)
+                self._served_timer = threading.Timer(SERVED_SYNC_SECONDS, self._sync_log_file)
+                self._served_timer.daemon = True
+                self._served_timer.start()
+        if due:
+            self.sync_served()
+        self._notify(recordings)
+        self.notify(processing_event.events)
+        return recordings
+
+    def _sync_log_file(self) -> None:
+        """The group commit's timer: one fsync of the log's WAL file."""
+        with self._witness_lock:
+            self._served_timer = None
+        if self._served_wal is not None:
+            _fsync(self._served_wal)
+
+    def sync_served(self) -> int:
+        """Make the served recalls committed without an fsync durable (one fsync of the
+        log's WAL file) and let the tamper evidence witness them; returns how many."""
+        with self._witness_lock:
+            if self._served_timer is not None:
+                self._served_timer.cancel()
+                self._served_timer = None
+            pending, self._unsynced = self._unsynced, []
+            if not pending:
+                return 0
+            if self._served_wal is not None:
+                _fsync(self._served_wal)
+            self._evidence.saved(pending, self.save)
+            return len(pending)
 
     # --- verbs ---------------------------------------------------------------------------
 
@@ -417,6 +529,7 @@ class Ledger(Application[UUID]):
         )
 
     def close(self) -> None:
+        self.sync_served()  # a clean stop loses no served recall
         super().close()
         self._evidence.close()
         self.keys.close()
@@ -453,3 +566,15 @@ def parse_memory_id(memory_id: str | UUID) -> UUID:
         return UUID(str(memory_id).strip())
     except ValueError:
         raise MemoryNotFound(str(memory_id)) from None
+
+
+def _fsync(path: str) -> None:
+    """Flush `path` to disk, if it exists (a checkpoint may have emptied the WAL away)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -20,10 +20,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from filelock import FileLock
 
@@ -36,6 +37,8 @@ from mnemoledger.projections.compact import compact_directory
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.erasures import ErasureLog
 from mnemoledger.projections.projection import Projection
+
+T = TypeVar("T")
 
 PAGE_SIZE = 1000
 """Events per page: the unit of one read-model transaction."""
@@ -71,6 +74,18 @@ class Purge:
     """SQLite files vacuumed so no deleted bytes remain."""
 
 
+class _InThisThread(Executor):
+    """An executor that runs each task at once, in the caller's thread."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:
+            future.set_exception(error)
+        return future
+
+
 STOP_CHECK_SECONDS = 0.1
 """How quickly a waiting follower notices `stop` (set by a signal handler)."""
 
@@ -103,37 +118,42 @@ class Runner:
         self._home = lock_path.parent.parent
         """The data directory whose files a purge compacts (the read models' directory is
         in it, and so is the embedding cache)."""
-        self._caught_up_to: int | None = None
-        """The log position every read model reached in this runner's last complete
-        catch-up of the whole log (None: unknown, e.g. after a rebuild)."""
+        self._known: dict[str, int] = {}
+        """Each projection's position as this runner's last catch-up or rebuild left it
+        (forgotten by a rebuild or purge): when every projection a catch-up is asked for
+        is where the log ends, it has nothing to do and costs one position read."""
 
     def catch_up(
-        self, progress: Progress | None = None, stop: threading.Event | None = None
+        self,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+        names: Sequence[str] = (),
     ) -> int:
-        """Apply every event the projections have not seen; returns how many were read.
-        A set `stop` ends the work after the page being applied."""
+        """Apply every event the named projections (all if none named) have not seen;
+        returns how many were read. A set `stop` ends the work after the page being
+        applied."""
+        chosen = [p for p in self.projections if not names or p.name in names]
         with self._lock:
-            if self._nothing_new():
+            if self._nothing_new(chosen):
                 return 0
             end = self._learn_erasures()
             if self._erasures.pending():
-                self._caught_up_to = None
+                self._known.clear()
                 return self._purge(progress).events
-            read = self._catch_up(self.projections, self.page_size, progress, stop, end)
-            done = stop is None or not stop.is_set()
-            self._caught_up_to = end if done and type(self.ledger) is Ledger else None
-            return read
+            return self._catch_up(chosen, self.page_size, progress, stop, end)
 
-    def _nothing_new(self) -> bool:
-        """Whether the log ends where this runner's last complete catch-up left every read
-        model: then a catch-up (a server's, before every read) costs one position read. The
-        lock is held, so a rebuild or purge by another process is waited for; erasures
-        append `UserErased`, and the keys of users erased by an interrupted erase that has
-        none yet are dropped here as on every catch-up."""
-        if self._caught_up_to is None:
+    def _nothing_new(self, chosen: Sequence[Projection]) -> bool:
+        """Whether the log ends where this runner's last catch-up left every projection
+        of `chosen`: then a catch-up (before every read) costs one position read. The lock
+        is held, so a rebuild or purge by another process is waited for; erasures append
+        `UserErased`, and the keys of users erased by an interrupted erase that has none
+        yet are dropped here as on every catch-up."""
+        known = [self._known.get(p.name) for p in chosen]
+        if not known or None in known:
             return False
         self.ledger.keys.sync()
-        return self.ledger.last_position() == self._caught_up_to
+        last = self.ledger.last_position()
+        return all(position == last for position in known)
 
     def purge_erasures(self, progress: Progress | None = None) -> Purge | None:
         """Purge the read models of every erasure in the log they were not purged of yet;
@@ -142,7 +162,7 @@ class Runner:
             self._learn_erasures()
             if not self._erasures.pending():
                 return None
-            self._caught_up_to = None
+            self._known.clear()
             return self._purge(progress)
 
     def follow(
@@ -190,7 +210,8 @@ class Runner:
         """Drop the named projections (all if none named) and replay them from position 0."""
         chosen = [p for p in self.projections if not names or p.name in names]
         with self._lock:
-            self._caught_up_to = None
+            for projection in chosen:
+                self._known.pop(projection.name, None)
             end = self._learn_erasures()
             if self._erasures.pending():
                 return self._purge(progress).events
@@ -277,11 +298,15 @@ class Runner:
             return erased_at is None or record.position is None or record.position >= erased_at
 
         if total == 0:
+            self._remember(positions)
             return 0
         # The next page is read while the projections apply the current one: SQLite
         # releases the GIL while it works, so reading and writing overlap on two cores.
+        # One page (the catch-up before a read, after a write or two) is read right here:
+        # starting a thread costs more than it could overlap.
         read = 0  # on PostgreSQL positions may have gaps (rolled-back inserts): count events
-        with ThreadPoolExecutor(max_workers=1) as reader:
+        one_page = total <= page_size
+        with _InThisThread() if one_page else ThreadPoolExecutor(max_workers=1) as reader:
             pending = reader.submit(self.ledger.read, start, page_size, end)
             while True:
                 page = pending.result()
@@ -304,7 +329,14 @@ class Runner:
                     progress(last - start, total)
                 if last >= end or stopping:
                     break
+        self._remember(positions)
         return read
+
+    def _remember(self, positions: dict[str, int]) -> None:
+        """Note where a catch-up left each projection (not for a view of the log as of a
+        past moment, whose end is not the log's)."""
+        if type(self.ledger) is Ledger:
+            self._known.update(positions)
 
     def close(self) -> None:
         """Close every projection."""
