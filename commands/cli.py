@@ -154,7 +154,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": (
         "service.serve_cli:serve",
-        "Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs) until interrupted.",
+        "Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs and /redoc) until "
+        "interrupted, in --workers processes on one port.",
     ),
     "topics": (
         "lifecycle.consolidate_cli:topics",
