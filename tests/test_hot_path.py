@@ -5,6 +5,8 @@ once, synced to disk and witnessed later, never lost on a clean stop)."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +107,24 @@ def test_only_served_recalls_skip_the_fsync(memory: MnemoLedger) -> None:
     recall = Recall(query="q", categories=[], memory_ids=[], return_mode="full", top_k=1)
     memory.ledger.save(recall)
     assert len(memory.ledger._unsynced) == 1
+
+
+def test_a_process_killed_before_the_sync_leaves_a_log_that_verifies(tmp_path: Path) -> None:
+    """The served recall is in the log (a crash of the process loses no commit) and the
+    tamper witness, which never named it, finds nothing wrong."""
+    script = (
+        "import os, sys\n"
+        "from mnemoledger import MnemoLedger\n"
+        "from mnemoledger.ledger import Settings\n"
+        "m = MnemoLedger(settings=Settings(home=sys.argv[1], embedder='hashing'), actor='t')\n"
+        "m.add(['I moved to Lisbon in May'], user='maya')\n"
+        "m.query('where does she live', agent='a', user='maya')\n"
+        "os._exit(9)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=False)
+    assert done.returncode == 9
+    assert _served(tmp_path) == 1
+    with MnemoLedger(settings=Settings(home=tmp_path, embedder="hashing"), actor="t") as again:
+        assert again.ledger.verify().ok
+        again.add(["I work as a nurse"], user="maya")
+        assert again.ledger.verify().ok
