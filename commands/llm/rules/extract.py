@@ -25,6 +25,8 @@ from mnemoledger.commands.llm.rules.user_facts import NEGATION, clauses, clean, 
 from mnemoledger.commands.llm.schemas import ExtractInput, ExtractOutput, Fact
 
 _I = re.IGNORECASE
+_WAIT_NO: Final = re.compile(r"\bwait,? no\b", _I)
+"""'Wait, no, Bergen': the user takes back what they just said."""
 USER_KEY_PREFIX: Final = "user/"
 """Keys of the facts the user states about themselves (`user/location`, `user/tool/git`)."""
 
@@ -254,7 +256,8 @@ STYLE_CUES: Final = (
     (
         re.compile(
             r"\bjargon\b|\bplain (?:english|language|words)\b|\bsimple (?:terms|words|language)\b"
-            r"|\blayman'?s terms\b|\beli5\b|\bexplain (?:it )?like I'm five\b",
+            r"|\blayman'?s terms\b|\beli5\b|\bexplain (?:it )?like I'm five\b"
+            r"|\b(?:explain|speak|talk)\b(?: [\w']+){0,4} (?:simply|simple)\b|\bkeep it simple\b",
             _I,
         ),
         ("style/plain-language", "Prefers plain, simple language"),
@@ -342,7 +345,7 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
     }
     user_texts = [t.content for t in conversation_excerpt(inputs.conversation) if t.role == "user"]
     for index, text in enumerate(user_texts):
-        corrects = CORRECTION.search(text) is not None
+        corrects = CORRECTION.search(text) is not None or _WAIT_NO.search(text) is not None
         for category, fact in _facts_of_turn(text, user_texts[:index]):
             if corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
                 found[category][fact.key] = fact  # "Sorry, I meant Braga": the value said last
@@ -365,8 +368,10 @@ def _facts_of_turn(text: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fac
         key = f"artifact/{slug(artifact.group('what'))}"
         yield "artifacts", _fact(key, body, "artifact", True)
         text = text[: artifact.start()]
+    said_before = list(earlier)
     for sentence in sentences(text):
-        yield from _facts_of_sentence(single_line(sentence), earlier)
+        yield from _facts_of_sentence(single_line(sentence), said_before)
+        said_before.append(sentence)  # "I live in Oslo. Wait, no, Bergen."
 
 
 def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:

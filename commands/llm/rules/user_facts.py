@@ -92,7 +92,7 @@ def clean(sentence: str) -> str:
 
 
 _CLAUSE_BREAK: Final = re.compile(
-    r"\s*(?:[,;:](?=\s|$)\s*(?:but|and|though|although|however|so)?|\s+[-\u2013\u2014]+\s+|\s+but\s+|\s+though\b|\s+although\s+"
+    r"\s*(?:[,;:](?=\s|$)\s*(?:(?:but|and|though|although|however|so)\b)?|\s+[-\u2013\u2014]+\s+|\s+but\s+|\s+though\b|\s+although\s+"
     r"|\s+however\b|\s+rather than\s+|\s+instead of\s+|\s+and\s+(?=I\b|I'm\b|we\b|my\b))\s*",
     _I,
 )
@@ -121,8 +121,8 @@ def negated_before(clause: str, position: int) -> bool:
 # --- shared vocabulary -----------------------------------------------------------------------
 
 _JOBS: Final = (
-    JOB_NOUNS
-    + r"|dev|co-founder|physiotherapist|administrator|admin|specialist|strategist|illustrator"
+    JOB_NOUNS + r"|dev|pm|swe|co-founder|physiotherapist|administrator|admin|specialist|strategist"
+    r"|illustrator"
     r"|animator|copywriter|marketer|statistician|mathematician|biologist|chemist|physicist"
     r"|geologist|historian|linguist|sociologist|dietitian|nutritionist|optometrist"
     r"|radiologist|sysadmin|devops|sre|entrepreneur|owner|pensioner|carer|caregiver"
@@ -190,12 +190,16 @@ def _title(name: str) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in name.split())
 
 
+_A_JOB_NOUN: Final = re.compile(rf"(?i:{_JOBS})")
+
+
 def _is_name(word: str) -> bool:
     return (
         word not in _NOT_NAMES
         and not re.search(r"(?:ian|ese|ish)$", word)
         and word[:1].isupper()
         and word.lower() not in {"vegetarian", "vegan", "pescatarian"}
+        and not _A_JOB_NOUN.fullmatch(word)
     )
 
 
@@ -261,9 +265,11 @@ _JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS})(?: (?:{_JOBS}))?)
 _I_AM_A_JOB: Final = re.compile(
     rf"(?:\bI(?:'m| am|'ve been| have been)|^[Bb]een) ?{_ADVERB}"
     rf"(?:working as |employed as )?"
-    rf"(?:an? |the )(?!fan\b){_JOB_PHRASE}",
+    rf"(?:an? |the )(?!fan\b){_JOB_PHRASE}"
+    rf"|\bI(?:'m| am) (?P<bare>(?:[\w-]+ )?(?:{_JOBS}))(?= (?:at|in|for|with|since)\b|[,.;!]|$)",
     _I,
 )
+"""'I'm a nurse'; without the article only right before where or since ("I am nurse in Lyon")."""
 _ANY_JOB_AT: Final = re.compile(
     r"\bI(?:'m| am) (?:an?|the) (?P<job>(?:[\w-]+ ){0,3}?[\w-]+) (?:at|for|with) "
     r"(?:the )?(?:an? (?:[\w-]+ ){0,3}(?:called|named) )?" + _ORG
@@ -293,8 +299,10 @@ _RUN_A: Final = re.compile(
 """What the user runs is their job: "I manage a hotel in Cusco", "I run a small bakery"."""
 _RUN_VERBS: Final = {"run": "runs", "own": "owns", "co-own": "co-owns", "manage": "manages"}
 _TEACH: Final = re.compile(
-    r"\bI " + _ADVERB + r"(?P<verb>teach|lecture)(?P<prep> in| on)? (?P<subject>[a-z]+)"
-    r"(?: at\b|[,.;!]|$)",
+    r"\bI "
+    + _ADVERB
+    + r"(?P<verb>teach|lecture)(?P<prep> in| on)? (?P<subject>[a-z]+(?: [a-z]+){0,2}?)"
+    r"(?: here)?(?: at\b|[,.;!]|$)",
     _I,
 )
 _STUDY: Final = re.compile(
@@ -316,7 +324,9 @@ _WORK_AT: Final = re.compile(
     + _ADVERB
     + r"(?:work|works|working|employed|interning|intern|do [\w-]+(?: [\w-]+)?|teach|teaching"
     r"|volunteer|volunteering|doing [\w-]+(?: [\w-]+)?|studying|study|lecture|lecturing"
-    r"|coordinate [\w-]+|manage [\w-]+)\b(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
+    r"|coordinate [\w-]+|manage [\w-]+|drive|driving|deliver|delivering|write|writing"
+    r"|freelance|freelancing|consult|consulting|cook|cooking)\b"
+    r"(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
     r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG + r")",
 )
 _JOB_OF: Final = re.compile(
@@ -326,6 +336,11 @@ _AM_A_JOB_AT: Final = re.compile(
     rf"\bI(?:'m| am) {_ADVERB}(?:(?:an?|the) (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? )?(?:at|with) "
     rf"(?:{_THE_ORG}|(?:the )?(?:an? (?:[\w-]+ ){{0,3}}(?:called|named) )?{_ORG})"
 )
+_I_RUN_CALLED: Final = re.compile(
+    r"\bI (?:run|own|co-own|manage|started|founded|co-founded) (?:an?|the|my|our) [\w -]*?"
+    r"(?:called|named) " + _ORG
+)
+"""'I run a cafe in Hackney called Bean There': the place the user runs employs them."""
 _JOINED: Final = re.compile(r"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?" + _ORG)
 _MY_EMPLOYER: Final = re.compile(
     r"\b(?i:my (?:employer|company) is|I(?:'m| am) employed by) (?:the )?"
@@ -372,7 +387,7 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
             pattern.search(sentence) if pattern is _APPOSITIVE_JOB else None
         )
         if match is not None:
-            job = _job(match.group("job"))
+            job = _job(match.group("job") or match.groupdict().get("bare") or "")
             if job and not re.search(r"\b(?:fan|person|lot|bit)\b", job, _I):
                 yield Stated("occupation", job)
                 return
@@ -411,6 +426,7 @@ def _employer(clause: str) -> Iterator[Stated]:
         return
     for pattern in (
         _MY_EMPLOYER,
+        _I_RUN_CALLED,
         _WORK_AT,
         _JOB_OF,
         _AM_A_JOB_AT,
@@ -480,7 +496,8 @@ _WORK_IN_TOWN: Final = re.compile(
 )
 """Where a job is done is where the user is: "I'm a chef at a tapas bar in Barcelona"."""
 _WE_ARE_IN: Final = re.compile(
-    r"^(?:I'm|I am|[Ww]e're|[Ww]e are) in " + _PLACE + r"(?:, [A-Z][\w ]+)?$"
+    r"^(?:I'm|I am|[Ww]e're|[Ww]e are) in " + _PLACE + r"(?:, [A-Z][\w ]+)?"
+    r"(?: (?i:for now|now|at the moment|these days|currently|right now|this year))?$"
 )
 _HOME_IS: Final = re.compile(
     r"\b(?i:home (?:for me )?is) (?:now )?(?:in )?"
@@ -620,8 +637,8 @@ def _allergy(clause: str) -> Iterator[Stated]:
 # --- languages -------------------------------------------------------------------------------
 
 _SPEAK: Final = re.compile(
-    r"\bI (?P<not>(?i:don't |do not |can't ))?(?:also )?speak (?:fluent )?"
-    r"(?P<langs>[A-Z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent )?[A-Z][a-z]+)*)"
+    r"\bI (?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am )?(?:speak|speaking) (?:fluent )?"
+    r"(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent )?[A-Za-z][a-z]+)*)"
     r"|\b(?:I'm|I am) fluent in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
     r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)"
     r"|\b(?i:(?:I'm|I am) an?) (?i:native|fluent) (?P<langs4>[A-Z][a-z]+) (?i:speaker)\b"
@@ -639,7 +656,8 @@ def _languages(sentence: str) -> Iterator[Stated]:
         positive = match.group("not") is None
         for lang in re.split(r",\s*|\s+and\s+|\s+&\s+", langs):
             lang = re.sub(r"^(?:some|a little|fluent) ", "", lang.strip(), flags=_I)
-            if lang and lang[:1].isupper():
+            if lang and (lang[:1].isupper() or lang.lower() in _LANGUAGE_NAMES):
+                lang = lang[:1].upper() + lang[1:]
                 yield Stated(
                     "language",
                     lang if positive else f"does not speak {lang}",
@@ -666,7 +684,9 @@ _RECURRING: Final = (
     rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
     rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at"
     rf"|(?:most|some|alternate) (?:weekends|weekdays|weeks|days|{_WEEKDAY})"
-    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b)"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+    rf"|{_WEEKDAY} (?:to|through|till|until|-) {_WEEKDAY}"
+    rf"|every (?:two|three|four|\d+|few|couple of) (?:days|weeks|months))"
 )
 _WHEN: Final = (
     rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))"
@@ -674,19 +694,21 @@ _WHEN: Final = (
 )
 _SCHEDULED: Final = re.compile(
     rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w'-]+ ){{0,3}}?[\w-]+)"
-    rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?)"
+    rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?|rotates?)"
     rf"(?: always| usually| normally)? {_WHEN}",
     _I,
 )
 _I_DO: Final = re.compile(
-    rf"\b(?:I|we)(?: usually| always| normally| also| still| already| often| regularly| \w+ly)?"
+    rf"\b(?:I|we)(?: both| all)?(?: usually| always| normally| also| still| already| often"
+    rf"| regularly| \w+ly)?"
     rf" (?P<verb>have|do|go|play|attend"
     rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift|ship|release|deploy|publish"
     rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream"
     rf"|post|publish|upload|bake|host|get up|wake up|wake|sleep|go to bed|leave|commute|pray"
     rf"|work|prep|meal prep|batch cook|operate|lecture|tutor|coach|perform|sing|rehearse"
     rf"|meditate|read|write|practi[cs]e|open|close|start work|finish work|start|finish|climb"
-    rf"|boulder|dance|paint|surf|hike|ski|skate|row|box|knit|sew|garden|babysit|drum)"
+    rf"|boulder|dance|paint|surf|hike|ski|skate|row|box|knit|sew|garden|babysit|drum|mark|grade"
+    rf"|check|update|water|visit|shop|wash)"
     rf"(?: an?| the| my| our| to)?"
     rf"(?P<act>(?: [\w-]+){{0,6}}?),? {_WHEN}",
     _I,
@@ -699,7 +721,8 @@ _I_AM_ON: Final = re.compile(
 _LEADING_WHEN: Final = re.compile(
     rf"^(?P<when>{_RECURRING}(?: at {_CLOCK})?),? (?:I|we) (?:usually |always |normally )?"
     rf"(?P<verb>have|do|go|play|attend|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog"
-    rf"|lift)(?: an?| the| my| our| to)?(?P<act>(?: [\w-]+){{0,3}}?)"
+    rf"|lift|volunteer|work|teach|coach|cook|meet|study|visit|call|clean|shop|climb|dance)"
+    rf"(?: an?| the| my| our| to)?(?P<act>(?: [\w-]+){{0,3}}?)"
     rf"(?: (?:with|at|in|for) [\w' -]+)?(?=[,.;!?]|$)",
     _I,
 )
@@ -795,7 +818,8 @@ def _schedule(clause: str) -> Iterator[Stated]:
 
 _NAMES_ITS_ACTIVITY: Final = _word_set(
     "cook meet open close climb boulder dance paint surf hike ski skate row box knit sew garden"
-    " babysit drum teach tutor coach volunteer study"
+    " babysit drum teach tutor coach volunteer study start finish mark grade deploy release ship"
+    " publish stream record post upload"
 ) | {"start work", "finish work"}
 """Verbs that name the activity themselves ("I cook every night", "we open at 7")."""
 _CIRCUMSTANCE: Final = _word_set("before after at in on during around by with near")
@@ -869,8 +893,9 @@ _DONE_BY: Final = re.compile(
     _I,
 )
 _LAUNCHES_ON: Final = re.compile(
-    r"\b(?:the|my|our) (?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:closes|launches|ships|goes live"
-    r"|wraps up|opens|is launching|is closing|is shipping) (?:on|by) " + _DATE,
+    r"(?:\b(?:the|my|our) |^)(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:closes?|launch(?:es)?|ships?"
+    r"|goes live|wraps up|ends|opens|is launching|is closing|is shipping|is ending) (?:on|by) "
+    + _DATE,
     _I,
 )
 """A date the user's work is set for: "our Series A closes on June 30"."""
@@ -1109,7 +1134,8 @@ _LISTED_FIELDS: Final = frozenset({"allergy", "language", "tool"})
 # --- an introduction as a list ("Let me introduce myself: Hugo Laurent, sommelier, Bordeaux")
 
 _INTRO: Final = re.compile(
-    r"\b(?i:introduce myself|about me|quick intro|a bit about me|intro)\s*[:,-]\s*(?P<rest>.+)$"
+    r"\b(?i:introduce myself|about me|quick intro|a bit about me|intro|context(?: for you)?"
+    r"|background|some context)\s*[:,-]\s*(?P<rest>.+)$"
 )
 _CAPITALISED_ONLY: Final = re.compile(rf"^{_NAME}(?: {_NAME}){{0,2}}$")
 
@@ -1123,6 +1149,7 @@ def _introduction(sentence: str) -> Iterator[Stated]:
         job = _BARE_JOB.match(part)
         if job is not None:
             yield Stated("occupation", _job(job.group("job")))
+            yield from _where_the_job_is(job)
         elif _CAPITALISED_ONLY.match(part) and all(_is_name(w) for w in part.split()):
             # the first proper name is the person's, a later one the place they are in
             yield Stated("name", part) if index == 0 else Stated("location", part)
@@ -1131,7 +1158,8 @@ def _introduction(sentence: str) -> Iterator[Stated]:
 # --- about me: a bare job ("product designer, working at Canva") ------------------------
 
 _BARE_JOB: Final = re.compile(
-    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}(?i:{_JOBS}))(?: (?:in|at) {_PLACE})?$"
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}(?i:{_JOBS}))(?: here)?"
+    rf"(?: (?P<preposition>in|at|for) {_PLACE})?$"
 )
 _ABOUT_ME: Final = re.compile(
     r"\babout me\b|^(?:me|myself)\b|\bI(?:'m| am)\b|\bhere\b|^(?:hi|hey|yo)\b", _I
@@ -1158,8 +1186,14 @@ def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
     match = _BARE_JOB.match(clause)
     if match is not None and _ABOUT_ME.search(sentence):
         yield Stated("occupation", _job(match.group("job")))
-        if match.group("place"):
-            yield Stated("location", match.group("place"))
+        yield from _where_the_job_is(match)
+
+
+def _where_the_job_is(match: re.Match[str]) -> Iterator[Stated]:
+    """ "nurse in Leeds": where the user is; "PM at Atlassian": whom they work for."""
+    if match.group("place"):
+        at_an_employer = match.group("preposition").lower() in {"at", "for"}
+        yield Stated("employer" if at_an_employer else "location", match.group("place"))
 
 
 # --- the lead's attribute catalogue, for wordings the patterns above do not know ---------
@@ -1272,6 +1306,9 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     keep(_schedule(sentence))
     keep(_allergy(sentence))  # "I can't have nuts, I'm allergic"
     keep(_terse_job(sentence))
+    keep(_where_i_live(sentence))
+    for fact in _corrected(sentence, [], earlier):
+        found[fact.key] = fact  # "Wait, no, Bergen, I moved last year"
     tool_clause: Stated | None = None
     previous = ""
     first = ""
@@ -1291,6 +1328,7 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
                 keep(_occupation(sentence, joined))
                 keep(_employer(joined))
                 keep(_where(joined))
+                keep(_tools(joined))  # "I build websites for a living, mostly with WordPress"
         for fact in _corrected(clause, list(found.values()), earlier):
             found[fact.key] = fact  # the corrected value replaces the one said before
         previous = clause
@@ -1313,8 +1351,9 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
 
 
 _I_MEANT: Final = re.compile(
-    r"^I (?:meant|mean) (?P<value>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.\u00c0-\u017f-]*)*)"
-    r"(?: instead)?[.!]*$"
+    r"^(?:I (?:meant|mean) |(?i:wait|sorry|oops|actually)[,!]? (?i:no)[,!]? )"
+    r"(?P<value>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.\u00c0-\u017f-]*)*)"
+    r"(?: instead)?(?:[.!]*$|,)"
 )
 _NAMED_ATTRIBUTES: Final = frozenset({"location", "employer", "hometown", "name"})
 
@@ -1332,7 +1371,22 @@ def _corrected(clause: str, found: Sequence[Stated], earlier: Sequence[str]) -> 
             return
 
 
-_CONTINUES: Final = re.compile(r"^(?:at|for|with|in|as|from)\b", _I)
+_WHERE_I_LIVE: Final = re.compile(
+    r"\bin " + _PLACE + r",? (?:which is )?where (?:I|we) (?:live|are based)\b"
+)
+
+
+def _where_i_live(sentence: str) -> Iterator[Stated]:
+    """'The bootcamp is in Manchester, where I live'."""
+    match = _WHERE_I_LIVE.search(sentence)
+    if match is not None and match.group("place").split()[0] not in _NOT_NAMES:
+        yield Stated("location", match.group("place"))
+
+
+_CONTINUES: Final = re.compile(
+    r"^(?:(?:mostly|mainly|usually|also|currently|now|often) )?(?:at|for|with|in|as|from|using)\b",
+    _I,
+)
 """A clause that opens with a preposition goes on with the clause before it."""
 
 
@@ -1347,10 +1401,15 @@ _MORE_TOOLS: Final = re.compile(
 )
 
 
+_NOT_LOWER_CASE_TOOL: Final = re.compile(r"^(?P<not>not |never )(?P<tool>[a-z][\w.+#-]*)$")
+
+
 def _more_tools(clause: str, previous: Stated) -> Iterator[Stated]:
     """A clause naming only a tool after a clause about tools: the same verb, or its
     contrary after "not"."""
     match = _MORE_TOOLS.match(clause)
+    if match is None and (previous.item or "").islower():
+        match = _NOT_LOWER_CASE_TOOL.match(clause)  # "i use gradle, not maven"
     if match is None or match.group("tool").split()[0] in _NOT_NAMES:
         return
     name = match.group("tool")
