@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mnemoledger.commands.audit.diff import DiffReport, diff_ledgers
 from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions, ReplayResult, replay
@@ -47,9 +47,6 @@ class ReplayMixin:
         through its pipeline (LLM answers from the record in `recorded` mode; in `live`
         mode the stages run again, with `prompts` {stage: file}, `model`, `provider`);
         `since`/`until` (TIME|POSITION) and `user` limit what is executed again."""
-        from mnemoledger.commands.facade import MnemoLedger
-
-        assert isinstance(self, MnemoLedger)
         options = ReplayOptions(
             mode=mode,
             prompts={
@@ -61,7 +58,7 @@ class ReplayMixin:
             until=parse_point(until) if until is not None else None,
             user=user,
         )
-        return replay(self, Path(into), options, progress)
+        return replay(cast("MnemoLedger", self), Path(into), options, progress)
 
     def diff(self, a: str | Path, b: str | Path, *, user: str | None = None) -> DiffReport:
         """What differs between the ledgers in directories `a` and `b` (memories, core.md,
@@ -73,17 +70,15 @@ class ReplayMixin:
     def _opened(self, home: str | Path) -> Iterator[MnemoLedger]:
         """The ledger in `home`: this one when it is this home, else opened with these
         settings (the same embedder) on the SQLite log in that directory."""
-        from mnemoledger.commands.facade import MnemoLedger
-
-        assert isinstance(self, MnemoLedger)
+        this = cast("MnemoLedger", self)
         path = Path(home).expanduser()
-        if path.resolve() == self.settings.home.resolve():
-            yield self
+        if path.resolve() == this.settings.home.resolve():
+            yield this
             return
         if not (path / "ledger.sqlite3").exists():
             raise InvalidInput(f"{path}: no ledger there (no ledger.sqlite3)")
         with ExitStack() as stack:
-            other = MnemoLedger(
+            other = type(this)(
                 settings=self.settings.model_copy(update={"home": path, "db": None}),
                 actor=self.actor,
             )

@@ -71,15 +71,13 @@ def read_models_at(
 ) -> Iterator[MnemoLedger]:
     """A read-only `MnemoLedger` whose read models (those reads need, plus `extra`) stop
     at `point`; built in a scratch directory, removed on exit."""
-    from mnemoledger.commands.facade import MnemoLedger
-
     position = position_at(live.ledger, parse_point(point))
     scratch = Path(tempfile.mkdtemp(prefix="mnemoledger-as-of-"))
     try:
         # The scratch ledger's own (empty) log is never read: the view of the live one
         # replaces it, so whatever the live ledger needs to decode its events still holds.
         settings = live.settings.model_copy(update={"home": scratch, "db": None})
-        past = MnemoLedger(settings=settings, actor=live.actor)
+        past = type(live)(settings=settings, actor=live.actor)
         past.ledger.close()
         view = cast(Ledger, LogUpTo(live.ledger, position))
         past.ledger = view

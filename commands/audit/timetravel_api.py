@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mnemoledger.commands.audit.timepoints import parse_point
 from mnemoledger.ledger import Ledger
@@ -34,10 +34,9 @@ class TimeTravelMixin:
         """A read-only view whose list, get, core (and, with `search`, search) answer as
         the ledger stood at `point`: a log position, or a time."""
         from mnemoledger.commands.audit.timetravel import read_models_at
-        from mnemoledger.commands.facade import MnemoLedger
 
-        assert isinstance(self, MnemoLedger)
-        with read_models_at(self, parse_point(point), ("vectors",) if search else ()) as past:
+        live = cast("MnemoLedger", self)
+        with read_models_at(live, parse_point(point), ("vectors",) if search else ()) as past:
             yield past
 
     def position_at(self, point: str | int | datetime) -> int:

@@ -136,8 +136,6 @@ def replay(
     source: MnemoLedger, into: Path, options: ReplayOptions, progress: Progress | None = None
 ) -> ReplayResult:
     """Replay `source`'s log into a new ledger in `into` (which must be empty)."""
-    from mnemoledger.commands.facade import MnemoLedger
-
     if options.mode not in MODES:
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}; got {options.mode!r}")
     if options.mode == "recorded" and (options.prompts or options.model or options.provider):
@@ -148,7 +146,7 @@ def replay(
     started = time.perf_counter()
     log = read_log(source.ledger)
     settings = source.settings.model_copy(update={"home": into, "db": None})
-    target = MnemoLedger(settings=settings, actor=source.actor)
+    target = type(source)(settings=settings, actor=source.actor)
     try:
         answers = RecordedAnswers()
         live = options.mode == "live"
