@@ -16,10 +16,10 @@ from fastapi.testclient import TestClient
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.cli import cli
-from mnemoledger.commands.facade import AGENT_LIST_LIMIT
 from mnemoledger.commands.service.http import create_app
 from mnemoledger.commands.write.categories import CategoryNotAllowed
 from mnemoledger.ledger import InvalidInput, NewMemory, Provenance, Settings
+from mnemoledger.ledger.policy import AGENT_LIST_LIMIT
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.recall import Recall
 from mnemoledger.projections.embeddings.cache import EmbeddingCache, text_key
