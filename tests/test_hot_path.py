@@ -63,6 +63,7 @@ def test_a_catch_up_with_nothing_to_do_reads_one_position(
     assert read == []
 
 
+@pytest.mark.sqlite_only  # group commit is SQLite's (WAL without fsync)
 def test_served_recalls_are_in_the_log_at_once_and_witnessed_on_close(tmp_path: Path) -> None:
     memory = MnemoLedger(settings=Settings(home=tmp_path, embedder="hashing"), actor="t")
     memory.add(["I moved to Lisbon in May"], user="maya")
@@ -77,6 +78,7 @@ def test_served_recalls_are_in_the_log_at_once_and_witnessed_on_close(tmp_path: 
         assert again.ledger.verify().ok
 
 
+@pytest.mark.sqlite_only  # group commit is SQLite's (WAL without fsync)
 def test_the_next_durable_save_carries_the_served_recalls(memory: MnemoLedger) -> None:
     memory.add(["I moved to Lisbon in May"], user="maya")
     for _ in range(3):
@@ -87,6 +89,7 @@ def test_the_next_durable_save_carries_the_served_recalls(memory: MnemoLedger) -
     assert memory.ledger.verify().ok
 
 
+@pytest.mark.sqlite_only  # group commit is SQLite's (WAL without fsync)
 def test_group_commit_syncs_every_so_many_recalls(
     memory: MnemoLedger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -101,6 +104,7 @@ def test_group_commit_syncs_every_so_many_recalls(
     assert memory.ledger._unsynced == []
 
 
+@pytest.mark.sqlite_only  # group commit is SQLite's (WAL without fsync)
 def test_only_served_recalls_skip_the_fsync(memory: MnemoLedger) -> None:
     memory.add(["I moved to Lisbon in May"], user="maya")
     assert memory.ledger._unsynced == []
@@ -109,6 +113,7 @@ def test_only_served_recalls_skip_the_fsync(memory: MnemoLedger) -> None:
     assert len(memory.ledger._unsynced) == 1
 
 
+@pytest.mark.sqlite_only  # group commit is SQLite's (WAL without fsync)
 def test_a_process_killed_before_the_sync_leaves_a_log_that_verifies(tmp_path: Path) -> None:
     """The served recall is in the log (a crash of the process loses no commit) and the
     tamper witness, which never named it, finds nothing wrong."""
