@@ -28,7 +28,9 @@ class SQLiteReadModel:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        # timeout: the switch to WAL waits for another process creating the same file
+        # (two server workers starting on a fresh home) instead of failing after 5 s
+        self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # as layers, vectors: rebuildable
         self.db.execute("PRAGMA busy_timeout=30000")
