@@ -32,6 +32,7 @@ from sqlalchemy import (
     event,
     text,
 )
+from sqlalchemy.exc import OperationalError
 
 from mnemoledger.ledger import EventRecord
 from mnemoledger.ledger.memory import merged_evidence
@@ -254,7 +255,10 @@ class LayersProjection:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.engine: Engine = create_engine(f"sqlite:///{path}")
+        self.engine: Engine = create_engine(
+            f"sqlite:///{path}",
+            connect_args={"timeout": 30},  # the WAL switch may wait
+        )
         event.listen(self.engine, "connect", _configure_sqlite)
         self._df_cache: dict[str, int] = {}
         self._df_counted_at = 0
@@ -262,6 +266,16 @@ class LayersProjection:
         self._create()
 
     def _create(self) -> None:
+        try:
+            self._create_tables()
+        except OperationalError as error:
+            # two processes opening a fresh home (server workers) both found no table;
+            # the other created them first: now they are found
+            if "already exists" not in str(error):
+                raise
+            self._create_tables()
+
+    def _create_tables(self) -> None:
         with self.engine.begin() as conn:
             found = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memories)")]
             if (found and found != _COLUMNS) or engram_state.outdated(conn):
