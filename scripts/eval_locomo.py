@@ -339,6 +339,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--home", type=Path, help="keep the ledger here (default: temp dir)")
     parser.add_argument(
+        "--questions",
+        type=Path,
+        help="write one JSON line per question here (what mnemoledger found), to compare runs",
+    )
+    parser.add_argument(
         "--consolidate",
         action="store_true",
         help="one consolidation cycle after every session (its time + 30 min), as the worker",
@@ -361,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     budgets: dict[str, int] = {}
     clock = SimulatedClock(datetime(2000, 1, 1, tzinfo=UTC))
     wall = time.perf_counter()
+    per_question = args.questions.open("w") if args.questions else None
     with (
         ledger_clock(clock),
         MnemoLedger(settings=Settings(home=home), actor="eval") as memory,
@@ -422,6 +428,20 @@ def main(argv: list[str] | None = None) -> int:
                 results["mnemoledger"].record(
                     question.category, question.evidence, ranked, deep, budget
                 )
+                if per_question:
+                    found = set().union(*ranked) if ranked else set()
+                    affordable = within_budget(deep, budget)
+                    afforded = set().union(*affordable) if affordable else set()
+                    line = {
+                        "sample_id": user,
+                        "question": question.text,
+                        "category": CATEGORIES[question.category],
+                        "evidence": sorted(question.evidence),
+                        "any@10": bool(found & question.evidence),
+                        "any@budget": bool(afforded & question.evidence),
+                        "top10": [sorted(evidence) for evidence in ranked],
+                    }
+                    per_question.write(json.dumps(line) + "\n")
                 for name, ranker in (("bm25", bm25), ("vector", vector)):
                     deep = ranker(question.text, DEEP_K)
                     results[name].record(
@@ -442,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
                 time.perf_counter() - wall,
                 {"states": dict(states), "lost": stats["turns_without_active_memory"]},
             )
+    if per_question:
+        per_question.close()
     report: dict[str, Any] = {name: scores.summary() for name, scores in results.items()}
     report["run"] = {
         "mode": "consolidate" if args.consolidate else "add only",
