@@ -1,0 +1,239 @@
+"""The parts every capability of `MnemoLedger` shares, and the two descriptors that let the
+facade expose them as a table of contents.
+
+`Parts` is built once per facade: the settings, the acting identity, the clock, the event
+log, the embedder, every read model and the runner over them, the LLM provider, the add
+pipeline, and the helpers every capability uses (catch up, provenance, the categories
+config, memory rows as API models). Capabilities (`Writes`, `Notes`, `Recall`, ...) hold
+the parts and read them at call time, so a part the caller replaces (`memory.clock = ...`,
+`memory.actor = ...`, a replay's `memory.llm = ...`) is what the next call uses.
+
+    class MnemoLedger:
+        ledger: part[Ledger] = part()           # memory.ledger reads and sets parts.ledger
+        add = verb(Writes.add)                  # memory.add(...) is Writes.add, type-checked
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+
+from mnemoledger.commands.llm import make_provider
+from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.models import MemoryOut
+from mnemoledger.commands.recall.relations import edges_of
+from mnemoledger.commands.write import replaying
+from mnemoledger.commands.write.add import AddPipeline
+from mnemoledger.commands.write.categories import CategoriesConfig, load_categories
+from mnemoledger.ledger import Ledger, Memory, Provenance, Settings
+from mnemoledger.ledger.errors import MemoryNotFound
+from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.core import CoreProjection
+from mnemoledger.projections.delta import DeltaProjection
+from mnemoledger.projections.embeddings import make_embedder
+from mnemoledger.projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+from mnemoledger.projections.graph import GraphProjection
+from mnemoledger.projections.history import HistoryProjection
+from mnemoledger.projections.latest import LatestProjection
+from mnemoledger.projections.layers import LayersProjection, MemoryRow
+from mnemoledger.projections.runner import Progress, Runner
+from mnemoledger.projections.topics import TopicsProjection
+from mnemoledger.projections.transcripts import TranscriptsProjection
+from mnemoledger.projections.vectors import VectorsProjection
+
+ADD_READS = ("layers", "vectors", "consent")
+"""The read models `add` decides from; the others catch up at the next read."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+
+
+class Parts:
+    """What the capabilities share: one ledger, its read models and their helpers."""
+
+    def __init__(self, settings: Settings, actor: str) -> None:
+        self.settings = settings
+        self.actor = actor
+        """Recorded on every event; servers set it per request (calls are serial)."""
+        self.clock: Callable[[], datetime] = replaying.now
+        """Now, in UTC: the original run's time inside a replay; tests and the worker set it."""
+        self.ledger = Ledger(settings)
+        directory = settings.projections_dir
+        self.embedder = CachedEmbedder(
+            make_embedder(settings), EmbeddingCache(settings.home / "embeddings.sqlite3")
+        )
+        self.layers = LayersProjection(directory / "layers.sqlite3")
+        self.vectors = VectorsProjection(directory / "vectors", self.embedder)
+        self.core_model = CoreProjection(directory / "core")
+        self.consent_model = ConsentProjection(directory / "consent")
+        self.delta_model = DeltaProjection(directory / "delta")
+        self.graph_model = GraphProjection(directory / "graph")
+        self.transcripts_model = TranscriptsProjection(directory / "transcripts", self.embedder)
+        self.history_model = HistoryProjection(directory / "history")
+        self.topics_model = TopicsProjection(directory / "topics")
+        self.latest_model = LatestProjection(directory / "latest")
+        self.runner = Runner(
+            self.ledger,
+            [
+                self.layers,
+                self.vectors,
+                self.core_model,
+                self.consent_model,
+                self.delta_model,
+                self.graph_model,
+                self.transcripts_model,
+                self.history_model,
+                self.topics_model,
+                self.latest_model,
+            ],
+            directory / ".lock",
+        )
+        self.llm: LLMProvider = make_provider(settings)
+        self.add_pipeline = AddPipeline(
+            self.ledger,
+            self.layers,
+            self.vectors,
+            self.embedder,
+            self.llm,
+            settings,
+            refresh=self.refresh_for_add,
+            consent=self.consent_model,
+        )
+        self._categories: CategoriesConfig | None = None
+
+    # --- catching up -------------------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None) -> int:
+        """Bring the read models up to date with the log; returns events processed."""
+        return self.runner.catch_up(progress)
+
+    def refresh_for_add(self) -> int:
+        """Bring up to date only the read models an add decides from (its duplicates and
+        related memories, the consent requests already made): the others (graph, delta,
+        history, topics, transcripts, core files, latest) follow the add's events at the
+        next read that catches up, off the add's path."""
+        return self.runner.catch_up(names=ADD_READS)
+
+    # --- shared helpers ----------------------------------------------------------------
+
+    @property
+    def categories_config(self) -> CategoriesConfig:
+        """The categories config (seed 003 §5), read once from the configured file."""
+        if self._categories is None:
+            self._categories = load_categories(self.settings)
+        return self._categories
+
+    def provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
+        """Who acts: the acting identity, with the agent and thread named (validated)."""
+        return Provenance(
+            user_id=user,
+            actor=self.actor,
+            agent_id=identifier("agent", agent, required=False),
+            thread_id=identifier("thread", thread, required=False),
+        )
+
+    def out(self, row: MemoryRow) -> MemoryOut:
+        """A memory row of the layers read model, with its relations, as the API returns it."""
+        return MemoryOut(**row.as_json(), links=edges_of(self.graph_model, row.id))
+
+    def current(self, memory: Memory) -> MemoryOut:
+        """A memory just written, as the read models now show it."""
+        self.refresh()
+        row = self.layers.get(memory.id.hex)
+        if row is None:  # pragma: no cover - the refresh above guarantees the row
+            raise MemoryNotFound(memory.id.hex)
+        return self.out(row)
+
+    def close(self) -> None:
+        self.runner.close()
+        self.embedder.close()
+        self.ledger.close()
+
+
+# --- the facade's table of contents --------------------------------------------------------
+
+
+class Composed(Protocol):
+    """A facade built from capabilities: `capability(key)` finds the one a verb runs on."""
+
+    def capability(self, key: str) -> object: ...
+
+
+def capability_key(cls: type[Any]) -> str:
+    """How a facade files a capability, and how a verb finds it: `module:QualifiedName`."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+class verb(Generic[P, R]):
+    """A public verb of the facade: `add = verb(Writes.add)` makes `memory.add(...)` call
+    `Writes.add` on the facade's `Writes`, with its parameters, return type and docstring
+    (`help(MnemoLedger.add)`)."""
+
+    def __init__(self, method: Callable[Concatenate[Any, P], R]) -> None:
+        self.method = method
+        self.key = f"{method.__module__}:{method.__qualname__.rpartition('.')[0]}"
+        self.__doc__ = method.__doc__
+        self.unbound = _on_facade(method, self.key)
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.unbound.__name__ = name
+        self.unbound.__qualname__ = f"{owner.__qualname__}.{name}"
+
+    @overload
+    def __get__(self, facade: None, owner: type[Any]) -> Callable[Concatenate[Any, P], R]: ...
+
+    @overload
+    def __get__(self, facade: Composed, owner: type[Any] | None = None) -> Callable[P, R]: ...
+
+    def __get__(
+        self, facade: Composed | None, owner: type[Any] | None = None
+    ) -> Callable[P, R] | Callable[Concatenate[Any, P], R]:
+        if facade is None:
+            return self.unbound
+        return types.MethodType(self.method, facade.capability(self.key))
+
+
+def _on_facade(method: Callable[Concatenate[Any, P], R], key: str) -> Callable[..., R]:
+    """A verb on the class: a function of the facade, documented as the capability's method
+    (its docstring and, through `__wrapped__`, its signature)."""
+
+    @functools.wraps(method)
+    def on_facade(facade: Composed, /, *args: Any, **kwargs: Any) -> R:
+        return method(facade.capability(key), *args, **kwargs)
+
+    return on_facade
+
+
+class HasParts(Protocol):
+    @property
+    def parts(self) -> Parts: ...
+
+
+class part(Generic[T]):
+    """A shared part seen through the facade: `memory.ledger` reads `parts.ledger`, and
+    `memory.ledger = view` replaces it for every capability."""
+
+    name: str
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, facade: None, owner: type[Any]) -> part[T]: ...
+
+    @overload
+    def __get__(self, facade: HasParts, owner: type[Any] | None = None) -> T: ...
+
+    def __get__(self, facade: HasParts | None, owner: type[Any] | None = None) -> T | part[T]:
+        if facade is None:
+            return self
+        value: T = getattr(facade.parts, self.name)
+        return value
+
+    def __set__(self, facade: HasParts, value: T) -> None:
+        setattr(facade.parts, self.name, value)
