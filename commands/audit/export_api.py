@@ -1,4 +1,4 @@
-"""`ExportMixin`: a user's events out (JSONL, Parquet, CSV) and back in (JSONL).
+"""`Export`: a user's events out (JSONL, Parquet, CSV) and back in (JSONL).
 
 memory.export(user="maya", format="jsonl", path="maya.jsonl")
 other.import_events("maya.jsonl")          # in another home: identical read models
@@ -7,16 +7,13 @@ other.import_events("maya.jsonl")          # in another home: identical read mod
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from mnemoledger.commands.audit import export
-from mnemoledger.ledger import Ledger
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.validation import identifier
-
-if TYPE_CHECKING:
-    from mnemoledger.projections.runner import Progress
+from mnemoledger.projections.runner import Progress
 
 
 class ExportResult(BaseModel):
@@ -32,21 +29,17 @@ class ImportResult(BaseModel):
     users: list[str]
 
 
-class ExportMixin:
-    """Expects on `self`: `ledger` and `refresh()`."""
+class Export:
+    """A user's events out of the log, and exported events back into it."""
 
-    ledger: Ledger
-
-    if TYPE_CHECKING:
-
-        def refresh(self, progress: Progress | None = None) -> int:
-            raise NotImplementedError
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def export(self, *, user: str, format: str, path: str | Path) -> ExportResult:
         """Write `user`'s events: `jsonl` (the faithful, importable event stream) or
         `parquet` / `csv` (the timeline table, through DuckDB)."""
         identifier("user", user)
-        records = export.user_events(self.ledger, user)
+        records = export.user_events(self.parts.ledger, user)
         target = Path(path).expanduser()
         export.write(records, target, format)
         return ExportResult(user=user, format=format, path=str(target), events=len(records))
@@ -56,7 +49,7 @@ class ExportMixin:
         provenance), then bring the read models up to date."""
         source = Path(path).expanduser()
         records = export.read_jsonl(source)
-        count = export.import_records(self.ledger, records, progress)
-        self.refresh()
+        count = export.import_records(self.parts.ledger, records, progress)
+        self.parts.refresh()
         users = sorted({r.user_id for r in records if r.user_id})
         return ImportResult(path=str(source), events=count, users=users)

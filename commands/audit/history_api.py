@@ -1,12 +1,5 @@
-"""`HistoryMixin`: the audit trail of the Python API (seed 003 §8).
-
-Mixed into `MnemoLedger`, which provides what the mixin uses:
-
-    class MnemoLedger(HistoryMixin, ...):
-        def __init__(...):
-            ...
-            self.history_model = HistoryProjection(directory / "history")
-            self.runner = Runner(self.ledger, [..., self.history_model], directory / ".lock")
+"""`History`: the audit trail of the Python API (seed 003 §8), over the history read model
+of the shared parts (kept up to date by the runner).
 
     memory.memory_history(memory_id)          # every event of one memory, and who decided it
     memory.timeline(user="maya", types=["MemoryUpdated"], since="2026-05-01", actor="cli:me")
@@ -17,18 +10,15 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from mnemoledger.commands.audit.timepoints import after, at_or_before, parse_point
 from mnemoledger.commands.models import EventOut
-from mnemoledger.ledger import Ledger
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
-from mnemoledger.projections.history import HistoryProjection, HistoryRow
-
-if TYPE_CHECKING:
-    from mnemoledger.projections.runner import Progress
+from mnemoledger.projections.history import HistoryRow
 
 LOG_PAGE = 1000
 """Events read per page of the log."""
@@ -70,33 +60,24 @@ class HistoryEntry(BaseModel):
     """The call that decided the event, when an LLM decided it."""
 
 
-class HistoryMixin:
-    """Who changed a memory, when, and on which LLM answer; the filtered log.
+class History:
+    """Who changed a memory, when, and on which LLM answer; the filtered log."""
 
-    Expects on `self`: `ledger`, `history_model` (a `HistoryProjection` the runner keeps
-    up to date) and `refresh()`.
-    """
-
-    ledger: Ledger
-    history_model: HistoryProjection
-
-    if TYPE_CHECKING:
-
-        def refresh(self, progress: Progress | None = None) -> int:
-            raise NotImplementedError
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def memory_history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         """Every event of one memory, oldest first, with actor, agent, causation and the LLM
         call (stage, prompt version, model, tokens) that decided it."""
-        memory = self.ledger.memory(memory_id)
-        self.refresh()
-        rows = self.history_model.of_memory(memory.id.hex)
+        memory = self.parts.ledger.memory(memory_id)
+        self.parts.refresh()
+        rows = self.parts.history_model.of_memory(memory.id.hex)
         if not rows:
             raise MemoryNotFound(memory_id)
         return [self._entry(row) for row in rows]
 
     def _entry(self, row: HistoryRow) -> HistoryEntry:
-        call = self.history_model.deciding_call(row.causation_id, row.prompt_version)
+        call = self.parts.history_model.deciding_call(row.causation_id, row.prompt_version)
         return HistoryEntry(
             position=row.position,
             event=row.event,
@@ -147,7 +128,7 @@ class HistoryMixin:
         position = start if isinstance(start, int) else 0
         stop = end if isinstance(end, int) else None
         while limit is None or len(found) < limit:
-            page = self.ledger.read(position, LOG_PAGE, stop)
+            page = self.parts.ledger.read(position, LOG_PAGE, stop)
             if not page:
                 break
             for record in page:

@@ -1,7 +1,5 @@
-"""`IntegrityMixin`: verify, seal and erase in the Python API (issue 5; seed 003 §8).
-
-Mixed into `MnemoLedger`, which provides what the mixin uses (`ledger`, `settings`,
-`embedder`, `rebuild()`, `_provenance()`):
+"""`Integrity`: verify, seal and erase in the Python API (issue 5; seed 003 §8), over the
+ledger and the runner of the shared parts:
 
     memory.verify()                      # every chain and seal; problems named
     memory.seal()                        # checkpoint the log since the last seal
@@ -14,22 +12,14 @@ recorded, the read models not yet rebuilt or compacted) and says what it did.
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from mnemoledger.ledger import Ledger, Settings
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.seal import Seal
 from mnemoledger.ledger.validation import identifier
-from mnemoledger.projections.embeddings.cache import CachedEmbedder
-from mnemoledger.projections.runner import Runner
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from mnemoledger.commands.models import RebuildResult
-    from mnemoledger.ledger import Provenance
-    from mnemoledger.projections.runner import Progress
+from mnemoledger.projections.runner import Progress
 
 
 class ProblemOut(BaseModel):
@@ -93,23 +83,11 @@ class ErasureResult(BaseModel):
     process of the home) had already done."""
 
 
-class IntegrityMixin:
+class Integrity:
     """Check the log, checkpoint it, and erase a user's content from it and its readers."""
 
-    ledger: Ledger
-    settings: Settings
-    embedder: CachedEmbedder
-    runner: Runner
-
-    if TYPE_CHECKING:
-
-        def rebuild(
-            self, projection: str | None = None, progress: Progress | None = None
-        ) -> RebuildResult:
-            raise NotImplementedError
-
-        def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
-            raise NotImplementedError
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def verify(
         self, progress: Progress | None = None, published: Mapping[int, str] | None = None
@@ -117,7 +95,7 @@ class IntegrityMixin:
         """Walk every stored event: keyed hashes, per-stream chains, seals, positions, the
         witness of the newest event and seal, and the seal roots `published` elsewhere
         (last position sealed -> root); when all is well, seal what was unsealed."""
-        report = self.ledger.verify(progress, published)
+        report = self.parts.ledger.verify(progress, published)
         return VerifyResult(
             ok=report.ok,
             events=report.events,
@@ -133,7 +111,7 @@ class IntegrityMixin:
     def seal(self, *, agent: str | None = None) -> builtins.list[SealOut]:
         """Seal the log from the last sealed position to the newest event (one `Sealed`
         event per SEAL_MAX_EVENTS events)."""
-        seals = self.ledger.seal(self._provenance("", agent, None))
+        seals = self.parts.ledger.seal(self.parts.provenance("", agent, None))
         return [_seal_out(seal) for seal in seals]
 
     def erase(
@@ -145,14 +123,14 @@ class IntegrityMixin:
         purges itself when it next catches up. Running it again finishes an interrupted
         erasure; `UnknownUser` if the user never wrote anything."""
         identifier("user", user)
-        outcome = self.ledger.erase(self._provenance(user, agent, None), user)
+        outcome = self.parts.ledger.erase(self.parts.provenance(user, agent, None), user)
         completed = [
             f"destroyed {outcome.keys_destroyed} data key(s)"
             if outcome.keys_destroyed is not None
             else f"data keys already destroyed at {outcome.erased_at}",
             "recorded UserErased" if outcome.recorded else "UserErased already recorded",
         ]
-        purge = self.runner.purge_erasures(progress)
+        purge = self.parts.runner.purge_erasures(progress)
         if purge is None:
             completed.append("read models already purged of the user")
             projections: builtins.list[str] = []

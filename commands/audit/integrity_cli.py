@@ -10,24 +10,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from mnemoledger.commands import output
 from mnemoledger.commands.audit.integrity_api import (
     ErasureResult,
-    IntegrityMixin,
     SealOut,
     VerifyResult,
 )
 from mnemoledger.commands.options import CliState, global_options, pass_state
-from mnemoledger.ledger.errors import LedgerError
+
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
 
 
-def _api(state: CliState) -> IntegrityMixin:
-    ledger: object = state.ledger()
-    if not isinstance(ledger, IntegrityMixin):
-        raise LedgerError("integrity is not enabled: MnemoLedger does not mix in IntegrityMixin")
-    return ledger
+def _api(state: CliState) -> MnemoLedger:
+    return state.ledger()
 
 
 def _show_verify(result: VerifyResult) -> None:

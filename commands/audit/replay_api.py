@@ -1,4 +1,4 @@
-"""`ReplayMixin`: replay the log into a scratch ledger, and compare two ledgers.
+"""`Replay`: replay the log into a scratch ledger, and compare two ledgers.
 
 memory.replay("/tmp/r1")                                   # exact: recorded answers
 memory.replay("/tmp/r2", mode="live", prompts={"core_update": "strict.txt"})
@@ -7,28 +7,49 @@ report = memory.diff(memory.settings.home, "/tmp/r2")      # what the new prompt
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import Generic, Protocol, TypeVar
 
-from mnemoledger.commands.audit.diff import DiffReport, diff_ledgers
-from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions, ReplayResult, replay
+from mnemoledger.commands.audit.diff import DiffReport
+from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions, ReplayResult
 from mnemoledger.commands.audit.replay.engine import Mode, Progress
 from mnemoledger.commands.audit.timepoints import parse_point
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger import Settings
 from mnemoledger.ledger.errors import InvalidInput
 
-if TYPE_CHECKING:
-    from mnemoledger.commands.facade import MnemoLedger
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
-class ReplayMixin:
-    """Expects on `self`: a `MnemoLedger`."""
+Live = TypeVar("Live", bound=Closable)
+"""The facade: the ledger replayed, compared, and opened on another home."""
 
-    settings: Settings
-    actor: str
+
+class Replay(Generic[Live]):
+    """Execute the log again into a new ledger; compare two ledgers.
+
+    `run` is `commands.audit.replay.replay`, `compare` is `commands.audit.diff.diff_ledgers`
+    and `reopen(settings)` opens another ledger like this one (same class, same actor)."""
+
+    def __init__(
+        self,
+        parts: Parts,
+        live: Live,
+        *,
+        run: Callable[[Live, Path, ReplayOptions, Progress | None], ReplayResult],
+        compare: Callable[[Live, Live, str | None], DiffReport],
+        reopen: Callable[[Settings], Live],
+    ) -> None:
+        self.parts = parts
+        self.live = live
+        self.run = run
+        self.compare = compare
+        self.reopen = reopen
 
     def replay(
         self,
@@ -58,29 +79,26 @@ class ReplayMixin:
             until=parse_point(until) if until is not None else None,
             user=user,
         )
-        return replay(cast("MnemoLedger", self), Path(into), options, progress)
+        return self.run(self.live, Path(into), options, progress)
 
     def diff(self, a: str | Path, b: str | Path, *, user: str | None = None) -> DiffReport:
         """What differs between the ledgers in directories `a` and `b` (memories, core.md,
         flipped decisions, LLM calls and tokens)."""
-        with self._opened(a) as first, self._opened(b) as second:
-            return diff_ledgers(first, second, user)
+        with self.opened(a) as first, self.opened(b) as second:
+            return self.compare(first, second, user)
 
     @contextmanager
-    def _opened(self, home: str | Path) -> Iterator[MnemoLedger]:
+    def opened(self, home: str | Path) -> Iterator[Live]:
         """The ledger in `home`: this one when it is this home, else opened with these
         settings (the same embedder) on the SQLite log in that directory."""
-        this = cast("MnemoLedger", self)
+        settings = self.parts.settings
         path = Path(home).expanduser()
-        if path.resolve() == this.settings.home.resolve():
-            yield this
+        if path.resolve() == settings.home.resolve():
+            yield self.live
             return
         if not (path / "ledger.sqlite3").exists():
             raise InvalidInput(f"{path}: no ledger there (no ledger.sqlite3)")
         with ExitStack() as stack:
-            other = type(this)(
-                settings=self.settings.model_copy(update={"home": path, "db": None}),
-                actor=self.actor,
-            )
+            other = self.reopen(settings.model_copy(update={"home": path, "db": None}))
             stack.callback(other.close)
             yield other

@@ -1,4 +1,4 @@
-"""`ReportMixin`: operations and LLM usage over time, by DuckDB over the log.
+"""`Reports`: operations and LLM usage over time, by DuckDB over the log.
 
 memory.report(bucket="day").llm        # calls, tokens and latency by stage and model
 """
@@ -6,15 +6,16 @@ memory.report(bucket="day").llm        # calls, tokens and latency by stage and 
 from __future__ import annotations
 
 from mnemoledger.commands.audit.report import Report, build_report
-from mnemoledger.ledger import Ledger
+from mnemoledger.commands.parts import Parts
 
 
-class ReportMixin:
-    """Expects on `self`: `ledger`."""
+class Reports:
+    """Usage reports over the log (`Report` is the report itself)."""
 
-    ledger: Ledger
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def report(self, *, user: str | None = None, bucket: str = "day") -> Report:
         """Operations by node, op and status per `bucket` (hour, day, week, month), and LLM
         calls, tokens and latency by stage and model (one user's, or everyone's)."""
-        return build_report(self.ledger, user=user, bucket=bucket)
+        return build_report(self.parts.ledger, user=user, bucket=bucket)

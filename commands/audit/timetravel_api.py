@@ -1,4 +1,4 @@
-"""`TimeTravelMixin`: reads as of a point of the log (`--as-of TIME|POSITION`).
+"""`TimeTravel`: reads as of a point of the log (`--as-of TIME|POSITION`).
 
     with memory.as_of("2026-05-01T12:00") as past:
         past.list(user="maya")
@@ -12,35 +12,39 @@ the live ones never change.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, cast
+from typing import Generic, TypeVar
 
-from mnemoledger.commands.audit.timepoints import parse_point
-from mnemoledger.ledger import Ledger
+from mnemoledger.commands.audit.timepoints import Point, parse_point
+from mnemoledger.commands.parts import Parts
 
-if TYPE_CHECKING:
-    from mnemoledger.commands.facade import MnemoLedger
+Live = TypeVar("Live")
+"""The facade: what `as_of` views in the past, and what the view is."""
+
+ViewAt = Callable[[Live, Point, Sequence[str]], AbstractContextManager[Live]]
+"""Opens a read-only `Live` whose read models (plus the extra ones named) stop at a point:
+`commands.audit.timetravel.read_models_at`."""
 
 
-class TimeTravelMixin:
-    """Expects on `self`: a `MnemoLedger` (its settings, actor and ledger)."""
+class TimeTravel(Generic[Live]):
+    """Read the ledger as it stood at a point: a log position, or a time."""
 
-    ledger: Ledger
+    def __init__(self, parts: Parts, live: Live, view_at: ViewAt[Live]) -> None:
+        self.parts = parts
+        self.live = live
+        self.view_at = view_at
 
     @contextmanager
-    def as_of(self, point: str | int | datetime, *, search: bool = False) -> Iterator[MnemoLedger]:
+    def as_of(self, point: str | int | datetime, *, search: bool = False) -> Iterator[Live]:
         """A read-only view whose list, get, core (and, with `search`, search) answer as
         the ledger stood at `point`: a log position, or a time."""
-        from mnemoledger.commands.audit.timetravel import read_models_at
-
-        live = cast("MnemoLedger", self)
-        with read_models_at(live, parse_point(point), ("vectors",) if search else ()) as past:
+        with self.view_at(self.live, parse_point(point), ("vectors",) if search else ()) as past:
             yield past
 
     def position_at(self, point: str | int | datetime) -> int:
         """The log position reached at `point` (a position, or a time)."""
         from mnemoledger.commands.audit.timetravel import position_at
 
-        return position_at(self.ledger, parse_point(point))
+        return position_at(self.parts.ledger, parse_point(point))

@@ -1,20 +1,20 @@
-"""`ConsolidateMixin`: the engram cycle and the lifecycle rules in the Python API.
+"""`Consolidate`: the engram cycle and the lifecycle rules in the Python API.
 
     memory.consolidate(user="maya")                  # one cycle: {"epoch", "operations"}
     memory.consolidate(dry_run=True)                 # every user; plans, writes nothing
     memory.consolidate(user="maya", now=datetime(2031, 1, 1, tzinfo=UTC))  # a given clock
 
-Mixed into `MnemoLedger`, which provides `ledger`, `layers`, `vectors`, `embedder`, `llm`,
-`refresh()` and `_provenance()`. The clock is `self.clock` (a callable returning an aware
-UTC datetime), replaceable so tests and the worker drive months in seconds.
+Over the shared parts (ledger, layers, vectors, embedder, topics, llm). The clock is
+`parts.clock` (a callable returning an aware UTC datetime; `memory.clock = ...` replaces
+it), so tests and the worker drive months in seconds.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -24,20 +24,11 @@ from mnemoledger.commands.lifecycle.consolidation import (
     CycleOutcome,
 )
 from mnemoledger.commands.lifecycle.topics import TopicsPipeline
-from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.models import MemoryOut
-from mnemoledger.commands.write import replaying
-from mnemoledger.ledger import Ledger, Provenance, Settings
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import ACTIVE
 from mnemoledger.ledger.validation import identifier
-from mnemoledger.projections.embeddings.cache import CachedEmbedder
-from mnemoledger.projections.layers import LayersProjection
-from mnemoledger.projections.topics import TopicsProjection
-from mnemoledger.projections.vectors import VectorsProjection
-
-if TYPE_CHECKING:
-    from mnemoledger.projections.runner import Progress
 
 
 class UserCycle(BaseModel):
@@ -89,26 +80,11 @@ class TopicDetail(BaseModel):
     memories: list[MemoryOut]
 
 
-class ConsolidateMixin:
-    """Run engram consolidation cycles."""
+class Consolidate:
+    """Run engram consolidation cycles; build and read the users' topic trees."""
 
-    ledger: Ledger
-    settings: Settings
-    layers: LayersProjection
-    vectors: VectorsProjection
-    embedder: CachedEmbedder
-    llm: LLMProvider
-    topics_model: TopicsProjection
-    clock: Callable[[], datetime] = staticmethod(replaying.now)
-    """Now, in UTC: the original run's time inside a replay; tests and the worker set it."""
-
-    if TYPE_CHECKING:
-
-        def refresh(self, progress: Progress | None = None) -> int:
-            raise NotImplementedError
-
-        def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
-            raise NotImplementedError
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def consolidate(
         self,
@@ -124,11 +100,11 @@ class ConsolidateMixin:
         promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
         `dry_run`, the planned operations are returned and nothing is written. `daily`
         adds seed 003's daily pass and insights (None: when 24 h have passed)."""
-        at = now or self.clock()
+        at = now or self.parts.clock()
         if at.tzinfo is None:
             raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
         at = at.astimezone(UTC)
-        self.refresh()
+        self.parts.refresh()
         users = [str(identifier("user", user))] if user is not None else self.users_with_memories()
         pipeline = self.consolidation_pipeline()
         outcomes: list[CycleOutcome] = []
@@ -139,9 +115,9 @@ class ConsolidateMixin:
                 dry_run=dry_run,
                 audit=audit,
                 daily=daily,
-                buffer_cap=self.settings.buffer_cap,
+                buffer_cap=self.parts.settings.buffer_cap,
             )
-            outcomes.append(pipeline.run(request, self._provenance(name, agent, None)))
+            outcomes.append(pipeline.run(request, self.parts.provenance(name, agent, None)))
         return ConsolidateResult(
             epoch=max((o.epoch for o in outcomes), default=None),
             operations=[{"user": o.user, **op.as_json()} for o in outcomes for op in o.operations],
@@ -162,20 +138,21 @@ class ConsolidateMixin:
     def build_topics(self, *, user: str, agent: str | None = None) -> dict[str, Any]:
         """Build and name the user's Topiary tree now (a `TopicsRequested` command); the
         previous tree stays when a topic could not be named."""
+        parts = self.parts
         pipeline = TopicsPipeline(
-            self.ledger, self.layers, self.vectors, self.topics_model, self.llm, self.refresh
+            parts.ledger, parts.layers, parts.vectors, parts.topics_model, parts.llm, parts.refresh
         )
-        return pipeline.run(user, self._provenance(user, agent, None))
+        return pipeline.run(user, parts.provenance(user, agent, None))
 
     def topics(self, *, user: str, rebuild: bool = False) -> TopicsResult:
         """The user's topic tree: leaves (`kb1`, ...) most members first, then parents
         (`kp1`, ...). Built first when the user has none yet, or when `rebuild`."""
         identifier("user", user)
-        self.refresh()
-        if rebuild or not self.topics_model.tree(user):
+        self.parts.refresh()
+        if rebuild or not self.parts.topics_model.tree(user):
             self.build_topics(user=user)
-            self.refresh()
-        tree = self.topics_model.tree(user)
+            self.parts.refresh()
+        tree = self.parts.topics_model.tree(user)
         return TopicsResult(
             user=user,
             position=tree[0].built_position if tree else None,
@@ -186,13 +163,13 @@ class ConsolidateMixin:
     def topic_memories(self, *, user: str, ids: Sequence[str]) -> dict[str, TopicDetail]:
         """Drill down: each named topic's memories, as they are now (active ones)."""
         identifier("user", user)
-        self.refresh()
-        names = {t.id: t.name for t in self.topics_model.tree(user)}
+        self.parts.refresh()
+        names = {t.id: t.name for t in self.parts.topics_model.tree(user)}
         found: dict[str, TopicDetail] = {}
         for topic_id in ids:
             if topic_id not in names:
                 raise InvalidInput(f"user {user!r} has no topic {topic_id!r}")
-            rows = self.layers.get_many(self.topics_model.members(user, topic_id))
+            rows = self.parts.layers.get_many(self.parts.topics_model.members(user, topic_id))
             memories = [
                 MemoryOut(**row.as_json())
                 for row in sorted(rows.values(), key=lambda r: r.id)
@@ -203,7 +180,7 @@ class ConsolidateMixin:
 
     def users_with_memories(self) -> builtins.list[str]:
         """Every user the layers read model knows, ordered."""
-        with self.layers.engine.connect() as conn:
+        with self.parts.layers.engine.connect() as conn:
             return [
                 r[0]
                 for r in conn.exec_driver_sql(
@@ -212,6 +189,12 @@ class ConsolidateMixin:
             ]
 
     def consolidation_pipeline(self) -> ConsolidationPipeline:
+        parts = self.parts
         return ConsolidationPipeline(
-            self.ledger, self.layers, self.vectors, self.embedder, self.llm, refresh=self.refresh
+            parts.ledger,
+            parts.layers,
+            parts.vectors,
+            parts.embedder,
+            parts.llm,
+            refresh=parts.refresh,
         )

@@ -1,12 +1,5 @@
-"""`GraphMixin`: the relations graph's methods of the Python API (seed 003 §2).
-
-Mixed into `MnemoLedger`, which provides what the mixin uses:
-
-    class MnemoLedger(GraphMixin, ...):
-        def __init__(...):
-            ...
-            self.graph_model = GraphProjection(directory / "graph")
-            self.runner = Runner(self.ledger, [..., self.graph_model], directory / ".lock")
+"""`Graph`: the relations graph's methods of the Python API (seed 003 §2), over the graph
+read model of the shared parts (kept up to date by the runner).
 
     memory.graph_edges(user="maya")                      # every relation, strongest first
     memory.graph_edges(user="maya", memory=memory_id)    # the edges of one memory
@@ -15,31 +8,20 @@ Mixed into `MnemoLedger`, which provides what the mixin uses:
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING
 
 from mnemoledger.commands.models import EdgeOut
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger import InvalidInput, MemoryNotFound, validation
 from mnemoledger.ledger.application import parse_memory_id
 from mnemoledger.ledger.policy import RELATED_BULLETS_MAX
-from mnemoledger.projections.graph import Edge, GraphProjection
-
-if TYPE_CHECKING:
-    from mnemoledger.projections.runner import Progress
+from mnemoledger.projections.graph import Edge
 
 
-class GraphMixin:
-    """Read the relation edges of a user or of one memory.
+class Graph:
+    """Read the relation edges of a user or of one memory."""
 
-    Expects on `self`: `graph_model` (a `GraphProjection` the runner keeps up to date) and
-    `refresh()`.
-    """
-
-    graph_model: GraphProjection
-
-    if TYPE_CHECKING:
-
-        def refresh(self, progress: Progress | None = None) -> int:
-            raise NotImplementedError
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def graph_edges(
         self,
@@ -54,27 +36,29 @@ class GraphMixin:
         edges whose both ends are active (not superseded, not forgotten)."""
         validation.identifier("user", user)
         min_strength = validation.unit_interval("min strength", min_strength)
-        self.refresh()
+        self.parts.refresh()
         if memory is None:
-            edges = self.graph_model.edges(user, min_strength, active_only=active_only)
+            edges = self.parts.graph_model.edges(user, min_strength, active_only=active_only)
         else:
             memory_id = self._graph_memory(user, memory)
-            edges = self.graph_model.neighbours(memory_id, min_strength, active_only=active_only)
+            edges = self.parts.graph_model.neighbours(
+                memory_id, min_strength, active_only=active_only
+            )
         return [_edge_out(edge) for edge in edges]
 
     def related_edges(
         self, memory: str, *, limit: int = RELATED_BULLETS_MAX
     ) -> builtins.list[EdgeOut]:
         """The `limit` strongest relations of `memory` to active memories."""
-        self.refresh()
+        self.parts.refresh()
         memory_id = parse_memory_id(memory).hex
-        if self.graph_model.node(memory_id) is None:
+        if self.parts.graph_model.node(memory_id) is None:
             raise MemoryNotFound(memory)
-        return [_edge_out(edge) for edge in self.graph_model.related(memory_id, limit)]
+        return [_edge_out(edge) for edge in self.parts.graph_model.related(memory_id, limit)]
 
     def _graph_memory(self, user: str, memory: str) -> str:
         memory_id = parse_memory_id(memory).hex
-        node = self.graph_model.node(memory_id)
+        node = self.parts.graph_model.node(memory_id)
         if node is None:
             raise MemoryNotFound(memory)
         if node.user_id != user:

@@ -11,6 +11,7 @@ contract: an unknown memory, or one of another user, is bad input (exit 2).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
@@ -18,15 +19,13 @@ from rich.table import Table
 from mnemoledger.commands import output
 from mnemoledger.commands.models import EdgeOut
 from mnemoledger.commands.options import MEMORY_ID, CliState, global_options, pass_state
-from mnemoledger.commands.recall.graph_api import GraphMixin
-from mnemoledger.ledger.errors import LedgerError
+
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
 
 
-def _api(state: CliState) -> GraphMixin:
-    ledger: object = state.ledger()
-    if not isinstance(ledger, GraphMixin):
-        raise LedgerError("the graph is not enabled: MnemoLedger does not mix in GraphMixin")
-    return ledger
+def _api(state: CliState) -> MnemoLedger:
+    return state.ledger()
 
 
 def _edges_table(edges: Sequence[EdgeOut]) -> None:

@@ -1,12 +1,5 @@
-"""`QueryMixin`: seed 003's `memory.query` (§6, §11) and delta header (§1) on the Python API.
-
-Mixed into `MnemoLedger`, which provides what the mixin uses:
-
-    class MnemoLedger(..., QueryMixin):
-        def __init__(...):
-            ...
-            self.delta_model = DeltaProjection(directory / "delta")
-            self.runner = Runner(self.ledger, [..., self.delta_model], directory / ".lock")
+"""`Query`: seed 003's `memory.query` (§6, §11) and delta header (§1) on the Python API,
+over the shared parts (the delta read model among them, kept up to date by the runner).
 
     answer = memory.query("deployment plan", agent="planner", user="maya",
                           categories=["tasks"], top_k=3, budget_tokens=512, thread="t1")
@@ -18,24 +11,15 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
+from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.query import QueryRequest, QueryResult, memory_query
-from mnemoledger.commands.write.categories import CategoriesConfig, load_categories
-from mnemoledger.ledger import Ledger, Settings
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import PROCEDURAL_CATEGORY, QUERY_DEFAULT_RETURN, QUERY_DEFAULT_TOP_K
 from mnemoledger.ledger.validation import identifier
-from mnemoledger.projections.delta import DeltaProjection
-from mnemoledger.projections.embeddings.cache import CachedEmbedder
-from mnemoledger.projections.graph import GraphProjection
-from mnemoledger.projections.layers import LayersProjection
-from mnemoledger.projections.vectors import VectorsProjection
-
-if TYPE_CHECKING:
-    from mnemoledger.projections.runner import Progress
 
 
 class DeltaOut(BaseModel):
@@ -47,50 +31,26 @@ class DeltaOut(BaseModel):
     header: str | None
 
 
-class QueryMixin:
-    """`query` / `memory_query` (seed 003 §6) and `delta` (§1).
+class Query:
+    """`query` / `memory_query` (seed 003 §6) and `delta` (§1)."""
 
-    Expects on `self`: `settings`, `actor`, `ledger`, `layers`, `vectors`, `embedder`,
-    `delta_model` (a `DeltaProjection` the runner keeps up to date) and `refresh()`.
-    """
-
-    settings: Settings
-    actor: str
-    ledger: Ledger
-    layers: LayersProjection
-    vectors: VectorsProjection
-    embedder: CachedEmbedder
-    delta_model: DeltaProjection
-    graph_model: GraphProjection
-
-    if TYPE_CHECKING:
-
-        def refresh(self, progress: Progress | None = None) -> int:
-            raise NotImplementedError
-
-    @property
-    def categories_config(self) -> CategoriesConfig:
-        """The categories config (seed 003 §5), read once from the configured file."""
-        config: CategoriesConfig | None = getattr(self, "_categories_config", None)
-        if config is None:
-            config = load_categories(self.settings)
-            self._categories_config = config
-        return config
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
     def memory_query(self, request: QueryRequest | Mapping[str, Any]) -> QueryResult:
         """Seed 003 §6 as a tool call: `{"agent", "query", "categories", "filters": {"user_id",
         ...}, "top_k", "return", "budget_tokens", "threshold", "thread", "since_rev"}`."""
         return memory_query(
             request,
-            ledger=self.ledger,
-            layers=self.layers,
-            vectors=self.vectors,
-            embedder=self.embedder,
-            delta=self.delta_model,
-            categories=self.categories_config,
-            actor=self.actor,
-            refresh=self.refresh,
-            graph=self.graph_model,
+            ledger=self.parts.ledger,
+            layers=self.parts.layers,
+            vectors=self.parts.vectors,
+            embedder=self.parts.embedder,
+            delta=self.parts.delta_model,
+            categories=self.parts.categories_config,
+            actor=self.parts.actor,
+            refresh=self.parts.refresh,
+            graph=self.parts.graph_model,
         )
 
     def query(
@@ -150,21 +110,26 @@ class QueryMixin:
             raise InvalidInput(f"since must be a revision >= 0; got {since}")
         allowed: set[str] | None = None
         if agent_id is not None:
-            allowed = set(self.categories_config.allowlist(agent_id)) - {PROCEDURAL_CATEGORY}
-        self.refresh()
+            allowed = set(self.parts.categories_config.allowlist(agent_id)) - {PROCEDURAL_CATEGORY}
+        self.parts.refresh()
         if since is None:
             served = None
             if agent_id is not None:
-                served = self.delta_model.served_revision(thread_id, agent_id)
+                served = self.parts.delta_model.served_revision(thread_id, agent_id)
             since = served or 0
-        header = self.delta_model.header(thread_id, since, user_id=user_id, categories=allowed)
+        header = self.parts.delta_model.header(
+            thread_id, since, user_id=user_id, categories=allowed
+        )
         return DeltaOut(
-            thread=thread_id, rev=self.delta_model.revision(thread_id), since=since, header=header
+            thread=thread_id,
+            rev=self.parts.delta_model.revision(thread_id),
+            since=since,
+            header=header,
         )
 
     def delta_changes(self, thread: str, since: int = 0) -> builtins.list[dict[str, Any]]:
         """The kept change-log rows of `thread` after `since`, newest first (for audits)."""
-        self.refresh()
+        self.parts.refresh()
         return [
             {
                 "rev": c.rev,
@@ -173,5 +138,5 @@ class QueryMixin:
                 "meta": c.meta,
                 "ts": c.ts,
             }
-            for c in self.delta_model.changes(str(identifier("thread", thread)), since)
+            for c in self.parts.delta_model.changes(str(identifier("thread", thread)), since)
         ]

@@ -12,14 +12,14 @@ A disallowed category or an unknown agent is bad input (exit 2) and writes nothi
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import click
 
 from mnemoledger.commands import output
 from mnemoledger.commands.options import POSITION, CliState, global_options, pass_state
 from mnemoledger.commands.recall.query import BulletResult, QueryResult
-from mnemoledger.commands.recall.query_api import QueryMixin
-from mnemoledger.ledger.errors import InvalidInput, LedgerError
+from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     QUERY_DEFAULT_RETURN,
     QUERY_DEFAULT_TOP_K,
@@ -27,12 +27,12 @@ from mnemoledger.ledger.policy import (
     SEARCH_MAX_K,
 )
 
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
 
-def _api(state: CliState) -> QueryMixin:
-    ledger: object = state.ledger()
-    if not isinstance(ledger, QueryMixin):
-        raise LedgerError("query is not enabled: MnemoLedger does not mix in QueryMixin")
-    return ledger
+
+def _api(state: CliState) -> MnemoLedger:
+    return state.ledger()
 
 
 def _names(value: str | None) -> list[str] | None:

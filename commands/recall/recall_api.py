@@ -1,12 +1,5 @@
-"""Resume, agent context and transcript search in the Python API: `RecallMixin` adds
-`resume`, `context` and `transcripts` to `MnemoLedger`.
-
-    class MnemoLedger(..., RecallMixin):  # commands/facade.py
-        def __init__(...):
-            ...
-            self.transcripts_model = TranscriptsProjection(directory / "transcripts",
-                                                           self.embedder)
-            # and in the Runner's projection list
+"""Resume, agent context and transcript search in the Python API: `Recall` gives
+`MnemoLedger` its `resume`, `context`, `transcripts` and `search_all`.
 
     memory.resume("maya", namespace="billing").text      # engram resume (seed 001 §7)
     memory.context("maya", message="book a table").text  # Luminary + Nebo context
@@ -20,15 +13,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel
 
 from mnemoledger.commands.models import SearchHit
+from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.context import AgentContext, build_context
+from mnemoledger.commands.recall.reads_api import Reads
 from mnemoledger.commands.recall.resume import ResumeOut, Topic, build_resume, tree_topics
-from mnemoledger.ledger import Ledger
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     ACTIVE,
@@ -40,13 +34,8 @@ from mnemoledger.ledger.policy import (
     SESSION_SOURCE,
 )
 from mnemoledger.ledger.validation import identifier
-from mnemoledger.projections.consent import ConsentProjection
-from mnemoledger.projections.core import CoreProjection
-from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.embedder import Embedder
-from mnemoledger.projections.layers import LayersProjection, MemoryRow
-from mnemoledger.projections.runner import Progress
-from mnemoledger.projections.topics import TopicsProjection
+from mnemoledger.projections.layers import MemoryRow
 from mnemoledger.projections.transcripts import TranscriptsProjection
 from mnemoledger.projections.vectors import VectorsProjection
 
@@ -76,27 +65,6 @@ class TranscriptHit(BaseModel):
     last_turn: int
     """The recorded turns (counted from 1) of the chunk's block."""
     at: str
-
-
-class RecallHost(Protocol):
-    """What the recall operations use of `MnemoLedger`."""
-
-    ledger: Ledger
-    layers: LayersProjection
-    vectors: VectorsProjection
-    embedder: CachedEmbedder
-    core_model: CoreProjection
-    consent_model: ConsentProjection
-    topics_model: TopicsProjection
-    transcripts_model: TranscriptsProjection
-
-    def refresh(self, progress: Progress | None = None) -> int: ...
-
-    def search(self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K) -> list[SearchHit]: ...
-
-    def transcripts(
-        self, query: str, user: str, k: int = SEARCH_DEFAULT_K
-    ) -> list[TranscriptHit]: ...
 
 
 def transcript_hits(
@@ -147,11 +115,16 @@ def note_similarities(
     return scores
 
 
-class RecallMixin:
-    """engram's resume, the agent context and transcript search on `MnemoLedger`."""
+class Recall:
+    """engram's resume, the agent context and transcript search on `MnemoLedger`; memory
+    search itself is `reads.search`."""
+
+    def __init__(self, parts: Parts, reads: Reads) -> None:
+        self.parts = parts
+        self.reads = reads
 
     def resume(
-        self: RecallHost,
+        self,
         user: str,
         namespace: str | None = None,
         *,
@@ -174,13 +147,13 @@ class RecallMixin:
             raise InvalidInput(
                 f"hours must be above 0 and at most {MAX_RESUME_HOURS}; got {hours!r}"
             )
-        self.refresh()
-        markdown, version = self.core_model.current(user)
+        self.parts.refresh()
+        markdown, version = self.parts.core_model.current(user)
         members = None
-        if topics is None and (tree := tree_topics(self.topics_model, user)) is not None:
+        if topics is None and (tree := tree_topics(self.parts.topics_model, user)) is not None:
             topics, members = tree
         return build_resume(
-            self.layers.list(user, state=ACTIVE),
+            self.parts.layers.list(user, state=ACTIVE),
             user_id=user,
             namespace=namespace,
             core_document=markdown,
@@ -192,7 +165,7 @@ class RecallMixin:
         )
 
     def context(
-        self: RecallHost,
+        self,
         user: str,
         message: str | None = None,
         *,
@@ -205,25 +178,23 @@ class RecallMixin:
         sensitive, low-confidence (< 0.65) and procedural memories left out. `environment`
         replaces the OS line of this machine. Reads only."""
         identifier("user", user)
-        self.refresh()
-        vectors, embedder = self.vectors, self.embedder
+        self.parts.refresh()
+        vectors, embedder = self.parts.vectors, self.parts.embedder
 
         def similarity(notes: Sequence[MemoryRow]) -> Mapping[str, float]:
             return note_similarities(vectors, embedder, message or "", notes)
 
         return build_context(
-            self.layers.list(user, state=ACTIVE),
+            self.parts.layers.list(user, state=ACTIVE),
             user_id=user,
             message=message,
             similarity=similarity if message and message.strip() else None,
             environment=environment,
             now=now,
-            granted=self.consent_model.profile_fields(user),
+            granted=self.parts.consent_model.profile_fields(user),
         )
 
-    def transcripts(
-        self: RecallHost, query: str, user: str, k: int = SEARCH_DEFAULT_K
-    ) -> list[TranscriptHit]:
+    def transcripts(self, query: str, user: str, k: int = SEARCH_DEFAULT_K) -> list[TranscriptHit]:
         """Search the user's session transcripts (ingested conversations, seed 004 §11):
         FTS5 + vectors, scores dampened x 0.6. Reads only."""
         identifier("user", user)
@@ -231,16 +202,16 @@ class RecallMixin:
             raise InvalidInput("query is empty")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= SEARCH_MAX_K:
             raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
-        self.refresh()
-        return transcript_hits(self.transcripts_model, query, user, k)
+        self.parts.refresh()
+        return transcript_hits(self.parts.transcripts_model, query, user, k)
 
     def search_all(
-        self: RecallHost, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
+        self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
     ) -> list[SearchHit | TranscriptHit]:
         """Memories and session transcript chunks merged by score, best first, as seed
         004 §6 merges them (chunks dampened x 0.6: "less precise than dedicated memory
         records"). Reads only."""
-        memories = self.search(query, user=user, k=k)
+        memories = self.reads.search(query, user=user, k=k)
         chunks = self.transcripts(query, user, k)
         merged: list[SearchHit | TranscriptHit] = [*memories, *chunks]
         merged.sort(key=lambda hit: -hit.score)  # stable: a memory first on equal scores

@@ -1,4 +1,4 @@
-"""`KeysMixin`: per-agent API keys on the Python API (issue 8; see `commands.keys`).
+"""`Keys`: per-agent API keys on the Python API (issue 8; see `commands.keys`).
 
     memory.create_key(agent="planner", users=["maya"]).key   # shown once
     memory.keys()                                            # without the keys themselves
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.service.keys import (
     ApiKeyStore,
     IssuedKey,
@@ -22,31 +22,22 @@ from mnemoledger.commands.service.keys import (
     Principal,
     open_api_key_store,
 )
-from mnemoledger.commands.write.categories import CategoriesConfig
-from mnemoledger.ledger import Settings
 from mnemoledger.ledger.errors import InvalidInput
 
 
-class KeysMixin:
-    """API keys: create, list, revoke, authenticate.
+class Keys:
+    """API keys: create, list, revoke, authenticate (allowlists from the categories config)."""
 
-    Expects on `self`: `settings` and `categories_config` (from `QueryMixin`)."""
-
-    settings: Settings
-
-    if TYPE_CHECKING:
-
-        @property
-        def categories_config(self) -> CategoriesConfig: ...
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+        self._store: ApiKeyStore | None = None
 
     @property
     def api_key_store(self) -> ApiKeyStore:
         """The key store of the log, opened on first use."""
-        store: ApiKeyStore | None = getattr(self, "_api_key_store", None)
-        if store is None:
-            store = open_api_key_store(self.settings)
-            self._api_key_store = store
-        return store
+        if self._store is None:
+            self._store = open_api_key_store(self.parts.settings)
+        return self._store
 
     def create_key(
         self,
@@ -59,7 +50,7 @@ class KeysMixin:
         """A new key for `agent` acting for `users`. A non-admin key's agent must have an
         allowlist in the categories config, and `categories` must be a subset of it."""
         if not admin:
-            allowed = self.categories_config.allowlist(agent)  # UnknownAgent if none
+            allowed = self.parts.categories_config.allowlist(agent)  # UnknownAgent if none
             outside = [c for c in categories or () if c not in allowed]
             if outside:
                 raise InvalidInput(

@@ -1,5 +1,5 @@
-"""Read models as a separate process in the Python API: `ProjectMixin` adds `project` to
-`MnemoLedger`.
+"""The read models in the Python API: `Project` gives `MnemoLedger` its `refresh` and
+`rebuild`, and `project`, the read models as a separate process.
 
     stop = threading.Event()          # set it (e.g. from a signal handler) to stop
     memory.project(follow=True, stop=stop)
@@ -13,13 +13,15 @@ they never depend on a follower running, it only keeps their catch-up short.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from mnemoledger.ledger import Ledger
+from mnemoledger.commands.models import RebuildResult
+from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.errors import InvalidInput
-from mnemoledger.projections.runner import FOLLOW_POLL_SECONDS, Runner
+from mnemoledger.projections.runner import FOLLOW_POLL_SECONDS, Progress
 
 MAX_POLL_SECONDS = 60.0
 """The slowest polling a follower accepts (not in the seeds: a follower that polls less
@@ -37,14 +39,30 @@ class ProjectResult(BaseModel):
     """Whether the process kept following the log until it was stopped."""
 
 
-class ProjectMixin:
-    """Run the read-model runner once or as a follower.
+class Project:
+    """Run the read-model runner: catch up, rebuild, or follow the log."""
 
-    Expects on `self`: `ledger` and `runner` (the `Runner` over every read model).
-    """
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
 
-    ledger: Ledger
-    runner: Runner
+    def refresh(self, progress: Progress | None = None) -> int:
+        """Bring the read models up to date with the log; returns events processed."""
+        return self.parts.refresh(progress)
+
+    def rebuild(
+        self, projection: str | None = None, progress: Progress | None = None
+    ) -> RebuildResult:
+        """Drop read models (one, or all) and replay them from position 0."""
+        runner = self.parts.runner
+        names = [p.name for p in runner.projections]
+        if projection is not None and projection not in names:
+            raise InvalidInput(f"unknown projection {projection!r}; choose from {', '.join(names)}")
+        chosen = [projection] if projection else names
+        started = time.perf_counter()
+        events = runner.rebuild(chosen, progress)
+        return RebuildResult(
+            projections=chosen, events=events, seconds=round(time.perf_counter() - started, 3)
+        )
 
     def project(
         self,
@@ -62,9 +80,10 @@ class ProjectMixin:
                 f"got {poll_seconds:g}"
             )
         stop = stop or threading.Event()
+        runner = self.parts.runner
         if follow:
-            events = self.runner.follow(stop, poll_seconds, caught_up)
+            events = runner.follow(stop, poll_seconds, caught_up)
         else:
-            events = self.runner.catch_up(stop=stop)
-        position = min((p.position() for p in self.runner.projections), default=0)
+            events = runner.catch_up(stop=stop)
+        position = min((p.position() for p in runner.projections), default=0)
         return ProjectResult(events=events, position=position, followed=follow)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
@@ -22,16 +23,15 @@ from rich.table import Table
 from mnemoledger.commands import output
 from mnemoledger.commands.options import CliState, global_options, pass_state, writer_options
 from mnemoledger.commands.write.consent import ConsentOut
-from mnemoledger.commands.write.consent_api import ConsentMixin
-from mnemoledger.ledger.errors import InvalidInput, LedgerError
+from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import CONSENT_STATUSES, PROFILE_FIELDS
 
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
 
-def _api(state: CliState) -> ConsentMixin:
-    ledger: object = state.ledger()
-    if not isinstance(ledger, ConsentMixin):
-        raise LedgerError("consent is not enabled: MnemoLedger does not mix in ConsentMixin")
-    return ledger
+
+def _api(state: CliState) -> MnemoLedger:
+    return state.ledger()
 
 
 def _requests_table(requests: Sequence[ConsentOut]) -> None:

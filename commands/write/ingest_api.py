@@ -1,8 +1,5 @@
-"""Conversation ingest (seed 004 §3-§5) in the Python API: `IngestMixin` adds `ingest` and
-`profile` to `MnemoLedger`.
-
-    class MnemoLedger(IngestMixin):  # commands/facade.py
-        ...
+"""Conversation ingest (seed 004 §3-§5) in the Python API: `Ingest` gives `MnemoLedger` its
+`ingest` and `profile`.
 
     result = memory.ingest("chat.jsonl", user="maya", agent="helper")
     memory.profile("maya")  # {"display_name": "Maya", "location": "Porto"}
@@ -20,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.models import AddResult, MemoryOut
+from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.write.consent_gate import consented_profile
 from mnemoledger.commands.write.ingest import (
     IngestPipeline,
@@ -28,7 +26,7 @@ from mnemoledger.commands.write.ingest import (
     load_turns,
     user_profile,
 )
-from mnemoledger.ledger import Ledger, Provenance, Settings
+from mnemoledger.ledger import Ledger, Settings
 from mnemoledger.ledger.policy import ACTIVE
 from mnemoledger.ledger.validation import identifier
 from mnemoledger.projections.consent import ConsentProjection
@@ -68,7 +66,7 @@ class IngestResult(AddResult):
 
 
 class IngestHost(Protocol):
-    """What the ingest operations use of `MnemoLedger`."""
+    """What the ingest pipeline is built from: the shared `Parts` (or a `MnemoLedger`)."""
 
     ledger: Ledger
     layers: LayersProjection
@@ -79,8 +77,6 @@ class IngestHost(Protocol):
     vectors: VectorsProjection
 
     def refresh(self, progress: RefreshProgress | None = None) -> int: ...
-
-    def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance: ...
 
 
 def ingest_pipeline(host: IngestHost) -> IngestPipeline:
@@ -97,11 +93,14 @@ def ingest_pipeline(host: IngestHost) -> IngestPipeline:
     )
 
 
-class IngestMixin:
+class Ingest:
     """Conversation ingest on `MnemoLedger` (Nebo extraction, seed 004 §3-§5)."""
 
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
     def ingest(
-        self: IngestHost,
+        self,
         path_or_turns: TurnsSource,
         *,
         user: str,
@@ -122,27 +121,27 @@ class IngestMixin:
         undated decisions); default the current UTC time. Everything is one atomic write.
         A malformed file raises `InvalidInput` naming the line, before anything is written.
         """
-        provenance = self._provenance(user, agent, thread)
+        provenance = self.parts.provenance(user, agent, thread)
         identifier("user", user)
         if isinstance(path_or_turns, str | Path):
             turns: Sequence[Turn | Mapping[str, Any]] = load_turns(path_or_turns)
             name: str | None = str(path_or_turns)
         else:
             turns, name = path_or_turns, None
-        outcome = ingest_pipeline(self).run(
+        outcome = ingest_pipeline(self.parts).run(
             turns, provenance, multi_fact=multi_fact, now=now, source=name, progress=progress
         )
         return IngestResult.model_validate(outcome.as_json())
 
-    def profile(self: IngestHost, user: str) -> dict[str, str]:
+    def profile(self, user: str) -> dict[str, str]:
         """The user's profile (seed 004 §5 user_profiles columns: display_name, location,
         timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
         `user/<key>` in the tacit layer). Derived from the log; nothing else is stored.
         Sensitive columns (display_name, location, pronouns, language) come from granted
         consent requests only (seed 003 §10)."""
         identifier("user", user)
-        self.refresh()
+        self.parts.refresh()
         return consented_profile(
-            user_profile(self.layers.list(user, state=ACTIVE)),
-            self.consent_model.profile_fields(user),
+            user_profile(self.parts.layers.list(user, state=ACTIVE)),
+            self.parts.consent_model.profile_fields(user),
         )

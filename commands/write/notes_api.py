@@ -1,8 +1,5 @@
-"""Luminary notes (seed 002) in the Python API: `NotesMixin` adds `write_note`,
-`merge_notes` and `notes` to `MnemoLedger`.
-
-    class MnemoLedger(NotesMixin):  # commands/facade.py
-        ...
+"""Luminary notes (seed 002) in the Python API: `Notes` gives `MnemoLedger` its
+`write_note`, `merge_notes` and `notes`.
 
     memory.write_note("Prefers short answers", user="maya", kind="rule",
                       evidence=["thread:42"], confidence=0.9)
@@ -18,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.models import MemoryOut
-from mnemoledger.commands.write.categories import CategoriesConfig
+from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.write.notes import (
     DEFAULT_NOTE_CONFIDENCE,
     DEFAULT_NOTE_SCOPE,
@@ -26,10 +23,10 @@ from mnemoledger.commands.write.notes import (
     NotesPipeline,
     WriteNoteRequest,
 )
-from mnemoledger.ledger import Ledger, Memory, Provenance, Settings
+from mnemoledger.ledger import Ledger, Memory, Settings
 from mnemoledger.ledger.policy import DEFAULT_SOURCE, NORMAL
 from mnemoledger.projections.consent import ConsentProjection
-from mnemoledger.projections.layers import LayersProjection, MemoryRow
+from mnemoledger.projections.layers import LayersProjection
 from mnemoledger.projections.runner import Progress
 
 
@@ -45,7 +42,7 @@ class NoteResult(BaseModel):
 
 
 class NotesHost(Protocol):
-    """What the note operations use of `MnemoLedger`."""
+    """What the notes pipeline is built from: the shared `Parts` (or a `MnemoLedger`)."""
 
     ledger: Ledger
     layers: LayersProjection
@@ -53,16 +50,7 @@ class NotesHost(Protocol):
     settings: Settings
     consent_model: ConsentProjection
 
-    @property
-    def categories_config(self) -> CategoriesConfig: ...
-
     def refresh(self, progress: Progress | None = None) -> int: ...
-
-    def _provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance: ...
-
-    def _current(self, memory: Memory) -> MemoryOut: ...
-
-    def _out(self, row: MemoryRow) -> MemoryOut: ...
 
 
 def notes_pipeline(host: NotesHost) -> NotesPipeline:
@@ -77,11 +65,14 @@ def notes_pipeline(host: NotesHost) -> NotesPipeline:
     )
 
 
-class NotesMixin:
+class Notes:
     """Luminary notes on `MnemoLedger` (seed 002): a note is a memory with `note_kind` set."""
 
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
     def write_note(
-        self: NotesHost,
+        self,
         content: str,
         *,
         user: str,
@@ -105,8 +96,8 @@ class NotesMixin:
         `category` (seed 003 §5) files the note under it (default: derived from the kind);
         an `agent` some allowlist names may only name one of its allowlist.
         The request is recorded first, so a refused injection still leaves its trace."""
-        category = self.categories_config.check_write(agent, category)
-        self.refresh()
+        category = self.parts.categories_config.check_write(agent, category)
+        self.parts.refresh()
         request = WriteNoteRequest(
             content=content,
             kind=kind,
@@ -120,13 +111,15 @@ class NotesMixin:
             source=source,
             category=category,
         )
-        outcome = notes_pipeline(self).write(request, self._provenance(user, agent, thread))
+        outcome = notes_pipeline(self.parts).write(
+            request, self.parts.provenance(user, agent, thread)
+        )
         return _result(
-            self, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
+            self.parts, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
         )
 
     def merge_notes(
-        self: NotesHost,
+        self,
         note_ids: Sequence[str],
         *,
         agent: str | None = None,
@@ -134,13 +127,15 @@ class NotesMixin:
     ) -> NoteResult:
         """mergeNotes: 2+ active notes of one user become one `summary` note (one recorded
         LLM call); the originals are superseded by it in the same write."""
-        outcome = notes_pipeline(self).merge(list(note_ids), self._provenance("", agent, thread))
+        outcome = notes_pipeline(self.parts).merge(
+            list(note_ids), self.parts.provenance("", agent, thread)
+        )
         return _result(
-            self, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
+            self.parts, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
         )
 
     def notes(
-        self: NotesHost,
+        self,
         user: str,
         kind: str | None = None,
         tags: Sequence[str] | None = None,
@@ -151,13 +146,15 @@ class NotesMixin:
     ) -> list[MemoryOut]:
         """getNotes: active, unexpired, unsuperseded notes of `user`, newest first; `tags`
         match any (OR); sensitive notes are included with `sensitivity="sensitive"`."""
-        self.refresh()
-        rows = notes_pipeline(self).active_notes(user, kind, tags, limit, scope=scope, now=now)
-        return [self._out(row) for row in rows]
+        self.parts.refresh()
+        rows = notes_pipeline(self.parts).active_notes(
+            user, kind, tags, limit, scope=scope, now=now
+        )
+        return [self.parts.out(row) for row in rows]
 
 
 def _result(
-    host: NotesHost,
+    parts: Parts,
     command_id: str,
     note: Memory | None,
     superseded: list[str],
@@ -166,7 +163,7 @@ def _result(
     assert note is not None, "a completed note command always has a note"
     return NoteResult(
         command_id=command_id,
-        note=host._current(note),
+        note=parts.current(note),
         superseded=superseded,
         llm_calls=llm_calls,
     )

@@ -1,0 +1,156 @@
+"""`Writes`: add, update, link, ttl, forget and restore in the Python API.
+
+    result = memory.add(["I moved to Lisbon in May"], user="maya")
+    memory.update(result.memories[0].id, "I moved to Porto in June")
+    memory.forget(memory_id)              # soft delete; `restore` brings it back
+
+Writes go to the event log and return at once; each returns the memory as the read models
+show it after the write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mnemoledger.commands.lifecycle import core_sync
+from mnemoledger.commands.models import AddResult, EdgeOut, MemoryOut, memory_out
+from mnemoledger.commands.parts import Parts
+from mnemoledger.commands.recall.relations import update_linked
+from mnemoledger.commands.write.add import AddRequest
+from mnemoledger.commands.write.sanitize import screen
+from mnemoledger.ledger.policy import (
+    DEFAULT_IMPORTANCE,
+    DEFAULT_KIND,
+    DEFAULT_LINK_STRENGTH,
+    DEFAULT_LINK_TYPE,
+    DEFAULT_SOURCE,
+)
+
+
+class Writes:
+    """The memory writes of `MnemoLedger` (HAEMA add, and the single-memory changes)."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
+    def add(
+        self,
+        contents: Sequence[str],
+        *,
+        user: str,
+        agent: str | None = None,
+        thread: str | None = None,
+        kind: str = DEFAULT_KIND,
+        tags: Sequence[str] = (),
+        source: str = DEFAULT_SOURCE,
+        namespace: str = "default",
+        importance: float = DEFAULT_IMPORTANCE,
+        evidence: Sequence[str] | None = None,
+        category: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> AddResult:
+        """HAEMA add(): remember one or more contents for `user`.
+
+        The raw input is recorded first; related memories are reconstructed together with
+        the new contents in one LLM pass, replaced ones are superseded, near-duplicates are
+        reinforced instead of stored twice, and core.md is updated once, all in one atomic
+        write. `category` (seed 003 §5) files the new memories under it; an `agent` may only
+        name a category of its allowlist (`CategoryNotWritable`, before anything is
+        written). `metadata` is kept on every new memory."""
+        if isinstance(contents, str):
+            contents = [contents]
+        parts = self.parts
+        category = parts.categories_config.check_write(agent, category)
+        parts.refresh_for_add()
+        request = AddRequest(
+            contents=list(contents),
+            kind=kind,
+            tags=tuple(tags),
+            source=source,
+            namespace=namespace,
+            importance=importance,
+            evidence=evidence,
+            category=category,
+            metadata=metadata,
+        )
+        outcome = parts.add_pipeline.run(request, parts.provenance(user, agent, thread))
+        return AddResult(
+            command_id=outcome.command_id,
+            memories=[memory_out(m) for m in outcome.added],
+            superseded=outcome.superseded,
+            reinforced=[memory_out(m) for m in outcome.reinforced],
+            core_updated=outcome.core_updated,
+            fallback=outcome.fallback,
+            llm_calls=outcome.llm_calls,
+        )
+
+    def update(
+        self,
+        memory_id: str,
+        content: str,
+        *,
+        tags: Sequence[str] | None = None,
+        agent: str | None = None,
+        thread: str | None = None,
+    ) -> MemoryOut:
+        """Replace a memory's content (UPDATE); it links to the memories its new content is
+        close to, and core.md follows, in the same save."""
+        parts = self.parts
+        provenance = parts.provenance("", agent, thread)
+        parts.refresh()
+        memory = update_linked(
+            parts.ledger,
+            provenance,
+            memory_id,
+            screen(content),
+            tags,
+            parts.embedder,
+            parts.vectors,
+        )
+        return parts.current(memory)
+
+    def link(
+        self,
+        source_id: str,
+        target_id: str,
+        *,
+        link_type: str = DEFAULT_LINK_TYPE,
+        strength: float = DEFAULT_LINK_STRENGTH,
+        agent: str | None = None,
+    ) -> EdgeOut:
+        """Relate two memories of the same user (LINK)."""
+        ledger = self.parts.ledger
+        memory = ledger.link(
+            self.parts.provenance("", agent, None), source_id, target_id, link_type, strength
+        )
+        target = ledger.memory(target_id).id.hex
+        edge = memory.links[target]
+        return EdgeOut(
+            from_id=memory.id.hex, to=target, type=edge["type"], strength=edge["strength"]
+        )
+
+    def ttl(
+        self, memory_id: str, days: float, *, agent: str | None = None, thread: str | None = None
+    ) -> MemoryOut:
+        """Make a memory expire after `days` (TTL); a `thread` sees it in its delta."""
+        parts = self.parts
+        memory = parts.ledger.set_ttl(parts.provenance("", agent, thread), memory_id, days)
+        return parts.current(memory)
+
+    def forget(
+        self, memory_id: str, *, agent: str | None = None, thread: str | None = None
+    ) -> MemoryOut:
+        """Soft-delete a memory; its history stays and `restore` brings it back; core.md
+        drops what rested only on it, in the same save; a `thread` sees it in its delta."""
+        parts = self.parts
+        memory = core_sync.forget(parts.ledger, parts.provenance("", agent, thread), memory_id)
+        return parts.current(memory)
+
+    def restore(
+        self, memory_id: str, *, agent: str | None = None, thread: str | None = None
+    ) -> MemoryOut:
+        """Bring back a soft-deleted memory (RESTORE); a `thread` sees it in its delta."""
+        parts = self.parts
+        memory = parts.ledger.restore(parts.provenance("", agent, thread), memory_id)
+        return parts.current(memory)
