@@ -24,4 +24,3 @@ def topics_of(cls: type) -> tuple[str, ...]:
     """Every spelling of `cls`'s topic a log may hold: today's, then the legacy one."""
     topic = get_topic(cls)
     return (topic, topic.removeprefix(PACKAGE_PREFIX))
-
