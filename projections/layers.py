@@ -262,6 +262,8 @@ class LayersProjection:
         event.listen(self.engine, "connect", _configure_sqlite)
         self._df_cache: dict[str, int] = {}
         self._df_counted_at = 0
+        self._quoted: set[tuple[str, str]] = set()
+        self._unquoted: dict[tuple[str, str], int] = {}
         self.user_terms = UserTermCounts(self.engine)
         self._create()
 
@@ -306,6 +308,8 @@ class LayersProjection:
             engram_state.drop(conn)
         self._df_cache.clear()
         self._df_counted_at = 0
+        self._quoted.clear()
+        self._unquoted.clear()
         self.user_terms.clear()
         self._create()
 
@@ -463,13 +467,44 @@ class LayersProjection:
         index's `newest` sequence number (from `document_frequencies`)."""
         return self.user_terms.memories(user_id, newest)
 
+    def quoted_speakers(self, user_id: str, names: Sequence[str]) -> builtins.list[str]:
+        """Those of `names` that a memory of `user_id` quotes as its speaker ("Caroline: ..."
+        or "[8 May 2023] Caroline: ..."), in order. A name found stays found for this
+        process; a name not found is looked up again once the table has changed."""
+        newest: int | None = None
+        found = []
+        with self.engine.connect() as conn:
+            for name in names:
+                key = (user_id, name)
+                if key in self._quoted:
+                    found.append(name)
+                    continue
+                if newest is None:
+                    newest = int(
+                        conn.exec_driver_sql("SELECT MAX(seq) FROM memories").scalar() or 0
+                    )
+                if self._unquoted.get(key) == newest:
+                    continue
+                escaped = _like_escaped(name)
+                quoted = conn.exec_driver_sql(
+                    "SELECT 1 FROM memories WHERE user_id = ? AND (content LIKE ? ESCAPE '\\' "
+                    "OR content LIKE ? ESCAPE '\\') LIMIT 1",
+                    (user_id, f"{escaped}: %", f"[%] {escaped}: %"),
+                ).first()
+                if quoted:
+                    self._quoted.add(key)
+                    found.append(name)
+                else:
+                    self._unquoted[key] = newest
+        return found
+
     def like_search(self, user_id: str, words: Sequence[str], k: int) -> builtins.list[str]:
         """Active memories of `user_id` whose content contains any of `words` (SQL LIKE,
         no index: the fallback when FTS5 fails, seed 004 §6), newest first."""
         words = [w for w in words if w]
         if not words or k <= 0:
             return []
-        escaped = [w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for w in words]
+        escaped = [_like_escaped(w) for w in words]
         where = " OR ".join("content LIKE ? ESCAPE '\\'" for _ in escaped)
         with self.engine.connect() as conn:
             result = conn.exec_driver_sql(
@@ -777,6 +812,11 @@ def _select(conn: Connection, where: str, params: tuple[Any, ...]) -> builtins.l
             values[_I[name] - 1] = None if raw is None else orjson.loads(raw)
         rows.append(MemoryRow(*values))
     return rows
+
+
+def _like_escaped(word: str) -> str:
+    """`word` matched literally by `LIKE ... ESCAPE '\\'`."""
+    return word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _chunks(items: list[str], size: int) -> Iterable[list[str]]:

@@ -15,12 +15,14 @@ import pytest
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.models import SearchHit
 from mnemoledger.commands.recall.search import (
+    as_said_by,
     bm25_score,
     fts_expression,
     has_proper_noun,
     hybrid_search,
     keyword_terms,
     layer_bonus,
+    named_people,
     query_weights,
     recall_score,
     recency,
@@ -357,6 +359,77 @@ def test_like_stands_in_when_fts_fails(
     hits = search(memory, "peanuts", fusion="weighted", weights=(0.0, 1.0))
     assert ids(hits) == [facts[1]] and hits[0].text_score == 0.5
     assert "falling back to LIKE" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("query", "asked"),
+    [
+        (
+            "What did Caroline make for a local church?",
+            "Caroline: What did I make for a local church?",
+        ),
+        ("What is John's position on the team?", "John: What is my position on the team?"),
+        ("Where did James' sister go?", "James: Where did my sister go?"),
+    ],
+)
+def test_a_question_about_a_speaker_is_asked_in_their_words(query: str, asked: str) -> None:
+    [speaker] = [name for name in named_people(query) if name != "What"][:1] or [None]
+    assert speaker is not None and as_said_by(query, speaker) == asked
+
+
+def test_named_people_leaves_out_question_words_and_pronouns() -> None:
+    assert named_people("When did Melanie's friend visit Paris? Did she like It?") == [
+        "Melanie",
+        "Paris",
+    ]
+
+
+def embedded_queries(memory: MnemoLedger, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the vector side embeds, recorded as it passes to the real embedder."""
+    seen: list[str] = []
+    real = memory.embedder.query
+
+    def recording(text: str) -> Any:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(memory.embedder, "query", recording)
+    return seen
+
+
+def test_the_vector_side_asks_as_the_quoted_speaker_would(
+    memory: MnemoLedger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(
+        memory,
+        [
+            "[8 May 2023] Caroline: I made a stained glass window for the church.",
+            "Melanie: I ran a charity race.",
+            "Paris is lovely in spring.",
+        ],
+    )
+    seen = embedded_queries(memory, monkeypatch)
+    search(memory, "What did Caroline make for the church?")
+    search(memory, "What did Paris look like?")  # named, but no memory quotes a "Paris"
+    search(memory, "Did Caroline meet Melanie?")  # two speakers: no one voice to ask in
+    search(memory, "What did Caroline make?", user="u2")  # another user's quotes do not count
+    assert seen == [
+        "Caroline: What did I make for the church?",
+        "What did Paris look like?",
+        "Did Caroline meet Melanie?",
+        "What did Caroline make?",
+    ]
+
+
+def test_a_speaker_quoted_later_is_found_then(
+    memory: MnemoLedger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(memory, ["Paris is lovely in spring."])
+    seen = embedded_queries(memory, monkeypatch)
+    search(memory, "What did Gina open?")
+    add(memory, ["Gina: I opened an online clothing store."])
+    search(memory, "What did Gina open?")
+    assert seen == ["What did Gina open?", "Gina: What did I open?"]
 
 
 def test_keywords_alone_answer_when_vectors_fail(

@@ -169,6 +169,31 @@ _THE_USERS: Final = re.compile(r"\bthe user(?:'s|s'|s)\b", re.IGNORECASE)
 _THE_USER: Final = re.compile(r"\bthe user\b", re.IGNORECASE)
 
 
+def named_people(query: str) -> list[str]:
+    """The capitalised words of `query` that may name someone ("Caroline's" -> "Caroline"),
+    in order, question words and pronouns left out."""
+    names = []
+    for word in query.split():
+        word = _POSSESSIVE.sub("", word.strip(".,;:!?\"'()"))
+        if word[:1].isupper() and _CAPITALISED.match(word) and word.lower() not in _NOT_NAMES:
+            names.append(word)
+    return list(dict.fromkeys(names))
+
+
+def as_said_by(query: str, speaker: str) -> str:
+    """A question about `speaker` asked as the memories quoting them are written
+    ("[date] Caroline: I made ..."): "What did Caroline make?" -> "Caroline: What did I
+    make?". A vector of the third-person question otherwise sits nearer other questions
+    about Caroline than her own first-person answer."""
+    name = re.escape(speaker)
+    asked = re.sub(rf"\b{name}(?:'s|\u2019s|'|\u2019)(?!\w)", "my", query)
+    asked = re.sub(rf"\b{name}\b", "I", asked)
+    return f"{speaker}: {asked}"
+
+
+_POSSESSIVE: Final = re.compile(r"(?:'s|\u2019s|')$")
+
+
 def telling_tokens(query: str) -> list[str]:
     """The query's words worth a keyword lookup: not function words ("what", "is", "the")
     nor the word for whoever the memories are about ("the user"), which a memory written
@@ -309,13 +334,13 @@ def _keyword_candidates(
 def _vector_candidates(
     vectors: VectorsProjection,
     embedder: Embedder,
-    query: str,
+    vector_query: str,
     query_vector: npt.ArrayLike | None,
     user_id: str,
     pool: int,
 ) -> list[tuple[str, float]]:
     try:
-        vector = embedder.query(in_first_person(query)) if query_vector is None else query_vector
+        vector = embedder.query(vector_query) if query_vector is None else query_vector
         return vectors.search(user_id, np.asarray(vector, dtype=np.float32), pool)
     except Exception as error:  # seed 004 §6: keywords alone still answer
         logger.warning("vector search failed (%s); keywords only", error)
@@ -394,7 +419,12 @@ class _Search:
         # searches the vectors (SQLite and FAISS both release the GIL while they work)
         keyword_job = _executor().submit(self._keyword, query)
         vector = _vector_candidates(
-            self.vectors, self.embedder, query, query_vector, self.user_id, self.pool
+            self.vectors,
+            self.embedder,
+            self.vector_query(query),
+            query_vector,
+            self.user_id,
+            self.pool,
         )
         rows = self.layers.recall_rows([memory_id for memory_id, _ in vector])
         keyword, keyword_rows = keyword_job.result()
@@ -413,6 +443,14 @@ class _Search:
         scored.sort(key=lambda item: item[:3])
         hits = [_hit(row, c, -score, fresh) for score, _, _, row, c, fresh in scored[: self.keep]]
         return _Scored(hits, best)
+
+    def vector_query(self, query: str) -> str:
+        """The query as the memories are written: "the user" said as "I" and "my"; a
+        question naming exactly one person this user's memories quote, asked in that
+        person's words (`as_said_by`)."""
+        query = in_first_person(query)
+        quoted = self.layers.quoted_speakers(self.user_id, named_people(query))
+        return as_said_by(query, quoted[0]) if len(quoted) == 1 else query
 
     def _keyword(self, query: str) -> tuple[list[tuple[str, float]], dict[str, RecallRow]]:
         keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool)
