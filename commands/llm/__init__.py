@@ -6,6 +6,7 @@ Only commands decide, so this lives in `commands/`.
 
 from __future__ import annotations
 
+from mnemoledger.commands.llm.components import component_models
 from mnemoledger.commands.llm.errors import LLMError, StageOutputInvalid
 from mnemoledger.commands.llm.offline import OfflineProvider
 from mnemoledger.commands.llm.prompts import STAGES
@@ -18,7 +19,8 @@ PROVIDER_NAMES = ("offline", "openai")
 
 
 def make_provider(settings: Settings) -> LLMProvider:
-    """The provider the settings name (`llm_provider`, default `offline`)."""
+    """The provider the settings name (`llm_provider`, default `offline`); the `openai`
+    one sends each stage with its component's model (seed 001 §7, `components`)."""
     name = getattr(settings, "llm_provider", "offline")
     if name == "offline":
         return OfflineProvider()
@@ -36,6 +38,7 @@ def make_provider(settings: Settings) -> LLMProvider:
             model,
             base_url=getattr(settings, "openai_base_url", None),
             api_key=getattr(settings, "openai_api_key", None),
+            models=component_models(settings),
         )
     raise InvalidInput(f"unknown LLM provider {name!r}: choose one of {', '.join(PROVIDER_NAMES)}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import openai
@@ -37,6 +37,9 @@ class OpenAIProvider:
 
     The client's own retries are off: this class makes up to `max_attempts` attempts, with
     exponential backoff, on transient errors only.
+
+    `model` is the general model; `models` names a model per component (seed 001 §7:
+    `gate`, `merge`, ...), which every stage of that component is sent with instead.
     """
 
     name = "openai"
@@ -51,6 +54,7 @@ class OpenAIProvider:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
         sleep: Callable[[float], None] = time.sleep,
+        models: Mapping[str, str] | None = None,
     ) -> None:
         if not model:
             raise InvalidInput("the openai LLM provider needs a model name")
@@ -63,6 +67,7 @@ class OpenAIProvider:
                 "(or MNEMOLEDGER_OPENAI_BASE_URL for a local server)"
             )
         self.model = model
+        self.models = dict(models or {})
         self.base_url = base_url
         self.max_attempts = max_attempts
         self.backoff_seconds = backoff_seconds
@@ -72,19 +77,26 @@ class OpenAIProvider:
             base_url=base_url, api_key=key or "unused", timeout=timeout, max_retries=0
         )
 
+    def model_for(self, stage: Stage[Any, Any]) -> str:
+        """The model `stage` is sent with: its component's, else the general one."""
+        component = stage.component
+        return self.models.get(component, self.model) if component else self.model
+
     def complete(self, stage: Stage[InT, OutT], inputs: InT) -> LLMCall[OutT]:
-        """One call of `stage`; `latency_ms` covers every attempt and pause."""
-        request = stage.chat_request(inputs, self.model)
+        """One call of `stage`, with its component's model; `latency_ms` covers every
+        attempt and pause."""
+        model = self.model_for(stage)
+        request = stage.chat_request(inputs, model)
         started = time.perf_counter()
         completion = self._create(stage.name, request)
         latency_ms = (time.perf_counter() - started) * 1000
-        text = self._answer_text(stage.name, completion)
+        text = self._answer_text(stage.name, model, completion)
         output = parse_stage_output(stage, text)
         usage = completion.usage  # some local servers leave it out: estimate then
         return LLMCall.of(
             stage,
             self.name,
-            self.model,
+            model,
             request,
             text,
             output,
@@ -94,40 +106,44 @@ class OpenAIProvider:
         )
 
     def _create(self, stage: str, request: dict[str, Any]) -> ChatCompletion:
+        model = str(request["model"])
         for attempt in range(1, self.max_attempts + 1):
             try:
                 completion: ChatCompletion = self._client.chat.completions.create(**request)
                 return completion
             except openai.OpenAIError as error:
                 if not is_transient(error):
-                    raise LLMError(self._refusal_message(stage, error)) from error
+                    raise LLMError(self._refusal_message(stage, model, error)) from error
                 if attempt == self.max_attempts:
                     raise LLMError(
-                        f"{self._where(stage)}: gave up after {attempt} attempts: "
+                        f"{self._where(stage, model)}: gave up after {attempt} attempts: "
                         f"{_describe(error)}"
                     ) from error
                 self._sleep(self.backoff_seconds * 2 ** (attempt - 1))
         raise AssertionError("unreachable: max_attempts >= 1")
 
-    def _answer_text(self, stage: str, completion: ChatCompletion) -> str:
+    def _answer_text(self, stage: str, model: str, completion: ChatCompletion) -> str:
         if not completion.choices:
-            raise LLMError(f"{self._where(stage)}: the server returned no choices")
+            raise LLMError(f"{self._where(stage, model)}: the server returned no choices")
         message = completion.choices[0].message
         if message.content is None and message.refusal:
-            raise LLMError(f"{self._where(stage)}: the model refused: {message.refusal}")
+            raise LLMError(f"{self._where(stage, model)}: the model refused: {message.refusal}")
         return message.content or ""
 
-    def _where(self, stage: str) -> str:
+    def _where(self, stage: str, model: str) -> str:
         server = self.base_url or "api.openai.com"
-        return f"stage {stage!r} on {self.name}:{self.model} at {server}"
+        return f"stage {stage!r} on {self.name}:{model} at {server}"
 
-    def _refusal_message(self, stage: str, error: openai.OpenAIError) -> str:
+    def _refusal_message(self, stage: str, model: str, error: openai.OpenAIError) -> str:
         hint = ""
         if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
             hint = " (check MNEMOLEDGER_OPENAI_API_KEY)"
         elif isinstance(error, openai.NotFoundError):
-            hint = " (check MNEMOLEDGER_LLM_MODEL and MNEMOLEDGER_OPENAI_BASE_URL)"
-        return f"{self._where(stage)}: request refused: {_describe(error)}{hint}"
+            hint = (
+                " (check MNEMOLEDGER_LLM_MODEL, the stage's component model and "
+                "MNEMOLEDGER_OPENAI_BASE_URL)"
+            )
+        return f"{self._where(stage, model)}: request refused: {_describe(error)}{hint}"
 
 
 def _describe(error: openai.OpenAIError) -> str:

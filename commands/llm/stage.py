@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from mnemoledger.commands.llm.errors import LLMError, StageOutputInvalid
 from mnemoledger.commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
+from mnemoledger.ledger.policy import LLM_STAGE_COMPONENT
 
 __all__ = [
     "InT",
@@ -50,6 +51,12 @@ class Stage(Generic[InT, OutT]):
                 f"not {type(inputs).__name__}"
             )
         return self.renderer(inputs)
+
+    @property
+    def component(self) -> str | None:
+        """Seed 001 §7: the model tier this stage asks for (`gate`, `merge`, ...); None:
+        the general model."""
+        return LLM_STAGE_COMPONENT.get(self.name)
 
     def messages(self, inputs: InT) -> list[dict[str, str]]:
         """The chat messages of one call: the system prompt, then the rendered inputs."""

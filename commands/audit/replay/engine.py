@@ -38,6 +38,7 @@ from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.write.replaying import replaying
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput, LedgerError
+from mnemoledger.ledger.policy import LLM_COMPONENTS
 
 if TYPE_CHECKING:
     from mnemoledger.commands.facade import MnemoLedger
@@ -126,6 +127,8 @@ def _provider(source: MnemoLedger, options: ReplayOptions) -> LLMProvider:
         updates["llm_provider"] = options.provider
     if options.model is not None:
         updates["llm_model"] = options.model
+        # one model for every stage: the components' own models give way to it
+        updates.update({f"{component}_model": None for component in LLM_COMPONENTS})
     inner = make_provider(source.settings.model_copy(update=updates))
     if options.model is not None and inner.model != options.model:
         inner.model = options.model
