@@ -95,11 +95,14 @@ class Consolidate:
         audit: bool | None = None,
         daily: bool | None = False,
         agent: str | None = None,
+        llm_level: str | None = None,
     ) -> ConsolidateResult:
         """One engram cycle for `user` (or for every user with memories): lifecycle rules,
         promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
         `dry_run`, the planned operations are returned and nothing is written. `daily`
-        adds seed 003's daily pass and insights (None: when 24 h have passed)."""
+        adds seed 003's daily pass and insights (None: when 24 h have passed).
+        `llm_level` (seed 001 §7; None: the `llm_level` setting, `MNEMOLEDGER_LLM_LEVEL`):
+        `auto`, or `off`: triage and gate by heuristics, no other LLM stage, no LLM call."""
         at = now or self.parts.clock()
         if at.tzinfo is None:
             raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
@@ -116,6 +119,7 @@ class Consolidate:
                 audit=audit,
                 daily=daily,
                 buffer_cap=self.parts.settings.buffer_cap,
+                llm_level=llm_level or self.parts.settings.llm_level,
             )
             outcomes.append(pipeline.run(request, self.parts.provenance(name, agent, None)))
         return ConsolidateResult(

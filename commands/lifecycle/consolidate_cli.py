@@ -2,6 +2,7 @@
 
 mnemoledger consolidate --user maya            # one engram cycle: {"epoch", "operations"}
 mnemoledger consolidate --dry-run --json       # every user; planned operations, no writes
+mnemoledger consolidate --llm-level off        # heuristics only: no LLM call (seed 001 §7)
 mnemoledger worker --interval 1800             # a cycle every 30 min until SIGTERM
 """
 
@@ -21,7 +22,7 @@ from mnemoledger.commands.lifecycle.consolidate_api import (
 from mnemoledger.commands.lifecycle.worker import Worker
 from mnemoledger.commands.options import CliState, global_options, pass_state
 from mnemoledger.ledger.errors import InvalidInput
-from mnemoledger.ledger.policy import WORKER_INTERVAL_SECS
+from mnemoledger.ledger.policy import LLM_LEVELS, WORKER_INTERVAL_SECS
 
 
 def _operations_table(result: ConsolidateResult) -> None:
@@ -63,14 +64,29 @@ def _clock_value(value: str | None) -> datetime | None:
 @click.option(
     "--audit/--no-audit", default=None, help="Run the audit stage (default: every 48 epochs)."
 )
+@click.option(
+    "--llm-level",
+    type=click.Choice(LLM_LEVELS),
+    help="auto, or off: triage/gate by heuristics, no LLM call "
+    "(default: $MNEMOLEDGER_LLM_LEVEL, else auto).",
+)
 @global_options
 @pass_state
 def consolidate(
-    state: CliState, user: str | None, dry_run: bool, now: str | None, audit: bool | None
+    state: CliState,
+    user: str | None,
+    dry_run: bool,
+    now: str | None,
+    audit: bool | None,
+    llm_level: str | None,
 ) -> None:
-    """One engram consolidation cycle: lifecycle, promotion, triage, gate, merge, decay."""
+    """One engram consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.
+
+    `--llm-level off` (or MNEMOLEDGER_LLM_LEVEL=off, which the worker reads too) decides
+    triage and the gate by heuristics and skips merge, reconcile, distillation, the audit
+    and the daily pass: the cycle makes no LLM call (engram's LLM level)."""
     result = state.ledger().consolidate(
-        user=user, dry_run=dry_run, now=_clock_value(now), audit=audit
+        user=user, dry_run=dry_run, now=_clock_value(now), audit=audit, llm_level=llm_level
     )
     output.emit(state.as_json, result, lambda: _operations_table(result))
 

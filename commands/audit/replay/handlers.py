@@ -20,7 +20,7 @@ from mnemoledger.commands.write.add import AddRequest
 from mnemoledger.commands.write.ingest_api import ingest_pipeline
 from mnemoledger.commands.write.notes import WriteNoteRequest
 from mnemoledger.commands.write.notes_api import notes_pipeline
-from mnemoledger.ledger.policy import BUFFER_CAP
+from mnemoledger.ledger.policy import BUFFER_CAP, LLM_LEVEL_AUTO
 
 if TYPE_CHECKING:
     from mnemoledger.commands.facade import MnemoLedger
@@ -116,6 +116,7 @@ def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
         audit=audit if isinstance(audit, bool) else None,
         daily=daily if isinstance(daily, bool) else None,
         buffer_cap=int(str(given.get("buffer_cap", BUFFER_CAP))),  # recorded since its setting
+        llm_level=str(given.get("llm_level", LLM_LEVEL_AUTO)),  # recorded when not auto
     )
     target.refresh()
     return target.consolidation_pipeline().run(request, command.provenance())

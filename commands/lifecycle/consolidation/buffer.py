@@ -15,7 +15,6 @@ from mnemoledger.commands.llm.consolidation_prompts import TRIAGE
 from mnemoledger.commands.llm.consolidation_schemas import TriageInput
 from mnemoledger.commands.llm.rules.attributes import says_the_same, values_of
 from mnemoledger.commands.llm.rules.consolidation import union_of_sentences
-from mnemoledger.commands.write.recorded_llm import prompt_version
 from mnemoledger.ledger.policy import (
     BUFFER,
     BUFFER_THRESHOLD,
@@ -149,7 +148,7 @@ def triage(cycle: Cycle) -> None:
     # one batch a cycle; more while the Buffer is over its cap (see cap_buffer)
     limit = max(TRIAGE_BATCH, len(buffer) - cycle.buffer_cap)
     eligible = [m for m in buffer if _awaits_triage(m, cycle)][:limit]
-    version = prompt_version(TRIAGE)
+    version = cycle.prompt_of(TRIAGE)
     by_namespace = sorted(eligible, key=lambda m: (m.namespace, m.created_at, m.id))
     batches = [
         group[start : start + TRIAGE_BATCH]

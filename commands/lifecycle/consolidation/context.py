@@ -1,5 +1,5 @@
 """What every rule of a cycle gets: the user's state, the plan being built, the clock value
-of the cycle, the recorded LLM and the embedder."""
+of the cycle, the recorded LLM, the embedder and the LLM level (seed 001 §7)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,15 @@ from pydantic import BaseModel
 from mnemoledger.commands.lifecycle.consolidation.plan import Plan
 from mnemoledger.commands.lifecycle.consolidation.state import MemoryState, UserState
 from mnemoledger.commands.llm.consolidation_schemas import CandidateMemory
+from mnemoledger.commands.llm.rules import RULES
 from mnemoledger.commands.llm.stage import Stage
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     LAYER_RANK,
+    LLM_HEURISTIC_STAGES,
+    LLM_LEVEL_AUTO,
+    LLM_LEVEL_OFF,
     MAX_EVIDENCE_ITEMS,
     MAX_MERGED_TAGS,
     SUPERSEDED,
@@ -34,13 +38,31 @@ class Cycle:
     llm: RecordedLLM
     embedder: Embedder
     buffer_cap: int = BUFFER_CAP
+    llm_level: str = LLM_LEVEL_AUTO
+    """Seed 001 §7: `auto` asks the LLM stages; `off` decides triage and the gate by their
+    heuristics and runs no other LLM stage (`run_rules` skips them)."""
 
     @property
     def epoch(self) -> int:
         return self.plan.epoch
 
+    @property
+    def llm_on(self) -> bool:
+        """Whether this cycle may call an LLM (the level is not `off`)."""
+        return self.llm_level != LLM_LEVEL_OFF
+
     def ask(self, stage: Stage[Any, Any], inputs: BaseModel) -> Any:
-        return self.llm.run(stage, inputs)
+        """The stage's answer: the recorded LLM's, or with the level `off` the heuristic
+        rule's (triage and gate only; nothing is called or recorded)."""
+        if self.llm_on:
+            return self.llm.run(stage, inputs)
+        if stage.name not in LLM_HEURISTIC_STAGES:
+            raise AssertionError(f"stage {stage.name!r} must not run with the LLM level off")
+        return RULES[stage.name](inputs)
+
+    def prompt_of(self, stage: Stage[Any, Any]) -> str | None:
+        """The prompt version a decision names: None when a heuristic took it."""
+        return prompt_version(stage) if self.llm_on else None
 
     def absorb(
         self,

@@ -11,7 +11,6 @@ from mnemoledger.commands.lifecycle.consolidation.state import MemoryState, pair
 from mnemoledger.commands.llm.consolidation_prompts import GATE
 from mnemoledger.commands.llm.consolidation_schemas import CandidateMemory, GateInput
 from mnemoledger.commands.write.consent_fields import mentions
-from mnemoledger.commands.write.recorded_llm import prompt_version
 from mnemoledger.ledger.policy import (
     CORE,
     CORE_BLOCKING_TAGS,
@@ -106,7 +105,7 @@ def gate_candidates(cycle: Cycle) -> list[MemoryState]:
 def gate(cycle: Cycle, candidates: list[MemoryState]) -> None:
     """§2.5: the whitelist gate, in batches; each verdict is a `GateDecided`; approval
     promotes to Core; rejections escalate gate-rejected -> -2 -> -final (48, 144, never)."""
-    version = prompt_version(GATE)
+    version = cycle.prompt_of(GATE)
     for start in range(0, len(candidates), GATE_BATCH):
         batch = {m.id: m for m in candidates[start : start + GATE_BATCH] if m.active}
         if not batch:

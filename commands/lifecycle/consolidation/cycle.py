@@ -38,7 +38,14 @@ from mnemoledger.commands.write.replaying import recorded_id
 from mnemoledger.ledger import Ledger, Provenance, validation
 from mnemoledger.ledger.command import Command
 from mnemoledger.ledger.epoch import ConsolidationCommand, EngramClock
-from mnemoledger.ledger.policy import BUFFER_CAP, DAILY_FINGERPRINT_DAYS, IMPORTANCE_DECAY
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
+    BUFFER_CAP,
+    DAILY_FINGERPRINT_DAYS,
+    IMPORTANCE_DECAY,
+    LLM_LEVEL_AUTO,
+    LLM_LEVELS,
+)
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.embeddings.embedder import Embedder
@@ -61,15 +68,21 @@ class ConsolidationRequest:
     buffer_cap: int = BUFFER_CAP
     """Buffer entries above which the lowest-weight judged ones are evicted (a setting;
     recorded with the command so a replay caps as the original did)."""
+    llm_level: str = LLM_LEVEL_AUTO
+    """Seed 001 §7 (a setting): `auto`, or `off` for no LLM call in the cycle; recorded
+    with the command when `off`, so a replay decides by the same heuristics."""
 
     def as_input(self) -> dict[str, Any]:
-        return {
+        given: dict[str, Any] = {
             "user": self.user,
             "now": self.now.isoformat(),
             "audit": self.audit,
             "daily": self.daily,
             "buffer_cap": self.buffer_cap,
         }
+        if self.llm_level != LLM_LEVEL_AUTO:  # the inputs of earlier cycles stay as they were
+            given["llm_level"] = self.llm_level
+        return given
 
 
 @dataclass
@@ -103,6 +116,10 @@ class ConsolidationPipeline:
     refresh: Callable[[], object] = lambda: None
 
     def run(self, request: ConsolidationRequest, provenance: Provenance) -> CycleOutcome:
+        if request.llm_level not in LLM_LEVELS:
+            raise InvalidInput(
+                f"llm_level must be one of {', '.join(LLM_LEVELS)}; got {request.llm_level!r}"
+            )
         user = str(validation.identifier("user", request.user))
         provenance = replace(provenance, user_id=user)
         with acting_as(provenance):
@@ -141,9 +158,10 @@ class ConsolidationPipeline:
             llm,
             self.embedder,
             request.buffer_cap,
+            request.llm_level,
         )
         run_rules(cycle, request.audit)
-        if daily.due(clock.last_daily_at, request.now, request.daily):
+        if cycle.llm_on and daily.due(clock.last_daily_at, request.now, request.daily):
             cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
             daily.write_insights(cycle, clock.last_insight_at)
         return cycle.plan, llm
@@ -195,7 +213,9 @@ class ConsolidationPipeline:
 
 
 def run_rules(cycle: Cycle, audit_requested: bool | None) -> None:
-    """Seed 001 §3 in its order; lifecycle first, so expired memories take no part."""
+    """Seed 001 §3 in its order; lifecycle first, so expired memories take no part. With the
+    LLM level `off` (§7), triage and the gate decide by their heuristics and the other
+    LLM stages (reconcile, distillation, merge, audit) are skipped."""
     lifecycle.run_all(cycle)
     # phase 1: synchronous
     core.core_hygiene(cycle)
@@ -207,13 +227,17 @@ def run_rules(cycle: Cycle, audit_requested: bool | None) -> None:
     buffer.drop_decayed(cycle)
     # phase 2: LLM-dependent
     core.gate(cycle, candidates)
-    pairs.reconcile(cycle)
-    distill.distill_sessions(cycle)
+    if cycle.llm_on:
+        pairs.reconcile(cycle)
+        distill.distill_sessions(cycle)
     buffer.dedup_buffer(cycle)
     buffer.triage(cycle)
-    pairs.merge(cycle)
-    if audit.due(cycle, audit_requested):
-        audit.audit(cycle)
+    if cycle.llm_on:
+        pairs.merge(cycle)
+        if audit.due(cycle, audit_requested):
+            audit.audit(cycle)
+    else:  # no pair was examined: the next cycle with the LLM scans these changes again
+        pairs.cut_short(cycle)
 
 
 def _counts(operations: list[Operation]) -> dict[str, int]:
