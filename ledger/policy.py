@@ -54,6 +54,7 @@ SYSTEM_ACTOR: Final = "system"
 # --- what one request may make the ledger hold or compute: not in the seeds (issue 16) ----
 MAX_POSITION: Final = 2**63 - 1  # a log position or delta revision: the stores' BIGINT
 MAX_LIST_LIMIT: Final = 1_000_000  # `--limit` of listings: more rows than any page needs
+TRASH_DEFAULT_LIMIT: Final = 50  # not in the seeds: engram's `GET /trash` page when unasked
 MAX_TURN_CHARS: Final = 32_768  # one conversation turn's content (4 memories' worth)
 MAX_TURN_BYTES: Final = 65_536  # one turn as recorded in `IngestRequested` (UTF-8 JSON)
 MAX_INGEST_TURNS: Final = 10_000  # turns of one ingest

@@ -50,13 +50,18 @@ from mnemoledger.ledger.policy import (
     DEFAULT_KIND,
     DEFAULT_LINK_STRENGTH,
     DEFAULT_LINK_TYPE,
+    FORGOTTEN,
+    FULL,
     LATEST_DEFAULT_LIMIT,
     LATEST_MAX_LIMIT,
+    MAX_LIST_LIMIT,
     PROCEDURAL_CATEGORY,
     QUERY_OVERFETCH,
     RESUME_RECENT_HOURS,
     SEARCH_DEFAULT_K,
     SEARCH_MAX_K,
+    SEARCH_MIN_SCORE,
+    TRASH_DEFAULT_LIMIT,
 )
 from mnemoledger.ledger.validation import identifier, normalize_key, normalize_text
 from mnemoledger.projections.layers import effective_category
@@ -106,6 +111,36 @@ class RecallResult(BaseModel):
 
     matched_by: Literal["key", "search"]
     memories: builtins.list[MemoryOut]
+
+
+class UserStats(BaseModel):
+    """engram's `GET /stats` for one user: the memories the key may read, counted."""
+
+    user_id: str
+    memories: int
+    by_layer: dict[str, int]
+    by_state: dict[str, int]
+    """active, forgotten (the trash), superseded, and the lifecycle's evicted, expired,
+    purged."""
+    by_kind: dict[str, int]
+
+
+class EngramRecallResult(BaseModel):
+    """engram's recall (seed 001 §4): the best matches in full, with their scores."""
+
+    memories: builtins.list[FullResult]
+    dry: bool
+    """True: nothing was recorded (engram's `dry`: no touch)."""
+    recall_id: str | None = None
+    """The `RecallServed` stream that recorded what was served (access counts); None when
+    dry."""
+
+
+def _counted(values: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def category_of(memory: MemoryOut) -> str:
@@ -301,19 +336,90 @@ class ScopedMemory:
         self.visible(memory_id)
         return self.memory.history(memory_id)
 
+    def stats(self, *, user: str) -> UserStats:
+        """The user's memories in the key's categories (every state) counted by layer,
+        state and kind."""
+        found = self.list(user=user)
+        return UserStats(
+            user_id=self.check_user(user),
+            memories=len(found),
+            by_layer=_counted([m.layer for m in found]),
+            by_state=_counted([m.state for m in found]),
+            by_kind=_counted([m.kind for m in found]),
+        )
+
+    def trash(self, *, user: str, limit: int = TRASH_DEFAULT_LIMIT) -> builtins.list[MemoryOut]:
+        """The user's forgotten memories in the key's categories (restorable), the most
+        recently changed (forgotten) first, at most `limit`."""
+        if isinstance(limit, bool) or not 1 <= limit <= MAX_LIST_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIST_LIMIT}; got {limit}")
+        found = self.list(user=user, state=FORGOTTEN)
+        found.sort(key=lambda m: (m.updated_at, m.id), reverse=True)
+        return found[:limit]
+
     def search(
-        self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
+        self,
+        query: str,
+        *,
+        user: str,
+        k: int = SEARCH_DEFAULT_K,
+        min_score: float = SEARCH_MIN_SCORE,
     ) -> builtins.list[SearchHit]:
         user_id = self.check_user(user)
         restricted = self.categories is not None
         fetch = min(SEARCH_MAX_K, k * QUERY_OVERFETCH) if restricted else k
-        hits = self.memory.search(query, user=user_id, k=fetch)
+        hits = self.memory.search(query, user=user_id, k=fetch, min_score=min_score)
         if restricted:
             rows = self.memory.layers.get_many([h.id for h in hits])
             hits = [
                 h for h in hits if h.id in rows and self.may_read(rows[h.id].effective_category)
             ]
         return hits[:k]
+
+    def engram_recall(
+        self,
+        query: str,
+        *,
+        user: str,
+        limit: int = SEARCH_DEFAULT_K,
+        min_score: float | None = None,
+        dry: bool = False,
+    ) -> EngramRecallResult:
+        """engram's recall (seed 001 §4) as this key: `memory.query` with full results,
+        which records what it served (engram's touch: access counts), or with `dry` the
+        hybrid search alone, which records nothing. `min_score` is the similarity floor
+        (the query's `threshold`; the search's `min_score`, default 0.3, when dry)."""
+        user_id = self.check_user(user)
+        if dry:
+            floor = SEARCH_MIN_SCORE if min_score is None else min_score
+            hits = self.search(query, user=user_id, k=limit, min_score=floor)
+            self.memory.refresh()
+            rows = self.memory.layers.get_many([h.id for h in hits])
+            shown = [
+                FullResult(
+                    **{
+                        **self.memory.parts.out(rows[h.id]).model_dump(),
+                        "category": rows[h.id].effective_category,
+                    },
+                    score=h.score,
+                    relevance=h.vector_score,
+                    access_count=rows[h.id].access_count,
+                    last_accessed=rows[h.id].last_accessed,
+                )
+                for h in hits
+                if h.id in rows
+            ]
+            return EngramRecallResult(memories=shown, dry=True)
+        request: dict[str, Any] = {
+            "query": query,
+            "filters": {"user_id": user_id},
+            "top_k": limit,
+            "return": FULL,
+            "threshold": min_score,
+        }
+        answer = self.query({k: v for k, v in request.items() if v is not None})
+        found = [r for r in answer.results if isinstance(r, FullResult)]
+        return EngramRecallResult(memories=found, dry=False, recall_id=answer.recall_id)
 
     def query(self, request: Mapping[str, Any]) -> QueryResult:
         """`memory.query` (seed 003 §6) as this key: its agent, its users, its categories."""

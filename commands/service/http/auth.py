@@ -37,7 +37,7 @@ bearer = HTTPBearer(
 )
 
 
-READ_POSTS = frozenset({"/query", "/search", "/topic", "/mem0/search"})
+READ_POSTS = frozenset({"/query", "/recall", "/search", "/topic", "/mem0/search"})
 """POST routes that only read memory (a query records what it served, nothing else)."""
 
 

@@ -110,6 +110,31 @@ class SearchRequest(_Body):
     k: int = Field(default=SEARCH_DEFAULT_K, ge=1, le=SEARCH_MAX_K)
 
 
+class EngramRecallRequest(_Body):
+    """`POST /recall`: engram's recall (seed 001 §4) in one user's memories."""
+
+    query: QueryText
+    user_id: Identifier
+    limit: int = Field(default=SEARCH_DEFAULT_K, ge=1, le=SEARCH_MAX_K)
+    min_score: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="Cosine similarity floor (dry and unset: engram's 0.30); with dry, a "
+        "memory holding one of the query's telling words passes it too.",
+    )
+    dry: bool = Field(
+        default=False,
+        description="Search only: record nothing (no access counted, engram's no-touch).",
+    )
+    expand: bool = Field(
+        default=False, description="engram's LLM query expansion: not supported, true is a 400."
+    )
+    rerank: bool = Field(
+        default=False, description="engram's LLM re-ranking: not supported, true is a 400."
+    )
+
+
 class QueryBody(_Body):
     """`POST /query`: seed 003 §6 `memory.query`. `agent` defaults to the key's (another
     is refused); `filters.user_id` must be a user the key acts for."""

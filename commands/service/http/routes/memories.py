@@ -1,5 +1,5 @@
 """`/memories`: add (HAEMA add()), get, list, latest (HAEMA get_latest), update, link, TTL,
-forget/restore, history."""
+forget/restore, history; engram's `/stats` and `/trash` (seed 001)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from mnemoledger.commands.service.http.requests import (
     TTLRequest,
     UpdateMemoryRequest,
 )
-from mnemoledger.commands.service.scoped import ScopedMemory
+from mnemoledger.commands.service.scoped import ScopedMemory, UserStats
 from mnemoledger.ledger.policy import (
     LATEST_DEFAULT_LIMIT,
     LATEST_MAX_LIMIT,
     MAX_ID_CHARS,
     MAX_LIST_LIMIT,
+    TRASH_DEFAULT_LIMIT,
     ListOrder,
 )
 
@@ -144,3 +145,22 @@ async def restore_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOu
 async def memory_history(memory_id: MemoryId, caller: Authenticated) -> list[EventOut]:
     """Every event of the memory, oldest first: who did what, when, through which agent."""
     return await caller.run(lambda scoped: scoped.history(memory_id))
+
+
+@seed_paths.get("/stats")
+async def user_stats(caller: Authenticated, user_id: Annotated[Identifier, Query()]) -> UserStats:
+    """engram's stats: the user's memories in the key's categories, counted by layer,
+    state and kind (as `mnemoledger stats` counts the whole log)."""
+    return await caller.run(lambda scoped: scoped.stats(user=user_id))
+
+
+@seed_paths.get("/trash")
+async def trash(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = TRASH_DEFAULT_LIMIT,
+) -> list[MemoryOut]:
+    """engram's trash: the user's forgotten memories in the key's categories, the most
+    recently forgotten first, at most `limit`; `POST /memories/{id}/restore` brings one
+    back."""
+    return await caller.run(lambda scoped: scoped.trash(user=user_id, limit=limit))

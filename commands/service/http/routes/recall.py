@@ -1,4 +1,5 @@
-"""Reading memory the agent way: `memory.query`, search, resume, the delta header, core.md."""
+"""Reading memory the agent way: `memory.query`, search (POST and engram's GET), engram's
+recall, resume, the delta header, core.md."""
 
 from __future__ import annotations
 
@@ -12,8 +13,21 @@ from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import ResumeOut
 from mnemoledger.commands.service.http.auth import Authenticated
-from mnemoledger.commands.service.http.requests import Identifier, QueryBody, SearchRequest
-from mnemoledger.ledger.policy import MAX_POSITION, RESUME_RECENT_HOURS
+from mnemoledger.commands.service.http.requests import (
+    EngramRecallRequest,
+    Identifier,
+    QueryBody,
+    QueryText,
+    SearchRequest,
+)
+from mnemoledger.commands.service.scoped import EngramRecallResult
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import (
+    MAX_POSITION,
+    RESUME_RECENT_HOURS,
+    SEARCH_DEFAULT_K,
+    SEARCH_MAX_K,
+)
 
 router = APIRouter(tags=["recall"])
 
@@ -31,6 +45,36 @@ async def memory_query(body: QueryBody, caller: Authenticated) -> QueryResult:
 async def search(body: SearchRequest, caller: Authenticated) -> list[SearchHit]:
     """Hybrid search (vectors + keywords) in one user's memories, the key's categories only."""
     return await caller.run(lambda scoped: scoped.search(body.query, user=body.user_id, k=body.k))
+
+
+@router.get("/search")
+async def search_get(
+    caller: Authenticated,
+    q: Annotated[QueryText, Query(description="What to look for.")],
+    user_id: Annotated[Identifier, Query()],
+    k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_K,
+) -> list[SearchHit]:
+    """engram's `GET /search?q=...&k=...`: the same hybrid search as `POST /search`, in one
+    user's memories, the key's categories only. Records nothing."""
+    return await caller.run(lambda scoped: scoped.search(q, user=user_id, k=k))
+
+
+@router.post("/recall")
+async def recall(body: EngramRecallRequest, caller: Authenticated) -> EngramRecallResult:
+    """engram's recall (seed 001 §4): the user's best matches in full, at most `limit`,
+    above `min_score`; records what it served (access counts) unless `dry`. Runs
+    `memory.query` (or, dry, the hybrid search) as the key sees the user's memories."""
+    if body.expand or body.rerank:
+        raise InvalidInput("expand and rerank are not supported: no LLM expansion or re-ranking")
+    return await caller.run(
+        lambda scoped: scoped.engram_recall(
+            body.query,
+            user=body.user_id,
+            limit=body.limit,
+            min_score=body.min_score,
+            dry=body.dry,
+        )
+    )
 
 
 @router.get("/resume")
