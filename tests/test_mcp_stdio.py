@@ -40,6 +40,8 @@ TOOLS = {
     "history",
     "delta",
     "write_note",
+    "remember",
+    "update_soul",
     "notes",
     "delete",
     "clear",
@@ -160,6 +162,17 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
             )
             seen["notes"] = await call(client, "notes", {})
             seen["notes_log"] = await call(client, "notes", {"kind": "log"})
+            # Luminary's agent tools (seed 002): a stable log note, the one permanent soul
+            seen["remember"] = await call(
+                client, "remember", {"content": "Maya wants calls after 6 pm", "tags": ["calls"]}
+            )
+            seen["soul_1"] = await call(
+                client, "update_soul", {"content": "Think step by step before answering."}
+            )
+            seen["soul_2"] = await call(
+                client, "update_soul", {"content": "Think step by step; name the memory used."}
+            )
+            seen["notes_soul"] = await call(client, "notes", {"kind": "soul"})
 
             seen["delete"] = await call(client, "delete", {"key": "Person/Anna"})
             seen["delete_none"] = await call(client, "delete", {"key": "no-such-key"})
@@ -180,6 +193,8 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
             seen["inject_note"] = await client.call_tool(
                 "write_note", {"content": INJECTION, "kind": "log"}
             )
+            seen["inject_remember"] = await client.call_tool("remember", {"content": INJECTION})
+            seen["inject_soul"] = await client.call_tool("update_soul", {"content": INJECTION})
             seen["search_injection"] = await call(
                 client, "search", {"query": "ignore previous instructions system prompt"}
             )
@@ -230,6 +245,18 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
     assert note["note_kind"] == "user" and note["content"] == "Maya is a nurse"
     assert {n["content"] for n in seen["notes"]} >= {"Maya is a nurse", "Helped Maya plan the move"}
     assert [n["content"] for n in seen["notes_log"]] == ["Helped Maya plan the move"]
+    remembered = seen["remember"]["note"]
+    assert remembered["content"] == "Maya wants calls after 6 pm"
+    assert remembered["note_kind"] == "log" and remembered["stability"] == "stable"
+    assert remembered["expires_at"] is None and remembered["tags"] == ["calls"]
+    soul = seen["soul_2"]["note"]
+    assert soul["note_kind"] == "soul" and soul["stability"] == "permanent"
+    assert soul["expires_at"] is None
+    assert seen["soul_1"]["superseded"] == []
+    assert seen["soul_2"]["superseded"] == [seen["soul_1"]["note"]["id"]]  # one soul at a time
+    assert [n["content"] for n in seen["notes_soul"]] == [
+        "Think step by step; name the memory used."
+    ]
 
     assert seen["delete"] == {"count": 1, "forgotten": [anna.id]}
     assert seen["delete_none"] == {"count": 0, "forgotten": []}
@@ -253,7 +280,14 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
         "MemoryUpdated",
     ]
 
-    for name in ("inject_add", "inject_store", "inject_update", "inject_note"):
+    for name in (
+        "inject_add",
+        "inject_store",
+        "inject_update",
+        "inject_note",
+        "inject_remember",
+        "inject_soul",
+    ):
         assert "bad_request: content refused: 'Ignore all previous instructions'" in error_text(
             seen[name]
         ), name

@@ -7,9 +7,10 @@ Tool names are letters, digits, `_` and `-` only (`^[a-zA-Z0-9_-]{1,64}$`), whic
 client accepts; seed 003 §6's `memory.query` is served as `query`.
 
 - writes: `add`, `store` (Nebo's layer + namespace), `update`, `forget`, `restore`,
-  `write_note` (Luminary, seed 002), and Nebo's `delete` (by key) and `clear` (a namespace
-  prefix), seed 004 §5; a delete or clear forgets, as events: the log keeps everything and
-  `restore` brings a memory back;
+  `write_note`, `remember` (a stable `log` note, no expiry) and `update_soul` (the one
+  permanent `soul` note, replaced) from Luminary (seed 002), and Nebo's `delete` (by key)
+  and `clear` (a namespace prefix), seed 004 §5; a delete or clear forgets, as events: the
+  log keeps everything and `restore` brings a memory back;
 - reads: `search`, `query` (seed 003 §6), `recall` (Nebo), `list` (a namespace prefix, most
   accessed first, at most 50: seed 004 §5), `get`, `history`, `delta` (seed 003 §1), `notes`.
 
@@ -25,7 +26,7 @@ e.g. `user_not_allowed: ...`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -55,7 +56,7 @@ from mnemoledger.commands.service.scoped import (
 )
 from mnemoledger.commands.service.serial import FacadeThread
 from mnemoledger.commands.write.categories import CategoryNotAllowed, UnknownAgent
-from mnemoledger.commands.write.notes import DEFAULT_NOTE_CONFIDENCE
+from mnemoledger.commands.write.notes import DEFAULT_NOTE_CONFIDENCE, LOG, SOUL
 from mnemoledger.commands.write.notes_api import NoteResult
 from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
 from mnemoledger.ledger.policy import (
@@ -63,9 +64,12 @@ from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     MAX_BUDGET_TOKENS,
     MAX_TAGS,
+    NORMAL,
+    PERMANENT,
     QUERY_DEFAULT_TOP_K,
     QUERY_OVERFETCH,
     SEARCH_MAX_K,
+    STABLE,
 )
 from mnemoledger.ledger.validation import identifier, normalize_key, normalize_text
 from mnemoledger.projections.layers import effective_category
@@ -247,6 +251,41 @@ def build_server(
         if len(users) != 1:
             raise InvalidInput(f"user_id is required: this key acts for {', '.join(users)}")
         return users[0]
+
+    def noted(
+        scoped: ScopedMemory,
+        content: str,
+        user_id: str | None,
+        *,
+        kind: str,
+        stability: str | None,
+        ttl_days: float | None = None,
+        sensitivity: str = NORMAL,
+        evidence: Sequence[str] = (),
+        confidence: float = DEFAULT_NOTE_CONFIDENCE,
+        tags: Sequence[str] = (),
+        thread_id: str | None = None,
+        category: str | None = None,
+    ) -> NoteResult:
+        """Luminary's writeNote (seed 002) as the principal: its user, agent, categories."""
+        user = scoped.check_user(user_of(scoped, user_id))
+        scoped.check_category(effective_category(category, "semantic", "", kind), "write")
+        with scoped._acting() as memory:
+            return memory.write_note(
+                content,
+                user=user,
+                kind=kind,
+                stability=stability,
+                ttl_days=ttl_days,
+                sensitivity=sensitivity,
+                evidence=evidence,
+                tags=tags,
+                source=API_SOURCE,
+                agent=scoped.principal.agent,
+                thread=thread_id,
+                confidence=confidence,
+                category=category,
+            )
 
     # query and recall read, but record what they served (RecallServed: access counts)
     recorded_read = ToolAnnotations(
@@ -436,28 +475,70 @@ def build_server(
         ] = None,
     ) -> NoteResult:
         """Write a note: a log entry, summary, rule or profile of the user or yourself."""
+        return await run(
+            lambda scoped: noted(
+                scoped,
+                content,
+                user_id,
+                kind=kind,
+                stability=stability,
+                ttl_days=ttl_days,
+                sensitivity=sensitivity,
+                evidence=evidence or (),
+                confidence=confidence,
+                tags=tags or (),
+                thread_id=thread_id,
+                category=category,
+            )
+        )
 
-        def writing(scoped: ScopedMemory) -> NoteResult:
-            user = scoped.check_user(user_of(scoped, user_id))
-            scoped.check_category(effective_category(category, "semantic", "", kind), "write")
-            with scoped._acting() as memory:
-                return memory.write_note(
-                    content,
-                    user=user,
-                    kind=kind,
-                    stability=stability,
-                    ttl_days=ttl_days,
-                    sensitivity=sensitivity,
-                    evidence=evidence or (),
-                    tags=tags or (),
-                    source=API_SOURCE,
-                    agent=scoped.principal.agent,
-                    thread=thread_id,
-                    confidence=confidence,
-                    category=category,
-                )
+    @tool("remember", annotations=write)
+    async def remember(
+        content: Content,
+        user_id: UserId = None,
+        kind: Annotated[
+            Literal["log", "summary", "rule"],
+            Field(
+                description="log (default): something to keep; summary; rule (reusable, "
+                "needs evidence and confidence >= 0.8)."
+            ),
+        ] = LOG,
+        evidence: Annotated[list[Tag], Field(max_length=50)] | None = None,
+        confidence: Annotated[float, Field(ge=0.0, le=1.0)] = DEFAULT_NOTE_CONFIDENCE,
+        tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] | None = None,
+        thread_id: Identifier | None = None,
+    ) -> NoteResult:
+        """Remember something as a note (a log entry unless you say summary or rule) that
+        stays until it is replaced or merged: stable, with no expiry."""
+        return await run(
+            lambda scoped: noted(
+                scoped,
+                content,
+                user_id,
+                kind=kind,
+                stability=STABLE,
+                evidence=evidence or (),
+                confidence=confidence,
+                tags=tags or (),
+                thread_id=thread_id,
+            )
+        )
 
-        return await run(writing)
+    @tool("update_soul", annotations=write)
+    async def update_soul(
+        content: Annotated[
+            Content, Field(description="Your reasoning protocol and behavioural principles.")
+        ],
+        user_id: UserId = None,
+        thread_id: Identifier | None = None,
+    ) -> NoteResult:
+        """Replace your soul: how you think (your reasoning steps and principles). It is
+        permanent; the previous soul is superseded and stays in its history."""
+        return await run(
+            lambda scoped: noted(
+                scoped, content, user_id, kind=SOUL, stability=PERMANENT, thread_id=thread_id
+            )
+        )
 
     # --- reads ---------------------------------------------------------------------------
 
