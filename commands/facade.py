@@ -46,6 +46,7 @@ from mnemoledger.commands.service.keys_api import Keys
 from mnemoledger.commands.service.project_api import Project
 from mnemoledger.commands.write.add import AddPipeline
 from mnemoledger.commands.write.categories import CategoriesConfig
+from mnemoledger.commands.write.checkpoints_api import Checkpoints
 from mnemoledger.commands.write.consent import ConsentService
 from mnemoledger.commands.write.consent_api import Consent
 from mnemoledger.commands.write.ingest_api import Ingest
@@ -114,6 +115,7 @@ class MnemoLedger:
                 Integrity(parts),
                 Project(parts),
                 self._keys,
+                Checkpoints(parts),
             )
         }
 
@@ -140,6 +142,7 @@ class MnemoLedger:
     grant_consent = verb(Consent.grant_consent)
     deny_consent = verb(Consent.deny_consent)
     expire_consents = verb(Consent.expire_consents)
+    save_checkpoint = verb(Checkpoints.save_checkpoint)
 
     # --- recall (commands/recall) --------------------------------------------------------
 
@@ -165,6 +168,8 @@ class MnemoLedger:
     context = verb(Recall.context)
     transcripts = verb(Recall.transcripts)
     search_all = verb(Recall.search_all)
+    load_checkpoint = verb(Checkpoints.load_checkpoint)
+    checkpoints = verb(Checkpoints.checkpoints)
 
     # --- lifecycle (commands/lifecycle) --------------------------------------------------
 

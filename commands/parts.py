@@ -31,6 +31,7 @@ from mnemoledger.commands.write.categories import CategoriesConfig, load_categor
 from mnemoledger.ledger import Ledger, Memory, Provenance, Settings
 from mnemoledger.ledger.errors import MemoryNotFound
 from mnemoledger.ledger.validation import identifier
+from mnemoledger.projections.checkpoints import CheckpointsProjection
 from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.core import CoreProjection
 from mnemoledger.projections.delta import DeltaProjection
@@ -77,6 +78,7 @@ class Parts:
         self.history_model = HistoryProjection(directory / "history")
         self.topics_model = TopicsProjection(directory / "topics")
         self.latest_model = LatestProjection(directory / "latest")
+        self.checkpoints_model = CheckpointsProjection(directory / "checkpoints")
         self.runner = Runner(
             self.ledger,
             [
@@ -90,6 +92,7 @@ class Parts:
                 self.history_model,
                 self.topics_model,
                 self.latest_model,
+                self.checkpoints_model,
             ],
             directory / ".lock",
         )
