@@ -50,6 +50,10 @@ BAD_INPUT = (InvalidInput, MemoryNotFound, InvalidTransition)
 # `mnemoledger --version` and `--help` start at once. name: (module:attribute, one-line help);
 # tests/test_cli.py checks every line against the command's docstring.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "checkpoint": (
+        "write.checkpoints_cli:checkpoint",
+        "Agent checkpoints: save and load a thread's state (one JSON object), every version kept.",
+    ),
     "consent": (
         "write.consent_cli:consent",
         "Profile patches waiting for consent: sensitive fields change only once granted.",
