@@ -39,6 +39,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
 from mnemoledger.commands.recall.query import QueryResult
 from mnemoledger.commands.recall.query_api import DeltaOut
+from mnemoledger.commands.service.checkpoint_tools import add_checkpoint_tools
 from mnemoledger.commands.service.http.requests import (
     MAX_ADD_CONTENTS,
     Content,
@@ -677,6 +678,8 @@ def build_server(
             return [n for n in found if scoped.may_read(category_of(n))]
 
         return await run(reading)
+
+    add_checkpoint_tools(tool, run, user_of)  # save_checkpoint, load_checkpoint (seed 003 §15)
 
     return MCPServer("mnemoledger", instructions=INSTRUCTIONS, tools=tools)
 

@@ -26,7 +26,14 @@ from mnemoledger.commands.service.http.docs import install_docs
 from mnemoledger.commands.service.http.errors import ERROR_RESPONSES, install_error_handlers
 from mnemoledger.commands.service.http.limits import BodyLimit
 from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES
-from mnemoledger.commands.service.http.routes import maintenance, mem0, memories, recall, service
+from mnemoledger.commands.service.http.routes import (
+    checkpoints,
+    maintenance,
+    mem0,
+    memories,
+    recall,
+    service,
+)
 from mnemoledger.commands.service.http.ui import install_ui
 from mnemoledger.commands.service.serial import FacadeThread
 
@@ -79,6 +86,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(memories.seed_paths, responses=ERROR_RESPONSES)
     app.include_router(recall.router, responses=ERROR_RESPONSES)
     app.include_router(maintenance.router, responses=ERROR_RESPONSES)
+    app.include_router(checkpoints.router, responses=ERROR_RESPONSES)  # seed 003 §15
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
     return app
