@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from mnemoledger import MnemoLedger
+from mnemoledger.ledger import Settings
 from mnemoledger.ledger.checkpoint import (
     MAX_CHECKPOINT_BYTES,
     MAX_CHECKPOINT_DEPTH,
@@ -267,3 +268,48 @@ def test_http_put_get_list(home: Path) -> None:
     with open_memory(home) as memory:
         loaded = memory.load_checkpoint("maya", "run-1")
         assert loaded is not None and loaded.data == STATE and loaded.revision == 2
+
+
+def test_two_processes_saving_one_thread_lose_no_checkpoint(home: Path) -> None:
+    import threading
+
+    saves = 8
+    with open_memory(home) as first, open_memory(home) as second:
+        first.save_checkpoint("maya", "shared", {"by": "setup"})
+
+        def saving(memory: MnemoLedger, who: str) -> None:
+            for n in range(saves):
+                memory.save_checkpoint("maya", "shared", {"by": who, "n": n})
+
+        workers = [
+            threading.Thread(target=saving, args=(first, "first")),
+            threading.Thread(target=saving, args=(second, "second")),
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        latest = first.load_checkpoint("maya", "shared")
+        assert latest is not None and latest.revision == 2 * saves + 1
+        stream = first.ledger.stream(checkpoint_id("maya", "shared"))
+        assert [e.data["revision"] for e in stream[1:]] == list(range(1, 2 * saves + 2))
+        assert first.verify().ok
+
+
+def test_export_import_and_replay_carry_the_checkpoints(home: Path, tmp_path: Path) -> None:
+    def on_sqlite(where: Path) -> MnemoLedger:  # two homes, two logs (as tests/test_export.py)
+        return MnemoLedger(settings=Settings(home=where, embedder="hashing", db=None))
+
+    with on_sqlite(home) as memory:
+        memory.save_checkpoint("maya", "run-1", {"step": 1})
+        memory.save_checkpoint("maya", "run-1", STATE)
+        memory.export(user="maya", format="jsonl", path=tmp_path / "maya.jsonl")
+        assert memory.replay(tmp_path / "replayed").failed_commands == 0
+    for other in (tmp_path / "imported", tmp_path / "replayed"):
+        with on_sqlite(other) as copy:
+            if other.name == "imported":
+                copy.import_events(tmp_path / "maya.jsonl")
+            latest = copy.load_checkpoint("maya", "run-1")
+            assert latest is not None and latest.revision == 2 and latest.data == STATE
+            first = copy.load_checkpoint("maya", "run-1", version=1)
+            assert first is not None and first.data == {"step": 1}
