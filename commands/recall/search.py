@@ -6,8 +6,10 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
 - `fusion="weighted"` (seed 004 §6): `w_v x cosine + w_t x bm25_score`, the weights chosen
   by the query's shape (`query_weights`); a candidate missing from one retriever gets 0
   there;
-- `fusion="rrf"`: reciprocal-rank fusion, `sum 1 / (RRF_K + rank)` (RRF_K = 10), divided by
-  its largest possible value (first in both lists) so that it is in 0-1 as well.
+- `fusion="rrf"`: reciprocal-rank fusion, `sum share / (RRF_K + rank)` (RRF_K = 10), each
+  list's share leaning halfway from 1 towards the seed's adaptive weights (x2, so the two
+  shares sum to 2: `RRF_SHAPE_WEIGHT_SHARE`), divided by its largest possible value (first
+  in both lists) so that it is in 0-1 as well.
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
 similarity floor): below it in weighted relevance with the weighted fusion; with rank
@@ -72,6 +74,7 @@ from mnemoledger.ledger.policy import (
     RECENCY_RATE_SEMANTIC,
     RRF_K,
     RRF_RELEVANCE_SHARPNESS,
+    RRF_SHAPE_WEIGHT_SHARE,
     SEARCH_FTS_MAX_DOC_SHARE,
     SEARCH_FTS_MAX_POSTINGS,
     SEARCH_FTS_MIN_PRUNED_DF,
@@ -371,8 +374,18 @@ def _fuse(
         candidate = candidates.setdefault(memory_id, _Candidate())
         candidate.text_rank, candidate.text_score = rank, score
     vector_weight, text_weight = weights
+    # each list's reciprocal rank weighed by the query's shape; the two shares sum to 2, so
+    # first in both lists still scores _RRF_BEST
+    rank_shares = (
+        2 * (0.5 + RRF_SHAPE_WEIGHT_SHARE * (vector_weight - 0.5)),
+        2 * (0.5 + RRF_SHAPE_WEIGHT_SHARE * (text_weight - 0.5)),
+    )
     fused_of = {
-        memory_id: sum(1.0 / (RRF_K + r) for r in (c.vector_rank, c.text_rank) if r is not None)
+        memory_id: sum(
+            share / (RRF_K + rank)
+            for share, rank in zip(rank_shares, (c.vector_rank, c.text_rank), strict=True)
+            if rank is not None
+        )
         for memory_id, c in candidates.items()
     }
     best_fused = max(fused_of.values(), default=0.0)
