@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from mnemoledger.commands.write.attribution import speaker_and_body
@@ -396,6 +397,10 @@ _WORD: Final = re.compile(r"[A-Za-z][\w'&.-]*")
 _VALUE: Final = re.compile(r"\d[\d:./-]*|[A-Z][\w&.-]*|[\w.+-]+@[\w.-]+")
 
 
+FACTS_CACHE_SIZE: Final = 8192
+"""Texts whose facts are kept once read (a Fact is immutable)."""
+
+
 @dataclass(frozen=True)
 class Fact:
     """One attribute a statement gives a value of, and whose it is."""
@@ -422,6 +427,13 @@ class Fact:
 
 def facts_of(text: str) -> list[Fact]:
     """The attributes `text` gives values of, each with its holder, in catalogue order."""
+    return list(_facts_of(text))
+
+
+@lru_cache(maxsize=FACTS_CACHE_SIZE)
+def _facts_of(text: str) -> tuple[Fact, ...]:
+    # one add compares each new statement with every related memory: the same texts are
+    # read again and again, and each reading runs the whole catalogue's patterns
     _, body = speaker_and_body(text)
     found: dict[str, Fact] = {}
     for attribute in ATTRIBUTES:
@@ -446,7 +458,7 @@ def facts_of(text: str) -> list[Fact]:
     schedule = _schedule_of(body)
     if schedule is not None:
         found[schedule.attribute] = schedule
-    return list(found.values())
+    return tuple(found.values())
 
 
 _GENERIC_KINDS: Final = _word_set("tv all time ever")
