@@ -3,8 +3,10 @@ and the protocol every provider implements."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -72,7 +74,7 @@ class Stage(Generic[InT, OutT]):
             "type": "json_schema",
             "json_schema": {
                 "name": self.name,
-                "schema": self.output_model.model_json_schema(),
+                "schema": copy.deepcopy(_json_schema(self.output_model)),
                 "strict": False,
             },
         }
@@ -85,6 +87,12 @@ class Stage(Generic[InT, OutT]):
             "response_format": self.response_format(),
             "temperature": 0,
         }
+
+
+@cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema, built once per model (pydantic rebuilds it on every call)."""
+    return model.model_json_schema()
 
 
 @dataclass(frozen=True)
