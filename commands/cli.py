@@ -419,6 +419,10 @@ def latest(state: CliState, user: str, limit: int) -> None:
     help="Judge recency and expiry at this time (default: now); for reproducible output.",
 )
 @click.option(
+    "--namespace",
+    help="Only this namespace's memories and the shared 'default' ones.",
+)
+@click.option(
     "--transcripts",
     "with_transcripts",
     is_flag=True,
@@ -433,6 +437,7 @@ def search(
     user: str,
     k: int,
     at: datetime | None,
+    namespace: str | None,
     with_transcripts: bool,
     as_of: str | None,
 ) -> None:
@@ -440,16 +445,16 @@ def search(
     importance and recency (in the memories as they were at --as-of, if given)."""
     when = at.replace(tzinfo=at.tzinfo or UTC) if at is not None else None
     if with_transcripts:
-        if at is not None or as_of is not None:
-            raise click.UsageError("--transcripts takes neither --at nor --as-of")
+        if at is not None or as_of is not None or namespace is not None:
+            raise click.UsageError("--transcripts takes none of --at, --as-of, --namespace")
         found = state.ledger().search_all(query, user=user, k=k)
         output.emit(state.as_json, found, lambda: output.mixed_hits_table(found))
         return
     if as_of is not None:
         with state.ledger().as_of(as_of, search=True) as past:
-            hits = past.search(query, user=user, k=k, at=when)
+            hits = past.search(query, user=user, k=k, at=when, namespace=namespace)
     else:
-        hits = state.ledger().search(query, user=user, k=k, at=when)
+        hits = state.ledger().search(query, user=user, k=k, at=when, namespace=namespace)
     output.emit(state.as_json, hits, lambda: output.hits_table(hits))
 
 

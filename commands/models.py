@@ -85,6 +85,7 @@ class SearchHit(BaseModel):
     kind: str
     keyword_rank: int | None
     vector_rank: int | None
+    namespace: str = "default"
     relevance: float | None = None
     """The fused query relevance (0-1) the recall score is built on."""
     vector_score: float | None = None

@@ -237,6 +237,7 @@ class RecallRow(NamedTuple):
     state: str
     expires_at: str | None
     updated_at: str
+    namespace: str
 
     def is_expired(self, now: datetime | None = None) -> bool:
         if self.expires_at is None:

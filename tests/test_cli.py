@@ -346,3 +346,12 @@ def test_ids_starting_with_uses_the_id_index(home: Path) -> None:
                 ("ab", "abg", 2),
             ).fetchall()
         assert "USING" in " ".join(str(row) for row in plan)  # an index, not a scan
+
+
+def test_search_by_namespace(home: Path) -> None:
+    run_json(home, "add", "The projA deploy runs on Fridays", "--user", "u", "--namespace", "projA")
+    run_json(home, "add", "The projB deploy runs on Mondays", "--user", "u", "--namespace", "projB")
+    hits = run_json(home, "search", "deploy", "--user", "u", "--namespace", "projA")
+    assert [hit["namespace"] for hit in hits] == ["projA"]
+    refused = run(home, "search", "deploy", "--user", "u", "--namespace", "projA", "--transcripts")
+    assert refused.exit_code == 2 and "--namespace" in refused.output

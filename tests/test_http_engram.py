@@ -139,6 +139,27 @@ def test_recall_and_search_by_get(server: LiveServer) -> None:
     assert_error(http.get("/search", params={"user_id": "maya"}), 422, "validation_error")
 
 
+def test_search_by_namespace_reads_it_and_the_shared_one(server: LiveServer) -> None:
+    http = client(server, server.key("researcher", ["maya"]))
+    for content, namespace in (
+        ("The projA deploy runs on Fridays", "projA"),
+        ("The projB deploy runs on Mondays", "projB"),
+        ("Every deploy needs a changelog entry", "default"),
+    ):
+        body = {"contents": [content], "user_id": "maya", "namespace": namespace}
+        ok(http.post("/memories", json=body))
+    by_get = ok(
+        http.get("/search", params={"q": "deploy", "user_id": "maya", "namespace": "projA"})
+    )
+    by_post = ok(
+        http.post("/search", json={"query": "deploy", "user_id": "maya", "namespace": "projA"})
+    )
+    assert by_get == by_post
+    assert {hit["namespace"] for hit in by_get} == {"projA", "default"}
+    everything = ok(http.get("/search", params={"q": "deploy", "user_id": "maya"}))
+    assert {hit["namespace"] for hit in everything} == {"projA", "projB", "default"}
+
+
 def test_openapi_documents_the_engram_routes(server: LiveServer) -> None:
     schema = client(server).get("/openapi.json").json()
     paths = schema["paths"]

@@ -29,6 +29,7 @@ from mnemoledger.commands.recall.search import (
     score_row,
 )
 from mnemoledger.ledger import NewMemory, Provenance, Settings
+from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     AUTO_EXPAND_THRESHOLD,
     BUFFER,
@@ -506,3 +507,21 @@ def test_per_user_word_counts_stay_bounded(memory: MnemoLedger, monkeypatch: Any
     for user in ("a", "b", "c"):
         assert keyword_terms(memory.layers, "likes tea", user) == ["likes", "tea"]
         assert len(memory.layers.user_terms._users) <= 2
+
+
+def test_a_namespace_search_reads_that_namespace_and_the_shared_one(
+    memory: MnemoLedger,
+) -> None:
+    memory.add(["The projA deploy runs on Fridays"], user="u1", namespace="projA")
+    memory.add(["The projB deploy runs on Mondays"], user="u1", namespace="projB")
+    memory.add(["Every deploy needs a changelog entry"], user="u1")
+    every = {hit.namespace for hit in memory.search("deploy", user="u1", k=10)}
+    scoped = memory.search("deploy", user="u1", k=10, namespace="projA")
+    assert every == {"projA", "projB", "default"}
+    assert {hit.namespace for hit in scoped} == {"projA", "default"}
+    assert {hit.content for hit in scoped} == {
+        "The projA deploy runs on Fridays",
+        "Every deploy needs a changelog entry",
+    }
+    with pytest.raises(InvalidInput):
+        memory.search("deploy", user="u1", namespace="two words")

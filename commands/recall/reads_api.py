@@ -96,10 +96,12 @@ class Reads:
         expand: Expand | None = None,
         rerank: Rerank | None = None,
         at: datetime | None = None,
+        namespace: str | None = None,
     ) -> builtins.list[SearchHit]:
         """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf" or "weighted")
         ranked by engram's recall score; see `commands.search`. Recency and expiry are
-        judged at `at` (default: now), which makes results reproducible."""
+        judged at `at` (default: now), which makes results reproducible. With `namespace`,
+        only that namespace's memories and the shared `default` ones."""
         identifier("user", user)
         if not query.strip():
             raise InvalidInput("query is empty")
@@ -120,6 +122,7 @@ class Reads:
             expand=expand,
             rerank=rerank,
             now=at,
+            namespace=None if namespace is None else identifier("namespace", namespace),
         )
 
     def core(self, *, user: str) -> CoreOut:

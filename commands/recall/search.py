@@ -88,6 +88,7 @@ from mnemoledger.ledger.policy import (
     SEARCH_WEIGHTS_SHORT,
     SEARCH_WEIGHTS_SHORT_PROPER_NOUN,
     SEMANTIC,
+    SHARED_NAMESPACE,
     WORKING,
 )
 from mnemoledger.projections.embeddings.embedder import Embedder
@@ -426,6 +427,8 @@ class _Search:
     weights: tuple[float, float] | None
     min_score: float
     now: datetime
+    namespaces: frozenset[str] | None = None
+    """Only memories of these namespaces; None: every namespace."""
 
     def once(self, query: str, query_vector: npt.ArrayLike | None = None) -> _Scored:
         # the keyword side runs in a worker thread while this one embeds the query and
@@ -485,8 +488,14 @@ class _Search:
         return _Scored(sorted(best.values(), key=_order), best_match)
 
     def _eligible(self, row: RecallRow) -> bool:
-        """The user's, active (not superseded or forgotten) and unexpired."""
-        return row.user_id == self.user_id and row.state == ACTIVE and not row.is_expired(self.now)
+        """The user's, active (not superseded or forgotten), unexpired and, when the search
+        names a namespace, in it or in the shared one."""
+        return (
+            row.user_id == self.user_id
+            and row.state == ACTIVE
+            and not row.is_expired(self.now)
+            and (self.namespaces is None or row.namespace in self.namespaces)
+        )
 
 
 def _hit(row: RecallRow, c: _Candidate, score: float, fresh: float) -> SearchHit:
@@ -498,6 +507,7 @@ def _hit(row: RecallRow, c: _Candidate, score: float, fresh: float) -> SearchHit
         kind=row.kind,
         keyword_rank=c.text_rank,
         vector_rank=c.vector_rank,
+        namespace=row.namespace,
         relevance=round(c.relevance, 6),
         vector_score=None if c.vector_score is None else round(c.vector_score, 6),
         text_score=None if c.text_score is None else round(c.text_score, 6),
@@ -541,6 +551,7 @@ def hybrid_search(
     now: datetime | None = None,
     query_vector: npt.ArrayLike | None = None,
     pool: int | None = None,
+    namespace: str | None = None,
 ) -> list[SearchHit]:
     """The `k` best active, unexpired memories of `user_id` for `query`, best first.
 
@@ -551,7 +562,8 @@ def hybrid_search(
     with the pool of 10). `weights` (vector, text) overrides the adaptive ones of the
     weighted fusion;
     `query_vector` is the query's embedding when the caller already has it; `now` is the
-    time recency and expiry are judged at."""
+    time recency and expiry are judged at; `namespace` keeps that namespace's memories and
+    the shared `default` ones (seed 001 §7), after the retrievers' pools."""
     if k <= 0:
         return []
     if fusion not in ("weighted", "rrf"):
@@ -567,6 +579,7 @@ def hybrid_search(
         weights,
         min_score,
         now or datetime.now(UTC),
+        None if namespace is None else frozenset({namespace, SHARED_NAMESPACE}),
     )
     result = search.once(query, query_vector)
     if expand is not None and result.best_match < AUTO_EXPAND_THRESHOLD:

@@ -364,11 +364,14 @@ class ScopedMemory:
         user: str,
         k: int = SEARCH_DEFAULT_K,
         min_score: float = SEARCH_MIN_SCORE,
+        namespace: str | None = None,
     ) -> builtins.list[SearchHit]:
         user_id = self.check_user(user)
         restricted = self.categories is not None
         fetch = min(SEARCH_MAX_K, k * QUERY_OVERFETCH) if restricted else k
-        hits = self.memory.search(query, user=user_id, k=fetch, min_score=min_score)
+        hits = self.memory.search(
+            query, user=user_id, k=fetch, min_score=min_score, namespace=namespace
+        )
         if restricted:
             rows = self.memory.layers.get_many([h.id for h in hits])
             hits = [

@@ -108,6 +108,8 @@ class SearchRequest(_Body):
     query: QueryText
     user_id: Identifier
     k: int = Field(default=SEARCH_DEFAULT_K, ge=1, le=SEARCH_MAX_K)
+    namespace: Identifier | None = None
+    """Only this namespace's memories and the shared `default` ones (seed 001 §7)."""
 
 
 class EngramRecallRequest(_Body):

@@ -44,7 +44,11 @@ async def memory_query(body: QueryBody, caller: Authenticated) -> QueryResult:
 @router.post("/search")
 async def search(body: SearchRequest, caller: Authenticated) -> list[SearchHit]:
     """Hybrid search (vectors + keywords) in one user's memories, the key's categories only."""
-    return await caller.run(lambda scoped: scoped.search(body.query, user=body.user_id, k=body.k))
+    return await caller.run(
+        lambda scoped: scoped.search(
+            body.query, user=body.user_id, k=body.k, namespace=body.namespace
+        )
+    )
 
 
 @router.get("/search")
@@ -53,10 +57,12 @@ async def search_get(
     q: Annotated[QueryText, Query(description="What to look for.")],
     user_id: Annotated[Identifier, Query()],
     k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_K,
+    namespace: Annotated[Identifier | None, Query()] = None,
 ) -> list[SearchHit]:
     """engram's `GET /search?q=...&k=...`: the same hybrid search as `POST /search`, in one
-    user's memories, the key's categories only. Records nothing."""
-    return await caller.run(lambda scoped: scoped.search(q, user=user_id, k=k))
+    user's memories, the key's categories only (with `namespace`, that namespace's and the
+    shared `default` ones). Records nothing."""
+    return await caller.run(lambda scoped: scoped.search(q, user=user_id, k=k, namespace=namespace))
 
 
 @router.post("/recall")
