@@ -470,3 +470,14 @@ LLM_STAGE_COMPONENT: Final = {
     "extract": "extract",
     "name_topics": "naming",
 }  # §7 table: call site -> model tier; stages it does not name use the general model
+
+# --- steering and file-based context: seed 004 §12 (memoryNudge) and §13 -----------------
+# §12 memoryNudge fires when ALL hold: at least 10 assistant turns in the conversation, the
+# memory tool (`agent(resource: memory, action: store)`) not used in the last 10 turns, and
+# the recent user messages (the last 10) share something storable.
+MEMORY_NUDGE_MIN_ASSISTANT_TURNS: Final = 10  # §12 trigger 1
+MEMORY_NUDGE_WINDOW_TURNS: Final = 10  # §12 trigger 2: no memory store in the last 10 turns
+MEMORY_NUDGE_USER_MESSAGES: Final = 10  # §12 trigger 3: the last 10 user messages are read
+# §13 File-Based Context (Legacy): SOUL.md, AGENTS.md, MEMORY.md as the fallback of the DB
+# context. The seed sets no size; one file is cut at this many characters (a marker says so).
+CONTEXT_FILE_MAX_CHARS: Final = 20_000

@@ -97,6 +97,12 @@ class Settings(BaseSettings):
     )
     """Buffer entries above which consolidation evicts the lowest-weight judged ones
     (engram's `ENGRAM_BUFFER_CAP` is read too)."""
+    # Seed 004 §13 File-Based Context (Legacy), resolution order step 2 ("Nebo data
+    # directory"): SOUL.md, AGENTS.md, MEMORY.md read from here when `context` is given no
+    # directory of its own that has them, and only when the ledger has no context for the user.
+    context_files_dir: Path | None = None
+    """Where `context` looks for SOUL.md / AGENTS.md / MEMORY.md after its own `files_dir`
+    (`MNEMOLEDGER_CONTEXT_FILES_DIR`); unset = only `files_dir`."""
     categories_file: Path | None = None
     """Seed 003 §5: the categories + agent allowlists YAML (`$MNEMOLEDGER_CATEGORIES` also
     names one); unset = the default shipped in `commands/data/categories.yaml`."""

@@ -28,7 +28,19 @@ Consent (seed 003 §10): the user's preferred name, pronouns, city and language 
 as granted (`granted`); a sentence of a note or tacit memory that states one nobody
 granted is left out, and a memory left with nothing is counted under `consent`.
 
-Nothing is written: assembling a context is a read (no RecallServed).
+File-based context (seed 004 §13, `commands.recall.context_files`): with `files`, SOUL.md,
+AGENTS.md and MEMORY.md are the fallback of the parts above: when the user has none of them
+(no agent, soul or user note, personality, profile, rules, summaries or tacit memories),
+the files found are rendered in the seed's format (`# Personality (SOUL.md)`, ...) in
+place of those parts, the environment line after them; when the ledger has any, it wins
+and the files are not read (`source` says which was used).
+
+Steering (seed 004 §12, `commands.recall.nudge`): with the thread's recent `turns`, the
+memoryNudge message is returned in `steering` when its conditions hold. It is not part of
+`text` (the system prompt): Nebo injects steering as an ephemeral message.
+
+Nothing is written: assembling a context, reading the files and computing the nudge are
+reads (no RecallServed).
 """
 
 from __future__ import annotations
@@ -45,6 +57,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mnemoledger.commands.recall.context_files import ContextFile, format_context_files
+from mnemoledger.commands.recall.nudge import NudgeTurn, memory_nudge
 from mnemoledger.commands.write.consent_gate import consented_profile, keyed_ungranted, redact
 from mnemoledger.commands.write.ingest import (
     PERSONALITY_DIRECTIVE_KEY,
@@ -136,6 +150,13 @@ class AgentContext(BaseModel):
     """How many otherwise eligible memories each filter kept out (sensitive, low
     confidence, procedural; consent, when any: nothing was left without the profile
     fields nobody granted)."""
+    source: Literal["ledger", "files"] = "ledger"
+    """Where the memory parts come from: the ledger, or (seed 004 §13 fallback, when the
+    ledger has none for the user) the context files."""
+    files: list[ContextFile] = Field(default_factory=list)
+    """The context files rendered (SOUL.md, AGENTS.md, MEMORY.md), when `source` is files."""
+    steering: list[str] = Field(default_factory=list)
+    """Ephemeral steering messages (seed 004 §12 memoryNudge), given the thread's turns."""
     text: str = ""
     """FormatForSystemPrompt: the sections joined, highest priority first."""
 
@@ -170,10 +191,14 @@ def build_context(
     environment: str | None = None,
     now: datetime | None = None,
     granted: Mapping[str, str] | None = None,
+    files: Callable[[], Sequence[ContextFile]] | None = None,
+    turns: Sequence[NudgeTurn] | None = None,
 ) -> AgentContext:
     """Assemble the context of `user_id` from the user's memory rows (pure: `similarity`
-    is the only way out, used when `message` is given). `granted`: the user's granted
-    profile fields (none when not given)."""
+    and `files` are the only ways out; `similarity` is used when `message` is given,
+    `files` only when the rows give the user no context). `granted`: the user's granted
+    profile fields (none when not given). `turns`: the thread's recent turns, oldest
+    first, for the memoryNudge."""
     moment = now or datetime.now(UTC)
     consented = dict(granted or {})
     excluded = {"sensitive": 0, "low_confidence": 0, "procedural": 0}
@@ -216,8 +241,28 @@ def build_context(
         tacit=load_tacit(tacit, moment),
         excluded=excluded,
     )
+    if files is not None and not has_ledger_context(context):
+        context.files = list(files())
+        context.source = "files" if context.files else "ledger"
+    if turns is not None and (nudge := memory_nudge(turns)) is not None:
+        context.steering = [nudge]
     context.text = format_for_system_prompt(context)
     return context
+
+
+def has_ledger_context(context: AgentContext) -> bool:
+    """Does the ledger give the user any context part (seed 004 §13: then the files are
+    not used)? The environment line does not count: it is always there."""
+    return bool(
+        context.agent
+        or context.soul
+        or context.directive
+        or context.user
+        or context.profile
+        or context.rules
+        or context.summaries
+        or context.tacit
+    )
 
 
 def load_tacit(rows: Sequence[MemoryRow], now: datetime) -> list[TacitMemory]:
@@ -231,7 +276,12 @@ def load_tacit(rows: Sequence[MemoryRow], now: datetime) -> list[TacitMemory]:
 
 
 def format_for_system_prompt(context: AgentContext) -> str:
-    """FormatForSystemPrompt (seed 004 §9) in Luminary's priority order (seed 002)."""
+    """FormatForSystemPrompt (seed 004 §9) in Luminary's priority order (seed 002); with
+    `source` files, the files in the seed 004 §13 format, then the environment line."""
+    if context.source == "files":
+        return SECTION_SEPARATOR.join(
+            [format_context_files(context.files), "## Environment\n" + context.environment]
+        )
     parts: list[str] = []
     if context.agent:
         parts.append("## Agent\n" + format_structured_content(context.agent.content))

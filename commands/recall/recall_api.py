@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -21,6 +22,8 @@ from pydantic import BaseModel
 from mnemoledger.commands.models import SearchHit
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.context import AgentContext, build_context
+from mnemoledger.commands.recall.context_files import context_directories, load_context_files
+from mnemoledger.commands.recall.nudge import nudge_turn
 from mnemoledger.commands.recall.reads_api import Reads
 from mnemoledger.commands.recall.resume import ResumeOut, Topic, build_resume, tree_topics
 from mnemoledger.ledger.errors import InvalidInput
@@ -171,13 +174,21 @@ class Recall:
         *,
         environment: str | None = None,
         now: datetime | None = None,
+        files_dir: str | Path | None = None,
+        turns: Sequence[object] | None = None,
     ) -> AgentContext:
         """The agent context (seed 002 + seed 004 §9): agent, soul, personality,
         environment, user, rules (10) and summaries (5) nearest to `message` (else the
         newest), then What You Know (tacit memories, 50 at most, 10 of them personality);
         sensitive, low-confidence (< 0.65) and procedural memories left out. `environment`
-        replaces the OS line of this machine. Reads only."""
+        replaces the OS line of this machine. `files_dir`: SOUL.md / AGENTS.md / MEMORY.md
+        rendered when the ledger has no context for the user (seed 004 §13; the setting
+        `context_files_dir` is looked in after it). `turns`: the thread's recent turns
+        ({"role", "content", "memory_stored"?}, oldest first) for the memoryNudge in
+        `steering` (seed 004 §12). Reads only: the files and turns are not recorded."""
         identifier("user", user)
+        directories = context_directories(files_dir, self.parts.settings.context_files_dir)
+        thread_turns = None if turns is None else [nudge_turn(turn) for turn in turns]
         self.parts.refresh()
         vectors, embedder = self.parts.vectors, self.parts.embedder
 
@@ -192,6 +203,8 @@ class Recall:
             environment=environment,
             now=now,
             granted=self.parts.consent_model.profile_fields(user),
+            files=(lambda: load_context_files(directories)) if directories else None,
+            turns=thread_turns,
         )
 
     def transcripts(self, query: str, user: str, k: int = SEARCH_DEFAULT_K) -> list[TranscriptHit]:

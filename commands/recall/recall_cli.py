@@ -12,13 +12,19 @@ All three are reads: they write nothing to the log.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 from rich.table import Table
 
 from mnemoledger.commands import output
 from mnemoledger.commands.options import CliState, global_options, pass_state
 from mnemoledger.commands.recall.recall_api import TranscriptHit
-from mnemoledger.ledger.policy import RESUME_RECENT_HOURS, SEARCH_DEFAULT_K
+from mnemoledger.commands.write.ingest import load_turns, parse_turns
+from mnemoledger.ledger.policy import MAX_INGEST_BYTES, RESUME_RECENT_HOURS, SEARCH_DEFAULT_K
+
+STDIN = "-"
 
 
 @click.command()
@@ -42,13 +48,44 @@ def resume(state: CliState, user: str, namespace: str | None, hours: float) -> N
 @click.command()
 @click.option("--user", required=True, help="Whose context to assemble.")
 @click.option("--message", help="The current message: rules and summaries near it come first.")
+@click.option(
+    "--files",
+    "files_dir",
+    type=click.Path(path_type=Path),
+    help="Directory with SOUL.md / AGENTS.md / MEMORY.md, used when the ledger has no "
+    "context for the user.",
+)
+@click.option(
+    "--turns",
+    type=click.Path(path_type=Path, allow_dash=True),
+    help='The thread\'s recent turns (JSONL {"role", "content", "memory_stored"?}; - for '
+    "stdin): adds a reminder to store what the user shared, after 10 turns without a store.",
+)
 @global_options
 @pass_state
-def context(state: CliState, user: str, message: str | None) -> None:
+def context(
+    state: CliState,
+    user: str,
+    message: str | None,
+    files_dir: Path | None,
+    turns: Path | None,
+) -> None:
     """The agent's system-prompt context: agent, soul, environment, user, rules,
     summaries and what it knows."""
-    result = state.ledger().context(user, message)
-    output.emit(state.as_json, result, lambda: output.stdout.out(result.text))
+    thread_turns = None
+    if turns is not None:
+        if str(turns) == STDIN:
+            thread_turns = parse_turns(sys.stdin.read(MAX_INGEST_BYTES + 1), source="<stdin>")
+        else:
+            thread_turns = load_turns(turns)
+    result = state.ledger().context(user, message, files_dir=files_dir, turns=thread_turns)
+
+    def human() -> None:
+        output.stdout.out(result.text)
+        for steering in result.steering:
+            output.stdout.out("\n" + steering)
+
+    output.emit(state.as_json, result, human)
 
 
 @click.command()
