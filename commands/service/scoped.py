@@ -43,6 +43,7 @@ from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import ResumeOut, build_resume, tree_topics
 from mnemoledger.commands.service.keys import Principal
+from mnemoledger.ledger import Provenance
 from mnemoledger.ledger.errors import InvalidInput, LedgerError, MemoryNotFound
 from mnemoledger.ledger.policy import (
     ACTIVE,
@@ -63,6 +64,8 @@ from mnemoledger.ledger.policy import (
     SEARCH_MIN_SCORE,
     TRASH_DEFAULT_LIMIT,
 )
+from mnemoledger.ledger.provenance import acting_as
+from mnemoledger.ledger.recall import Recall
 from mnemoledger.ledger.validation import identifier, normalize_key, normalize_text
 from mnemoledger.projections.layers import effective_category
 
@@ -511,12 +514,15 @@ class ScopedMemory:
             wanted = normalize_key(normalize_text(key))
             self.memory.refresh()
             exact = [
-                self.memory.get(row.id)
+                row
                 for row in self.memory.layers.list(user_id, state=ACTIVE)
                 if row.key == wanted and self.may_read(row.effective_category)
-            ]
+            ][:k]
             if exact:
-                return RecallResult(matched_by="key", memories=exact[:k])
+                served = [self.memory.get(row.id) for row in exact]
+                categories = sorted({row.effective_category for row in exact})
+                self._record_served(user_id, key, served, categories)
+                return RecallResult(matched_by="key", memories=served)
         question = query if query is not None and query.strip() else key
         if question is None or not question.strip():
             raise InvalidInput("recall needs a key or a query")
@@ -525,6 +531,22 @@ class ScopedMemory:
         )
         found = [r for r in answer.results if isinstance(r, FullResult)]
         return RecallResult(matched_by="search", memories=list(found))
+
+    def _record_served(
+        self, user_id: str, asked: str, served: Sequence[MemoryOut], categories: builtins.list[str]
+    ) -> None:
+        """A `RecallServed` for memories served by key, as `memory.query` records its
+        answers: the access counts move the same whichever way a memory was recalled."""
+        who = Provenance(user_id=user_id, actor=self.principal.actor, agent_id=self.principal.agent)
+        with acting_as(who):
+            recall = Recall(
+                query=asked,
+                categories=categories,
+                memory_ids=[m.id for m in served],
+                return_mode="full",
+                top_k=len(served),
+            )
+        self.memory.ledger.save(recall)
 
     # --- topics and maintenance ------------------------------------------------------------
 
