@@ -140,6 +140,38 @@ def test_benign_tone_with_one_signal_is_queued(memory: ConsentLedger) -> None:
     assert memory.profile_fields(user="maya") == {"tone": "playful"}
 
 
+def test_two_single_signal_proposals_of_one_benign_value_apply_together(
+    memory: ConsentLedger,
+) -> None:
+    first = memory.propose_consent(user="maya", field="tone", value="Concise", signals=1)
+    other = memory.propose_consent(user="maya", field="tone", value="playful", signals=1)
+    assert not first.applied and not other.applied
+    second = memory.propose_consent(user="maya", field="tone", value=" concise ", signals=1)
+    assert second.applied and second.request.decided_by == "auto"
+    assert memory.profile_fields(user="maya")["tone"].strip().casefold() == "concise"
+    statuses = {r.id: r.status for r in memory.consents(user="maya")}
+    assert statuses == {
+        first.request.id: "granted",
+        other.request.id: "pending",
+        second.request.id: "granted",
+    }
+    granted = [e for e in memory.log() if e.type == "ConsentGranted"]
+    assert len(granted) == 2 and len({e.causation_id for e in granted}) == 1, "one save"
+
+
+def test_signals_add_up_only_inside_the_window_and_never_for_sensitive_fields(
+    memory: ConsentLedger,
+) -> None:
+    start = datetime(2030, 1, 1, tzinfo=UTC)
+    memory.propose_consent(user="maya", field="tone", value="concise", now=start)
+    late = start + timedelta(days=CONSENT_WINDOW_DAYS, hours=1)
+    assert not memory.propose_consent(user="maya", field="tone", value="concise", now=late).applied
+    for _ in range(3):
+        city = memory.propose_consent(user="maya", field="city", value="Porto", signals=1)
+        assert not city.applied and city.request.status == "pending"
+    assert "city" not in memory.profile_fields(user="maya")
+
+
 def test_goals_accumulate(memory: ConsentLedger) -> None:
     for goal in ("run a marathon", "learn Portuguese", "run a marathon"):
         memory.propose_consent(user="maya", field="goals_add", value=goal, signals=3)

@@ -104,21 +104,53 @@ class ConsentService:
             raise InvalidInput(f"signals must be between 1 and {MAX_SIGNALS}; got {signals}")
         sensitive = field in SENSITIVE_PROFILE_FIELDS
         expires_at = _utc(now) + timedelta(days=CONSENT_WINDOW_DAYS)
-        with acting_as(replace(provenance, user_id=user_id)):
-            request = ConsentRequest(
-                user_id=user_id,
-                field=field,
-                proposed_value=value,
-                reason=reason,
-                expires_at=expires_at.isoformat(),
-                sensitive=sensitive,
-                signals=signals,
-            )
-            applied = not sensitive and signals >= BENIGN_MIN_SIGNALS
-            if applied:
-                request.grant(AUTO_CONSENT, now)
-        self.ledger.save(request)
-        return ProposalOutcome(request=consent_out(request), applied=applied)
+        acting = replace(provenance, user_id=user_id)
+
+        def attempt() -> ConsentRequest:
+            # earlier pending proposals of the same benign value corroborate this one: their
+            # signals add up, and once there are enough all of them apply together
+            earlier = [] if sensitive else self._same_pending(user_id, field, value, now)
+            with acting_as(acting):
+                request = ConsentRequest(
+                    user_id=user_id,
+                    field=field,
+                    proposed_value=value,
+                    reason=reason,
+                    expires_at=expires_at.isoformat(),
+                    sensitive=sensitive,
+                    signals=signals,
+                )
+                total = signals + sum(r.signals for r in earlier)
+                if not sensitive and total >= BENIGN_MIN_SIGNALS:
+                    for corroborated in (request, *earlier):
+                        corroborated.grant(AUTO_CONSENT, now)
+                else:
+                    earlier = []
+            self.ledger.save(request, *earlier)
+            return request
+
+        request = retry_on_conflict(attempt)
+        return ProposalOutcome(
+            request=consent_out(request), applied=request.status != CONSENT_PENDING
+        )
+
+    def _same_pending(
+        self, user_id: str, field: str, value: str, now: datetime | None
+    ) -> builtins.list[ConsentRequest]:
+        """The user's pending proposals of `value` for `field` whose window is still open
+        (from the projection, each confirmed pending in its stream)."""
+        moment = _utc(now)
+        wanted = " ".join(value.split()).casefold()
+        found: builtins.list[ConsentRequest] = []
+        for row in self.projection.pending(user_id):
+            if row.field != field or " ".join(row.proposed_value.split()).casefold() != wanted:
+                continue
+            if datetime.fromisoformat(row.expires_at) <= moment:
+                continue
+            request = self.request(row.id)
+            if request.status == CONSENT_PENDING:
+                found.append(request)
+        return found
 
     def grant(
         self, request_id: str, provenance: Provenance, *, now: datetime | None = None

@@ -40,7 +40,9 @@ class Consent:
         now: datetime | None = None,
     ) -> ProposalOutcome:
         """Propose setting a profile field: sensitive fields wait for consent (7 days);
-        benign ones apply at once when corroborated by >= 2 signals."""
+        benign ones apply at once when corroborated by >= 2 signals, counting the signals
+        of earlier pending proposals of the same value."""
+        self.parts.runner.catch_up(names=("consent",))
         return self.consent_service.propose(
             user,
             field,
