@@ -424,6 +424,7 @@ INSIGHT_MAX_NEW_FACTS: Final = 3  # new semantic items, K <= 3
 INSIGHT_MAX_SNIPPET_CHARS: Final = 1000  # recent conversation snippet, <= 1k chars
 INSIGHT_MAX_CHARS: Final = 280
 INSIGHT_MAX_COUNT: Final = 3  # 1-3 insights
+INSIGHT_MAX_TOKENS: Final = 220  # the insight call's answer, maxTokens <= 220
 INSIGHT_MIN_HOURS_BETWEEN: Final = 24  # skip if a ToM insight was written within 24 h
 INSIGHT_CATEGORY: Final = "relationship_dynamic"
 INSIGHT_TAG: Final = "insight"

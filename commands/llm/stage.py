@@ -44,6 +44,8 @@ class Stage(Generic[InT, OutT]):
     input_model: type[InT]
     output_model: type[OutT]
     renderer: Callable[[InT], str]
+    max_tokens: int | None = None
+    """A bound on the answer's tokens, sent with the request; None: the server's default."""
 
     def render(self, inputs: InT) -> str:
         """The user message for these inputs."""
@@ -81,12 +83,15 @@ class Stage(Generic[InT, OutT]):
 
     def chat_request(self, inputs: InT, model: str) -> dict[str, Any]:
         """The exact body of a chat-completions request for these inputs."""
-        return {
+        request: dict[str, Any] = {
             "model": model,
             "messages": self.messages(inputs),
             "response_format": self.response_format(),
             "temperature": 0,
         }
+        if self.max_tokens is not None:
+            request["max_tokens"] = self.max_tokens
+        return request
 
 
 @cache
