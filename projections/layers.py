@@ -471,7 +471,7 @@ class LayersProjection:
     def quoted_speakers(self, user_id: str, names: Sequence[str]) -> builtins.list[str]:
         """Those of `names` that a memory of `user_id` quotes as its speaker ("Caroline: ..."
         or "[8 May 2023] Caroline: ..."), in order. A name found stays found for this
-        process; a name not found is looked up again once the table has changed."""
+        process; a name not found is looked up again once the read model has moved on."""
         newest: int | None = None
         found = []
         with self.engine.connect() as conn:
@@ -480,9 +480,13 @@ class LayersProjection:
                 if key in self._quoted:
                     found.append(name)
                     continue
-                if newest is None:
+                if newest is None:  # the read model's log position: any change moves it
                     newest = int(
-                        conn.exec_driver_sql("SELECT MAX(seq) FROM memories").scalar() or 0
+                        conn.execute(
+                            text("SELECT position FROM projection_position WHERE name = :name"),
+                            {"name": self.name},
+                        ).scalar()
+                        or 0
                     )
                 if self._unquoted.get(key) == newest:
                     continue

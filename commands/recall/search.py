@@ -437,7 +437,7 @@ class _Search:
         vector = _vector_candidates(
             self.vectors,
             self.embedder,
-            self.vector_query(query),
+            self.vector_query(query) if query_vector is None else query,
             query_vector,
             self.user_id,
             self.pool,
