@@ -23,6 +23,7 @@ this layer adds the key's user list and category subset on top.
 from __future__ import annotations
 
 import builtins
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -140,10 +141,8 @@ class EngramRecallResult(BaseModel):
 
 
 def _counted(values: Sequence[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return dict(sorted(counts.items()))
+    """How often each value occurs, by value."""
+    return dict(sorted(Counter(values).items()))
 
 
 def category_of(memory: MemoryOut) -> str:

