@@ -42,6 +42,7 @@ from psycopg import sql
 from mnemoledger.ledger.pg_connection import SharedConnection
 from mnemoledger.ledger.policy import DATA_KEY_BITS
 from mnemoledger.ledger.settings import Settings
+from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.ledger.store import is_postgres
 
 KEYS_FILE = "keys.sqlite3"
@@ -245,8 +246,7 @@ class SQLiteKeyStore(KeyStore):
         create_private_file(path)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode = DELETE")
+        self._db = connect_shared(path, journal_mode="DELETE")
         self._db.execute("PRAGMA synchronous = FULL")
         self._db.execute("PRAGMA secure_delete = ON")
         with self._write():

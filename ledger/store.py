@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from mnemoledger.ledger.errors import InvalidInput, LedgerError
 from mnemoledger.ledger.settings import Settings
+from mnemoledger.ledger.sqlite_files import connect_shared
 
 fcntl: ModuleType | None
 try:
@@ -46,6 +47,8 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     if not url or url.startswith("sqlite:///"):
         # sqlite:///relative/path or sqlite:////absolute/path, as SQLAlchemy spells them
         path = private_file(sqlite_file(settings))
+        # the library's own switch to WAL is not retried when another process races it
+        connect_shared(path).close()
         return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
     if is_postgres(url):
         return postgres_env(url)

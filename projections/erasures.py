@@ -10,9 +10,10 @@ cut short is simply done again.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+
+from mnemoledger.ledger.sqlite_files import connect_shared
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS erasures (position INTEGER PRIMARY KEY, user_id TEXT NOT NULL)",
@@ -30,10 +31,8 @@ class ErasureLog:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = connect_shared(path)
         self._db.execute("PRAGMA synchronous=NORMAL")  # as layers, vectors: rebuildable
-        self._db.execute("PRAGMA busy_timeout=30000")
         for statement in _SCHEMA:
             self._db.execute(statement)
 

@@ -54,6 +54,7 @@ from mnemoledger.ledger.policy import (
     PURGED,
     SUPERSEDED,
 )
+from mnemoledger.ledger.sqlite_files import switch_journal_mode
 from mnemoledger.projections import engram_state
 from mnemoledger.projections.user_terms import UserTermCounts
 
@@ -791,7 +792,7 @@ def fold_term(term: str) -> str:
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    switch_journal_mode(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA busy_timeout=30000")
     # measured: a search's ~160 random row lookups at 100k memories take half the time

@@ -6,11 +6,11 @@ page's last position, so a crash never leaves the rows ahead of or behind the po
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
 from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.sqlite_files import connect_shared
 
 _POSITION_TABLE = (
     "CREATE TABLE IF NOT EXISTS projection_position (name TEXT PRIMARY KEY, position INTEGER)"
@@ -28,12 +28,8 @@ class SQLiteReadModel:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        # timeout: the switch to WAL waits for another process creating the same file
-        # (two server workers starting on a fresh home) instead of failing after 5 s
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db = connect_shared(path)
         self.db.execute("PRAGMA synchronous=NORMAL")  # as layers, vectors: rebuildable
-        self.db.execute("PRAGMA busy_timeout=30000")
         for statement in (*self.schema, _POSITION_TABLE):
             self.db.execute(statement)
 

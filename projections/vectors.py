@@ -52,6 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.projections.embeddings.calibration import calibration_for
 from mnemoledger.projections.embeddings.embedder import Embedder
 
@@ -844,9 +845,7 @@ def _chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA page_size = 32768")  # measured: big pages suit 1.5 KB rows best
-    db.execute("PRAGMA journal_mode = WAL")
+    db = connect_shared(path, page_size=32768)  # measured: big pages suit 1.5 KB rows best
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("PRAGMA cache_size = -65536")
     db.executescript(_SCHEMA)

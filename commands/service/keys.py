@@ -26,7 +26,6 @@ import builtins
 import hashlib
 import json
 import secrets
-import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from mnemoledger.ledger.data_keys import (
 from mnemoledger.ledger.errors import InvalidInput, LedgerError
 from mnemoledger.ledger.pg_connection import SharedConnection
 from mnemoledger.ledger.settings import Settings
+from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.ledger.store import is_postgres
 from mnemoledger.ledger.validation import identifier
 
@@ -140,9 +140,7 @@ class ApiKeyStore:
         create_private_file(path)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
+        self._db = connect_shared(path)
         self._db.execute(_SCHEMA.format(table=self.table))
 
     def _run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

@@ -11,7 +11,6 @@ cache evicts the vectors unused for `MAX_UNUSED_DAYS` (30, as Nebo does on start
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
 
 MAX_PARAMETERS = 500
@@ -63,9 +63,8 @@ class EmbeddingCache:
         self.path = path
         self.clock = clock
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA page_size = 16384")  # vectors are 1.5 KB: fewer, fuller pages
-        self._db.execute("PRAGMA journal_mode = WAL")
+        # vectors are 1.5 KB: fewer, fuller pages
+        self._db = connect_shared(path, page_size=16384)
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute(_SCHEMA)
         self._add_last_used()
