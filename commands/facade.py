@@ -137,6 +137,7 @@ class MnemoLedger:
     restore = verb(Writes.restore)
     write_note = verb(Notes.write_note)
     merge_notes = verb(Notes.merge_notes)
+    supersede_note = verb(Notes.supersede_note)
     ingest = verb(Ingest.ingest)
     propose_consent = verb(Consent.propose_consent)
     grant_consent = verb(Consent.grant_consent)

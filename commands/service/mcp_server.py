@@ -267,6 +267,7 @@ def build_server(
         tags: Sequence[str] = (),
         thread_id: str | None = None,
         category: str | None = None,
+        job_id: str | None = None,
     ) -> NoteResult:
         """Luminary's writeNote (seed 002) as the principal: its user, agent, categories."""
         user = scoped.check_user(user_of(scoped, user_id))
@@ -286,6 +287,7 @@ def build_server(
                 thread=thread_id,
                 confidence=confidence,
                 category=category,
+                job_id=job_id,
             )
 
     # query and recall read, but record what they served (RecallServed: access counts)
@@ -474,6 +476,10 @@ def build_server(
             Identifier | None,
             Field(description="File under this category (default: from the kind)."),
         ] = None,
+        job_id: Annotated[
+            Identifier | None,
+            Field(description="The job or run writing the note, kept with it."),
+        ] = None,
     ) -> NoteResult:
         """Write a note: a log entry, summary, rule or profile of the user or yourself."""
         return await run(
@@ -490,6 +496,7 @@ def build_server(
                 tags=tags or (),
                 thread_id=thread_id,
                 category=category,
+                job_id=job_id,
             )
         )
 

@@ -91,6 +91,7 @@ DURABILITY: Final = {VOLATILE: 0, STABLE: 1, PERMANENT: 2}
 """Runs of one command before an optimistic-concurrency conflict is given up on."""
 SUPERSEDED_BY_NEWER = "replaced by a newer note of the same kind"
 SUPERSEDED_BY_MERGE = "merged into a summary note"
+SUPERSEDED_BY_HAND = "superseded by hand"
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,8 @@ class WriteNoteRequest:
     source: str = DEFAULT_SOURCE
     category: str | None = None
     """Seed 003 §5: the note's category; None: derived from its kind (`effective_category`)."""
+    job_id: str | None = None
+    """The job or run that wrote the note (seed 002 WriteNoteInput.jobId); kept in metadata."""
 
     @property
     def resolved_stability(self) -> str:
@@ -132,6 +135,7 @@ class WriteNoteRequest:
             "scope": self.scope,
             "source": self.source,
             **({} if self.category is None else {"category": self.category}),
+            **({} if self.job_id is None else {"job_id": self.job_id}),
         }
 
 
@@ -322,6 +326,48 @@ class NotesPipeline:
             command.complete(outcome.as_outcome())
             user.changed(command.id.hex, added, outcome.superseded, [])
 
+    # --- superseded_by set by hand ------------------------------------------------------
+
+    def supersede(self, note_id: str, by: str, provenance: Provenance) -> NoteOutcome:
+        """Mark an active note superseded by another active note of the same user (seed 002:
+        "manual superseded_by set"); getNotes no longer lists it."""
+        old, new = self._supersedable(note_id, by)
+        provenance = replace(provenance, user_id=old.user_id)
+        with acting_as(provenance):
+            command: Command = recorded_id(
+                NoteCommand(
+                    input={"operation": "supersede", "note_id": old.id.hex, "by": new.id.hex}
+                )
+            )
+        self.ledger.save(command)
+        decided = replace(provenance, causation_id=command.id.hex)
+        ids = (old.id.hex, new.id.hex)
+        return self._run(command, decided, lambda c, user: self._supersede(c, user, ids, decided))
+
+    def _supersedable(self, note_id: str, by: str) -> tuple[Memory, Memory]:
+        old, new = self.ledger.memory(note_id), self.ledger.memory(by)
+        if old.id == new.id:
+            raise InvalidInput("a note cannot supersede itself")
+        for memory in (old, new):
+            if memory.note_kind is None:
+                raise InvalidInput(f"memory {memory.id.hex} is not a note")
+            if memory.state != ACTIVE:
+                raise InvalidInput(f"note {memory.id.hex} is {memory.state}, not active")
+        if old.user_id != new.user_id:
+            raise InvalidInput("a note can only be superseded by a note of the same user")
+        return old, new
+
+    def _supersede(
+        self, command: Command, user: UserStream, ids: tuple[str, str], provenance: Provenance
+    ) -> NoteOutcome:
+        old, new = self._supersedable(*ids)  # fresh state: a retry re-checks everything
+        with acting_as(provenance):
+            old.supersede(new.id.hex, SUPERSEDED_BY_HAND)
+        outcome = NoteOutcome(command_id=command.id.hex, note=None, superseded=[old.id.hex])
+        self._changed(command, user, provenance, outcome)
+        self.ledger.save(command, user, old)
+        return outcome
+
     # --- getNotes ------------------------------------------------------------------------
 
     def active_notes(
@@ -376,6 +422,7 @@ def check_write_request(request: WriteNoteRequest) -> None:
     stability = validation.choice("stability", request.resolved_stability, STABILITIES)
     validation.choice("sensitivity", request.sensitivity, SENSITIVITIES)
     validation.identifier("scope", request.scope)
+    validation.identifier("job id", request.job_id, required=False)
     if request.ttl_days is not None:
         validation.ttl_days(request.ttl_days)
     if stability == VOLATILE and request.ttl_days is None:
@@ -403,7 +450,10 @@ def _new_note(request: WriteNoteRequest, content: str) -> NewMemory:
         sensitivity=request.sensitivity,
         confidence=request.confidence,
         evidence=list(request.evidence),
-        metadata={"scope": request.scope},
+        metadata={
+            "scope": request.scope,
+            **({} if request.job_id is None else {"job_id": request.job_id}),
+        },
         category=request.category,
     )
 

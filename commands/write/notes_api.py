@@ -88,13 +88,15 @@ class Notes:
         agent: str | None = None,
         thread: str | None = None,
         category: str | None = None,
+        job_id: str | None = None,
     ) -> NoteResult:
         """writeNote: save one note of `kind` (log, summary, rule, soul, agent, user).
 
         volatile needs `ttl_days`, permanent refuses it; a rule needs evidence and
         confidence 0.8+; a soul, agent or user note supersedes the user's previous one.
         `category` (seed 003 §5) files the note under it (default: derived from the kind);
-        an `agent` some allowlist names may only name one of its allowlist.
+        an `agent` some allowlist names may only name one of its allowlist; `job_id`
+        names the job or run that wrote it (kept in the note's metadata).
         The request is recorded first, so a refused injection still leaves its trace."""
         category = self.parts.categories_config.check_write(agent, category)
         self.parts.refresh()
@@ -110,6 +112,7 @@ class Notes:
             scope=scope,
             source=source,
             category=category,
+            job_id=job_id,
         )
         outcome = notes_pipeline(self.parts).write(
             request, self.parts.provenance(user, agent, thread)
@@ -133,6 +136,22 @@ class Notes:
         return _result(
             self.parts, outcome.command_id, outcome.note, outcome.superseded, outcome.llm_calls
         )
+
+    def supersede_note(
+        self,
+        note_id: str,
+        *,
+        by: str,
+        agent: str | None = None,
+        thread: str | None = None,
+    ) -> NoteResult:
+        """Mark an active note as replaced by another active note of the same user, by hand;
+        it is kept in history but no longer listed. `note` in the result is `by`."""
+        outcome = notes_pipeline(self.parts).supersede(
+            note_id, by, self.parts.provenance("", agent, thread)
+        )
+        replacement = self.parts.ledger.memory(by)
+        return _result(self.parts, outcome.command_id, replacement, outcome.superseded, 0)
 
     def notes(
         self,

@@ -54,6 +54,7 @@ def note() -> None:
 @click.option("--confidence", type=float, default=DEFAULT_NOTE_CONFIDENCE, show_default=True)
 @click.option("--tags", help="Comma-separated tags.")
 @click.option("--scope", default=DEFAULT_NOTE_SCOPE, show_default=True)
+@click.option("--job", "job_id", help="The job or run that wrote the note, kept with it.")
 @writer_options
 @category_option
 @global_options
@@ -73,6 +74,7 @@ def write(
     agent: str | None,
     thread: str | None,
     category: str | None,
+    job_id: str | None,
 ) -> None:
     """Write one note (writeNote); a soul, agent or user note replaces the previous one."""
     result = state.ledger().write_note(
@@ -90,6 +92,7 @@ def write(
         agent=agent,
         thread=thread,
         category=category,
+        job_id=job_id,
     )
     output.emit(state.as_json, result, lambda: _result_summary(result, "note"))
 
@@ -105,6 +108,21 @@ def merge(
     """Merge 2+ active notes of one user into one summary note (mergeNotes)."""
     result = state.ledger().merge_notes(list(note_ids), agent=agent, thread=thread)
     output.emit(state.as_json, result, lambda: _result_summary(result, "summary"))
+
+
+@note.command(name="supersede")
+@click.argument("note_id", type=MEMORY_ID)
+@click.option("--by", required=True, type=MEMORY_ID, help="The note that replaces it.")
+@writer_options
+@global_options
+@pass_state
+def supersede(
+    state: CliState, note_id: str, by: str, agent: str | None, thread: str | None
+) -> None:
+    """Mark a note as replaced by another note of the same user; it stays in history but is
+    no longer listed."""
+    result = state.ledger().supersede_note(note_id, by=by, agent=agent, thread=thread)
+    output.emit(state.as_json, result, lambda: _result_summary(result, "replaced by"))
 
 
 @note.command(name="list")
