@@ -114,6 +114,14 @@ RELATED_TOP_K: Final = 5
 # shown and the reconstruction's words decide (commands/llm/rules/attributes.py).
 RELATED_MIN_SIMILARITY: Final = 0.0
 
+# --- HAEMA core entry policy: seed 000 ("compact high-signal core with a soft target around
+# 8 total bullets"). The offline core-update rules hold to it: once core.md has this many
+# bullets a new one enters only when it replaces a bullet (a newer value of the same fact)
+# or when it says how the agent must behave (SOUL, RULE) or guards the user's health
+# (allergies, intolerances, medical conditions); the rest stays in long-term memory, where
+# search finds it. The target is soft: those few may take the core past it.
+CORE_SOFT_TARGET_BULLETS: Final = 8
+
 # --- HAEMA latest: seed 000 ("recency index", `latest.sqlite3`, `get_latest`; no size named)
 ListOrder = Literal["id", "access"]
 LIST_ORDERS: Final[tuple[ListOrder, ...]] = ("id", "access")  # `list`: by id, or most served first
@@ -369,11 +377,11 @@ DISTILL_MAX_CHARS: Final = 250
 SANDBOX_SAFETY_THRESHOLD: Final = 0.70
 SANDBOX_RECENT_MOD_HOURS: Final = 24.0  # §8: recently modified memories are not audited
 SANDBOX_NEW_AGE_HOURS: Final = 48.0  # §8: new memories are protected from the audit
-# The two guards above apply when this is True (the seed's behaviour). Off by default until
-# the cycle's request carries it (so a replay checks as the original did) and the audit
-# scenarios in tests/test_consolidation.py, which audit memories written the same hour,
-# are moved past 48 h.
-AUDIT_SANDBOX_GUARDS: Final = False
+# The two guards above apply when this is True: the seed's behaviour, and the default. A
+# cycle's request records `sandbox_guards: true` when they are on (the cycles recorded
+# before they were, which ran without them, have no such input); `consolidate(...,
+# audit_guards=False)` / `--no-audit-guards` audits memories of any age.
+AUDIT_SANDBOX_GUARDS: Final = True
 AUDIT_SHORT_ID_CHARS: Final = 8  # §5.2: operations use 8-char short ids
 AUDIT_MAX_MEMORIES: Final = 200  # not in the seed: bounds the audit prompt (most important)
 AUDIT_INTERVAL_EPOCHS: Final = 48  # not in the seed: the audit runs every 48 epochs (~1 day)

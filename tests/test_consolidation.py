@@ -19,6 +19,7 @@ from mnemoledger.ledger.policy import (
     IMPORTANCE_DECAY,
     KIND_PROMOTE_EPOCHS,
     MAX_PAIRS_PER_CYCLE,
+    SANDBOX_NEW_AGE_HOURS,
 )
 from tests.test_consolidation_helpers import (
     USER,
@@ -381,7 +382,9 @@ def test_session_distillation(engram: MnemoLedger, clock: Clock) -> None:
     assert not ops(engram.consolidate(user=USER), "distill")
 
 
-def test_audit_runs_only_good_operations_above_the_safety_score(engram: MnemoLedger) -> None:
+def test_audit_runs_only_good_operations_above_the_safety_score(
+    engram: MnemoLedger, clock: Clock
+) -> None:
     from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 
     core = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
@@ -397,6 +400,7 @@ def test_audit_runs_only_good_operations_above_the_safety_score(engram: MnemoLed
     scripted = ScriptedProvider(OfflineProvider())
     scripted.script("audit", AuditOutput(operations=proposals))
     engram.llm = scripted
+    clock.advance(hours=SANDBOX_NEW_AGE_HOURS + 1)  # past the sandbox's new-memory guard
     result = engram.consolidate(user=USER, audit=True)
     [audit] = ops(result, "audit")
     assert audit["score"] == 0.75 and audit["executed"] == 3
@@ -411,7 +415,7 @@ def test_audit_runs_only_good_operations_above_the_safety_score(engram: MnemoLed
     assert verdicts == [("good", None)] * 3 + [("bad", "delete-blocked")]
 
 
-def test_audit_below_the_safety_score_runs_nothing(engram: MnemoLedger) -> None:
+def test_audit_below_the_safety_score_runs_nothing(engram: MnemoLedger, clock: Clock) -> None:
     from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 
     core = remember(engram, "Maya's name is Maya Lindqvist", importance=0.9)
@@ -425,6 +429,7 @@ def test_audit_below_the_safety_score_runs_nothing(engram: MnemoLedger) -> None:
     scripted = ScriptedProvider(OfflineProvider())
     scripted.script("audit", AuditOutput(operations=proposals))
     engram.llm = scripted
+    clock.advance(hours=SANDBOX_NEW_AGE_HOURS + 1)  # past the sandbox's new-memory guard
     result = engram.consolidate(user=USER, audit=True)
     [audit] = ops(result, "audit")
     assert audit["score"] == 0.25 and audit["executed"] == 0
@@ -457,7 +462,7 @@ def test_rebuilt_layers_equal_the_incremental_ones_after_many_epochs(
 
 
 def test_audit_operations_on_a_memory_an_earlier_one_merged_are_skipped(
-    engram: MnemoLedger,
+    engram: MnemoLedger, clock: Clock
 ) -> None:
     from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 
@@ -473,6 +478,7 @@ def test_audit_operations_on_a_memory_an_earlier_one_merged_are_skipped(
     scripted = ScriptedProvider(OfflineProvider())
     scripted.script("audit", AuditOutput(operations=proposals))
     engram.llm = scripted
+    clock.advance(hours=SANDBOX_NEW_AGE_HOURS + 1)  # past the sandbox's new-memory guard
     result = engram.consolidate(user=USER, audit=True)
     [merge] = [o for o in ops(result, "merge") if o["rule"] == "audit"]
     assert merge["memory"] == a and merge["absorbed"] == [b]

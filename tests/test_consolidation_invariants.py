@@ -8,6 +8,7 @@ from mnemoledger import MnemoLedger
 from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
 from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 from mnemoledger.ledger.errors import InvalidTransition
+from mnemoledger.ledger.policy import SANDBOX_NEW_AGE_HOURS
 from mnemoledger.ledger.provenance import Provenance, acting_as
 from tests.test_consolidation_helpers import (
     USER,
@@ -43,7 +44,7 @@ def test_working_and_core_are_never_deleted(engram: MnemoLedger, clock: Clock) -
         aggregate.evict("test", 1)
 
 
-def test_demotions_are_one_layer_at_a_time(engram: MnemoLedger) -> None:
+def test_demotions_are_one_layer_at_a_time(engram: MnemoLedger, clock: Clock) -> None:
     core = remember(engram, "Maya's name is Maya Lindqvist")
     place(engram, core, "core")
     aggregate = engram.ledger.memory(core)
@@ -57,6 +58,7 @@ def test_demotions_are_one_layer_at_a_time(engram: MnemoLedger) -> None:
         ),
     )
     engram.llm = scripted
+    clock.advance(hours=SANDBOX_NEW_AGE_HOURS + 1)  # past the sandbox's new-memory guard
     result = engram.consolidate(user=USER, audit=True)
     assert not ops(result, "demote") and engram.get(core).layer == "core"
     assert [r.data["rule"] for r in events(engram, "AuditOpChecked")] == ["no-same-layer-demote"]

@@ -1,6 +1,7 @@
 """Seed 001 (engram) rows of issue 19, one test per seed section: gate rejections tag the
 memory (§2.5), the cycle's tag cleanup (§3 step 1) and the Core summary resume reads
-(§3 step 19), the audit sandbox's guards (§5.3 / §8) and the dedup hit's `touch()` (§2.1)."""
+(§3 step 19), the audit's input (§5.2), the audit sandbox's guards (§5.3 / §8) and the dedup
+hit's `touch()` (§2.1)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from datetime import timedelta
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.lifecycle.consolidation import sandbox
 from mnemoledger.commands.lifecycle.consolidation.state import MemoryState, UserState
-from mnemoledger.commands.llm.consolidation_schemas import AuditOperation
+from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
+from mnemoledger.commands.llm.consolidation_schemas import AuditOperation, AuditOutput
 from mnemoledger.commands.write.touch import DEDUP_TOUCH_MODE
 from mnemoledger.ledger import Provenance
 from mnemoledger.ledger.policy import (
@@ -189,3 +191,57 @@ def test_seed001_s2_1_dedup_hit_touches_the_existing_memory(engram: MnemoLedger)
     # a new fact touches nothing
     engram.add(["Maya's sister is called Ines"], user=USER)
     assert len(events(engram, "RecallServed")) == 1
+
+
+def _audit_prompt(scripted: ScriptedProvider) -> str:
+    [call] = [c for c in scripted.calls if c.stage == "audit"]
+    return "\n".join(str(m["content"]) for m in call.request["messages"])
+
+
+def test_seed001_s5_2_audit_input_carries_age_and_mod_days(
+    engram: MnemoLedger, clock: Clock
+) -> None:
+    memory_id = remember(engram, "Maya reviews pull requests in the morning", importance=0.7)
+    place(engram, memory_id, "working")
+    clock.advance(days=10)
+    aggregate = engram.ledger.memory(memory_id)
+    with acting_as(Provenance(user_id=USER)):
+        aggregate.update("Maya reviews pull requests first thing in the morning")
+    engram.ledger.save(aggregate)
+    clock.advance(days=3)
+    serve(engram, [memory_id])  # an access is no change: mod= still counts from the update
+    scripted = ScriptedProvider(OfflineProvider())
+    scripted.script("audit", AuditOutput(operations=[]))
+    engram.llm = scripted
+    engram.consolidate(user=USER, audit=True)
+    prompt = _audit_prompt(scripted)
+    assert '"age_days": 13.0' in prompt and '"modified_days": 3.0' in prompt
+
+
+def test_seed001_s5_3_sandbox_guards_are_on_in_a_cycle_and_recorded(
+    engram: MnemoLedger, clock: Clock
+) -> None:
+    """A cycle refuses the audit's operations on a memory written < 48 h ago, runs them once
+    it is older, and records the guards with the command; `audit_guards=False` lifts them."""
+    memory_id = remember(engram, "Maya reviews pull requests in the morning", importance=0.5)
+    place(engram, memory_id, "working")
+    adjust = AuditOperation(op="adjust", ids=[memory_id[:8]], importance=0.8)
+    scripted = ScriptedProvider(OfflineProvider())
+    engram.llm = scripted
+
+    scripted.script("audit", AuditOutput(operations=[adjust]))
+    fresh = engram.consolidate(user=USER, audit=True)  # written this hour
+    assert ops(fresh, "audit")[0]["executed"] == 0 and not ops(fresh, "adjust")
+    assert [r.data["rule"] for r in events(engram, "AuditOpChecked")] == ["new-memory"]
+    requested = events(engram, "ConsolidationRequested")
+    assert [r.data["input"].get("sandbox_guards") for r in requested] == [True]
+
+    scripted.script("audit", AuditOutput(operations=[adjust]))
+    lifted = engram.consolidate(user=USER, audit=True, audit_guards=False)
+    assert ops(lifted, "audit")[0]["executed"] == 1
+    assert "sandbox_guards" not in events(engram, "ConsolidationRequested")[-1].data["input"]
+
+    clock.advance(hours=SANDBOX_NEW_AGE_HOURS + 1)  # its last change (the adjust) is old too
+    scripted.script("audit", AuditOutput(operations=[adjust]))
+    later = engram.consolidate(user=USER, audit=True)
+    assert ops(later, "audit")[0]["executed"] == 1

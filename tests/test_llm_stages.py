@@ -532,6 +532,7 @@ SAMPLE_INPUTS: dict[str, Any] = {
                 importance=0.9,
                 access_count=3,
                 age_days=12.0,
+                modified_days=2.0,
                 tags=[],
                 kind="semantic",
                 content="Maya lives in Berlin",

@@ -27,7 +27,7 @@ from mnemoledger.commands.lifecycle.topics import TopicsPipeline
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.errors import InvalidInput
-from mnemoledger.ledger.policy import ACTIVE
+from mnemoledger.ledger.policy import ACTIVE, AUDIT_SANDBOX_GUARDS
 from mnemoledger.ledger.validation import identifier
 
 
@@ -96,13 +96,16 @@ class Consolidate:
         daily: bool | None = False,
         agent: str | None = None,
         llm_level: str | None = None,
+        audit_guards: bool = AUDIT_SANDBOX_GUARDS,
     ) -> ConsolidateResult:
         """One engram cycle for `user` (or for every user with memories): lifecycle rules,
         promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
         `dry_run`, the planned operations are returned and nothing is written. `daily`
         adds seed 003's daily pass and insights (None: when 24 h have passed).
         `llm_level` (seed 001 §7; None: the `llm_level` setting, `MNEMOLEDGER_LLM_LEVEL`):
-        `auto`, or `off`: triage and gate by heuristics, no other LLM stage, no LLM call."""
+        `auto`, or `off`: triage and gate by heuristics, no other LLM stage, no LLM call.
+        `audit_guards` (on by default): the audit leaves alone memories written in the last
+        48 hours or changed in the last 24 (seed 001 §8)."""
         at = now or self.parts.clock()
         if at.tzinfo is None:
             raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
@@ -120,6 +123,7 @@ class Consolidate:
                 daily=daily,
                 buffer_cap=self.parts.settings.buffer_cap,
                 llm_level=llm_level or self.parts.settings.llm_level,
+                sandbox_guards=audit_guards,
             )
             outcomes.append(pipeline.run(request, self.parts.provenance(name, agent, None)))
         return ConsolidateResult(

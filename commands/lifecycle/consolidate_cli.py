@@ -65,6 +65,12 @@ def _clock_value(value: str | None) -> datetime | None:
     "--audit/--no-audit", default=None, help="Run the audit stage (default: every 48 epochs)."
 )
 @click.option(
+    "--audit-guards/--no-audit-guards",
+    default=True,
+    help="The audit leaves alone memories written in the last 48 hours or changed in the "
+    "last 24 (default: on).",
+)
+@click.option(
     "--llm-level",
     type=click.Choice(LLM_LEVELS),
     help="auto, or off: triage/gate by heuristics, no LLM call "
@@ -78,6 +84,7 @@ def consolidate(
     dry_run: bool,
     now: str | None,
     audit: bool | None,
+    audit_guards: bool,
     llm_level: str | None,
 ) -> None:
     """One engram consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.
@@ -86,7 +93,12 @@ def consolidate(
     triage and the gate by heuristics and skips merge, reconcile, distillation, the audit
     and the daily pass: the cycle makes no LLM call (engram's LLM level)."""
     result = state.ledger().consolidate(
-        user=user, dry_run=dry_run, now=_clock_value(now), audit=audit, llm_level=llm_level
+        user=user,
+        dry_run=dry_run,
+        now=_clock_value(now),
+        audit=audit,
+        llm_level=llm_level,
+        audit_guards=audit_guards,
     )
     output.emit(state.as_json, result, lambda: _operations_table(result))
 

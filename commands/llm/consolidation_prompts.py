@@ -86,7 +86,9 @@ You audit an agent's Working and Core memories. You have exactly three powers:
 "target_layer" at least the highest source layer).
 You cannot delete memories. Refer to memories by their 8-character short ids. Propose \
 only operations that clearly improve the memory; an empty list is a good answer.
-Input: <memories> and <merge_hints> (groups of similar memories). {_DATA}
+Input: <memories> (each with its layer, importance, access count, age_days since it was \
+written and modified_days since it last changed) and <merge_hints> (groups of similar \
+memories). {_DATA}
 Output only JSON: {{"operations": [{{"op": "...", "ids": ["..."], "target_layer": null, \
 "importance": null, "content": null, "reason": "..."}}]}}"""
 
@@ -188,7 +190,7 @@ DISTILL: Stage[DistillInput, DistillOutput] = Stage(
     "distill", "engram.distill", "1", DISTILL_SYSTEM, DistillInput, DistillOutput, render_distill
 )
 AUDIT: Stage[AuditInput, AuditOutput] = Stage(
-    "audit", "engram.audit", "1", AUDIT_SYSTEM, AuditInput, AuditOutput, render_audit
+    "audit", "engram.audit", "2", AUDIT_SYSTEM, AuditInput, AuditOutput, render_audit
 )
 NAME_TOPICS: Stage[NameTopicsInput, NameTopicsOutput] = Stage(
     "name_topics",

@@ -104,6 +104,8 @@ class AuditMemory(_Model):
     importance: float
     access_count: int
     age_days: float
+    modified_days: float
+    """Days since its last change (seed 001 §5.2's `mod=`); serving it is no change."""
     tags: list[str]
     kind: str
     content: str

@@ -140,6 +140,7 @@ def _shown(cycle: Cycle, memory: MemoryState) -> AuditMemory:
         importance=round(memory.importance, 4),
         access_count=memory.access_count,
         age_days=round(memory.age_seconds(cycle.now) / 86400, 1),
+        modified_days=round(memory.modified_seconds(cycle.now) / 86400, 1),
         tags=memory.tags,
         kind=memory.kind,
         content=memory.content,

@@ -40,6 +40,7 @@ from mnemoledger.ledger.command import Command
 from mnemoledger.ledger.epoch import ConsolidationCommand, EngramClock
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
+    AUDIT_SANDBOX_GUARDS,
     BUFFER_CAP,
     DAILY_FINGERPRINT_DAYS,
     IMPORTANCE_DECAY,
@@ -62,6 +63,10 @@ class ConsolidationRequest:
     dry_run: bool = False
     audit: bool | None = None
     """Run the audit stage: True/False, or None = every AUDIT_INTERVAL_EPOCHS epochs."""
+    sandbox_guards: bool = AUDIT_SANDBOX_GUARDS
+    """Seed 001 §8: the audit sandbox refuses operations on memories created < 48 h or
+    changed < 24 h before `now`; recorded with the command when on (earlier cycles, which
+    ran without the guards, have no such input)."""
     daily: bool | None = False
     """Run the daily pass and insights (seed 003 §3-§4): True/False, or None = when 24 h
     have passed since the last one."""
@@ -82,6 +87,8 @@ class ConsolidationRequest:
         }
         if self.llm_level != LLM_LEVEL_AUTO:  # the inputs of earlier cycles stay as they were
             given["llm_level"] = self.llm_level
+        if self.sandbox_guards:
+            given["sandbox_guards"] = True
         return given
 
 
@@ -160,7 +167,7 @@ class ConsolidationPipeline:
             request.buffer_cap,
             request.llm_level,
         )
-        run_rules(cycle, request.audit)
+        run_rules(cycle, request.audit, request.sandbox_guards)
         if cycle.llm_on and daily.due(clock.last_daily_at, request.now, request.daily):
             cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
             daily.write_insights(cycle, clock.last_insight_at)
@@ -212,7 +219,9 @@ class ConsolidationPipeline:
         return clock
 
 
-def run_rules(cycle: Cycle, audit_requested: bool | None) -> None:
+def run_rules(
+    cycle: Cycle, audit_requested: bool | None, sandbox_guards: bool = AUDIT_SANDBOX_GUARDS
+) -> None:
     """Seed 001 §3 in its order; lifecycle first, so expired memories take no part. With the
     LLM level `off` (§7), triage and the gate decide by their heuristics and the other
     LLM stages (reconcile, distillation, merge, audit) are skipped."""
@@ -235,7 +244,7 @@ def run_rules(cycle: Cycle, audit_requested: bool | None) -> None:
     if cycle.llm_on:
         pairs.merge(cycle)
         if audit.due(cycle, audit_requested):
-            audit.audit(cycle)
+            audit.audit(cycle, sandbox_guards)
     else:  # no pair was examined: the next cycle with the LLM scans these changes again
         pairs.cut_short(cycle)
 

@@ -1,10 +1,13 @@
-"""Offline core update (seed 000, core entry policy): a conservative gate and one-section
-routing by cue words.
+"""Offline core update (seed 000, core entry policy): a conservative gate, one-section
+routing by cue words and the soft target of about 8 bullets (CORE_SOFT_TARGET_BULLETS).
 
 A candidate enters core.md only when it states something durable about the user or the
 agent; temporary content never does. A candidate replaces the bullet it supersedes: one
 named in `superseded_memories`, or one of its section about the same subject and holder
-("Maya lives in Paris" / "Maya moved to Berlin").
+("Maya lives in Paris" / "Maya moved to Berlin"). Once the core holds the target number of
+bullets, a candidate that would add one enters only when it is essential: a SOUL or RULE
+bullet (how the agent must behave) or a health fact of the user (SAFETY_CUES); the
+candidates of one call are taken essential first.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from mnemoledger.commands.llm.rules.attributes import facts_of
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
 from mnemoledger.commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
 from mnemoledger.ledger.core import CORE_SECTIONS, parse_sections
+from mnemoledger.ledger.policy import CORE_SOFT_TARGET_BULLETS
 
 _I = re.IGNORECASE
 
@@ -86,6 +90,14 @@ TOOLS_CUES: Final = re.compile(
     r"|emacs|vs ?code|version)\b|\bv?\d+\.\d+",
     _I,
 )
+SAFETY_CUES: Final = re.compile(
+    r"\b(allerg\w*|intoleran\w*|anaphyla\w*|epilep\w*|diabet\w*|asthma\w*|celiac|coeliac"
+    r"|medical condition|medication|blood type|pacemaker|emergency contact)\b",
+    _I,
+)
+"""Health facts of the user: essential, so they enter the core even past its soft target."""
+ESSENTIAL_SECTIONS: Final = ("SOUL", "RULE")
+"""Sections whose new bullets enter past the soft target: how the agent must behave."""
 _ROUTES: Final = (("SOUL", SOUL_CUES), ("USER", USER_CUES), ("RULE", RULE_CUES))
 """Checked in this order; the first that matches wins, then TOOLS."""
 
@@ -120,6 +132,11 @@ def section_of(candidate: str) -> str | None:
     return "USER" if any(f.single_valued for f in facts_of(candidate)) else None
 
 
+def is_essential(candidate: str, section: str) -> bool:
+    """A bullet that enters the core even past its soft target of about 8."""
+    return section in ESSENTIAL_SECTIONS or bool(SAFETY_CUES.search(candidate))
+
+
 def topic_of(text: str) -> Topic | None:
     """The first single-valued attribute a text gives a value of, and whose it is ("user",
     or the holder's names and relation words): see `commands.llm.rules.attributes`."""
@@ -148,16 +165,21 @@ def core_update(inputs: CoreUpdateInput) -> CoreUpdateOutput:
         for bullet in bullets
         if comparison_key(bullet) in superseded
     }
-    for raw in inputs.candidate_new_memories:
-        candidate = single_line(raw)
-        section = section_of(candidate)
-        if section is None or any(
+    routed = [
+        (c, s) for c in map(single_line, inputs.candidate_new_memories) if (s := section_of(c))
+    ]
+    routed.sort(key=lambda pair: not is_essential(*pair))  # stable: essential ones first
+    for candidate, section in routed:
+        if any(
             comparison_key(candidate) == comparison_key(b) for bs in sections.values() for b in bs
         ):
             continue
         bullets = sections[section]
         target = _replaced_bullet(candidate, section, bullets, stale)
         if target is None:
+            held = sum(len(bs) for bs in sections.values()) - len(stale)
+            if held >= CORE_SOFT_TARGET_BULLETS and not is_essential(candidate, section):
+                continue  # past the soft target: it stays in long-term memory
             bullets.append(candidate)
         else:
             bullets[bullets.index(target)] = candidate

@@ -1,0 +1,94 @@
+"""Seed 000, Core Entry Policy (Prompt-Level): "compact high-signal core with a soft target
+around 8 total bullets", held by the offline core-update rules too."""
+
+from __future__ import annotations
+
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm.rules.core import core_update
+from mnemoledger.commands.llm.schemas import CoreUpdateInput
+from mnemoledger.ledger.core import empty_core_markdown, parse_sections
+from mnemoledger.ledger.policy import CORE_SOFT_TARGET_BULLETS
+
+DURABLE_FACTS = [
+    "I work at Globex as a data engineer",
+    "I have a dog named Rufus",
+    "I use Neovim as my editor",
+    "I run Arch Linux on my laptop",
+    "I deploy with Docker",
+    "My sister is called Ines",
+    "I am vegetarian",
+    "My wife is a nurse",
+    "I use Postgres for most projects",
+    "My birthday is in March",
+    "I write Python every day",
+    "I have two kids",
+    "I work remotely",
+    "My partner runs a bakery",
+]
+"""Fourteen durable facts: each one alone would enter the core."""
+
+
+def bullets(memory: MnemoLedger) -> dict[str, list[str]]:
+    return parse_sections(memory.core(user="u").markdown)
+
+
+def count(sections: dict[str, list[str]]) -> int:
+    return sum(len(b) for b in sections.values())
+
+
+def test_seed000_core_entry_policy_each_fact_alone_is_coreworthy() -> None:
+    """The facts of the scenario pass the gate one by one: the target, not the gate, is
+    what keeps the core at about 8 below."""
+    for fact in DURABLE_FACTS:
+        output = core_update(
+            CoreUpdateInput(
+                current_core_markdown=empty_core_markdown(),
+                candidate_new_memories=[fact],
+                superseded_memories=[],
+            )
+        )
+        assert output.should_update and count(parse_sections(output.core_markdown)) == 1, fact
+
+
+def test_seed000_core_entry_policy_soft_target_of_about_8_bullets(memory: MnemoLedger) -> None:
+    memory.add(DURABLE_FACTS, user="u")
+    first = bullets(memory)
+    assert count(first) == CORE_SOFT_TARGET_BULLETS == 8
+    assert len(memory.list(user="u")) == len(DURABLE_FACTS), "the rest stays in memory"
+
+    # full: an ordinary new fact waits in long-term memory ...
+    memory.add(["I have a cat named Tom"], user="u")
+    assert bullets(memory) == first
+    # ... a newer value of a fact in the core replaces its bullet ...
+    memory.add(["I now work at Initech as a data engineer"], user="u")
+    after = bullets(memory)
+    assert count(after) == 8
+    assert "I now work at Initech as a data engineer" in after["USER"]
+    assert not any("Globex" in b for b in after["USER"])
+    # ... and the target is soft: a rule for the agent and a health fact still enter
+    memory.add(["Always answer in British English"], user="u")
+    memory.add(["I'm allergic to penicillin"], user="u")
+    last = bullets(memory)
+    assert last["RULE"] == ["Always answer in British English"]
+    assert "I'm allergic to penicillin" in last["USER"]
+    assert count(last) == 10
+
+
+def test_seed000_core_entry_policy_essential_candidates_take_the_slots_first() -> None:
+    """One call with more candidates than room: the rule and the allergy are kept even when
+    they come last."""
+    output = core_update(
+        CoreUpdateInput(
+            current_core_markdown=empty_core_markdown(),
+            candidate_new_memories=[
+                *DURABLE_FACTS,
+                "Never share my address",
+                "I'm allergic to shellfish",
+            ],
+            superseded_memories=[],
+        )
+    )
+    sections = parse_sections(output.core_markdown)
+    assert count(sections) == CORE_SOFT_TARGET_BULLETS
+    assert sections["RULE"] == ["Never share my address"]
+    assert "I'm allergic to shellfish" in sections["USER"]
