@@ -86,6 +86,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Export a user's events: JSONL (the event stream, importable) or Parquet/CSV (the timeline"
         " table, one row per event).",
     ),
+    "facts": (
+        "recall.facts_cli:facts",
+        "Facts (subject, predicate, object) that a user's memories state, and when each held.",
+    ),
     "graph": (
         "recall.graph_cli:graph",
         "Relation edges between a user's memories, strongest first (each pair once).",

@@ -37,6 +37,7 @@ from mnemoledger.commands.audit.timetravel_api import TimeTravel
 from mnemoledger.commands.lifecycle.consolidate_api import Consolidate
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.parts import Parts, capability_key, part, verb
+from mnemoledger.commands.recall.facts_api import Facts
 from mnemoledger.commands.recall.graph_api import Graph
 from mnemoledger.commands.recall.query_api import Query
 from mnemoledger.commands.recall.reads_api import Reads
@@ -105,6 +106,7 @@ class MnemoLedger:
                 reads,
                 Query(parts),
                 Graph(parts),
+                Facts(parts),
                 Recall(parts, reads),
                 Consolidate(parts),
                 History(parts),
@@ -165,6 +167,10 @@ class MnemoLedger:
     delta_changes = verb(Query.delta_changes)
     graph_edges = verb(Graph.graph_edges)
     related_edges = verb(Graph.related_edges)
+    state_fact = verb(Facts.state_fact)
+    end_fact = verb(Facts.end_fact)
+    facts = verb(Facts.facts)
+    fact = verb(Facts.fact)
     resume = verb(Recall.resume)
     context = verb(Recall.context)
     transcripts = verb(Recall.transcripts)

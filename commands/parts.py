@@ -37,6 +37,7 @@ from mnemoledger.projections.core import CoreProjection
 from mnemoledger.projections.delta import DeltaProjection
 from mnemoledger.projections.embeddings import make_embedder
 from mnemoledger.projections.embeddings.cache import CachedEmbedder, EmbeddingCache
+from mnemoledger.projections.facts import FactsProjection
 from mnemoledger.projections.graph import GraphProjection
 from mnemoledger.projections.history import HistoryProjection
 from mnemoledger.projections.latest import LatestProjection
@@ -79,6 +80,7 @@ class Parts:
         self.topics_model = TopicsProjection(directory / "topics")
         self.latest_model = LatestProjection(directory / "latest")
         self.checkpoints_model = CheckpointsProjection(directory / "checkpoints")
+        self.facts_model = FactsProjection(directory / "facts")
         self.runner = Runner(
             self.ledger,
             [
@@ -93,6 +95,7 @@ class Parts:
                 self.topics_model,
                 self.latest_model,
                 self.checkpoints_model,
+                self.facts_model,
             ],
             directory / ".lock",
         )

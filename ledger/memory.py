@@ -82,6 +82,8 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     """Buffer triage kept it (seed 001 §2.3 `_triaged`)."""
     purge_at: str | None = field(default=None, init=False)
     """When a lapsed (auto soft-deleted) memory is purged (seed 003 §7)."""
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
+    """Subject-predicate-object facts the memory states (seed 001 §9 fact graph), by id."""
 
     @event("MemoryUpdated")
     def update(self, content: str, tags: list[str] | None = None) -> None:
@@ -118,6 +120,32 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     @event("MemoryLinked")
     def link(self, target_id: str, link_type: str, strength: float) -> None:
         self.links[target_id] = {"type": link_type, "strength": strength}
+
+    @event("FactStated")
+    def state_fact(
+        self, fact_id: str, subject: str, predicate: str, object: str, valid_from: str
+    ) -> None:
+        """A fact this memory states, valid from `valid_from` (UTC, ISO 8601) on."""
+        self.facts[fact_id] = {
+            "subject": subject,
+            "predicate": predicate,
+            "object": object,
+            "valid_from": valid_from,
+            "valid_until": None,
+            "superseded_by": None,
+        }
+
+    def end_fact(self, fact_id: str, valid_until: str, superseded_by: str | None) -> None:
+        fact = self.facts.get(fact_id)
+        if fact is None:
+            raise InvalidTransition(f"memory {self.id} states no fact {fact_id}")
+        if fact["valid_until"] is not None:
+            raise InvalidTransition(f"fact {fact_id} already ended at {fact['valid_until']}")
+        self._end_fact(fact_id, valid_until, superseded_by)
+
+    @event("FactEnded")
+    def _end_fact(self, fact_id: str, valid_until: str, superseded_by: str | None) -> None:
+        self.facts[fact_id].update(valid_until=valid_until, superseded_by=superseded_by)
 
     @event("TTLSet")
     def set_ttl(self, days: float, expires_at: str) -> None:

@@ -28,6 +28,7 @@ from mnemoledger.commands.service.http.limits import BodyLimit
 from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES
 from mnemoledger.commands.service.http.routes import (
     checkpoints,
+    facts,
     maintenance,
     mem0,
     memories,
@@ -87,6 +88,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(recall.router, responses=ERROR_RESPONSES)
     app.include_router(maintenance.router, responses=ERROR_RESPONSES)
     app.include_router(checkpoints.router, responses=ERROR_RESPONSES)  # seed 003 §15
+    app.include_router(facts.router, responses=ERROR_RESPONSES)  # seed 001 §9 fact graph
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
     return app
