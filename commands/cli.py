@@ -50,6 +50,10 @@ BAD_INPUT = (InvalidInput, MemoryNotFound, InvalidTransition)
 # `mnemoledger --version` and `--help` start at once. name: (module:attribute, one-line help);
 # tests/test_cli.py checks every line against the command's docstring.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "agent-profile": (
+        "recall.agent_profile_cli:agent_profile",
+        "The agent's name, identity, character and communication style for one user.",
+    ),
     "checkpoint": (
         "write.checkpoints_cli:checkpoint",
         "Agent checkpoints: save and load a thread's state (one JSON object), every version kept.",

@@ -37,6 +37,7 @@ from mnemoledger.commands.audit.timetravel_api import TimeTravel
 from mnemoledger.commands.lifecycle.consolidate_api import Consolidate
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.parts import Parts, capability_key, part, verb
+from mnemoledger.commands.recall.agent_profile_api import AgentProfiles
 from mnemoledger.commands.recall.facts_api import Facts
 from mnemoledger.commands.recall.graph_api import Graph
 from mnemoledger.commands.recall.query_api import Query
@@ -107,6 +108,7 @@ class MnemoLedger:
                 Query(parts),
                 Graph(parts),
                 Facts(parts),
+                AgentProfiles(parts),
                 Recall(parts, reads),
                 Consolidate(parts),
                 History(parts),
@@ -171,6 +173,8 @@ class MnemoLedger:
     end_fact = verb(Facts.end_fact)
     facts = verb(Facts.facts)
     fact = verb(Facts.fact)
+    set_agent_profile = verb(AgentProfiles.set_agent_profile)
+    agent_profile = verb(AgentProfiles.agent_profile)
     resume = verb(Recall.resume)
     context = verb(Recall.context)
     transcripts = verb(Recall.transcripts)

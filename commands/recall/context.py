@@ -4,13 +4,17 @@ Luminary's `buildAgentContext(userId, message?)` (seed 002, "Agent Context") giv
 priority order; Nebo's `LoadContext` + `FormatForSystemPrompt` (seed 004 §9, §14) adds the
 tacit memories ("What You Know") and the learned personality:
 
-    1. agent note       who the agent is (Nebo: Agent Identity)
+    1. agent note       who the agent is (Nebo: Agent Identity); with a profile
+                        (`agent_profile`), `{name}` filled in and the Character card
     2. soul note        how the agent thinks
        personality      Nebo's synthesized directive (tacit/personality/directive)
+       style            with a profile: Nebo's Communication Style (voice, formality,
+                        emoji, response length, proactivity)
     3. environment      the OS/platform line, always (correct shell commands)
     4. user note        who the user is, with Nebo's profile (tacit/user) below it
     5. rules            at most 10: the nearest to `message` first (the 15 nearest notes
                         by vector similarity), then the most recent
+       tool notes       with a profile that has them (Nebo's Tool Notes)
     6. summaries        at most 5, the same way
     7. what you know    Nebo's tacit memories: pass 1 tacit/personality (at most 10),
                         pass 2 the other tacit/* namespaces (the rest of 50); each pass
@@ -57,6 +61,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mnemoledger.commands.recall.agent_profile import (
+    AgentProfile,
+    character,
+    communication_style,
+    identity,
+    profile_of,
+)
 from mnemoledger.commands.recall.context_files import ContextFile, format_context_files
 from mnemoledger.commands.recall.nudge import NudgeTurn, memory_nudge
 from mnemoledger.commands.write.consent_gate import consented_profile, keyed_ungranted, redact
@@ -135,6 +146,9 @@ class AgentContext(BaseModel):
     user_id: str
     message: str | None
     agent: ContextNote | None = None
+    agent_profile: AgentProfile | None = None
+    """The agent's name, character and communication style (seed 004 §9), when its agent
+    note carries a profile (`set_agent_profile`)."""
     soul: ContextNote | None = None
     directive: str | None = None
     """Nebo's learned personality directive (Personality (Learned))."""
@@ -231,6 +245,7 @@ def build_context(
         user_id=user_id,
         message=message,
         agent=_profile_note(notes, AGENT),
+        agent_profile=_agent_profile(notes),
         soul=_profile_note(notes, SOUL),
         directive=_directive(eligible),
         environment=environment if environment is not None else environment_line(),
@@ -283,12 +298,19 @@ def format_for_system_prompt(context: AgentContext) -> str:
             [format_context_files(context.files), "## Environment\n" + context.environment]
         )
     parts: list[str] = []
-    if context.agent:
+    profile = context.agent_profile
+    if context.agent and profile:
+        parts.append("## Agent\n" + identity(profile, context.agent.content))
+        if card := character(profile):
+            parts.append("## Character\n" + card)
+    elif context.agent:
         parts.append("## Agent\n" + format_structured_content(context.agent.content))
     if context.soul:
         parts.append("## Soul\n" + context.soul.content)
     if context.directive:
         parts.append("## Personality (Learned)\n" + context.directive)
+    if profile:
+        parts.append("## Communication Style\n" + communication_style(profile))
     parts.append("## Environment\n" + context.environment)
     if context.user or context.profile:
         lines = [context.user.content] if context.user else []
@@ -299,6 +321,8 @@ def format_for_system_prompt(context: AgentContext) -> str:
             "## Rules\n"
             + "\n".join(_bullet(format_structured_content(r.content)) for r in context.rules)
         )
+    if profile and profile.tool_notes:
+        parts.append("## Tool Notes\n" + format_structured_content(profile.tool_notes))
     if context.summaries:
         parts.append("## Summaries\n" + "\n".join(_bullet(s.content) for s in context.summaries))
     if context.tacit:
@@ -379,6 +403,12 @@ def _profile_note(notes: Sequence[MemoryRow], kind: str) -> ContextNote | None:
     """The newest active note of a single-active kind (agent, soul, user)."""
     found = _of_kind(notes, kind)
     return _note(found[0], "profile") if found else None
+
+
+def _agent_profile(notes: Sequence[MemoryRow]) -> AgentProfile | None:
+    """The profile the newest agent note carries, if it carries one."""
+    found = _of_kind(notes, AGENT)
+    return profile_of(found[0].metadata) if found else None
 
 
 def _directive(rows: Sequence[MemoryRow]) -> str | None:

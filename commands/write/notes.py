@@ -21,7 +21,8 @@ Our reading of the seed where it is terse:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -92,6 +93,9 @@ DURABILITY: Final = {VOLATILE: 0, STABLE: 1, PERMANENT: 2}
 SUPERSEDED_BY_NEWER = "replaced by a newer note of the same kind"
 SUPERSEDED_BY_MERGE = "merged into a summary note"
 SUPERSEDED_BY_HAND = "superseded by hand"
+AGENT_PROFILE_KEY: Final = "agent_profile"
+"""The metadata key of an agent note's profile fields (seed 004 §9), as JSON text (metadata
+values are scalars)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,9 @@ class WriteNoteRequest:
     """Seed 003 §5: the note's category; None: derived from its kind (`effective_category`)."""
     job_id: str | None = None
     """The job or run that wrote the note (seed 002 WriteNoteInput.jobId); kept in metadata."""
+    agent_profile: Mapping[str, Any] | None = None
+    """An agent note's profile fields (seed 004 §9 agent_profile), already validated by the
+    caller; kept in metadata under `agent_profile`."""
 
     @property
     def resolved_stability(self) -> str:
@@ -136,6 +143,7 @@ class WriteNoteRequest:
             "source": self.source,
             **({} if self.category is None else {"category": self.category}),
             **({} if self.job_id is None else {"job_id": self.job_id}),
+            **({} if self.agent_profile is None else {"agent_profile": dict(self.agent_profile)}),
         }
 
 
@@ -423,6 +431,8 @@ def check_write_request(request: WriteNoteRequest) -> None:
     validation.choice("sensitivity", request.sensitivity, SENSITIVITIES)
     validation.identifier("scope", request.scope)
     validation.identifier("job id", request.job_id, required=False)
+    if request.agent_profile is not None and kind != AGENT:
+        raise InvalidInput("an agent profile belongs on an agent note")
     if request.ttl_days is not None:
         validation.ttl_days(request.ttl_days)
     if stability == VOLATILE and request.ttl_days is None:
@@ -453,6 +463,11 @@ def _new_note(request: WriteNoteRequest, content: str) -> NewMemory:
         metadata={
             "scope": request.scope,
             **({} if request.job_id is None else {"job_id": request.job_id}),
+            **(
+                {}
+                if request.agent_profile is None
+                else {AGENT_PROFILE_KEY: json.dumps(dict(request.agent_profile), sort_keys=True)}
+            ),
         },
         category=request.category,
     )
