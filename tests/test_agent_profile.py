@@ -94,3 +94,24 @@ def test_cli_set_and_show(home: Path) -> None:
     assert refused.exit_code == 2 and "loud" in refused.stderr
     human = run(home, "agent-profile", "show", "--user", "maya")
     assert human.exit_code == 0 and "name: Ada" in human.stdout
+
+
+def test_seed_004_section_9_onboarding_and_memory_tool_instructions(
+    memory: MnemoLedger,
+) -> None:
+    bare = memory.context("maya", environment="Linux")
+    assert bare.onboarding_needed and not bare.tool_instructions
+    assert "## Memory Tools" not in bare.text
+    memory.write_note("Maya, a violinist in Porto.", user="maya", kind="user")
+    told = memory.context("maya", environment="Linux", tool_instructions=True)
+    assert not told.onboarding_needed
+    assert sections(told.text)[-1] == "## Memory Tools"
+    for tool in ("recall(", "search(", "store(", "list(", "delete("):
+        assert tool in told.text
+
+
+def test_cli_context_tools_flag(home: Path) -> None:
+    plain = run(home, "context", "--user", "maya")
+    with_tools = run(home, "context", "--user", "maya", "--tools")
+    assert plain.exit_code == with_tools.exit_code == 0
+    assert "## Memory Tools" in with_tools.stdout and "## Memory Tools" not in plain.stdout

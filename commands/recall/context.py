@@ -102,6 +102,15 @@ SECTION_SEPARATOR = "\n\n---\n\n"
 WHAT_YOU_KNOW_INTRO = "These are facts you've learned and stored. Reference them naturally:"
 """Seed 004 §9, item 8 and §18 ("## What You Know")."""
 TACIT_PREFIX = TACIT_LAYER + "/"
+MEMORY_TOOL_INSTRUCTIONS = """You have a long-term memory. Use its tools:
+- recall(key): what you stored under a key (e.g. preferences/code-style); falls back to search.
+- search(query): find what you know about something before you answer from guesswork.
+- store(contents, layer, namespace): save what the user tells you that will matter later:
+  preferences (tacit), dated events (daily), people and projects (entity).
+- list(namespace) to browse; delete(key) or forget(id) when the user asks you to forget.
+Store facts, not chatter; never store secrets the user did not ask you to keep."""
+"""Seed 004 §9 item 9, "Memory Tool Instructions — recall, search, store usage guide"
+(the seed gives no text; this names the MCP tools of `mnemoledger mcp`)."""
 CONTEXT_NOTE_KINDS = (AGENT, SOUL, USER, RULE, SUMMARY)
 """Seed 002: the note kinds buildAgentContext reads (logs stay out)."""
 
@@ -169,6 +178,11 @@ class AgentContext(BaseModel):
     ledger has none for the user) the context files."""
     files: list[ContextFile] = Field(default_factory=list)
     """The context files rendered (SOUL.md, AGENTS.md, MEMORY.md), when `source` is files."""
+    onboarding_needed: bool = False
+    """No user note and no profile fields: the agent knows nothing of who the user is yet
+    (seed 004 §9 OnboardingNeeded), e.g. to ask for their name."""
+    tool_instructions: bool = False
+    """Whether `text` ends with the memory tool instructions (the agent has the tools)."""
     steering: list[str] = Field(default_factory=list)
     """Ephemeral steering messages (seed 004 §12 memoryNudge), given the thread's turns."""
     text: str = ""
@@ -207,12 +221,14 @@ def build_context(
     granted: Mapping[str, str] | None = None,
     files: Callable[[], Sequence[ContextFile]] | None = None,
     turns: Sequence[NudgeTurn] | None = None,
+    tool_instructions: bool = False,
 ) -> AgentContext:
     """Assemble the context of `user_id` from the user's memory rows (pure: `similarity`
     and `files` are the only ways out; `similarity` is used when `message` is given,
     `files` only when the rows give the user no context). `granted`: the user's granted
     profile fields (none when not given). `turns`: the thread's recent turns, oldest
-    first, for the memoryNudge."""
+    first, for the memoryNudge. `tool_instructions`: end with how to use the memory tools
+    (for an agent that has them)."""
     moment = now or datetime.now(UTC)
     consented = dict(granted or {})
     excluded = {"sensitive": 0, "low_confidence": 0, "procedural": 0}
@@ -255,7 +271,9 @@ def build_context(
         summaries=_relevant(summaries, near, CONTEXT_MAX_SUMMARIES),
         tacit=load_tacit(tacit, moment),
         excluded=excluded,
+        tool_instructions=tool_instructions,
     )
+    context.onboarding_needed = not (context.user or context.profile)
     if files is not None and not has_ledger_context(context):
         context.files = list(files())
         context.source = "files" if context.files else "ledger"
@@ -328,6 +346,8 @@ def format_for_system_prompt(context: AgentContext) -> str:
     if context.tacit:
         lines = [WHAT_YOU_KNOW_INTRO] + [_tacit_line(m) for m in context.tacit]
         parts.append("## What You Know\n" + "\n".join(lines))
+    if context.tool_instructions:
+        parts.append("## Memory Tools\n" + MEMORY_TOOL_INSTRUCTIONS)
     return SECTION_SEPARATOR.join(parts)
 
 

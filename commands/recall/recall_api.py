@@ -176,6 +176,7 @@ class Recall:
         now: datetime | None = None,
         files_dir: str | Path | None = None,
         turns: Sequence[object] | None = None,
+        tool_instructions: bool = False,
     ) -> AgentContext:
         """The agent context (seed 002 + seed 004 §9): agent, soul, personality,
         environment, user, rules (10) and summaries (5) nearest to `message` (else the
@@ -185,7 +186,9 @@ class Recall:
         rendered when the ledger has no context for the user (seed 004 §13; the setting
         `context_files_dir` is looked in after it). `turns`: the thread's recent turns
         ({"role", "content", "memory_stored"?}, oldest first) for the memoryNudge in
-        `steering` (seed 004 §12). Reads only: the files and turns are not recorded."""
+        `steering` (seed 004 §12). `tool_instructions`: end with how to use the memory
+        tools, for an agent that has them (seed 004 §9 item 9). Reads only: the files and
+        turns are not recorded."""
         identifier("user", user)
         directories = context_directories(files_dir, self.parts.settings.context_files_dir)
         thread_turns = None if turns is None else [nudge_turn(turn) for turn in turns]
@@ -205,6 +208,7 @@ class Recall:
             granted=self.parts.consent_model.profile_fields(user),
             files=(lambda: load_context_files(directories)) if directories else None,
             turns=thread_turns,
+            tool_instructions=tool_instructions,
         )
 
     def transcripts(self, query: str, user: str, k: int = SEARCH_DEFAULT_K) -> list[TranscriptHit]:

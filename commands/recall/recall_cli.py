@@ -61,6 +61,12 @@ def resume(state: CliState, user: str, namespace: str | None, hours: float) -> N
     help='The thread\'s recent turns (JSONL {"role", "content", "memory_stored"?}; - for '
     "stdin): adds a reminder to store what the user shared, after 10 turns without a store.",
 )
+@click.option(
+    "--tools",
+    "tool_instructions",
+    is_flag=True,
+    help="End with how to use the memory tools (for an agent connected to `mnemoledger mcp`).",
+)
 @global_options
 @pass_state
 def context(
@@ -69,6 +75,7 @@ def context(
     message: str | None,
     files_dir: Path | None,
     turns: Path | None,
+    tool_instructions: bool,
 ) -> None:
     """The agent's system-prompt context: agent, soul, environment, user, rules,
     summaries and what it knows."""
@@ -78,7 +85,9 @@ def context(
             thread_turns = parse_turns(sys.stdin.read(MAX_INGEST_BYTES + 1), source="<stdin>")
         else:
             thread_turns = load_turns(turns)
-    result = state.ledger().context(user, message, files_dir=files_dir, turns=thread_turns)
+    result = state.ledger().context(
+        user, message, files_dir=files_dir, turns=thread_turns, tool_instructions=tool_instructions
+    )
 
     def human() -> None:
         output.stdout.out(result.text)
