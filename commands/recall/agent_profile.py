@@ -63,8 +63,7 @@ def parse_profile(fields: dict[str, Any]) -> AgentProfile:
         return AgentProfile.model_validate(fields)
     except ValidationError as error:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'profile'}: {e['msg']}"
-            for e in error.errors()
+            f"{'.'.join(str(p) for p in e['loc']) or 'profile'}: {e['msg']}" for e in error.errors()
         )
         raise InvalidInput(f"agent profile: {problems}") from None
 
