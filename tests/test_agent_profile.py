@@ -22,7 +22,7 @@ def sections(text: str) -> list[str]:
     return [part.splitlines()[0] for part in text.split("\n\n---\n\n")]
 
 
-def test_seed_004_section_9_profile_renders_in_the_seed_order(memory: MnemoLedger) -> None:
+def test_seed004_s9_profile_renders_in_the_seed_order(memory: MnemoLedger) -> None:
     memory.write_note("Think step by step.", user="maya", kind="soul")
     memory.write_note("Cite sources", user="maya", kind="rule", evidence=["t:1"])
     memory.set_agent_profile(
@@ -96,7 +96,7 @@ def test_cli_set_and_show(home: Path) -> None:
     assert human.exit_code == 0 and "name: Ada" in human.stdout
 
 
-def test_seed_004_section_9_onboarding_and_memory_tool_instructions(
+def test_seed004_s9_onboarding_and_memory_tool_instructions(
     memory: MnemoLedger,
 ) -> None:
     bare = memory.context("maya", environment="Linux")

@@ -28,7 +28,7 @@ def remember(memory: MnemoLedger, text: str, user: str = "maya") -> str:
     return memory.add([text], user=user).memories[0].id
 
 
-def test_a_new_value_of_a_predicate_replaces_the_old_one_from_its_start(
+def test_seed001_s9_fact_graph_a_new_value_replaces_the_old_from_its_start(
     memory: MnemoLedger,
 ) -> None:
     lisbon = remember(memory, "Maya's first flat was in Lisbon")
@@ -59,7 +59,7 @@ def test_keep_others_and_the_same_fact_again(memory: MnemoLedger) -> None:
     assert len([e for e in memory.log() if e.type == "FactStated"]) == 2
 
 
-def test_an_entity_query_follows_facts_two_hops(memory: MnemoLedger) -> None:
+def test_seed001_s9_fact_graph_entity_query_follows_two_hops(memory: MnemoLedger) -> None:
     said = remember(memory, "Maya works at Acme, which is based in Berlin")
     memory.state_fact("Maya", "works_at", "Acme GmbH", memory=said)
     memory.state_fact("Acme GmbH", "based_in", "Berlin", memory=said)

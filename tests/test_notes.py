@@ -409,7 +409,7 @@ def test_injection_through_the_api(memory: LedgerWithNotes) -> None:
 # --- jobId and superseded_by set by hand (seed 002) -------------------------------------
 
 
-def test_write_note_keeps_the_job_that_wrote_it(home: Path) -> None:
+def test_seed002_write_note_keeps_the_job_id(home: Path) -> None:
     written = run_json(
         home,
         "note",
@@ -429,7 +429,7 @@ def test_write_note_keeps_the_job_that_wrote_it(home: Path) -> None:
     assert refused.exit_code == 2 and "job id" in refused.stderr
 
 
-def test_a_note_superseded_by_hand_leaves_the_listing_but_not_the_history(home: Path) -> None:
+def test_seed002_superseded_by_set_by_hand_leaves_the_listing_not_the_history(home: Path) -> None:
     old = run_json(home, "note", "write", "deploys on Fridays", "--user", "u", "--kind", "summary")
     new = run_json(
         home, "note", "write", "deploys on Thursdays", "--user", "u", "--kind", "summary"
