@@ -415,6 +415,21 @@ DAILY_CANDIDATE_MIN_IMPORTANCE: Final = 0.6  # 003 §4 "importance >= 3" of 5, o
 DAILY_FINGERPRINT_DAYS: Final = 14  # 003 §4: pair fingerprints skip a pair for 14 days
 DAILY_TOKEN_BUDGET: Final = 20_000  # 003 §4 "token cost budget per tenant" (not valued)
 
+# --- multi-fact pass: seed 003 §13 ("each fact runs through existing merge bands
+# (auto/update/recreate/fallback)"; "global per-user/day cap"). The seed names the bands,
+# not their edges: they are the ledger's insert thresholds, on the reference scale, against
+# the fact's nearest stored memory; a band only lets the offline attribute rules act, a
+# close vector alone never folds two facts (commands/llm/rules/attributes.py):
+MULTI_FACT_AUTO_SIM: Final = DEDUP_COSINE_SIM  # >= 0.85 auto: the same fact is held: no write
+MULTI_FACT_UPDATE_SIM: Final = INSERT_MERGE_SIM  # >= 0.80 update: the held memory is rewritten
+MULTI_FACT_RECREATE_SIM: Final = RECONCILE_MIN_SIM  # >= 0.55 recreate: a newer value replaces
+# below MULTI_FACT_RECREATE_SIM (or when the words do not allow the band's act): fallback,
+# a new memory.
+MULTI_FACT_NEIGHBOURS: Final = RELATED_TOP_K  # stored memories a fact is compared with
+MULTI_FACT_MAX_WRITES_PER_DAY: Final = 30  # per user and UTC day (the seed values no cap):
+# ten long turns' worth at MAX_MULTI_FACT_WRITES_PER_TURN; once reached, the pass makes no
+# LLM call until the next day
+
 # --- topics: seed 001 §6.5 (Topiary) -------------------------------------------------------
 TOPIC_ASSIGN_THRESHOLD: Final = 0.30
 TOPIC_MERGE_THRESHOLD: Final = 0.55

@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import re
+
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.lifecycle.worker import Worker
 from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
-from mnemoledger.ledger.policy import DAILY_PAIR_BATCH, INSIGHT_MAX_CHARS
+from mnemoledger.commands.llm.consolidation_schemas import InsightInput, InsightOutput
+from mnemoledger.commands.llm.rules.consolidation import insight
+from mnemoledger.ledger.policy import DAILY_PAIR_BATCH, INSIGHT_MAX_CHARS, INSIGHT_MAX_COUNT
 from tests.test_consolidation_helpers import (
     USER,
     Clock,
@@ -100,3 +104,61 @@ def test_the_worker_runs_the_daily_pass_once_a_day(engram: MnemoLedger, clock: C
     worker.run(max_cycles=49)  # 24 h of 30-minute cycles, and one more
     runs = [r.data["at"] for r in events(engram, "DailyConsolidationCompleted")]
     assert len(runs) == 2 and len(events(engram, "ConsolidationEpochCompleted")) == 49
+
+
+def test_seed003_s3_offline_insights_find_the_dynamics_the_items_state() -> None:
+    """Feelings, trust in the assistant and a changed preference each give one insight,
+    third person, <= 280 characters, naming the assistant instead of "you"; 1-3 in all."""
+    output = insight(
+        InsightInput(
+            activity=[
+                "Maya was frustrated that the deploy failed again",
+                "Maya thanked the assistant for catching the race condition",
+                "Maya said she used to prefer tea but drinks coffee now",
+                "Maya keeps a paper notebook for meetings",
+            ],
+            new_facts=["Maya lives in Berlin"],
+            snippet="Maya was frustrated that the deploy failed again / Maya lives in Berlin",
+        )
+    )
+    summaries = [i.summary for i in output.insights]
+    assert 1 <= len(summaries) <= INSIGHT_MAX_COUNT
+    assert summaries[0].startswith("User expresses frustration")
+    assert summaries[1].startswith("User shows trust in the assistant")
+    assert summaries[2].startswith("User's preferences are changing") and "tea" in summaries[2]
+    assert all(len(s) <= INSIGHT_MAX_CHARS and s.startswith("User") for s in summaries)
+    doubt = insight(InsightInput(activity=[], new_facts=["I double-checked every answer you gave"]))
+    [checks] = [i.summary for i in doubt.insights]
+    assert checks.startswith("User checks the assistant's answers")
+    assert not re.search(r"\byou(r)?\b", checks, re.IGNORECASE)
+
+
+def test_seed003_s3_offline_insights_invent_none() -> None:
+    """Plain facts and events, a denied feeling, the name every item begins with: nothing."""
+    for activity, facts in (
+        (
+            ["Maya went to the dentist on Tuesday", "Maya booked a flight to Lisbon"],
+            ["Maya lives in Berlin", "Maya works at Globex", "Maya has a dog named Rufus"],
+        ),
+        (["Maya is not worried about the exam", "Maya got used to the new office"], []),
+    ):
+        snippet = " / ".join([*activity, *facts])
+        assert insight(InsightInput(activity=activity, new_facts=facts, snippet=snippet)) == (
+            InsightOutput(insights=[])
+        )
+
+
+def test_seed003_s3_a_cycle_writes_the_insights_of_a_conversation_with_dynamics(
+    engram: MnemoLedger,
+) -> None:
+    remember(engram, "Maya moved her standup to ten", kind="episodic")
+    remember(engram, "Maya lives in Berlin")
+    assert not ops(engram.consolidate(user=USER, daily=True), "insight")
+    remember(engram, "Maya felt overwhelmed by the release checklist", kind="episodic")
+    remember(engram, "Maya no longer drinks coffee in the evening")
+    written = ops(engram.consolidate(user=USER, daily=True), "insight")
+    contents = sorted(engram.get(w["memory"]).content for w in written)
+    assert [c.split(":")[0] for c in contents] == [
+        "User expresses feeling overwhelmed",
+        "User's preferences are changing",
+    ]

@@ -38,3 +38,28 @@ def test_report_on_the_command_line(home: Path) -> None:
     assert report["operations"][0]["bucket"].endswith(":00:00Z")
     assert run(home, "report").exit_code == 0
     assert run(home, "report", "--bucket", "year").exit_code == 2
+
+
+def test_seed003_s14_report_has_classify_category_and_sim(memory: MnemoLedger) -> None:
+    """Seed 003 §14's fields: a `classify` op per memory written (ok: the writer named its
+    category; skipped: derived), the category on each row, and `sim`, the best neighbour
+    score, where the log holds one (the new memory's strongest link)."""
+    memory.add(["Ship the billing export on Friday"], user="maya", category="tasks")
+    memory.add(["I live in Porto with my partner Joao"], user="maya")
+    linked = memory.add(["My partner Joao is a chef in Porto"], user="maya")
+    report = memory.report()
+    ops = {(o.node, o.op, o.status): o for o in report.operations}
+    assert ops[("hotpath", "classify", "ok")].count == 1
+    assert ops[("hotpath", "classify", "skipped")].count == 2
+    by_category = {(c.op, c.category): c.count for c in report.categories}
+    assert by_category[("classify", "tasks")] == 1 and by_category[("create", "tasks")] == 1
+    assert by_category[("create", "knowledge")] == 2
+    [link] = [
+        e for e in memory.timeline(types=["MemoryLinked"]) if e.causation_id == linked.command_id
+    ]
+    strength = round(link.data["strength"], 4)
+    assert ops[("hotpath", "link", "ok")].max_sim == strength
+    # the create row of the linked memory carries its best neighbour; the others have none
+    assert ops[("hotpath", "create", "ok")].max_sim == strength
+    assert ops[("hotpath", "create", "ok")].avg_sim == strength
+    assert ops[("hotpath", "classify", "ok")].max_sim is None

@@ -2,8 +2,15 @@
 §7 `llm_usage`).
 
 The log is loaded into DuckDB as two Arrow tables: `ops` (one row per memory operation:
-bucket, node, op, status) and `llm` (one row per recorded LLM call: stage, model, tokens,
-latency). Nothing is stored: the figures are always those of the log.
+time, node, op, status, the memory's category and, where the log holds one, `sim`: the best
+neighbour score) and `llm` (one row per recorded LLM call: stage, model, tokens, latency).
+Nothing is stored: the figures are always those of the log.
+
+Seed 003 §14's fields: `classify` is one row per memory written, `ok` when the writer named
+its category, `skipped` when the reader derives one (kind, note kind, namespace); `category`
+is that category, on every row about the memory; `sim` is the strength of the new memory's
+strongest link to an older one written by the same command (the relations layer's
+neighbour score), a link's strength, and reconcile's pair similarity.
 
 Nodes (seed 003 §14) are named by the command that caused an operation: `hotpath` (add),
 `episodic` (ingest), `notes`, `worker` (consolidation), `api` (direct verbs), `context`
@@ -21,6 +28,7 @@ from pydantic import BaseModel
 from mnemoledger.commands.audit.export import all_events
 from mnemoledger.ledger import Ledger
 from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.projections.layers import effective_category
 
 BUCKETS = ("hour", "day", "week", "month")
 
@@ -48,8 +56,13 @@ OPS = {
     "TriageDecided": "triage",
     "MemoryPromoted": "promote",
     "MemoryDemoted": "demote",
+    "ReconcileDecided": "reconcile",
 }
 """Seed 003 §14's op of each event type (others: the event type itself, for memories)."""
+
+
+CLASSIFY = "classify"
+"""The op of each memory written: how it got its category (seed 003 §14)."""
 
 
 class OperationCount(BaseModel):
@@ -57,6 +70,19 @@ class OperationCount(BaseModel):
     node: str
     op: str
     status: str
+    count: int
+    avg_sim: float | None = None
+    """The mean best-neighbour score of the rows that have one (None: none has)."""
+    max_sim: float | None = None
+
+
+class CategoryCount(BaseModel):
+    """Operations on the memories of one category (seed 003 §14's `category`)."""
+
+    bucket: str
+    node: str
+    op: str
+    category: str
     count: int
 
 
@@ -77,13 +103,31 @@ class Report(BaseModel):
     events: int
     bucket: str
     operations: list[OperationCount]
+    categories: list[CategoryCount] = []
     llm: list[LLMUsageRow]
 
 
 def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day") -> Report:
     if bucket not in BUCKETS:
         raise InvalidInput(f"bucket must be one of {', '.join(BUCKETS)}; got {bucket!r}")
-    ops: dict[str, list[Any]] = {"ts": [], "node": [], "op": [], "status": []}
+    ops: dict[str, list[Any]] = {
+        "ts": [],
+        "node": [],
+        "op": [],
+        "status": [],
+        "category": [],
+        "sim": [],
+    }
+    categories: dict[str, str] = {}
+    """Memory id -> its category, from its MemoryAdded."""
+    created_at: dict[tuple[str, str | None], int] = {}
+    """(memory id, command) -> the row of its creation, which its links' best score fills."""
+
+    def row(ts: Any, node: str, op: str, status: str, category: str | None, sim: Any) -> int:
+        for name, value in zip(ops, (ts, node, op, status, category, sim), strict=True):
+            ops[name].append(value)
+        return len(ops["ts"]) - 1
+
     llm: dict[str, list[Any]] = {
         "stage": [],
         "model": [],
@@ -119,10 +163,27 @@ def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day"
             status = str(r.data.get("decision", "ok"))
         else:
             status = "ok"
-        ops["ts"].append(r.at)
-        ops["node"].append(node)
-        ops["op"].append(op)
-        ops["status"].append(status)
+        d = r.data
+        if r.type == "MemoryAdded":
+            named = d.get("category")
+            derived = effective_category(
+                named if isinstance(named, str) else None,
+                str(d.get("kind") or ""),
+                str(d.get("namespace") or ""),
+                d.get("note_kind") if isinstance(d.get("note_kind"), str) else None,
+            )
+            categories[r.stream_id] = derived
+            row(r.at, node, CLASSIFY, "ok" if named else "skipped", derived, None)
+        category = categories.get(r.stream_id)
+        sim = _number(d.get("strength") if r.type == "MemoryLinked" else d.get("similarity"))
+        at = row(r.at, node, op, status, category, sim)
+        if r.type == "MemoryAdded":
+            created_at[(r.stream_id, r.causation_id)] = at
+        elif r.type == "MemoryLinked" and sim is not None:
+            created = created_at.get((r.stream_id, r.causation_id))
+            if created is not None:  # the new memory's best neighbour, in the same command
+                best = ops["sim"][created]
+                ops["sim"][created] = sim if best is None else max(best, sim)
     ops_table = pa.table(
         ops,
         schema=pa.schema(
@@ -131,6 +192,8 @@ def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day"
                 ("node", pa.string()),
                 ("op", pa.string()),
                 ("status", pa.string()),
+                ("category", pa.string()),
+                ("sim", pa.float64()),
             ]
         ),
     )
@@ -151,9 +214,14 @@ def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day"
         db.execute("SET TimeZone = 'UTC'")
         db.register("ops", ops_table)
         db.register("llm", llm_table)
+        bucketed = f"strftime(date_trunc('{bucket}', ts), '%Y-%m-%dT%H:%M:%SZ') AS bucket"
         operations = db.execute(
-            f"SELECT strftime(date_trunc('{bucket}', ts), '%Y-%m-%dT%H:%M:%SZ') AS bucket,"
-            " node, op, status, count(*) FROM ops GROUP BY ALL ORDER BY ALL"
+            f"SELECT {bucketed}, node, op, status, count(*), round(avg(sim), 4), round(max(sim), 4)"
+            " FROM ops GROUP BY bucket, node, op, status ORDER BY ALL"
+        ).fetchall()
+        by_category = db.execute(
+            f"SELECT {bucketed}, node, op, category, count(*) FROM ops WHERE category IS NOT NULL"
+            " GROUP BY ALL ORDER BY ALL"
         ).fetchall()
         usage = db.execute(
             "SELECT stage, model, provider, count(*), sum(prompt_tokens), sum(completion_tokens),"
@@ -164,8 +232,14 @@ def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day"
         events=events,
         bucket=bucket,
         operations=[
-            OperationCount(bucket=b, node=n, op=o, status=s, count=c)
-            for b, n, o, s, c in operations
+            OperationCount(
+                bucket=b, node=n, op=o, status=s, count=c, avg_sim=avg_sim, max_sim=max_sim
+            )
+            for b, n, o, s, c, avg_sim, max_sim in operations
+        ],
+        categories=[
+            CategoryCount(bucket=cb, node=cn, op=co, category=cc, count=count)
+            for cb, cn, co, cc, count in by_category
         ],
         llm=[
             LLMUsageRow(
@@ -181,3 +255,7 @@ def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day"
             for s, m, p, c, pt, ct, avg, p95 in usage
         ],
     )
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

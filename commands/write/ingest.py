@@ -10,7 +10,10 @@ multi-fact pass of seed 003 §13.
     6. styles reinforce (confidence boosted, value kept); other facts pass IsDuplicate:
        same key + same value -> skipped, same key + new value -> updated (upsert),
        same content under another key of the namespace -> skipped
-    7. optional MULTI_FACT pass over long user turns: at most 3 writes per turn
+    7. optional MULTI_FACT pass over long user turns: each fact through the merge bands
+       against its nearest stored memory (auto: already held, nothing written; update: the
+       held memory rewritten; recreate: a newer value supersedes it; fallback: a new
+       memory), at most 3 writes per turn and 30 per user and day
     8. if styles were extracted: decay, then SYNTHESIZE the personality directive from at
        least 3 observations, stored (or updated) as `tacit/personality` / `directive`
     9. what is added or rewritten links to its nearest memories (seed 003 §2, `auto` edges);
@@ -47,6 +50,8 @@ from mnemoledger.commands.llm.render import (
     MAX_SYNTHESIS_OBSERVATIONS,
     SKIPPED_ROLES,
 )
+from mnemoledger.commands.llm.rules.attributes import replaces, says_the_same
+from mnemoledger.commands.llm.rules.text import words
 from mnemoledger.commands.llm.schemas import (
     ConversationTurn,
     ExtractInput,
@@ -82,6 +87,11 @@ from mnemoledger.ledger.policy import (
     MAX_TAGS,
     MAX_TURN_BYTES,
     MAX_TURN_CHARS,
+    MULTI_FACT_AUTO_SIM,
+    MULTI_FACT_MAX_WRITES_PER_DAY,
+    MULTI_FACT_NEIGHBOURS,
+    MULTI_FACT_RECREATE_SIM,
+    MULTI_FACT_UPDATE_SIM,
     SEMANTIC,
 )
 from mnemoledger.ledger.provenance import acting_as
@@ -151,6 +161,15 @@ MULTI_FACT_MIN_CHARS: Final = 200  # "user turn length > N chars"; the seed leav
 MAX_MULTI_FACT_WRITES_PER_TURN: Final = 3  # "Caps: <= 3 final writes/turn"
 MULTI_FACT_NAMESPACE: Final = "default"
 MULTI_FACT_SOURCE: Final = "multi_fact"
+MULTI_FACT_DAY_KEY: Final = "multi_fact_day"
+"""Metadata of a memory the pass wrote: the UTC day of its ingest (the daily cap counts them)."""
+# the merge bands (seed 003 §13; edges MULTI_FACT_*_SIM in ledger.policy) and what a fact
+# does in them
+AUTO: Final = "auto"
+UPDATE: Final = "update"
+RECREATE: Final = "recreate"
+FALLBACK: Final = "fallback"
+SKIP: Final = "skip"
 
 """Runs of one command before an optimistic-concurrency conflict is given up on."""
 SKIPPED_VALUE_PREVIEW_CHARS: Final = 200
@@ -386,6 +405,10 @@ class MemoryEntry:
     prompt_version: str | None = None
     observations: int = 1
     """How many user turns of this ingest stated it (each after the first reinforces)."""
+    supersedes: str | None = None
+    """The stored memory this new one replaces (the multi-fact pass's recreate band)."""
+    day: str | None = None
+    """The UTC day of the ingest, for a memory the multi-fact pass writes."""
 
 
 def daily_namespace(moment: datetime) -> str:
@@ -619,6 +642,10 @@ class IngestOutcome:
     writing: list[dict[str, object]] = field(default_factory=list)
     """Extracted values the writing constraints trimmed (seed 003 §9; refused ones are
     skipped)."""
+    superseded: list[Memory] = field(default_factory=list)
+    """Stored memories a newer value from the multi-fact pass replaced (recreate band)."""
+    multi_fact_capped: int = 0
+    """Long user turns the multi-fact pass left alone: the user's daily cap was reached."""
 
     def as_outcome(self) -> dict[str, Any]:
         """What `CommandCompleted` records."""
@@ -633,6 +660,8 @@ class IngestOutcome:
             "extractions": self.extractions,
             # absent when none: older recordings stay as they were
             **({"writing": self.writing} if self.writing else {}),
+            **({"superseded": [m.id.hex for m in self.superseded]} if self.superseded else {}),
+            **({"multi_fact_capped": self.multi_fact_capped} if self.multi_fact_capped else {}),
         }
 
     def as_json(self) -> dict[str, Any]:
@@ -641,7 +670,7 @@ class IngestOutcome:
         return {
             "command_id": self.command_id,
             "memories": [memory_json(m) for m in self.added],
-            "superseded": [],
+            "superseded": [m.id.hex for m in self.superseded],
             "reinforced": [memory_json(m) for m in self.reinforced],
             "core_updated": False,
             "fallback": False,
@@ -675,6 +704,39 @@ class _Decision:
     """The stored memory it changes; None for a new one."""
     observations: int = 1
     """How many user turns of this run stated it."""
+
+
+def merge_band(similarity: float) -> str:
+    """Seed 003 §13's merge band of a similarity on the reference scale."""
+    if similarity >= MULTI_FACT_AUTO_SIM:
+        return AUTO
+    if similarity >= MULTI_FACT_UPDATE_SIM:
+        return UPDATE
+    if similarity >= MULTI_FACT_RECREATE_SIM:
+        return RECREATE
+    return FALLBACK
+
+
+def band_act(band: str, held: str, fact: str, *, keyed: bool = False) -> str:
+    """What a candidate fact does to the stored memory `held` in `band`; the words decide
+    with the band, a close vector alone never folds two facts:
+
+    - auto: the same fact (`says_the_same`): SKIP, nothing written;
+    - update: the same fact with words the held one lacks: UPDATE (the held memory takes
+      the fact's text); without any: SKIP;
+    - recreate, or any band above it: a newer value of what the held memory states
+      (`replaces`): RECREATE, a new memory that supersedes it;
+    - fallback, or nothing of the above: FALLBACK, a new memory.
+
+    A keyed memory (an extracted profile fact) is only ever a duplicate: it keeps its key."""
+    if band == FALLBACK:
+        return FALLBACK
+    if band in (AUTO, UPDATE) and says_the_same(held, fact):
+        adds = bool(set(words(fact)) - set(words(held)))
+        return UPDATE if band == UPDATE and adds and not keyed else SKIP
+    if not keyed and replaces(held, fact):
+        return RECREATE
+    return FALLBACK
 
 
 def reinforces(entry: MemoryEntry) -> bool:
@@ -739,9 +801,12 @@ class _Decisions:
         self.holders: dict[tuple[str, str], str] = {}
         """(namespace, value) -> who holds it: a key, or a memory id for keyless ones."""
         self.styles: dict[str, MemoryRow] = {}
+        self.active: dict[str, MemoryRow] = {}
+        """Active stored memories by id (the multi-fact pass's neighbours)."""
         for row in sorted(rows, key=lambda r: (r.updated_at, r.position)):
             if row.state != ACTIVE:
                 continue
+            self.active[row.id] = row
             if row.key is not None:
                 self.by_key[(row.namespace, row.key)] = row
                 if row.namespace == PERSONALITY_NAMESPACE and row.key.startswith(STYLE_KEY_PREFIX):
@@ -749,6 +814,13 @@ class _Decisions:
             self.holders[(row.namespace, _same(row.content))] = row.key or f"memory {row.id}"
         self.keyed: dict[tuple[str, str], _Decision] = {}
         self.keyless: list[MemoryEntry] = []
+        self.rewrites: dict[str, MemoryEntry] = {}
+        """Stored memories the multi-fact pass rewrites (update band), by id."""
+        self.multi_fact_today = 0
+        """Memories the multi-fact pass wrote for this user on the ingest's day, this run's
+        included."""
+        self.multi_fact_capped = 0
+        """Long user turns the pass left alone because the daily cap was reached."""
         self.skipped: list[Skipped] = []
         self.styles_extracted = False
         self._seen: set[tuple[str, str | None, str]] = set()
@@ -955,7 +1027,12 @@ class IngestPipeline:
     ) -> IngestOutcome:
         llm = RecordedLLM(self.provider, command, provenance)
         outcome = IngestOutcome(command_id=command.id.hex, turns=len(turns))
-        decisions = _Decisions(self.layers.list(provenance.user_id))
+        rows = self.layers.list(provenance.user_id)
+        decisions = _Decisions(rows)
+        day = now.date().isoformat()
+        decisions.multi_fact_today = sum(
+            1 for row in rows if (row.metadata or {}).get(MULTI_FACT_DAY_KEY) == day
+        )
         extract_version = prompt_version(EXTRACT)
         for window in windows(turns):
             output = llm.run(
@@ -980,10 +1057,12 @@ class IngestPipeline:
                     )
             if multi_fact:
                 for index in window.new:
-                    self._multi_fact(llm, turns, index, decisions)
+                    self._multi_fact(llm, turns, index, decisions, provenance.user_id, day)
             if progress is not None:
                 progress(window.indices[-1] + 1, len(turns))
-        added, updated, reinforced = self._apply(decisions, provenance, now)
+        added, updated, reinforced, superseded = self._apply(decisions, provenance, now)
+        outcome.superseded = superseded
+        outcome.multi_fact_capped = decisions.multi_fact_capped
         directive = self._directive(llm, decisions, provenance, now, added + reinforced)
         if directive is not None:
             memory, is_new = directive
@@ -1004,7 +1083,7 @@ class IngestPipeline:
             user.changed(
                 command.id.hex,
                 [m.id.hex for m in added],
-                [],
+                [m.id.hex for m in superseded],
                 [m.id.hex for m in updated + reinforced],
             )
         if progress is not None:
@@ -1019,7 +1098,9 @@ class IngestPipeline:
         if self.embedder is not None and self.vectors is not None:
             link_written(_unique(added + updated), self.embedder, self.vectors, provenance)
         self.before_save()
-        self.ledger.save(command, user, *_unique(added + updated + reinforced), *consents)
+        self.ledger.save(
+            command, user, *_unique(added + updated + reinforced + superseded), *consents
+        )
         return outcome
 
     @staticmethod
@@ -1032,19 +1113,33 @@ class IngestPipeline:
         return now
 
     def _multi_fact(
-        self, llm: RecordedLLM, turns: list[Turn], index: int, decisions: _Decisions
+        self,
+        llm: RecordedLLM,
+        turns: list[Turn],
+        index: int,
+        decisions: _Decisions,
+        user_id: str,
+        day: str,
     ) -> None:
-        """Seed 003 §13: a long user turn's candidate facts, strongest first, at most 3
-        written; each is deduplicated like any other fact (same content is skipped)."""
+        """Seed 003 §13: a long user turn's candidate facts, strongest first, each through
+        the merge bands (`_banded`); at most 3 written per turn and
+        MULTI_FACT_MAX_WRITES_PER_DAY per user and day (past it the turn is not sent to the
+        LLM). Each is also deduplicated like any other fact (same content is skipped)."""
         turn = turns[index]
         text = turn.content.strip()
         if turn.role != USER_ROLE or len(text) <= MULTI_FACT_MIN_CHARS:
+            return
+        if decisions.multi_fact_today >= MULTI_FACT_MAX_WRITES_PER_DAY:
+            decisions.multi_fact_capped += 1
             return
         output = llm.run(MULTI_FACT, MultiFactInput(turn=text[:MAX_CONVERSATION_CHARS]))
         version = prompt_version(MULTI_FACT)
         written = 0
         for fact in sorted(output.facts, key=lambda f: -f.importance):
-            if written >= MAX_MULTI_FACT_WRITES_PER_TURN:
+            if (
+                written >= MAX_MULTI_FACT_WRITES_PER_TURN
+                or decisions.multi_fact_today >= MULTI_FACT_MAX_WRITES_PER_DAY
+            ):
                 break
             entry = MemoryEntry(
                 namespace=MULTI_FACT_NAMESPACE,
@@ -1056,14 +1151,54 @@ class IngestPipeline:
                 evidence=(turn_ref(turns, index),),
                 source=MULTI_FACT_SOURCE,
                 prompt_version=version,
+                day=day,
             )
-            if decisions.consider(entry):
-                written += 1
+            if (entry.namespace, _same(entry.value)) in decisions.holders:
+                decisions.consider(entry)  # the same text is held: skipped as a duplicate
+                continue
+            act, held, similarity = self._banded(entry.value, decisions, user_id)
+            if held is not None and act == SKIP:
+                decisions.skip(
+                    entry,
+                    f"duplicate: memory {held.id} holds the same fact "
+                    f"({merge_band(similarity)} band, similarity {similarity:.2f})",
+                )
+                continue
+            if held is not None and act == UPDATE:
+                decisions.rewrites[held.id] = entry
+                del decisions.active[held.id]
+            elif held is not None and act == RECREATE:
+                if not decisions.consider(replace(entry, supersedes=held.id)):
+                    continue
+                del decisions.active[held.id]
+            elif not decisions.consider(entry):
+                continue
+            written += 1
+            decisions.multi_fact_today += 1
+
+    def _banded(
+        self, fact: str, decisions: _Decisions, user_id: str
+    ) -> tuple[str, MemoryRow | None, float]:
+        """What a fact does, by the merge band of its nearest stored memories (best first;
+        the first that allows an act decides): FALLBACK (a new memory) when none does or
+        there are no vectors to compare with."""
+        if self.embedder is None or self.vectors is None:
+            return FALLBACK, None, 0.0
+        [vector] = self.embedder.passages([fact])
+        for memory_id, similarity in self.vectors.similar(user_id, vector, MULTI_FACT_NEIGHBOURS):
+            held = decisions.active.get(memory_id)
+            if held is None:
+                continue
+            act = band_act(merge_band(similarity), held.content, fact, keyed=held.key is not None)
+            if act != FALLBACK:
+                return act, held, similarity
+        return FALLBACK, None, 0.0
 
     def _apply(
         self, decisions: _Decisions, provenance: Provenance, now: datetime
-    ) -> tuple[list[Memory], list[Memory], list[Memory]]:
-        """The decided entries as events: new memories, upserts and style reinforcements."""
+    ) -> tuple[list[Memory], list[Memory], list[Memory], list[Memory]]:
+        """The decided entries as events: new memories, upserts (and the multi-fact pass's
+        rewrites), style reinforcements, and the memories the new ones supersede."""
         stamp = _rfc3339(now)
         new: list[MemoryEntry] = list(decisions.keyless)
         updated: list[Memory] = []
@@ -1098,13 +1233,28 @@ class IngestPipeline:
                 elif _same(memory.content) != _same(entry.value):
                     memory.update(validation.content(entry.value), validation.tags(entry.tags))
                     updated.append(memory)
+        for memory_id, entry in decisions.rewrites.items():  # the update band
+            memory = self.ledger.memory(memory_id)
+            if memory is not None and memory.state == ACTIVE:
+                with acting_as(replace(provenance, prompt_version=entry.prompt_version)):
+                    memory.update(validation.content(entry.value), None)
+                updated.append(memory)
         added: list[Memory] = []
+        superseded: list[Memory] = []
         for version in dict.fromkeys(e.prompt_version for e in new):
-            batch = [_new_memory(e, stamp) for e in new if e.prompt_version == version]
-            added += recorded_ids(
-                self.ledger.draft(replace(provenance, prompt_version=version), batch)
+            entries = [e for e in new if e.prompt_version == version]
+            decided = replace(provenance, prompt_version=version)
+            drafted = recorded_ids(
+                self.ledger.draft(decided, [_new_memory(e, stamp) for e in entries])
             )
-        return added, updated, reinforced
+            added += drafted
+            for entry, memory in zip(entries, drafted, strict=True):
+                old = self.ledger.memory(entry.supersedes) if entry.supersedes else None
+                if old is not None and old.state == ACTIVE:  # the recreate band
+                    with acting_as(decided):
+                        old.supersede(memory.id.hex, MULTI_FACT_SOURCE)
+                    superseded.append(old)
+        return added, updated, reinforced, superseded
 
     def _directive(
         self,
@@ -1185,6 +1335,8 @@ def _new_memory(
             "first_observed": stamp,
             "last_reinforced": stamp,
         }
+    if entry.day is not None:
+        metadata = {**(metadata or {}), MULTI_FACT_DAY_KEY: entry.day}
     return NewMemory(
         content=entry.value,
         kind=entry.kind,

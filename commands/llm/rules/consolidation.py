@@ -44,7 +44,12 @@ from mnemoledger.commands.llm.rules.text import (
     words,
 )
 from mnemoledger.commands.write.attribution import speaker_and_body
-from mnemoledger.ledger.policy import DISTILL_MAX_CHARS, INSIGHT_MAX_CHARS, PROMOTE_MIN_IMPORTANCE
+from mnemoledger.ledger.policy import (
+    DISTILL_MAX_CHARS,
+    INSIGHT_MAX_CHARS,
+    INSIGHT_MAX_COUNT,
+    PROMOTE_MIN_IMPORTANCE,
+)
 
 _I = re.IGNORECASE
 LESSON_CUES: Final = re.compile(
@@ -384,16 +389,139 @@ def same_fact(inputs: SameFactInput) -> SameFactOutput:
     return SameFactOutput(verdicts=verdicts)
 
 
+# --- seed 003 §3, theory-of-mind insights offline: only dynamics the items state ----------
+
+_NEGATED: Final = re.compile(
+    r"\b(not|never|no longer|isn't|wasn't|aren't|weren't)\s+(\w+\s+)?$", _I
+)
+"""Words just before a cue that deny it ("not worried", "wasn't really upset")."""
+EMOTIONS: Final = (
+    (re.compile(r"\bfrustrat\w*", _I), "frustration"),
+    (re.compile(r"\b(annoyed|annoying|annoyance|irritated)\b", _I), "annoyance"),
+    (re.compile(r"\b(angry|anger|furious|mad at)\b", _I), "anger"),
+    (re.compile(r"\b(stressed|stressful|stress)\b", _I), "stress"),
+    (re.compile(r"\b(anxious|anxiety|nervous)\b", _I), "anxiety"),
+    (re.compile(r"\b(worried|worries|worry|worrying)\b", _I), "worry"),
+    (re.compile(r"\boverwhelm\w*", _I), "feeling overwhelmed"),
+    (re.compile(r"\bdisappoint\w*", _I), "disappointment"),
+    (re.compile(r"\b(upset|sad|unhappy|heartbroken)\b", _I), "sadness"),
+    (re.compile(r"\b(exhausted|burned out|burnt out|drained)\b", _I), "exhaustion"),
+    (re.compile(r"\b(excited|exciting|thrilled|can't wait)\b", _I), "excitement"),
+    (re.compile(r"\b(relieved|relief)\b", _I), "relief"),
+    (re.compile(r"\b(proud|pride)\b", _I), "pride"),
+    (re.compile(r"\b(grateful|thankful|gratitude)\b", _I), "gratitude"),
+    (re.compile(r"\b(happy|glad|delighted|thrilled)\b", _I), "happiness"),
+)
+"""Stated feelings and the name an insight gives them (seed 003 §3: "emotions")."""
+TRUSTS: Final = re.compile(
+    r"\b(thank(s|ed)? (the )?(assistant|bot|ai)|thanks for (the|your) help|trusts? (the )?"
+    r"(assistant|bot|ai|your|its)|relies on (the )?(assistant|bot|ai)|(the )?(assistant|ai|bot)"
+    r"('s)? (advice|suggestion|answer)s? (worked|helped|was right)|you were right"
+    r"|admit(s|ted)? (a|the|my|his|her|their) mistakes?)\b",
+    _I,
+)
+"""The user relying on the assistant or being open with it (seed 003 §3: "trust")."""
+DISTRUSTS: Final = re.compile(
+    r"\b(double[- ]check(s|ed|ing)?|(does ?n't|did ?n't|do not|does not) trust|second[- ]guess\w*"
+    r"|corrected (the )?(assistant|bot|ai)|(the )?(assistant|ai|bot)('s)? (answer|advice)s? "
+    r"(was|were) wrong|verif(y|ies|ied) (the |every )?(answer|output|suggestion)s?)\b",
+    _I,
+)
+"""The user checking or doubting the assistant's answers."""
+EVOLVES: Final = re.compile(
+    r"\b((?<!got )(?<!get )(?<!getting )(?<!is )(?<!am )(?<!are )(?<!was )(?<!were )used to"
+    r"|no longer|any ?more|switched (from|to)|changed (my|his|her|their) mind|now prefers?"
+    r"|(prefers?|likes?|loves?) \w+(?: \w+)? (now|these days)|stopped \w+ing|gave up \w+)\b",
+    _I,
+)
+"""A preference or habit that changed (seed 003 §3: "how preferences evolve")."""
+_EXCERPT_CHARS: Final = 160
+"""How much of the item an insight quotes as its evidence."""
+
+
 def insight(inputs: InsightInput) -> InsightOutput:
-    """One insight when a content word recurs across at least three recent items: the user
-    keeps coming back to it. Nothing otherwise."""
-    items = [*inputs.activity, *inputs.new_facts]
+    """At most 3 insights, each only when an item states it: a feeling the user expressed,
+    the user trusting or doubting the assistant, a preference that changed, and a topic the
+    user keeps coming back to (a content word in at least three recent items). Items that
+    state none of these give no insight."""
+    items = _insight_items(inputs)
+    found = [
+        *_emotion_insights(items),
+        *_cue_insight(items, TRUSTS, "User shows trust in the assistant", "trust"),
+        *_cue_insight(items, DISTRUSTS, "User checks the assistant's answers", "trust"),
+        *_cue_insight(items, EVOLVES, "User's preferences are changing", "preference-change"),
+        *_recurring_insight(items),
+    ]
+    return InsightOutput(insights=found[:INSIGHT_MAX_COUNT])
+
+
+def _insight_items(inputs: InsightInput) -> list[str]:
+    """Activity, new facts and the conversation's pieces, each once, in that order."""
+    seen: dict[str, str] = {}
+    pieces = [*inputs.activity, *inputs.new_facts, *inputs.snippet.split(" / ")]
+    for text in map(single_line, pieces):
+        for sentence in sentences(text):
+            seen.setdefault(comparison_key(sentence), sentence)
+    return [s for s in seen.values() if s]
+
+
+def _stated(cue: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of `cue` in `text` that no negation just before denies."""
+    for match in cue.finditer(text):
+        if not _NEGATED.search(text[: match.start()]):
+            return match
+    return None
+
+
+_SECOND_PERSON: Final = (
+    (re.compile(r"\byour\b", _I), "the assistant's"),
+    (re.compile(r"\byours\b", _I), "the assistant's"),
+    (re.compile(r"\byou\b", _I), "the assistant"),
+)
+"""A quoted item speaks to the assistant as "you": an insight names it instead (seed 003 §3:
+no pronouns referring to the AI)."""
+
+
+def _summary(lead: str, evidence: str) -> str:
+    for pronoun, name in _SECOND_PERSON:
+        evidence = pronoun.sub(name, evidence)
+    quoted = evidence if len(evidence) <= _EXCERPT_CHARS else evidence[: _EXCERPT_CHARS - 3] + "..."
+    return f'{lead}: "{quoted.rstrip(" .")}".'[:INSIGHT_MAX_CHARS]
+
+
+def _emotion_insights(items: list[str]) -> list[Insight]:
+    """One insight: the feelings stated, named in the order they come, with the first item."""
+    named: list[str] = []
+    first: str | None = None
+    for text in items:
+        for cue, name in EMOTIONS:
+            if _stated(cue, text) and name not in named:
+                named.append(name)
+                first = first or text
+    if first is None:
+        return []
+    feelings = " and ".join(named[:2]) if len(named) <= 2 else f"{', '.join(named[:2])} and more"
+    return [Insight(summary=_summary(f"User expresses {feelings}", first), tags=["emotion"])]
+
+
+def _cue_insight(items: list[str], cue: re.Pattern[str], lead: str, tag: str) -> list[Insight]:
+    for text in items:
+        if _stated(cue, text):
+            return [Insight(summary=_summary(lead, text), tags=[tag])]
+    return []
+
+
+def _recurring_insight(items: list[str]) -> list[Insight]:
+    """The user keeps coming back to a content word (three items or more)."""
     counts = Counter(w for text in items for w in set(words(text)) if w not in _STOP and len(w) > 3)
-    recurring = sorted((w for w, n in counts.items() if n >= 3), key=lambda w: (-counts[w], w))
+    # who the items are about (the word most of them begin with: "Maya ...") is no topic
+    subjects = Counter(words(text)[0] for text in items if words(text))
+    recurring = sorted(
+        (w for w, n in counts.items() if n >= 3 and subjects[w] * 2 < n),
+        key=lambda w: (-counts[w], w),
+    )
     if not recurring:
-        return InsightOutput(insights=[])
+        return []
     topic = recurring[0]
     summary = f"User keeps returning to {topic}: it came up in {counts[topic]} recent items."
-    return InsightOutput(
-        insights=[Insight(summary=summary[:INSIGHT_MAX_CHARS], tags=["recurring", topic[:32]])]
-    )
+    return [Insight(summary=summary[:INSIGHT_MAX_CHARS], tags=["recurring", topic[:32]])]
