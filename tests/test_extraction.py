@@ -592,7 +592,10 @@ def test_statements_keep_their_side_and_their_holder(
         ),
         ("Electrician.", {("occupation", "Electrician")}),
         ("I lecture on law at Kent.", {("occupation", "lectures on law"), ("employer", "Kent")}),
-        ("I am working like nurse in Porto.", {("occupation", "nurse")}),
+        (
+            "I am working like nurse in Porto.",
+            {("occupation", "nurse"), ("location", "Porto")},
+        ),
         ("i live in cardiff now", {("location", "Cardiff")}),
         ("We close at 9 every weekday.", {("schedule", "close at 9 every weekday")}),
         (

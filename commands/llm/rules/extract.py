@@ -22,7 +22,13 @@ from mnemoledger.commands.llm.render import conversation_excerpt
 from mnemoledger.commands.llm.rules.attributes import CORRECTION
 from mnemoledger.commands.llm.rules.learned import learned_facts
 from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
-from mnemoledger.commands.llm.rules.user_facts import NEGATION, clauses, clean, stated_facts
+from mnemoledger.commands.llm.rules.user_facts import (
+    NEGATION,
+    clauses,
+    clean,
+    list_items,
+    stated_facts,
+)
 from mnemoledger.commands.llm.schemas import ExtractInput, ExtractOutput, Fact
 
 _I = re.IGNORECASE
@@ -370,9 +376,33 @@ def _facts_of_turn(text: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fac
         yield "artifacts", _fact(key, body, "artifact", True)
         text = text[: artifact.start()]
     said_before = list(earlier)
-    for sentence in sentences(text):
-        yield from _facts_of_sentence(single_line(sentence), said_before)
+    listing: bool | None = None
+    """Under a header such as "Things I love:", whether its items are liked."""
+    for sentence in sentences(list_items(text)):
+        sentence = single_line(sentence)
+        header = _LIST_HEADER.match(sentence)
+        if header is not None:
+            listing = header.group("negative") is None and header.group("negative2") is None
+            continue
+        if listing is not None and _LIST_ITEM.match(sentence):
+            what = _object(sentence.rstrip(".!"))
+            stated = "likes" if listing else "dislikes"
+            yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+            continue
+        listing = None
+        yield from _facts_of_sentence(sentence, said_before)
         said_before.append(sentence)  # "I live in Oslo. Wait, no, Bergen."
+
+
+_LIST_HEADER: Final = re.compile(
+    r"^(?:(?:some )?(?:things|stuff|what) (?:I|that I) (?:really )?(?:(?P<negative>hate|dislike"
+    r"|can't stand|don't like|avoid)|love|like|enjoy)|(?:my )?(?:likes|loves|favou?rites"
+    r"|faves|(?P<negative2>dislikes|hates|pet peeves)))\s*:$",
+    _I,
+)
+"""A header whose list items are what the user likes or dislikes ("Things I love:")."""
+_LIST_ITEM: Final = re.compile(r"^[\w'&+ -]{2,40}[.!]?$")
+"""A short item of a list: a few words, no clause of its own."""
 
 
 def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
@@ -490,6 +520,19 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
     user's ("I like a casual tone", "I like working at Acme") is not also a preference."""
     previous: bool | None = None
     """The polarity of the sentence's last preference: "not X" and "X is fine" answer it."""
+    field = _PREFERENCE_FIELD.match(clean(sentence))
+    if field is not None:  # "likes: cats, jazz", "fav food = sushi"
+        negative = field.group("negative") is not None
+        kind = (field.group("kind") or "").strip()
+        for item in re.split(r",\s*|\s+and\s+|\s*/\s*", field.group("items")):
+            what = _object(item.strip(" .!"))
+            if not what:
+                continue
+            value = f"User {'dislikes' if negative else 'likes'} {what}"
+            if kind:
+                value = f"User's favourite {kind} is {what}"
+            yield "preferences", _fact(slug(what), value, "preference", True)
+        return
     for clause in clauses(clean(sentence)):
         if any(True for _ in _clause_styles(clause)) or stated_facts(clause, earlier):
             continue
@@ -531,6 +574,20 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             for what in _objects(match.group("object")):
                 yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
             continue
+        only = _ONLY.match(clause)
+        if previous is False and only is not None:
+            what = _object(only.group("object"))  # "I don't drink coffee, only green tea"
+            if what and what.lower() not in _PRONOUN_OBJECTS:
+                yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
+                previous = True
+            continue
+        beats = _NOTHING_BEATS.match(clause)
+        if beats is not None:
+            what = _object(beats.group("object"))
+            if what:
+                yield "preferences", _fact(slug(what), f"User loves {what}", "preference", True)
+                previous = True
+            continue
         contrast = _CONTRAST.match(clause)
         if previous and contrast is not None and contrast.group("object"):
             what = _object(contrast.group("object"))  # "I like tea, not coffee"
@@ -538,6 +595,18 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 yield "preferences", _fact(slug(what), f"User dislikes {what}", "preference", True)
 
 
+_PREFERENCE_FIELD: Final = re.compile(
+    r"^(?:[-*\u2022] )?(?:my )?(?:likes?|loves?|into|(?P<negative>dislikes?|hates?|can't stand"
+    r"|not into|pet peeves?)|(?:fav|fave|favou?rite)s?(?P<kind>(?: [\w-]+){0,2}))\s*[:=]\s*"
+    r"(?P<items>[^:=]+?)[.!]*$",
+    _I,
+)
+"""A preference said as a form's field: "likes: cats, jazz", "fav food = sushi"."""
+_ONLY: Final = re.compile(r"^(?:only|just|but) (?P<object>[\w' -]+)$", _I)
+"""After a dislike, what the user has instead: "I don't drink coffee, only green tea"."""
+_NOTHING_BEATS: Final = re.compile(
+    r"^(?:honestly |really )?nothing (?:beats|compares to|tops) (?P<object>.+)$", _I
+)
 _UNSURE: Final = re.compile(
     r"\b(?:not sure|unsure|don't know|do not know|wonder(?:ing)?|can't decide|cannot decide)"
     r" (?:if|whether)\b",
@@ -603,6 +672,8 @@ def _entities_of_sentence(sentence: str, named_others: bool) -> Iterator[tuple[s
     for match in RELATION_ENTITY.finditer(sentence):
         name = match.group("name")
         relation = match.group("relation").lower()
+        if name.split()[0] in _NOT_NAMES:
+            continue  # "my landlord, I'm ...": no name
         # a second relation of one sentence names itself: the same content would be a copy
         content = f"{sentence} ({relation}: {name})" if related_names else sentence
         related_names.add(name)

