@@ -140,10 +140,11 @@ _RELATION_TYPES: Final = {
 """What "my <relation> <Name>" names: `person/anna`, `pet/rex`, `project/nebo`, ..."""
 _RELATIONS: Final = "|".join(sorted(_RELATION_TYPES, key=len, reverse=True))
 RELATION_ENTITY: Final = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur|(?:[Ww]e|I) have an?|(?:[Ww]e|I)'ve got an?|an?(?= \w+ (?:called|named)))"
-    r" (?P<relation>(?i:"
+    r"(?:\b(?:[Mm]y|[Oo]ur|(?:[Ww]e|I) have an?|(?:[Ww]e|I)'ve got an?"
+    r"|an?(?= \w+ (?:called|named))) |^)(?P<relation>(?i:"
     + _RELATIONS
-    + r"))(?:'s name is|\s+is called|\s+is named|\s+called|\s+named|,)?\s+"
+    + r"))(?:\s+(?:she|he|they|it))?(?:'s name is|\s+is called|\s+is named|\s+called|\s+named"
+    r"|,)?\s+"
     r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
 CAPITALISED_NAME: Final = re.compile(r"\b[A-Z][a-z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
@@ -206,7 +207,9 @@ STYLE_CUES: Final = (
         re.compile(
             r"\b(detailed|thorough|in-depth|step-by-step|step by step)\b.*\b"
             + _REPLIES
-            + r"|\b(?:detailed|thorough|in-depth)\b|\bwith (?:lots of |plenty of )?examples\b",
+            + r"|\b(?:detailed|thorough|in-depth)\b|\bwith (?:lots of |plenty of )?examples\b"
+            r"|\blonger " + _REPLIES + r"|\b(?:like|love|want|need|prefer) (?:the |more |lots of"
+            r" |all the )?details?\b",
             _I,
         ),
         ("style/prefers-detailed-responses", "Prefers detailed, thorough explanations"),
@@ -248,7 +251,8 @@ STYLE_CUES: Final = (
     (
         re.compile(
             r"\b(straightforward|blunt|direct(?:ly)?|sugar-?coat\w*|pleasantries|small talk)\b"
-            r"|\bget (?:straight )?to it\b|\b(?:give it to me|be) straight\b|\bstraight talk\b"
+            r"|\bget (?:straight )?to it\b|\b(?:give it to me|be|tell me|talk to me) straight\b"
+            r"|\bstraight talk\b|\bstraight answers?\b"
             r"|\btell it like it is\b|\bbrutal(?:ly)? honest\b|\bneed you to be nice\b",
             _I,
         ),
@@ -256,13 +260,19 @@ STYLE_CUES: Final = (
         ("style/not-blunt", "Does not want blunt answers"),
     ),
     (
-        re.compile(r"\bbullet(?:ed)?(?: points?| lists?)?\b|\bbullets\b", _I),
+        re.compile(
+            r"\bbullet(?:ed)?(?: points?| lists?)?\b|\bbullets\b|\bin (?:short )?points\b"
+            r"|\bpoint(?:-| )?(?:form|wise)\b|\b(?:as|in) a list\b",
+            _I,
+        ),
         ("style/bullet-points", "Prefers bullet points"),
         ("style/no-bullet-points", "Does not want bullet points"),
     ),
     (
         re.compile(
-            r"\bjargon\b|\bplain (?:english|language|words)\b|\bsimple (?:terms|words|language)\b"
+            r"\bjargon\b|\bplain (?:english|language|words)\b"
+            r"|\b(?:simple|easy|simpler|easier) (?:terms|words|language|english|vocabulary)\b"
+            r"|\b(?:technical|difficult|big|complicated|fancy|hard) (?:words|terms|vocabulary)\b"
             r"|\blayman'?s terms\b|\beli5\b|\bexplain (?:it )?like I'm five\b"
             r"|\b(?:explain|speak|talk)\b(?: [\w']+){0,4} (?:simply|simple)\b|\bkeep it simple\b",
             _I,
@@ -285,6 +295,7 @@ _PREFER_OVER: Final = re.compile(
 """In a style sentence, "casual over formal" is "casual, not formal"."""
 _FLIPPED_BY: Final = re.compile(
     r"\bsugar-?coat|\bpleasantries\b|\bsmall talk\b|\bjargon\b|\bfluff\b|\bwaffl"
+    r"|\b(?:technical|difficult|big|complicated|fancy|hard) (?:words|terms|vocabulary)\b"
     r"|\bneed you to be nice\b",
     _I,
 )
@@ -343,6 +354,8 @@ _WANT_IN_REPLIES: Final = re.compile(
     _I,
 )
 """A standing order about what replies hold: 'please always include sources'."""
+_IDIOM: Final = re.compile(r"\b(?:is |was |it's |that's )?no joke\b(?!s)", _I)
+"""Idioms that hold a style's cue word without being about replies."""
 EMOJI_MENTION: Final = re.compile(r"\bemojis?\b|\bemoticons?\b|\bsmileys?\b", _I)
 
 
@@ -442,6 +455,7 @@ def _styles_of(sentence: str) -> Iterator[Fact]:
 
 
 def _clause_styles(clause: str) -> Iterator[Fact]:
+    clause = _IDIOM.sub("", clause)  # "forklift driving ... is no joke"
     mention = EMOJI_MENTION.search(clause)
     if mention:
         if NEGATION.search(clause):

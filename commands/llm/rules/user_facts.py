@@ -172,8 +172,8 @@ _MORE_JOBS: Final = (
     r"|coder|drafts(?:wo)?man|drafter|cpa|quant|investor|merchandiser|buyer|shopkeeper"
     r"|retailer|salesman|saleswoman|telemarketer|trucker|postman|postwoman|caseworker"
     r"|vicar|nun|monk|missionary|marine|sergeant|lieutenant|bouncer|investigator|umpire"
-    r"|jockey|babysitter|maid|butler|cabbie|undergrad(?:uate)?|candidate|housekeeper|qa"
-    r"|dba|meteorologist|economist|ux researcher|ui designer|hr|hr advisor|paralegal"
+    r"|jockey|babysitter|maid|butler|cabbie|undergrad(?:uate)?|candidate|housekeeper"
+    r"|dba|meteorologist|economist|ux researcher|ui designer|hr advisor|paralegal"
     r"|forklift driver|crane operator|machinist|fitter|rancher|vintner|sous chef|line cook"
     r"|pastry chef|cook|warden|clerk|registrar|ombudsman|ambassador|councillor|senator"
 )
@@ -283,12 +283,13 @@ _NAME_IS: Final = re.compile(
 _CALL_ME: Final = re.compile(
     rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me|address me as"
     rf"|refer to me as|I'm called|I am called|I am call|my friends call me)\s+"
-    rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.? )?{_NAME})"
+    rf"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof|Professor)\.? )?{_NAME}(?: {_NAME})?)"
 )
 """'Call me Sam', 'please address me as Ms. Tanaka' (the surname), 'I am called Wei'."""
 _I_AM_NAME: Final = re.compile(
     rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am)"
-    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b))"
+    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b"
+    rf"|I'm\b|I\b|(?:[\w-]+ ){{0,2}}(?:{_JOBS})\b))"
     rf"|^(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+(?:it's|its|this is)"
     rf"\s+(?P<name2>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|again\b|btw\b))"
     rf"|^(?:it's|its|this is)\s+(?P<name3>{_NAME})(?=\s*(?:,\s*(?:in case|remember|again|btw"
@@ -303,13 +304,18 @@ _NAME_HERE: Final = re.compile(
 )
 
 
+_MYSELF: Final = re.compile(
+    rf"^(?:(?i:hi|hello|hey|dear all)[\s,!.]+)?(?i:myself|this side)"
+    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)"
+)
+"""'myself Rahul, working in Infosys': an introduction in Indian English."""
 _NAME_FIELD: Final = re.compile(rf"^(?i:name)\s*:\s*(?P<name>{_NAME}(?: {_NAME})?)[.!]?\s*$")
 
 
 def _name(sentence: str) -> Iterator[Stated]:
     full = _NAME_IS.search(sentence)
     first = (_NAME_IS,) if full is not None and full.group("full") else ()
-    for pattern in (*first, _CALL_ME, _NAME_IS, _I_AM_NAME, _NAME_HERE, _NAME_FIELD):
+    for pattern in (*first, _CALL_ME, _NAME_IS, _I_AM_NAME, _NAME_HERE, _NAME_FIELD, _MYSELF):
         match = pattern.search(sentence)
         if match is None:
             continue
@@ -347,7 +353,9 @@ _ANY_JOB_AT: Final = re.compile(
 _NOT_JOBS: Final = _word_set(
     "fan member customer client user patient regular guest friend big huge lot bit part"
 )
-_APPOSITIVE_JOB: Final = re.compile(rf"\bI'm {_NAME}, (?:an? ){_JOB_PHRASE}", _I)
+_APPOSITIVE_JOB: Final = re.compile(
+    rf"\bI'm (?-i:{_NAME})(?:, (?:an? )| (?:an? )?){_JOB_PHRASE}", _I
+)
 _WORK_AS: Final = re.compile(
     r"(?:\bI|^)\s*(?:'m )?" + _ADVERB + r"(?:work|working|am working|employed)"
     r"(?: [\w'-]+){0,4}? as (?:an? |the )?(?P<job>[\w -]+?)(?=\s+(?:at|for|in|with|on)\b"
@@ -399,11 +407,15 @@ _AS_A_JOB: Final = re.compile(
 )
 """'As a nurse, ...', "I'm happy as a graphic designer": the user in their job."""
 _A_JOB_AS: Final = re.compile(
-    r"\b(?:a|my|the) (?:job|position|role|post) as (?:an? )?(?P<job>[\w -]+?)"
+    r"\b(?:a|my|the) (?:job|position|role|post|work) as (?:an? )?(?P<job>[\w -]+?)"
     r"(?= (?:at|for|in|by|with|since)\b|[,.;!?]|$)",
     _I,
 )
 """'I have since three years a job as electrician by Siemens'."""
+_KIND: Final = (
+    r"(?i:bank|company|firm|startup|agency|hospital|store|chain|brand|group|studio|clinic)"
+)
+"""What an employer is, said before its name ("for bank Santander", "in IT company EPAM")."""
 _WORK_AT: Final = re.compile(
     r"(?:\bI|\b[Ww]e|^)(?:'m|'ve been| am| have been)? ?"
     + _ADVERB
@@ -411,19 +423,26 @@ _WORK_AT: Final = re.compile(
     r"|volunteer|volunteering|doing [\w-]+(?: [\w-]+)?|studying|study|lecture|lecturing"
     r"|coordinate [\w-]+|manage [\w-]+|drive|driving|deliver|delivering|write|writing"
     r"|freelance|freelancing|consult|consulting|cook|cooking)\b"
-    r"(?:,? [\w'-]+){0,5}?,? (?:at|for|by) "
-    r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?" + _ORG + r")",
+    r"(?:,? [\w'-]+){0,5}?,? (?:(?:at|for|by) |in (?=(?:an? |the )?(?:[\w-]+ )?"
+    + _KIND
+    + r" [A-Z]))"
+    r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?"
+    r"(?:(?:an? |the )?(?:[\w-]+ )?" + _KIND + r" (?=[A-Z]))?" + _ORG + r")",
 )
 _JOB_OF: Final = re.compile(
     rf"\bI(?:'m| am) (?:the|an?) (?:[\w-]+ ){{0,2}}?(?i:{_JOBS}) (?:of|for|at) (?:the )?" + _ORG
 )
 _AM_A_JOB_AT: Final = re.compile(
-    rf"\bI(?:'m| am) {_ADVERB}(?:(?:an?|the) (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? )?(?:at|with) "
+    rf"\bI(?:'m| am) {_ADVERB}(?:(?:an?|the) (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? "
+    rf"(?:(?:in|of) [\w -]+? )?)?(?:at|with) "
     rf"(?:{_THE_ORG}|(?:the )?(?:an? (?:[\w-]+ ){{0,3}}(?:called|named) )?{_ORG})"
 )
 _I_RUN_CALLED: Final = re.compile(
     r"\bI (?:run|own|co-own|manage|started|founded|co-founded) (?:an?|the|my|our) [\w -]*?"
-    r"(?:called|named) " + _ORG
+    r"(?:called|named) "
+    + _ORG
+    + r"|\b(?i:my|our) own [\w -]*?(?:called|named) "
+    + _ORG.replace("org>", "org2>")
 )
 """'I run a cafe in Hackney called Bean There': the place the user runs employs them."""
 _JOINED: Final = re.compile(r"\bI(?:'ve| have)? (?:just |recently )?joined (?:the )?" + _ORG)
@@ -628,12 +647,21 @@ def _where(clause: str) -> Iterator[Stated]:
         place = place.removesuffix(".") if place else place
         if place and place.split()[0] not in _NOT_NAMES:
             yield Stated("location", place)
-            return
+            break
+    else:
+        match = _FROM.search(clause)
+        if match is not None:
+            place = match.group("place") or match.group("place2")
+            if (
+                "originally" in clause.lower()
+                or match.group("place2")
+                or "now" not in clause.lower()
+            ):
+                yield Stated("hometown", place)
+        return
     match = _FROM.search(clause)
-    if match is not None:
-        place = match.group("place") or match.group("place2")
-        if "originally" in clause.lower() or match.group("place2") or "now" not in clause.lower():
-            yield Stated("hometown", place)
+    if match is not None and match.group("place2"):  # "I grew up in Accra and moved to Toronto"
+        yield Stated("hometown", match.group("place2"))
 
 
 # --- diet and allergies --------------------------------------------------------------------
@@ -658,6 +686,10 @@ _NO_FOOD: Final = re.compile(
     _I,
 )
 """A clause that is only "no <food>" ("no pork pls when you suggest food") leaves it out."""
+_I_EAT: Final = re.compile(r"\bI (?:do )?eat\b", _I)
+_BUT_NOT_FOOD: Final = re.compile(
+    r"^(?:but |except )?not (?:any )?(?P<food>" + FOOD_GROUPS + r")$", _I
+)
 _ALLERGY_WORD: Final = re.compile(r"\ballerg|\bintoleran", _I)
 _NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
 _DONT_EAT: Final = re.compile(
@@ -670,7 +702,7 @@ _ALLERGIC: Final = re.compile(
     r"\b(?:I'm|I am) (?:(?:very|severely|mildly|also|a bit) )?allergic to (?P<what>[\w -]+?)"
     r"(?=[,.;!?]|$| and\b| so\b| which\b)"
     r"|\b(?:I have|I've got|I've|my) (?:an? )?(?:severe |bad |mild )?(?P<what2>[\w-]+) allergy\b"
-    r"|\b(?:I'm|I am) (?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b"
+    r"|(?:\b(?:I'm|I am) |^)(?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b"
     r"|\b(?:can't|cannot|can not) (?:have|eat|touch) (?:any )?(?P<what4>\w+)\b(?=.*\ballergic\b)",
     _I,
 )
@@ -704,6 +736,12 @@ def _diet(sentence: str) -> Iterator[Stated]:
             elif food in {"animal", "animals"}:
                 found.setdefault("vegan", True)
             elif food.split()[-1] not in _NOT_FOODS:
+                yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
+    if _I_EAT.search(sentence):
+        for clause in clauses(sentence):
+            but_not = _BUT_NOT_FOOD.match(clause)
+            if but_not is not None:  # "I eat meat but not lamb"
+                food = but_not.group("food").lower()
                 yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
     explained = found or _ALLERGY_WORD.search(sentence)  # "I'm vegetarian, so no chicken"
     for clause in [] if explained else clauses(sentence):
@@ -1558,6 +1596,91 @@ def _places_capitalised(sentence: str) -> str:
     return _PLACE_SLOT.sub(capitalised, sentence)
 
 
+# --- notes: a self-description in fragments ("berlin. freelance photographer.") ------------
+
+_TOOL_NAMES: Final = _word_set(
+    "python java javascript typescript js ts rust ruby php kotlin swift scala sql bash zsh matlab"
+    " julia haskell elixir erlang perl lua dart golang c++ c# f# clojure fortran cobol"
+    " react vue angular svelte django flask fastapi rails laravel spring node nodejs deno next.js"
+    " docker kubernetes k8s terraform ansible puppet chef aws gcp azure git github gitlab"
+    " bitbucket jira confluence slack notion obsidian figma figjam photoshop illustrator"
+    " indesign lightroom excel powerpoint outlook salesforce hubspot tableau looker powerbi"
+    " sap quickbooks xero sage stata spss sas latex overleaf vim neovim nvim emacs vscode"
+    " intellij pycharm webstorm xcode unity blender autocad revit solidworks premiere"
+    " ableton wordpress trello asana clickup airtable postgres postgresql mysql sqlite mongodb"
+    " redis kafka spark airflow dbt snowflake bigquery pandas numpy pytorch tensorflow jupyter"
+    " pagerduty datadog grafana prometheus jenkins circleci podman linux ubuntu debian fedora"
+    " macos windows selenium cypress playwright postman jmeter tmux zapier miro canva"
+    " excel sheets gmail dropbox onedrive sharepoint teams zoom webex arduino raspberry"
+)
+"""A general lexicon of software a note names without capitals ("terraform + aws all day")."""
+_TOOL_PHRASES: Final = frozenset(
+    {"unreal engine", "vs code", "visual studio", "google sheets", "google docs", "power bi"}
+    | {"after effects", "final cut", "logic pro", "pro tools", "github actions", "android studio"}
+)
+_TOOL_NOTE: Final = re.compile(
+    r"^(?:(?:mostly|mainly|also|some|and|plus) )?(?P<tools>[\w.+#-]+(?: [\w.+#-]+)??"
+    r"(?:(?:,| and| &| \+|,? plus) [\w.+#-]+(?: [\w.+#-]+)??)*)"
+    r"(?: (?:mostly|mainly|all day(?: every day)?|every day|daily|for everything|at work"
+    r"|on weekends|too|as well|lol))*$",
+    _I,
+)
+_FRAGMENT_GREETING: Final = re.compile(
+    r"^(?:(?:hi|hey|hello|yo|ok|okay|so|hola|ciao|salut|bonjour|hallo|namaste|salaam|aloha|ola"
+    r"|ol\u00e1|hej|moin|servus|ahoj|cze\u015b\u0107|merhaba|shalom)(?:[,!.]+|$) ?)+",
+    _I,
+)
+
+
+_WORKING_IN: Final = re.compile(
+    r"\b(?:work|working|code|coding|build|building|develop|developing|program|programming)"
+    r"(?: \w+){0,3}? (?:in|with|using) (?P<tool>[\w.+#-]+(?: [\w.+#-]+)?)$",
+    _I,
+)
+"""'a frontend developer working mostly in React': software the lexicon knows."""
+
+
+def _is_tool_name(name: str) -> bool:
+    return name.casefold() in _TOOL_NAMES or name.casefold() in _TOOL_PHRASES
+
+
+def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
+    """A note's bare fragments: a job ("software dev"), a known town ("stockholm"), software
+    ("sql and looker all day"), each a clause of its own."""
+    for clause in clauses(_FRAGMENT_GREETING.sub("", sentence)):
+        clause = clause.strip(" .!")
+        if not clause or _SOMEONE_ELSE.search(clause):
+            continue
+        job = _TERSE_JOB.match(clause)
+        if (
+            "occupation" not in have
+            and job is not None
+            and not _NOT_JOB_WORDS & set(job.group("job").lower().split())
+        ):
+            have.add("occupation")
+            yield Stated("occupation", _job(job.group("job")))
+            continue
+        if "location" not in have and known_place(clause) and len(clause.split()) <= 3:
+            have.add("location")
+            yield Stated("location", clause if not clause.islower() else _title(clause))
+            continue
+        working = _WORKING_IN.search(clause)
+        if working is not None and _is_tool_name(working.group("tool")):
+            yield Stated("tool", working.group("tool"), item=working.group("tool"))
+            continue
+        note = _TOOL_NOTE.match(clause)
+        if note is not None:
+            names = [
+                n.strip()
+                for n in re.split(
+                    r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*|,?\s+plus\s+", note.group("tools")
+                )
+            ]
+            if names and all(_is_tool_name(n) for n in names):
+                for name in names:
+                    yield Stated("tool", name, item=name)
+
+
 # --- the reader ------------------------------------------------------------------------------
 
 _LOWER_CASE_VOICE: Final = re.compile(r"^[^A-Z]*$")
@@ -1566,7 +1689,7 @@ _NAME_SLOT: Final = re.compile(
     r"\b(?:(?:live|lives|living|based|settled|reside|residing) in|(?:moved|relocated) to"
     r"|(?:I'm|I am|originally) from|grew up in|(?:work|working|intern|interning|employed)"
     r" (?:at|for|by)|(?:" + _JOBS + r") (?:at|for|in)|(?:" + _ORG_NOUNS + r"|shop|business) in"
-    r"|my name is|name's|call me)"
+    r"|my name is|name's|call me|^(?:hi|hey|hello|yo)[ ,!]+(?:I'm|I am|this is|it's|myself))"
     r" (?P<value>[a-z][\w'-]*(?: [a-z][\w'-]*)?)",
     _I,
 )
@@ -1575,7 +1698,11 @@ _NOT_LOWER_CASE_NAMES: Final = _word_set(
     " weekends weekdays moment least now too also and with for at in on to from near since"
     " because but so as of by myself there here it them him everything right once still just"
     " around about all both some mostly lol haha tho though rn atm anyway pls please thanks"
-    " local same an other another two three few many"
+    " local same an other another two three few many not so very really just back new good"
+    " fine ok okay well sorry tired bored sick busy glad happy sad ready done curious confused"
+    " stuck lost sure excited late early out off up down free alone married single retired"
+    " unemployed pregnant gonna kinda looking trying going working getting having doing"
+    " thinking wondering vegan vegetarian allergic into over about"
 )
 
 
@@ -1588,7 +1715,13 @@ def _names_capitalised(sentence: str) -> str:
         if words[0] in _NOT_LOWER_CASE_NAMES:
             return match.group(0)
         kept = words[:1]
-        if len(words) > 1 and words[1] not in _NOT_LOWER_CASE_NAMES and not words[1].endswith("ly"):
+        greeting = match.group(0)[:1].lower() in "hy"  # "hey im kofi ...": one word
+        if (
+            len(words) > 1
+            and not greeting
+            and words[1] not in _NOT_LOWER_CASE_NAMES
+            and not words[1].endswith("ly")
+        ):
             kept = words
         value = " ".join(w[:1].upper() + w[1:] for w in kept)
         rest = " ".join(words[len(kept) :])
@@ -1669,6 +1802,8 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         sentence
     ):
         keep(_deadline(sentence, earlier))  # "deadline for the zine: next Thursday"
+    if not _WONDERING.search(sentence) and not sentence.rstrip().endswith("?"):
+        keep(_fragments(sentence, {f.attribute for f in found.values()}))
     named = {w for f in found.values() if f.attribute in ("deadline", "tool") for w in _words(f)}
     found = {k: f for k, f in found.items() if f.attribute != "schedule" or not _words(f) & named}
     return list(found.values())
