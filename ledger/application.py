@@ -24,7 +24,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from mnemoledger.ledger import validation
-from mnemoledger.ledger.chain_secret import open_store
+from mnemoledger.ledger.chain_secret import CHAIN_FILE, open_store
 from mnemoledger.ledger.command import Command
 from mnemoledger.ledger.core import CoreDocument
 from mnemoledger.ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
@@ -73,6 +73,9 @@ fsync makes at most this many of them durable at once (group commit)..."""
 SERVED_SYNC_SECONDS = 1.0
 """...and none waits longer than this for it (or for the next durable save, whose commit
 syncs the log file with every record written before it)."""
+
+_NO_STOP = 2**63 - 1
+"""The largest SQLite rowid: `read` without a stop reads to the end of the log."""
 
 _UNSYNCED_COMMIT: ContextVar[bool] = ContextVar("unsynced_commit", default=False)
 """Set while a save's commit need not wait for the disk (SQLite: synchronous=NORMAL)."""
@@ -145,14 +148,22 @@ class Ledger(Application[UUID]):
         mapper = self.mapper
         assert isinstance(mapper, LedgerMapper)
         self._mapper: LedgerMapper = mapper
+        keys = key_file(self.settings)
         self._evidence = TamperEvidence(
-            self.recorder, mapper, open_store(self.recorder, key_file(self.settings))
+            self.recorder, mapper, open_store(self.recorder, keys.parent / CHAIN_FILE, keys)
         )
         self._decoder = RecordDecoder(mapper, mapper.content)
         self._served_wal: str | None = None
         """The SQLite log's WAL file, when served recalls are group-committed (PostgreSQL:
         every save is durable as it returns)."""
+        self._log_select: str | None = None
+        """SQLite: the query `read` runs (the library's `select_notifications`)."""
         if isinstance(self.recorder, SQLiteApplicationRecorder):
+            self._log_select = (
+                "SELECT rowid, originator_id, originator_version, topic, state FROM "
+                f"{self.recorder.events_table_name} WHERE rowid > ? AND rowid <= ? "
+                "ORDER BY rowid LIMIT ?"
+            )
             database = str(self.recorder.datastore.pool.db_name)
             if not self.recorder.datastore.pool.is_sqlite_memory_mode:
                 _commit_unsynced_on_request(self.recorder.datastore)
@@ -459,10 +470,17 @@ class Ledger(Application[UUID]):
     def read(self, after: int = 0, limit: int = 1000, stop: int | None = None) -> list[EventRecord]:
         """Up to `limit` events of the global log with positions greater than `after`."""
         self.keys.sync()
+        decode = self._decoder.decode
+        if self._log_select is not None:
+            # the library's own query, without its per-row UUID and Notification objects
+            # (a third of reading the log)
+            with self.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
+                cursor.execute(self._log_select, (after, _NO_STOP if stop is None else stop, limit))
+                rows = cursor.fetchall()
+            return [decode(r[0], r[1], r[2], r[3], r[4]) for r in rows]
         notifications = self.recorder.select_notifications(
             after, limit, stop=stop, inclusive_of_start=False
         )
-        decode = self._decoder.decode
         return [
             decode(n.id, n.originator_id, n.originator_version, n.topic, n.state)
             for n in notifications

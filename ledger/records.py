@@ -16,11 +16,9 @@ from uuid import UUID
 import orjson
 from eventsourcing.persistence import Mapper
 
-from mnemoledger.ledger.encryption import ENVELOPE_FIELD, ContentCipher, associated_data
+from mnemoledger.ledger.encryption import ENVELOPE_FIELD, ContentCipher
 from mnemoledger.ledger.event import METADATA_FIELDS
 from mnemoledger.ledger.integrity import HASH_FIELD, PREV_FIELD
-
-_LIBRARY_FIELDS = ("originator_topic",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,27 +91,64 @@ class RecordDecoder:
         # Ledger events hold strings, bools, bounded floats and small ints only, which
         # orjson reads exactly as `json` does.
         data: dict[str, Any] = orjson.loads(state)
-        data.pop(PREV_FIELD, None)
-        data.pop(HASH_FIELD, None)
-        if ENVELOPE_FIELD in data and self._content is not None:
-            uuid = originator_id if isinstance(originator_id, UUID) else UUID(originator_id)
-            self._content.open(data, associated_data(uuid, version))
-        timestamp = data.pop("timestamp")
-        for name in _LIBRARY_FIELDS:
-            data.pop(name, None)
-        data.pop("class_version", None)
-        meta = [data.pop(name, None) for name in METADATA_FIELDS]
+        pop = data.pop
+        pop(PREV_FIELD, None)
+        pop(HASH_FIELD, None)
+        stream = stream_hex(originator_id)
+        envelope = pop(ENVELOPE_FIELD, None)
+        if envelope is not None:
+            if self._content is None:
+                data[ENVELOPE_FIELD] = envelope
+            else:
+                aad = bytes.fromhex(stream) + version.to_bytes(8, "big", signed=True)
+                self._content.open_envelope(data, envelope, aad)
+        timestamp = pop("timestamp")
+        pop("originator_topic", None)
+        pop("class_version", None)
+        name = _TYPES.get(topic)
+        if name is None:
+            name = _TYPES[topic] = event_type(topic)
         return EventRecord(
             position,
-            originator_id.hex if isinstance(originator_id, UUID) else originator_id,
+            stream,
             version,
-            event_type(topic),
+            name,
             datetime.fromisoformat(timestamp["_data_"]),
-            meta[0] or "",
-            meta[1] or "",
-            meta[2],
-            meta[3],
-            meta[4] or "",
-            meta[5],
+            pop("user_id", None) or "",
+            pop("actor", None) or "",
+            pop("agent_id", None),
+            pop("thread_id", None),
+            pop("causation_id", None) or "",
+            pop("prompt_version", None),
             data,
         )
+
+
+assert METADATA_FIELDS == (
+    "user_id",
+    "actor",
+    "agent_id",
+    "thread_id",
+    "causation_id",
+    "prompt_version",
+), "EventRecord.decode pops these fields by name, in this order"
+
+_TYPES: dict[str, str] = {}
+"""Event names by stored topic (a log holds a few dozen topics)."""
+
+
+def stream_hex(originator_id: UUID | str) -> str:
+    """The stream id as `UUID.hex` spells it, from a UUID or its text as stored (SQLite
+    keeps `str(uuid)`: 36 characters, lower-case, dashes at 8, 13, 18 and 23)."""
+    if type(originator_id) is str:
+        if len(originator_id) == _UUID_TEXT and originator_id.islower():
+            hexed = originator_id.replace("-", "")
+            if len(hexed) == _UUID_HEX:
+                return hexed
+        return UUID(originator_id).hex
+    assert isinstance(originator_id, UUID)
+    return originator_id.hex
+
+
+_UUID_TEXT = 36
+_UUID_HEX = 32

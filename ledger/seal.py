@@ -97,16 +97,19 @@ class SealRange:
         return base64.b64encode(b"".join(x[:SEAL_LEAF_BYTES] for x in self.leaves)).decode()
 
 
-def last_sealed_position(recorder: ApplicationRecorder, mapper: LedgerMapper) -> int:
-    """The last position covered by any seal (0 when nothing was sealed)."""
-    last = 0
-    after = 0
+def last_sealed_position(
+    recorder: ApplicationRecorder, mapper: LedgerMapper, scanned: tuple[int, int] = (0, 0)
+) -> tuple[int, int]:
+    """(the last position covered by any seal, 0 when nothing was sealed; the position of
+    the newest seal read). `scanned`: what an earlier call returned, so only the seals
+    written since are read (positions are handed out in commit order on both stores)."""
+    last, after = scanned
     while True:
         page = recorder.select_notifications(
             after, VERIFY_PAGE_SIZE, topics=SEALED_TOPICS, inclusive_of_start=False
         )
         if not page:
-            return last
+            return last, after
         for notification in page:
             seal = mapper.to_domain_event(notification)
             last = max(last, int(seal.to_position))  # type: ignore[attr-defined]

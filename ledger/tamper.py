@@ -49,6 +49,10 @@ class TamperEvidence:
         self._sealed_through = 0
         self._sealing = False
         self._seal_refused_at = 0
+        self._seals_scanned = (0, 0)
+        """(last position sealed, position of the newest seal) as the last scan found them:
+        the next scan reads only the seals written since (a writer seals every
+        SEAL_EVERY_EVENTS events, and every seal read again was quadratic)."""
         """The position at which an automatic seal last met a tampered event."""
         mapper.chain.key = self.key
         mapper.chain.last_stored = self.last_hash
@@ -86,7 +90,7 @@ class TamperEvidence:
                     f"the log's newest event (position {end}) does not carry the old "
                     "unkeyed chain, so it was written with a chain secret, and the chain "
                     "secret is missing (or that event was changed): restore the secret "
-                    "(table chain_secret of the home's keys.sqlite3, or "
+                    "(table chain_secret of chain.sqlite3 beside the log file, or "
                     "mnemoledger_chain_secret in the log's PostgreSQL schema)"
                 )
         return self.store.create(legacy_through=end)
@@ -143,7 +147,8 @@ class TamperEvidence:
     def seal(self, save: Save, provenance: Provenance, through: int | None = None) -> list[Seal]:
         """Seal the log from the last sealed position to `through` (the newest event)."""
         state = self.state()
-        start = last_sealed_position(self.recorder, self.mapper) + 1
+        self._seals_scanned = last_sealed_position(self.recorder, self.mapper, self._seals_scanned)
+        start = self._seals_scanned[0] + 1
         end = (self.recorder.max_notification_id() or 0) if through is None else through
         ranges = list(
             ranges_to_seal(self.recorder, self.mapper, start, end, self.key(), state.legacy_through)

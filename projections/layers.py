@@ -11,7 +11,8 @@ import builtins
 import json
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -117,6 +118,8 @@ _FTS_CREATE = (
 _VOCAB_CREATE = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts_vocab USING fts5vocab(memories_fts, 'row')"
 )
+_FTS_PENDING = "layers:keyword-index-pending"
+"""A row of `projection_position` while a bulk load has left the FTS5 index to build."""
 _WORD = re.compile(r"\w+", re.UNICODE)
 DF_CACHE_TERMS = 50_000
 """Document frequencies remembered per process (cleared when full or when the index has
@@ -266,6 +269,8 @@ class LayersProjection:
         self._df_counted_at = 0
         self._quoted: set[tuple[str, str]] = set()
         self._unquoted: dict[tuple[str, str], int] = {}
+        self._bulk = False
+        """Inside `bulk`: pages leave the keyword index to be built at the end."""
         self.user_terms = UserTermCounts(self.engine)
         self._create()
 
@@ -318,10 +323,45 @@ class LayersProjection:
     def close(self) -> None:
         self.engine.dispose()
 
+    # --- bulk loading (a rebuild; see projections.projection.BulkLoading) -----------------
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Pages applied inside leave the keyword index alone, which is built once at the
+        end from the memory rows (FTS5 `rebuild`: measured twice as fast as indexing page
+        by page, which was half of a rebuild's writing). Every page also marks the index
+        as pending, in its own transaction: a load interrupted midway is finished by the
+        next `finish_bulk` (the runner's next catch-up)."""
+        self._bulk = True
+        try:
+            yield
+        finally:
+            self._bulk = False
+        self.finish_bulk()
+
+    def finish_bulk(self) -> None:
+        """Build the keyword index if a bulk load left it pending (crashed or finished)."""
+        with self.engine.begin() as conn:
+            pending = conn.exec_driver_sql(
+                "SELECT 1 FROM projection_position WHERE name = ?", (_FTS_PENDING,)
+            ).first()
+            if pending is None:
+                return
+            conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+            conn.exec_driver_sql("DELETE FROM projection_position WHERE name = ?", (_FTS_PENDING,))
+        self._df_cache.clear()
+        self._df_counted_at = 0
+        self.user_terms.clear()
+
     def apply(self, records: Sequence[EventRecord]) -> None:
         if not records:
             return
         with self.engine.begin() as conn:
+            if self._bulk:
+                conn.exec_driver_sql(
+                    "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, 0)",
+                    (_FTS_PENDING,),
+                )
             # an epoch decays every memory the user has so far: the events before it are
             # written first; rows the events after it touch are decayed before they are
             # read, all the user's rows at the end of the page (see engram_state)
@@ -332,7 +372,7 @@ class LayersProjection:
                         ids = engram_state.touched(segment)
                         for user_id in sorted(decayed):
                             engram_state.materialize(conn, user_id, ids)
-                    _Page(conn).apply(segment)
+                    _Page(conn, index=not self._bulk).apply(segment)
                     engram_state.apply(conn, segment)
                 if epoch is not None:
                     engram_state.apply_epoch(conn, epoch)
@@ -537,8 +577,10 @@ class LayersProjection:
 class _Page:
     """Folds one page of events into rows, then writes them with a few executemany calls."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, index: bool = True) -> None:
         self.conn = conn
+        self.index = index
+        """Whether to keep the FTS5 index up to date (not in a bulk load)."""
         self.rows: dict[str, list[Any]] = {}
         self.new: set[str] = set()
         self.reindex: set[str] = set()
@@ -741,6 +783,8 @@ class _Page:
     def _write(self) -> None:
         if self.rows:
             self.conn.exec_driver_sql(_UPSERT, [tuple(r) for r in self.rows.values()])
+        if not self.index:
+            return
         seq, content = _I["seq"], _I["content"]
         # an external-content FTS5 index forgets a row only when told its old content
         stale = [(self.rows[i][seq], self.indexed[i]) for i in self.reindex - self.new]

@@ -17,7 +17,13 @@ from click.testing import CliRunner
 from mnemoledger.commands.cli import cli
 from tests.read_models import open_memory
 
-SECRET_FILES = ("ledger.sqlite3", "keys.sqlite3", "api_keys.sqlite3", "ledger.sqlite3.locks")
+SECRET_FILES = (
+    "ledger.sqlite3",
+    "keys.sqlite3",
+    "chain.sqlite3",
+    "api_keys.sqlite3",
+    "ledger.sqlite3.locks",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -57,6 +63,8 @@ def test_the_sqlite_log_and_its_journal_are_private_while_open(tmp_path: Path) -
         journal = [home / f"ledger.sqlite3{tail}" for tail in ("", "-wal", "-shm")]
         assert [mode(p) for p in journal if p.exists()] == [0o600] * 3
         assert mode(home / "keys.sqlite3") == 0o600
+        chain = [home / f"chain.sqlite3{tail}" for tail in ("", "-wal", "-shm")]
+        assert [mode(p) for p in chain if p.exists()] == [0o600] * 3
 
 
 def test_an_existing_home_keeps_the_mode_its_operator_gave_it(tmp_path: Path) -> None:

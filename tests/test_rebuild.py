@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -126,6 +127,92 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "topics",
         "latest",
         "checkpoints",
+        "facts",
     }
     after = (run_json(home, "list"), run_json(home, *search))
     assert after == before
+
+
+# --- the read models' tables themselves --------------------------------------------------
+
+_STRUCTURAL = ("sqlite_", "memories_fts_")
+"""SQLite's own tables and the FTS5 index's shadow tables, whose segments depend on how the
+index was written (page by page, or built at once); the index's vocabulary is compared."""
+
+_PER_BUILD = {("transcript_meta", "generation"), ("position", "generation")}
+"""Rows (table, first value) and columns (table, name) that name one build of a read model,
+new on every reset by design."""
+
+_FTS_VOCABULARY = "SELECT term, doc, cnt FROM memories_fts_vocab ORDER BY term"
+
+
+def read_model_tables(home: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of every SQLite read model under `home/projections`, and
+    the keyword index's vocabulary (term, documents, occurrences)."""
+    found: dict[str, list[tuple[Any, ...]]] = {}
+    for path in sorted((home / "projections").rglob("*.sqlite3")):
+        db = sqlite3.connect(path)
+        try:
+            tables = [
+                str(row[0])
+                for row in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+                )
+            ]
+            for table in tables:
+                if table.startswith(_STRUCTURAL) or table == "memories_fts":
+                    continue
+                columns = [
+                    f'"{row[1]}"'
+                    for row in db.execute(f'PRAGMA table_info("{table}")')
+                    if (table, row[1]) not in _PER_BUILD
+                ]
+                rows = [
+                    row
+                    for row in db.execute(f'SELECT {", ".join(columns)} FROM "{table}"')
+                    if (table, row[0]) not in _PER_BUILD
+                ]
+                found[f"{path.relative_to(home)}:{table}"] = sorted(rows, key=repr)
+            if "memories_fts" in tables:
+                found[f"{path.relative_to(home)}:vocabulary"] = db.execute(
+                    _FTS_VOCABULARY
+                ).fetchall()
+        finally:
+            db.close()
+    return found
+
+
+def test_a_rebuild_writes_the_same_tables_as_the_incremental_path(tmp_path: Path) -> None:
+    """A varied log (adds for two users, updates, forgets, restores, TTLs, links, served
+    recalls, engram cycles with decay, an erasure-free merge of pages) caught up page by
+    page, then rebuilt through the bulk path: every table of every read model is equal."""
+    from tests.read_models import open_memory
+
+    home = tmp_path / "home"
+    ids: list[str] = []
+    with open_memory(home) as memory:
+        for n in range(60):
+            words = [WORDS[(n * 7 + k) % len(WORDS)] for k in range(1 + n % 4)]
+            apply(memory, ids, ("add", words, "u1" if n % 3 else "u2"))
+            if n % 5 == 4:
+                apply(memory, ids, ("update", n * 3, [WORDS[n % len(WORDS)], "Porto"]))
+            if n % 7 == 6:
+                apply(memory, ids, ("forget", n))
+            if n % 11 == 10:
+                apply(memory, ids, ("restore", n - 4))
+            if n % 9 == 8:
+                apply(memory, ids, ("ttl", n * 5, 1 + n % 30))
+            if n % 8 == 7:
+                apply(memory, ids, ("link", n, n * 13))
+            if n % 6 == 5:
+                memory.search("tea Lisbon", user="u1", k=5, at=AT)
+            if n % 20 == 19:
+                apply(memory, ids, ("consolidate", n))
+        memory.refresh()
+        incremental = read_model_tables(home)
+        assert memory.rebuild().events > len(ids)
+        rebuilt = read_model_tables(home)
+    assert rebuilt.keys() == incremental.keys()
+    differ = [table for table, rows in incremental.items() if rebuilt[table] != rows]
+    assert differ == []
+    assert any(rows for table, rows in incremental.items() if table.endswith("vocabulary"))

@@ -33,7 +33,7 @@ from click.testing import CliRunner, Result
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.cli import cli
 from mnemoledger.ledger import Ledger, NewMemory, Provenance, Settings
-from mnemoledger.ledger.chain_secret import POSTGRES_TABLE, TABLE
+from mnemoledger.ledger.chain_secret import CHAIN_FILE, POSTGRES_TABLE, TABLE
 from mnemoledger.ledger.integrity import GENESIS, TAIL_LENGTH, ChainKey, chained, stored_link
 from mnemoledger.ledger.policy import SEAL_EVERY_EVENTS
 from mnemoledger.ledger.seal import SEALED_TOPICS
@@ -123,7 +123,7 @@ class StoredLog:
             with admin_connection(self.url) as conn:
                 conn.execute(reset.format(f'"{schema}".{POSTGRES_TABLE}'))
         else:
-            with sqlite3.connect(self.home / "keys.sqlite3") as conn:
+            with sqlite3.connect(self.home / CHAIN_FILE) as conn:
                 conn.execute(reset.format(TABLE))
 
     def forget_chain_secret(self) -> None:
@@ -133,7 +133,7 @@ class StoredLog:
             with admin_connection(self.url) as conn:
                 conn.execute(f'DELETE FROM "{schema}".{POSTGRES_TABLE}')
         else:
-            with sqlite3.connect(self.home / "keys.sqlite3") as conn:
+            with sqlite3.connect(self.home / CHAIN_FILE) as conn:
                 conn.execute(f"DELETE FROM {TABLE}")
 
 
@@ -545,3 +545,56 @@ def test_a_published_root_names_a_log_rewritten_by_someone_holding_the_secret(
     assert any(f"root {seal['root']} was published" in p["detail"] for p in problems), problems
     bad = run(home, "verify", "--expect-root", "12:nothex")
     assert bad.exit_code == 2 and "LAST_POSITION:ROOT" in bad.output
+
+
+# --- where the witness lives (SQLite) -------------------------------------------------------
+
+
+def _move_witness_to_keys_file(home: Path) -> None:
+    """Put the chain secret's row back where homes written before kept it: a table of
+    `keys.sqlite3` (the same columns), with no chain file."""
+    with sqlite3.connect(home / CHAIN_FILE) as chain:
+        (create,) = chain.execute(
+            "SELECT sql FROM sqlite_master WHERE name = ?", (TABLE,)
+        ).fetchone()
+        row = chain.execute(f"SELECT * FROM {TABLE}").fetchone()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{home / CHAIN_FILE}{suffix}").unlink(missing_ok=True)
+    with sqlite3.connect(home / "keys.sqlite3") as keys:
+        keys.execute(create)
+        keys.execute(f"INSERT INTO {TABLE} VALUES ({', '.join('?' * len(row))})", row)
+
+
+@pytest.mark.sqlite_only
+def test_a_home_with_the_witness_in_its_keys_file_moves_it_and_still_names_a_cut(
+    home: Path,
+) -> None:
+    commands(home, 3)
+    log = StoredLog(home)
+    last = log.last()
+    _move_witness_to_keys_file(home)
+
+    log.delete(last.position)
+    report = verify(home)  # opens the home: the row moves to the chain file
+    assert ("truncated", last.position, last.stream.hex, last.version) in named(report)
+    with sqlite3.connect(home / "keys.sqlite3") as keys:
+        tables = {r[0] for r in keys.execute("SELECT name FROM sqlite_master")}
+    assert TABLE not in tables
+    with sqlite3.connect(home / CHAIN_FILE) as chain:
+        (tip,) = chain.execute(f"SELECT tip_position FROM {TABLE}").fetchone()
+    assert tip == last.position
+    assert oct((home / CHAIN_FILE).stat().st_mode & 0o777) == oct(0o600)
+
+
+@pytest.mark.sqlite_only
+def test_the_witness_is_not_in_the_keys_file(home: Path) -> None:
+    """The tip advances in the chain file (WAL); the keys file, in rollback-journal mode
+    for the data keys' secure deletion, holds no chain secret."""
+    commands(home, 2)
+    with sqlite3.connect(home / "keys.sqlite3") as keys:
+        tables = {r[0] for r in keys.execute("SELECT name FROM sqlite_master")}
+    assert TABLE not in tables and "data_keys" in tables
+    with sqlite3.connect(home / CHAIN_FILE) as chain:
+        (mode,) = chain.execute("PRAGMA journal_mode").fetchone()
+        (tip,) = chain.execute(f"SELECT tip_position FROM {TABLE}").fetchone()
+    assert mode == "wal" and tip == StoredLog(home).last().position
