@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
+from pathlib import Path
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.lifecycle.consolidation import sandbox
@@ -245,3 +246,21 @@ def test_seed001_s5_3_sandbox_guards_are_on_in_a_cycle_and_recorded(
     scripted.script("audit", AuditOutput(operations=[adjust]))
     later = engram.consolidate(user=USER, audit=True)
     assert ops(later, "audit")[0]["executed"] == 1
+
+
+def test_seed001_s5_3_a_replay_runs_each_cycle_with_the_guards_it_was_recorded_with(
+    engram: MnemoLedger, tmp_path: Path
+) -> None:
+    memory_id = remember(engram, "Maya reviews pull requests in the morning", importance=0.5)
+    place(engram, memory_id, "working")
+    adjust = AuditOperation(op="adjust", ids=[memory_id[:8]], importance=0.8)
+    scripted = ScriptedProvider(OfflineProvider())
+    engram.llm = scripted
+    scripted.script("audit", AuditOutput(operations=[adjust]))
+    lifted = engram.consolidate(user=USER, audit=True, audit_guards=False)
+    assert ops(lifted, "audit")[0]["executed"] == 1
+
+    result = engram.replay(tmp_path / "replay")
+    assert result.failed_commands == 0 and result.diverged_calls == 0, result.failures
+    report = engram.diff(engram.settings.home, tmp_path / "replay")
+    assert report.identical, report.model_dump_json(indent=1)[:1000]

@@ -117,6 +117,8 @@ def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
         daily=daily if isinstance(daily, bool) else None,
         buffer_cap=int(str(given.get("buffer_cap", BUFFER_CAP))),  # recorded since its setting
         llm_level=str(given.get("llm_level", LLM_LEVEL_AUTO)),  # recorded when not auto
+        # recorded since the guards exist; a cycle recorded before ran without them
+        sandbox_guards=bool(given.get("sandbox_guards", False)),
     )
     target.refresh()
     return target.consolidation_pipeline().run(request, command.provenance())
