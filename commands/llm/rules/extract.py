@@ -23,9 +23,13 @@ from mnemoledger.commands.llm.rules.attributes import CORRECTION
 from mnemoledger.commands.llm.rules.learned import learned_facts
 from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import (
+    DEADLINE_HEADER,
     NEGATION,
+    Stated,
     clauses,
     clean,
+    deadline_item,
+    known_place,
     list_items,
     stated_facts,
 )
@@ -128,6 +132,7 @@ _RELATION_TYPES: Final = {
             "wife husband partner girlfriend boyfriend fiance fiancee son daughter sister "
             "brother mother mom mum father dad friend boss manager colleague coworker cousin "
             "aunt uncle grandmother grandma grandfather grandpa kid child coach teacher tutor "
+            "bf gf hubby bestie bff sis bro "
             "mentor trainer therapist neighbour neighbor roommate flatmate landlord"
         ),
         "person",
@@ -178,11 +183,11 @@ _KEEP: Final = r"(?:keep|make|be|stay|reply|answer|respond)"
 STYLE_CUES: Final = (
     (
         re.compile(
-            r"\b(short(?:er)?|brief(?:er)?|(?:more )?concise|terse|succinct)\b.*\b"
+            r"\b(short(?:er)?|brief(?:er)?|(?:more )?concise|terse|succinct|tight)\b.*\b"
             + _REPLIES
             + r"|\b"
             + _REPLIES
-            + r"\b.*\b(short|brief|concise|terse|succinct)\b|\b"
+            + r"\b.*\b(short|brief|concise|terse|succinct|tight)\b|\b"
             + _KEEP
             + r"\b.*\b(short|brief|concise|terse|succinct)\b|\bto the point\b|\btl;?dr\b"
             r"|\bshort and sweet\b|\bone-liners?\b|\bjust (?:answer|the answer)\b"
@@ -316,8 +321,8 @@ _ABOUT_REPLIES: Final = re.compile(
 """How the user wants the assistant's replies written, said about what the replies hold:
 "I really don't like when you use exclamation marks", "always include sources"."""
 _REPLY_LANGUAGE: Final = re.compile(
-    r"(?:^(?i:please |can you |could you )?|\byou )(?i:answer|reply|respond|write|talk|speak)"
-    r"(?: to me)? (?:only )?in (?P<language>English"
+    r"(?:(?:^(?i:please |can you |could you )?|\byou )(?i:answer|reply|respond|write|talk|speak)"
+    r"(?: to me)?|\b(?i:answers|replies|responses)) (?:only )?in (?P<language>English"
     r"|French|German|Spanish|Italian|Portuguese|Dutch|Polish|Swedish|Norwegian|Danish|Finnish"
     r"|Greek|Turkish|Arabic|Hebrew|Hindi|Japanese|Korean|Chinese|Mandarin|Russian|Ukrainian"
     r"|Czech|Romanian|Hungarian|Indonesian|Vietnamese|Thai)\b"
@@ -391,8 +396,29 @@ def _facts_of_turn(text: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fac
     said_before = list(earlier)
     listing: bool | None = None
     """Under a header such as "Things I love:", whether its items are liked."""
+    due_list = False
+    """Under a header such as "deadlines this week:"."""
+    signed = 0
+    """Lines since a sign-off ("Best regards,"): a name, then a title, a company, a town."""
     for sentence in sentences(list_items(text)):
         sentence = single_line(sentence)
+        if signed == 1 and not _SIGNATURE_NAME.match(sentence):
+            signed = 0  # "Thanks. My wife Hana ...": no signature
+        if signed:
+            signed += 1
+            yield from _signature_line(sentence, first=signed == 2)
+            continue
+        if _SIGN_OFF.match(sentence):
+            signed = 1
+            continue
+        if DEADLINE_HEADER.match(sentence):
+            due_list = True
+            continue
+        due = deadline_item(sentence) if due_list else None
+        if due is not None:
+            yield "preferences", _user_fact(due)
+            continue
+        due_list = False
         header = _LIST_HEADER.match(sentence)
         if header is not None:
             listing = header.group("negative") is None and header.group("negative2") is None
@@ -405,6 +431,39 @@ def _facts_of_turn(text: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fac
         listing = None
         yield from _facts_of_sentence(sentence, said_before)
         said_before.append(sentence)  # "I live in Oslo. Wait, no, Bergen."
+
+
+_SIGN_OFF: Final = re.compile(
+    r"^(?:(?:best|kind|warm|many)(?: regards| wishes)?|regards|cheers|thanks|thank you|sincerely"
+    r"|yours(?: sincerely| truly)?|all the best|br|rgds)[,!.]?$",
+    _I,
+)
+"""A letter's sign-off: the lines after it are the writer's signature."""
+_SIGNATURE_NAME: Final = re.compile(
+    r"^[A-Z][\w'\u00c0-\u017f-]+(?: [A-Z][\w'\u00c0-\u017f-]+){0,2}$"
+)
+
+
+def _signature_line(line: str, first: bool) -> Iterator[tuple[str, Fact]]:
+    """A signature's lines: the writer's name first, then their title, company and town."""
+    if first and _SIGNATURE_NAME.match(line):
+        yield "preferences", _user_fact(Stated("name", line))
+        return
+    stated = stated_facts(line)
+    if stated:
+        yield from (("preferences", _user_fact(fact)) for fact in stated)
+    elif _SIGNATURE_NAME.match(line) and not known_place(line):
+        yield "preferences", _user_fact(Stated("employer", line))
+
+
+def _user_fact(fact: Stated) -> Fact:
+    return Fact(
+        key=fact.key,
+        value=fact.value,
+        category="preference",
+        tags=["user", fact.attribute],
+        explicit=True,
+    )
 
 
 _LIST_HEADER: Final = re.compile(
@@ -422,16 +481,7 @@ def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[
     stated = stated_facts(sentence, earlier)
     stated += learned_facts(sentence, stated)
     for fact in stated:
-        yield (
-            "preferences",
-            Fact(
-                key=fact.key,
-                value=fact.value,
-                category="preference",
-                tags=["user", fact.attribute],
-                explicit=True,
-            ),
-        )
+        yield "preferences", _user_fact(fact)
     for style in _styles_of(sentence):
         yield "styles", style
     yield from _preferences_of(sentence, earlier)

@@ -58,7 +58,9 @@ def scores(clause: str) -> dict[str, float]:
 
 CUT: Final = 0.6
 """The least score of the clause's top attribute for a fact to be kept."""
-_NAME: Final = re.compile(r"(?<!^)\b[A-Z][\w'\u00c0-\u017f&+-]*(?: [A-Z][\w'\u00c0-\u017f&+-]*)*")
+_NAME: Final = re.compile(
+    r"(?<!^)\b[A-Z][\w'\u00c0-\u017f&+-]*(?: (?:of |de )?[A-Z][\w'\u00c0-\u017f&+-]*)*"
+)
 _NAMED: Final = ("location", "employer", "tool")
 """The attributes whose value is a name the clause holds."""
 _NOT_THE_USER: Final = re.compile(
@@ -104,8 +106,11 @@ def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
             continue
         places = [n for n in names if known_place(n)]
         others = [n for n in names if not known_place(n)]
-        if attribute == "employer" and not others:  # "... for Santander in Madrid": a town
-            attribute, others = "location", places
+        at = re.search(r"\bat (?:the )?" + re.escape(names[-1]), clause)
+        if attribute == "employer" and not others:
+            if at is None:  # "... for Santander in Madrid": a town
+                attribute = "location"
+            others = places  # "a PhD at Uppsala": the university of a town
         if attribute in have:
             continue
         have.add(attribute)

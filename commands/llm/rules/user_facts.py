@@ -102,6 +102,7 @@ _CASUAL_SPELLINGS: Final = (
 
 _LIST_BREAK: Final = re.compile(
     r"\s+[/|]\s+|(?:^|\n)\s*(?:[-*\u2022\u25aa\u00b7\u2013]|\d{1,2}[.)])\s+"
+    r"|\s+[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+\s+(?=\w)"
 )
 """Where a list goes on to its next item: a line's bullet or number, " / ", " | "."""
 
@@ -175,7 +176,8 @@ _MORE_JOBS: Final = (
     r"|jockey|babysitter|maid|butler|cabbie|undergrad(?:uate)?|candidate|housekeeper"
     r"|dba|meteorologist|economist|ux researcher|ui designer|hr advisor|paralegal"
     r"|forklift driver|crane operator|machinist|fitter|rancher|vintner|sous chef|line cook"
-    r"|pastry chef|cook|warden|clerk|registrar|ombudsman|ambassador|councillor|senator"
+    r"|pastry chef|cook|warden|clerk|registrar|ombudsman|ambassador|councillor|senator|eng|engr"
+    r"|phd(?: student| candidate)?|mba student"
 )
 """Jobs the shared catalogue does not list: a general lexicon of occupations."""
 _JOBS: Final = (
@@ -347,7 +349,8 @@ _I_AM_A_JOB: Final = re.compile(
 """'I'm a nurse'; without the article only right before where or since ("I am nurse in Lyon")."""
 _ANY_JOB_AT: Final = re.compile(
     r"\bI(?:'m| am) (?:an?|the) (?P<job>(?:[\w-]+ ){0,3}?[\w-]+) (?:at|for|with) "
-    r"(?:the )?(?:an? (?:[\w-]+ ){0,3}(?:called|named) )?" + _ORG
+    r"(?:the )?(?:(?:an?|this|that|the) (?:[\w-]+ ){0,3}?(?:(?:called|named)|(?:firm|company|place"
+    r"|shop|startup|agency|bank|clinic|hospital|school|studio|restaurant|bar|cafe),) )?" + _ORG
 )
 """A job named by where it is done ("I'm a line cook at Nopa"), whatever the job's noun."""
 _NOT_JOBS: Final = _word_set(
@@ -385,7 +388,9 @@ _TEACH: Final = re.compile(
 _STUDY: Final = re.compile(
     r"\bI(?:'m| am) " + _ADVERB + r"(?:doing|studying for|taking|pursuing|in the middle of)"
     r" (?:an? |my )?(?P<degree>masters?|master's|ph\.?d|doctorate|mba|bachelor'?s|undergrad"
-    r"|degree|msc|bsc)\b(?: (?:degree )?in (?P<subject>[a-z]+(?: (?!at\b|for\b|with\b)[a-z]+)?))?",
+    r"|degree|msc|bsc)\b(?: (?:degree )?in (?P<subject>[a-z]+(?: (?!at\b|for\b|with\b)[a-z]+)?))?"
+    r"|(?:\bI(?:'m| am) |^)(?:doing|studying for|taking) (?:an? |my )?(?P<subject2>[a-z]+)"
+    r" (?P<degree2>degree|course|diploma|apprenticeship)\b",
     _I,
 )
 """A degree the user is doing is their occupation: "I'm doing a masters in economics"."""
@@ -423,7 +428,7 @@ _WORK_AT: Final = re.compile(
     r"|volunteer|volunteering|doing [\w-]+(?: [\w-]+)?|studying|study|lecture|lecturing"
     r"|coordinate [\w-]+|manage [\w-]+|drive|driving|deliver|delivering|write|writing"
     r"|freelance|freelancing|consult|consulting|cook|cooking)\b"
-    r"(?:,? [\w'-]+){0,5}?,? (?:(?:at|for|by) |in (?=(?:an? |the )?(?:[\w-]+ )?"
+    r"(?:,? [\w'-]+){0,7}?,? (?:(?:at|for|by) |in (?=(?:an? |the )?(?:[\w-]+ )?"
     + _KIND
     + r" [A-Z]))"
     r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?"
@@ -459,6 +464,11 @@ _BEEN_WITH: Final = re.compile(
     + r"|\b(?i:(?:the|my|our) (?:company|startup|business|firm|shop|studio|agency|practice)"
     r" is (?:called|named)) " + _ORG.replace("org>", "org2>")
 )
+_MY_JOB_AT: Final = re.compile(
+    r"\b(?i:my) (?:(?i:current|day|full-time|part-time) )?(?i:job|position|role) (?:at|with) "
+    + _ORG
+)
+"""'my job at Deloitte': the user's employer, whatever else the sentence wonders."""
 _LOST_JOB: Final = re.compile(
     r"\b(?:lost|left|quit|was fired from|got fired|laid off|let go|used to|resigned)\b", _I
 )
@@ -527,6 +537,9 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
         yield Stated("occupation", _job(like.group("job")))
         return
     study = _STUDY.search(clause)
+    if study is not None and study.group("subject2"):
+        yield Stated("occupation", f"{study.group('subject2')} {study.group('degree2')} student")
+        return
     if study is not None:
         subject = f" in {study.group('subject')}" if study.group("subject") else ""
         yield Stated("occupation", f"{study.group('degree')} student{subject}")
@@ -681,8 +694,8 @@ _I_AM_DIET: Final = re.compile(
     _I,
 )
 _NO_FOOD: Final = re.compile(
-    r"^(?:and |also |but )?(?:no|zero) (?P<food>" + FOOD_GROUPS + r")(?: for me)?"
-    r"(?: (?:pls|please|thanks|thx)\b.*)?(?: when .*)?$",
+    r"(?:^|\bso )(?:and |also |but )?(?:no|zero) (?P<food>" + FOOD_GROUPS + r")(?: for me)?"
+    r"(?: in (?:\w+ ){0,2}\w+)?(?: (?:pls|please|thanks|thx)\b.*)?(?: when .*)?$",
     _I,
 )
 """A clause that is only "no <food>" ("no pork pls when you suggest food") leaves it out."""
@@ -745,7 +758,7 @@ def _diet(sentence: str) -> Iterator[Stated]:
                 yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
     explained = found or _ALLERGY_WORD.search(sentence)  # "I'm vegetarian, so no chicken"
     for clause in [] if explained else clauses(sentence):
-        no_food = _NO_FOOD.match(clause)
+        no_food = _NO_FOOD.search(clause)
         food = no_food.group("food").lower() if no_food is not None else "meat"
         if food != "meat":  # "no pork pls"; "fish but no meat" is what a diet's name says
             yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
@@ -774,9 +787,9 @@ def _allergy(clause: str) -> Iterator[Stated]:
 # --- languages -------------------------------------------------------------------------------
 
 _SPEAK: Final = re.compile(
-    r"\bI (?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am )?(?:speak|speaking) (?:fluent )?"
-    r"(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &) (?:some |a little |fluent |a bit of |a little bit of"
-    r" |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
+    r"(?:\bI |^)(?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am )?(?i:speak|speaking)"
+    r" (?:fluent )?(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &| \+) (?:some |a little |fluent |a bit of"
+    r" |a little bit of |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
     r"|(?:\b(?:I'm|I am) |^)(?i:fluent) in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
     r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)"
     r"|\b(?i:(?:I'm|I am) an?) (?i:native|fluent) (?P<langs4>[A-Z][a-z]+) (?i:speaker)\b"
@@ -792,7 +805,7 @@ def _languages(sentence: str) -> Iterator[Stated]:
     for match in _SPEAK.finditer(sentence):
         langs = next((g for g in match.group(*_LANGUAGE_GROUPS) if g), "")
         positive = match.group("not") is None
-        for lang in re.split(r",\s*|\s+and\s+|\s+&\s+", langs):
+        for lang in re.split(r",\s*|\s+and\s+|\s+[&+]\s+", langs):
             lang = re.sub(
                 r"^(?:some|a little|fluent|a bit of|a little bit of|basic|conversational|broken"
                 r"|decent|good|native|also) ",
@@ -858,8 +871,9 @@ _I_DO: Final = re.compile(
     _I,
 )
 _I_AM_ON: Final = re.compile(
-    rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?P<act>on call|on duty|on shift|in the office|at the"
-    rf" office|off work|off) (?P<verb>){_WHEN}",
+    rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?P<act>on call|on duty|on shift|on nights|on days"
+    rf"|on lates|on earlies|on site|at work|in the office|at the office|off work|off)"
+    rf"(?: by \d{{1,2}}(?::\d{{2}})?)? (?P<verb>){_WHEN}",
     _I,
 )
 _LEADING_WHEN: Final = re.compile(
@@ -968,7 +982,8 @@ _WHEN_WORD: Final = (
 _NOMINAL_SCHEDULE: Final = re.compile(
     rf"^(?P<act>[a-z][\w-]*(?: [a-z][\w-]*){{0,3}}?)(?:'s| is| are| r)?,?"
     rf" (?P<when>{_WHEN_WORD}(?:(?:,|,? and|,? at|,? from|,? to|\s*-)?\s+{_WHEN_WORD})*)"
-    r"(?: (?:with|at|in) [\w' ]+)?(?: (?:lol|ugh|haha|btw|though|too|otherwise|as well))*$",
+    r"(?: (?:with|at|in|before|after) [\w' ]+)?(?: (?:lol|ugh|haha|btw|though|too|otherwise"
+    r"|as well))*$",
     _I,
 )
 """A schedule said as a note, without a verb: "gym mon wed fri 6am", "standup 9:15 daily"."""
@@ -989,6 +1004,10 @@ _NOT_NOMINAL: Final = _word_set(
 )
 
 
+_OBJECTS: Final = _word_set("him her them it")
+_THEN: Final = re.compile(r"\s+(?:and )?then\s+", _I)
+
+
 def _nominal_schedule(clause: str) -> Iterator[Stated]:
     field = _SCHEDULE_FIELD.match(clause)
     if field is not None:
@@ -1002,6 +1021,8 @@ def _nominal_schedule(clause: str) -> Iterator[Stated]:
             return
         act, when = match.group("act"), match.group("when")
     words = act.lower().split()
+    if len(words) > 1 and words[-1] in _OBJECTS:  # "walk him every morning at 7"
+        words, act = words[:-1], act.rsplit(" ", 1)[0]
     if (
         words[0] in _NOT_NOMINAL
         or words[-1] in _NOT_NOMINAL
@@ -1063,7 +1084,7 @@ _ORDINAL_WORD: Final = (
 )
 _DATE: Final = (
     rf"(?P<when>(?:(?:on|by|next|this|before|at the|at|every) )*"
-    rf"(?:{_WEEKDAY}|tomorrow|tonight|today"
+    rf"(?:{_WEEKDAY}|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b|tomorrow|tonight|today"
     rf"|(?:the )?(?:end|start|beginning|middle) of (?:the )?"
     rf"(?:day|week|month|quarter|year|{_MONTH})"
     rf"|(?:early|mid|late)[- ]{_MONTH}|(?:month|week|quarter|year)[- ]end|eod"
@@ -1152,6 +1173,29 @@ def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
         when = (groups.get("when") or groups.get("when2") or "").strip()
         yield Stated("deadline", f"{what} due {when}", item=what)
         return
+
+
+DEADLINE_HEADER: Final = re.compile(
+    r"^(?:my |our |upcoming |some )?(?:deadlines?|due dates?|things due)(?: (?:this|next) (?:week"
+    r"|month)| coming up| soon)?\s*:?$",
+    _I,
+)
+"""A header whose list items are deadlines ("deadlines this week:")."""
+_DEADLINE_ITEM: Final = re.compile(
+    r"^(?P<what>[\w' -]+?)\s*(?:\(|,|-|:|\bby\b|\bon\b|\bdue\b)\s*(?:by |on |due )?"
+    + _DATE
+    + r"\)?[.!]*$",
+    _I,
+)
+
+
+def deadline_item(item: str) -> Stated | None:
+    """A list item under a deadlines header: "tax return (Fri)", "visa form by the 28th"."""
+    match = _DEADLINE_ITEM.match(item.strip())
+    if match is None:
+        return None
+    what = match.group("what").strip()
+    return Stated("deadline", f"{what} due {match.group('when').strip()}", item=what)
 
 
 def _deliverable(clause: str, earlier: Sequence[str]) -> str:
@@ -1290,7 +1334,7 @@ def _tools(clause: str) -> Iterator[Stated]:
 # --- form-like answers ("Job: electrician. City: Leicester.") ---------------------------
 
 _FIELD: Final = re.compile(
-    r"^(?:[-*\u2022] )?(?P<field>[A-Za-z ]{2,20}?)\s*[:=]\s*(?P<value>[^:=]{1,60}?)\s*$"
+    r"^(?:[-*\u2022] )?(?P<field>[A-Za-z ]{2,20}?)(?:\s*[:=]|\s+-)\s*(?P<value>[^:=]{1,60}?)\s*$"
 )
 _FIELDS: Final = {
     "job": "occupation",
@@ -1377,7 +1421,7 @@ def _field(sentence: str) -> Iterator[Stated]:
     if attribute == "name" and value.islower():
         value = _title(value)
     if attribute in _LISTED_FIELDS:  # "Languages: French, English"
-        for item in re.split(r",\s*|\s+and\s+|\s*/\s*", value):
+        for item in re.split(r",\s*|\s+and\s+|\s*/\s*|\s+\+\s+|\s+&\s+", value):
             if item.strip():
                 yield Stated(attribute, item.strip(), item=item.strip())
         return
@@ -1428,7 +1472,8 @@ _ABOUT_ME: Final = re.compile(
 
 
 _TERSE_JOB: Final = re.compile(
-    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS}))s?(?: (?:by trade|here|myself))?[.!]*$"
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:[a-z]*(?:{_JOBS})))s?(?: (?:by trade|here|myself))?"
+    r"[.!]*$"
 )
 
 
@@ -1688,7 +1733,8 @@ _LOWER_CASE_VOICE: Final = re.compile(r"^[^A-Z]*$")
 _NAME_SLOT: Final = re.compile(
     r"\b(?:(?:live|lives|living|based|settled|reside|residing) in|(?:moved|relocated) to"
     r"|(?:I'm|I am|originally) from|grew up in|(?:work|working|intern|interning|employed)"
-    r" (?:at|for|by)|(?:" + _JOBS + r") (?:at|for|in)|(?:" + _ORG_NOUNS + r"|shop|business) in"
+    r" (?:at|for|by)|(?:drive|driving|deliver|delivering) for|(?:" + _JOBS + r") (?:at|for|in)"
+    r"|(?:" + _ORG_NOUNS + r"|shop|business) in"
     r"|my name is|name's|call me|^(?:hi|hey|hello|yo)[ ,!]+(?:I'm|I am|this is|it's|myself))"
     r" (?P<value>[a-z][\w'-]*(?: [a-z][\w'-]*)?)",
     _I,
@@ -1734,8 +1780,8 @@ def _names_capitalised(sentence: str) -> str:
 def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     """The facts `sentence` states about the user; `earlier` are the user's earlier turns of
     the conversation (what "it" refers to in "it's due Thursday")."""
-    sentence = (
-        _places_capitalised(_names_capitalised(clean(sentence)))
+    sentence = _places_capitalised(
+        _names_capitalised(clean(sentence))
         if _LOWER_CASE_VOICE.match(sentence)
         else clean(sentence)
     )
@@ -1756,12 +1802,16 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         f.attribute == "schedule" for f in found.values()
     ):
         for clause in [sentence.rstrip(" .!"), *clauses(_ASIDE_START.sub("", sentence))]:
-            keep(_nominal_schedule(clause))
+            for part in _THEN.split(clause):  # "coffee first then standup at 9"
+                keep(_nominal_schedule(part))
     keep(_allergy(sentence))  # "I can't have nuts, I'm allergic"
     keep(_terse_job(sentence))
     keep(_where_i_live(sentence))
     for fact in _corrected(sentence, [], earlier):
         found[fact.key] = fact  # "Wait, no, Bergen, I moved last year"
+    job_at = _MY_JOB_AT.search(sentence)
+    if job_at is not None and job_at.group("org").split()[0] not in _NOT_ORGS:
+        keep(iter([Stated("employer", job_at.group("org"))]))  # "quitting my job at Deloitte"
     for fact in _replaced(sentence, earlier):
         found[fact.key] = fact  # "sorry, Swansea, not Cardiff"
     tool_clause: Stated | None = None
