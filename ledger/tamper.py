@@ -25,10 +25,13 @@ from mnemoledger.ledger.integrity import ChainKey, link_of, stored_link, unchain
 from mnemoledger.ledger.mapper import LedgerMapper
 from mnemoledger.ledger.policy import SEAL_EVERY_EVENTS
 from mnemoledger.ledger.provenance import Provenance, acting_as
-from mnemoledger.ledger.seal import Seal, last_sealed_position, ranges_to_seal
+from mnemoledger.ledger.seal import SEALED_TOPICS, Seal, last_sealed_position, ranges_to_seal
 from mnemoledger.ledger.verify import SECRET_MISSING, Problem, Progress, Report, Verifier
 
 Save = Callable[..., list[Recording[UUID]]]
+
+WRITTEN_KEPT = 4 * SEAL_EVERY_EVENTS
+"""At most this many hashes of events written are kept for the next automatic seal."""
 
 
 class ChainSecretMissing(LedgerError):
@@ -49,6 +52,9 @@ class TamperEvidence:
         self._sealed_through = 0
         self._sealing = False
         self._seal_refused_at = 0
+        self._written: dict[int, tuple[str, bool]] = {}
+        """(hash, is a seal) by position of the events this process saved since its last
+        seal: an automatic seal of only these needs no read of the log."""
         self._seals_scanned = (0, 0)
         """(last position sealed, position of the newest seal) as the last scan found them:
         the next scan reads only the seals written since (a writer seals every
@@ -124,6 +130,7 @@ class TamperEvidence:
             first = min(r.notification.id for r in recordings)
             tip = Tip(last.notification.id, oid.hex, version, known[1])
             self.store.advance_tip(tip, first, len(recordings))
+        self._remember_written(recordings)
         position = last.notification.id
         if (
             self._sealing
@@ -142,6 +149,19 @@ class TamperEvidence:
         except IntegrityViolation:
             self._seal_refused_at = position  # tampered: `verify` names it; the write stands
 
+    def _remember_written(self, recordings: Sequence[Recording[UUID]]) -> None:
+        """Note the hash of each recorded event whose hash this process computed (the
+        newest of its stream in the save), for the next automatic seal."""
+        if len(self._written) > WRITTEN_KEPT:
+            self._written.clear()  # no seal for long (refused): the log is read instead
+        known = self.mapper.chain.known
+        for recording in recordings:
+            event = recording.domain_event
+            found = known(event.originator_id)
+            if found is not None and found[0] == event.originator_version:
+                notification = recording.notification
+                self._written[notification.id] = (found[1], notification.topic in SEALED_TOPICS)
+
     # --- seals and verification ----------------------------------------------------------
 
     def seal(self, save: Save, provenance: Provenance, through: int | None = None) -> list[Seal]:
@@ -150,9 +170,14 @@ class TamperEvidence:
         self._seals_scanned = last_sealed_position(self.recorder, self.mapper, self._seals_scanned)
         start = self._seals_scanned[0] + 1
         end = (self.recorder.max_notification_id() or 0) if through is None else through
+        written = self._written
         ranges = list(
-            ranges_to_seal(self.recorder, self.mapper, start, end, self.key(), state.legacy_through)
+            ranges_to_seal(
+                self.recorder, self.mapper, start, end, self.key(), state.legacy_through, written
+            )
         )
+        for position in [p for p in written if p <= end]:
+            del written[position]
         if not any(sealed.unsealed_events for sealed in ranges):
             return []  # only seals since the last seal: the witness keeps the newest
         seals: list[Seal] = []
