@@ -54,7 +54,8 @@ PREFERENCE: Final = re.compile(
     r"|am big on|'m big on|really dig|am crazy about|'m crazy about|am passionate about"
     r"|'m passionate about|avoid|am not keen on|'m not keen on|am keen on|'m keen on"
     r"|(?:a )?(?:big |huge )?fan of|not (?:a )?(?:big |huge )?fan of|not into|not big on"
-    r"|not keen on|listen to|(?:am )?not drink"
+    r"|not keen on|listen to|(?:am )?not drink|(?:am |'m )?mad about"
+    r"|(?:drink|eat) (?:way too much|too much|a lot of|lots of|loads of|tons of|so much)"
     r"|(?:am|'m) (?:really|so|totally|very|quite|super|pretty|massively) (?:into|big on|keen on"
     r"|(?:a )?(?:big |huge )?fan of))"
     r"\s+(?P<object>[^.!?;]+)",
@@ -91,6 +92,23 @@ _VERB_AS_STATED: Final = {
     "huge fan of": "likes",
     "a huge fan of": "likes",
     "listen to": "likes",
+    "mad about": "loves",
+    "am mad about": "loves",
+    "'m mad about": "loves",
+    "drink way too much": "loves",
+    "drink too much": "loves",
+    "drink a lot of": "likes",
+    "drink lots of": "likes",
+    "drink loads of": "likes",
+    "drink tons of": "likes",
+    "drink so much": "loves",
+    "eat way too much": "loves",
+    "eat too much": "loves",
+    "eat a lot of": "likes",
+    "eat lots of": "likes",
+    "eat loads of": "likes",
+    "eat tons of": "likes",
+    "eat so much": "loves",
 }
 _NEGATIVE_AS_STATED: Final = {
     "no longer drink": "no longer drinks",
@@ -191,6 +209,7 @@ STYLE_CUES: Final = (
             + _KEEP
             + r"\b.*\b(short|brief|concise|terse|succinct)\b|\bto the point\b|\btl;?dr\b"
             r"|\bshort and sweet\b|\bone-liners?\b|\bjust (?:answer|the answer)\b"
+            r"|\b(?:under|below|less than|max(?:imum)?|at most) \d+ (?:words|lines|sentences)\b"
             r"|\bstraight to the (?:point|answer)\b|\bno fluff\b",
             _I,
         ),
@@ -506,6 +525,7 @@ def _styles_of(sentence: str) -> Iterator[Fact]:
 
 def _clause_styles(clause: str) -> Iterator[Fact]:
     clause = _IDIOM.sub("", clause)  # "forklift driving ... is no joke"
+    clause = re.sub(r"^(?:and|also|oh|plus|but)\s+", "", clause, flags=_I)
     mention = EMOJI_MENTION.search(clause)
     if mention:
         if NEGATION.search(clause):

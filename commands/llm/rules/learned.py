@@ -19,7 +19,9 @@ import numpy as np
 
 from mnemoledger.commands.llm.rules.text import sentences, single_line
 from mnemoledger.commands.llm.rules.user_facts import (
+    _ASIDE_START,
     _NOT_NAMES,
+    _SOMEONE_ELSE,
     Stated,
     clauses,
     clean,
@@ -84,7 +86,8 @@ def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
     if sentence.rstrip().endswith("?"):
         return []
     for clause in clauses(clean(sentence)):
-        if _NOT_THE_USER.search(clause):
+        clause = _ASIDE_START.sub("", clause)  # "so my girlfriend Mei just got a job at ..."
+        if _NOT_THE_USER.search(clause) or _SOMEONE_ELSE.search(clause):
             continue
         names = [
             m.group(0)

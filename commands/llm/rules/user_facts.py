@@ -121,7 +121,8 @@ def clean(sentence: str) -> str:
 
 _CLAUSE_BREAK: Final = re.compile(
     r"\s*(?:[,;:](?=\s|$)\s*(?:(?:but|and|though|although|however|so)\b)?|\s+[-\u2013\u2014]+\s+|\s+but\s+|\s+though\b|\s+although\s+"
-    r"|\s+however\b|\s+rather than\s+|\s+instead of\s+|\s+and\s+(?=I\b|I'm\b|we\b|my\b))\s*",
+    r"|\s+however\b|\s+rather than\s+|\s+instead of\s+"
+    r"|\s+and\s+(?=(?:(?:now|then|currently|these days|today),? )?(?:I\b|I'm\b|we\b|my\b)))\s*",
     _I,
 )
 _CONTRAST_BREAK: Final = re.compile(r"\s+(?:rather than|instead of)\s+", _I)
@@ -177,7 +178,7 @@ _MORE_JOBS: Final = (
     r"|dba|meteorologist|economist|ux researcher|ui designer|hr advisor|paralegal"
     r"|forklift driver|crane operator|machinist|fitter|rancher|vintner|sous chef|line cook"
     r"|pastry chef|cook|warden|clerk|registrar|ombudsman|ambassador|councillor|senator|eng|engr"
-    r"|phd(?: student| candidate)?|mba student"
+    r"|phd(?: student| candidate)?|mba student|tech"
 )
 """Jobs the shared catalogue does not list: a general lexicon of occupations."""
 _JOBS: Final = (
@@ -377,6 +378,12 @@ _RUN_A: Final = re.compile(
     _I,
 )
 """What the user runs is their job: "I manage a hotel in Cusco", "I run a small bakery"."""
+_FARM: Final = re.compile(
+    r"\bI (?P<verb>farm|breed|raise|fish for|grow) (?P<what>[a-z]+(?: [a-z]+)?)"
+    r"(?= in\b| on\b|[,.;!]|$)",
+    _I,
+)
+"""'I farm sheep in Wicklow': what the user raises or grows for a living."""
 _RUN_VERBS: Final = {"run": "runs", "own": "owns", "co-own": "co-owns", "manage": "manages"}
 _TEACH: Final = re.compile(
     r"\bI "
@@ -403,6 +410,17 @@ _COORDINATE: Final = re.compile(
 _MY_JOB: Final = re.compile(
     r"\bmy (?:job|role|position|title|work|profession|occupation) is (?:an? )?(?P<job>[\w -]+)", _I
 )
+_FIELDS_OF_WORK: Final = (
+    r"(?:IT |customer |tech )?support|marketing|sales|finance|IT|HR|tech|healthcare|retail"
+    r"|education|hospitality|construction|logistics|insurance|banking|PR|public relations|design"
+    r"|engineering|research|consulting|publishing|media|law|accounting|recruitment|recruiting"
+    r"|customer service|operations|real estate|admin|administration|fintech|journalism|advertising"
+    r"|software|cybersecurity|security|data|analytics|pharma|biotech|manufacturing|aviation"
+    r"|film|tv|television|radio|fashion|events|tourism|social care|social work|nursing|policy"
+    r"|government|the public sector|the nonprofit sector|nonprofits|charity|ngos?|academia"
+)
+"""Fields of work ("I work in marketing"): a general lexicon, never a town. The labelled sets
+do not count a field as an occupation."""
 _BY_TRADE: Final = re.compile(
     rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS}))s? by (?:trade|profession|training)\b", _I
 )
@@ -516,6 +534,10 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
                 yield Stated("occupation", job)
                 return
     if NEGATION.search(clause):
+        return
+    farm = _FARM.search(clause)
+    if farm is not None:
+        yield Stated("occupation", f"{farm.group('verb').split()[0].lower()}s {farm.group('what')}")
         return
     run = _RUN_A.search(clause)
     if run is not None and run.group("what").split()[0].lower() in {"a", "an", "the", "our"}:
@@ -787,6 +809,8 @@ def _allergy(clause: str) -> Iterator[Stated]:
 # --- languages -------------------------------------------------------------------------------
 
 _SPEAK: Final = re.compile(
+    r"(?:\bI |^)(?i:speak) (?:\w+ )?(?i:languages?)\s*[-:,]\s*"
+    r"(?P<langs6>[A-Z][a-z]+(?:(?:,|,? and) (?:a little |some |basic )?[A-Z][a-z]+)*)|"
     r"(?:\bI |^)(?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am )?(?i:speak|speaking)"
     r" (?:fluent )?(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &| \+) (?:some |a little |fluent |a bit of"
     r" |a little bit of |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
@@ -798,7 +822,7 @@ _SPEAK: Final = re.compile(
 )
 
 
-_LANGUAGE_GROUPS: Final = ("langs", "langs2", "langs3", "langs4", "langs5")
+_LANGUAGE_GROUPS: Final = ("langs", "langs2", "langs3", "langs4", "langs5", "langs6")
 
 
 def _languages(sentence: str) -> Iterator[Stated]:
@@ -872,7 +896,7 @@ _I_DO: Final = re.compile(
 )
 _I_AM_ON: Final = re.compile(
     rf"\b(?:I'm|I am|[Ww]e're|[Ww]e are) (?P<act>on call|on duty|on shift|on nights|on days"
-    rf"|on lates|on earlies|on site|at work|in the office|at the office|off work|off)"
+    rf"|on lates|on earlies|on site|at work|out|in the office|at the office|off work|off)"
     rf"(?: by \d{{1,2}}(?::\d{{2}})?)? (?P<verb>){_WHEN}",
     _I,
 )
@@ -971,7 +995,20 @@ def _schedule(clause: str) -> Iterator[Stated]:
         )
         if act and not _not_activity(act):
             said = said if verb in _LIGHT_VERBS else f"{verb} {said}"
-            yield Stated("schedule", _when(act, said, match.group("when")), item=act)
+            when, *more = _AND_ANOTHER.split(match.group("when"), maxsplit=1)
+            yield Stated("schedule", _when(act, said, when), item=act)
+            other = _ANOTHER.match(more[0]) if more else None
+            if other is not None:  # "I do yoga every Sunday and pilates on Wednesdays"
+                second = _activity(other.group("act"))
+                yield Stated("schedule", f"{other.group('act')} {other.group('when')}", item=second)
+
+
+_AND_ANOTHER: Final = re.compile(
+    rf"\s+and\s+(?!{_DAY}\b)(?=[a-z]+(?: [a-z]+)? (?:on|every|each|at|in the) )", _I
+)
+_ANOTHER: Final = re.compile(
+    r"^(?P<act>[a-z]+(?: [a-z]+)?) (?P<when>(?:on|every|each|at|in the) .+)$", _I
+)
 
 
 _WHEN_WORD: Final = (
@@ -1129,6 +1166,12 @@ _LAUNCHES_ON: Final = re.compile(
     _I,
 )
 """A date the user's work is set for: "our Series A closes on June 30"."""
+_WANTED_BY: Final = re.compile(
+    r"\b(?:wants?|needs?|expects?|asked for) (?:the |my |our |a )?"
+    r"(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:by|before) " + _DATE,
+    _I,
+)
+"""'my boss wants the quarterly report by end of month'."""
 _DATE_IS_DEADLINE: Final = re.compile(
     _DATE + r" is (?:the|my|our) deadline for (?:the |my |our )?(?P<what>[\w' -]+)", _I
 )
@@ -1155,6 +1198,7 @@ def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
         _WHAT_DEADLINE,
         _HAVE_TO_BY,
         _DONE_BY,
+        _WANTED_BY,
         _DATE_IS_DEADLINE,
         _DUE,
         _LAUNCHES_ON,
@@ -1472,7 +1516,8 @@ _ABOUT_ME: Final = re.compile(
 
 
 _TERSE_JOB: Final = re.compile(
-    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:[a-z]*(?:{_JOBS})))s?(?: (?:by trade|here|myself))?"
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:[a-z]*(?:{_JOBS})))s?"
+    r"(?: (?:by trade|by day|by night|here|myself))?"
     r"[.!]*$"
 )
 
@@ -1601,6 +1646,14 @@ _FIRST_PERSON: Final = re.compile(
 )
 
 
+_AT_WORK_IN: Final = re.compile(
+    r"^(?:I|I'm|I am)\b(?=.*\b(?:work|working|farm|teach|job|" + _JOBS + r")\b)"
+    r".*? in (?P<place>(?-i:[A-Z][\w'\u00c0-\u017f-]*(?: [A-Z][\w'\u00c0-\u017f-]*){0,2}))$",
+    _I,
+)
+"""A clause of the user's work that ends in a town: "I farm sheep in Wicklow"."""
+
+
 def _in_a_known_place(clause: str) -> Iterator[Stated]:
     """Where the user is, when a clause of theirs names a known town in a place's slot."""
     if (
@@ -1610,6 +1663,15 @@ def _in_a_known_place(clause: str) -> Iterator[Stated]:
         or _LOST_JOB.search(clause)
         or not _FIRST_PERSON.search(clause)
     ):
+        return
+    at_work = _AT_WORK_IN.search(clause)
+    if (
+        at_work is not None
+        and at_work.group("place").split()[0] not in _NOT_NAMES
+        and not _is_tool_name(at_work.group("place"))
+        and not re.fullmatch(_FIELDS_OF_WORK, at_work.group("place"), _I)
+    ):
+        yield Stated("location", at_work.group("place"))  # "I farm sheep in Wicklow"
         return
     for match in _IN_A_PLACE.finditer(clause):
         words = (match.group("place") or match.group("place2")).split()
@@ -1670,8 +1732,19 @@ _TOOL_NOTE: Final = re.compile(
     r"|on weekends|too|as well|lol))*$",
     _I,
 )
+_NOTE_HEAD: Final = re.compile(
+    r"^(?:tl;?dr|headline|bio|summary|about me|profile|quick (?:facts|intro)(?: about me)?)"
+    r"\s*[:-]\s*",
+    _I,
+)
+_JOB_WHERE: Final = re.compile(
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS}))(?: by (?:day|night|trade))?"
+    r" (?P<preposition>at|for|with|in|from) (?P<where>[A-Z][\w&'.\u00c0-\u017f-]*"
+    r"(?: (?:of |de )?[A-Z][\w&'.\u00c0-\u017f-]*)*)$"
+)
+"""A note's job with where it is done: "software engineer at Atlassian", "teacher from Swansea"."""
 _FRAGMENT_GREETING: Final = re.compile(
-    r"^(?:(?:hi|hey|hello|yo|ok|okay|so|hola|ciao|salut|bonjour|hallo|namaste|salaam|aloha|ola"
+    r"^(?:(?:hi|hey|hello|yo|hiya|heya|howdy|greetings|ok|okay|so|hola|ciao|salut|bonjour|hallo|namaste|salaam|aloha|ola"
     r"|ol\u00e1|hej|moin|servus|ahoj|cze\u015b\u0107|merhaba|shalom)(?:[,!.]+|$) ?)+",
     _I,
 )
@@ -1679,10 +1752,18 @@ _FRAGMENT_GREETING: Final = re.compile(
 
 _WORKING_IN: Final = re.compile(
     r"\b(?:work|working|code|coding|build|building|develop|developing|program|programming)"
-    r"(?: \w+){0,3}? (?:in|with|using) (?P<tool>[\w.+#-]+(?: [\w.+#-]+)?)$",
+    r"(?: \w+){0,3}? (?:(?:in|with|using) )?(?P<tool>[\w.+#-]+(?: [\w.+#-]+)?)"
+    r"(?: for \w+ \w+| (?:mostly|mainly|daily|every day|all day))?$",
     _I,
 )
 """'a frontend developer working mostly in React': software the lexicon knows."""
+
+
+_ARE_MY_TOOLS: Final = re.compile(
+    r"^(?P<tools>[\w.+# -]+?) (?:is|are) my (?:daily |main |go-to |favou?rite |usual |everyday )?"
+    r"(?:tools?|apps?|stack|editor|ide|software|life|bread and butter|daily driver)$",
+    _I,
+)
 
 
 def _is_tool_name(name: str) -> bool:
@@ -1692,8 +1773,24 @@ def _is_tool_name(name: str) -> bool:
 def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
     """A note's bare fragments: a job ("software dev"), a known town ("stockholm"), software
     ("sql and looker all day"), each a clause of its own."""
-    for clause in clauses(_FRAGMENT_GREETING.sub("", sentence)):
+    note = _NOTE_HEAD.sub("", _FRAGMENT_GREETING.sub("", sentence))
+    fragments = clauses(note)
+    for clause in fragments:
         clause = clause.strip(" .!")
+        located = _JOB_WHERE.match(clause)
+        if (
+            located is not None
+            and "occupation" not in have
+            and (len(fragments) > 1 or note != sentence)
+        ):
+            have.add("occupation")
+            yield Stated("occupation", _job(located.group("job")))
+            place = located.group("where")
+            if known_place(place) or located.group("preposition").lower() == "in":
+                yield Stated("location", place)
+            elif located.group("preposition").lower() in {"at", "for", "with"}:
+                yield Stated("employer", place)
+            continue
         if not clause or _SOMEONE_ELSE.search(clause):
             continue
         job = _TERSE_JOB.match(clause)
@@ -1712,6 +1809,12 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
         working = _WORKING_IN.search(clause)
         if working is not None and _is_tool_name(working.group("tool")):
             yield Stated("tool", working.group("tool"), item=working.group("tool"))
+            continue
+        mine = _ARE_MY_TOOLS.match(clause)
+        if mine is not None:
+            for name in re.split(r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*", mine.group("tools")):
+                if name and (name[:1].isupper() or _is_tool_name(name)):
+                    yield Stated("tool", name, item=name)
             continue
         note = _TOOL_NOTE.match(clause)
         if note is not None:
@@ -1810,7 +1913,11 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     for fact in _corrected(sentence, [], earlier):
         found[fact.key] = fact  # "Wait, no, Bergen, I moved last year"
     job_at = _MY_JOB_AT.search(sentence)
-    if job_at is not None and job_at.group("org").split()[0] not in _NOT_ORGS:
+    if (
+        job_at is not None
+        and job_at.group("org").split()[0] not in _NOT_ORGS
+        and not _LOST_JOB.search(sentence[: job_at.start()])
+    ):
         keep(iter([Stated("employer", job_at.group("org"))]))  # "quitting my job at Deloitte"
     for fact in _replaced(sentence, earlier):
         found[fact.key] = fact  # "sorry, Swansea, not Cardiff"
