@@ -1816,12 +1816,12 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
                 if name and (name[:1].isupper() or _is_tool_name(name)):
                     yield Stated("tool", name, item=name)
             continue
-        note = _TOOL_NOTE.match(clause)
-        if note is not None:
+        listed = _TOOL_NOTE.match(clause)
+        if listed is not None:
             names = [
                 n.strip()
                 for n in re.split(
-                    r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*|,?\s+plus\s+", note.group("tools")
+                    r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*|,?\s+plus\s+", listed.group("tools")
                 )
             ]
             if names and all(_is_tool_name(n) for n in names):
