@@ -452,6 +452,11 @@ _WORK_AT: Final = re.compile(
     r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?"
     r"(?:(?:an? |the )?(?:[\w-]+ )?" + _KIND + r" (?=[A-Z]))?" + _ORG + r")",
 )
+_A_JOB_AT: Final = re.compile(
+    r"\b(?i:a|my) (?i:job|position|role|post)(?: (?i:as) (?:an? )?[\w -]+?)? (?i:at|by|with|for) "
+    r"(?:the )?" + _ORG
+)
+"""'I have since two years a job as cook by Hilton'."""
 _JOB_OF: Final = re.compile(
     rf"\bI(?:'m| am) (?:the|an?) (?:[\w-]+ ){{0,2}}?(?i:{_JOBS}) (?:of|for|at) (?:the )?" + _ORG
 )
@@ -573,12 +578,13 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
 
 
 def _employer(clause: str) -> Iterator[Stated]:
-    if NEGATION.search(clause) or _LOST_JOB.search(clause):
+    if NEGATION.search(clause) or _LOST_JOB.search(clause) or _SOMEONE_ELSE.search(clause):
         return
     for pattern in (
         _MY_EMPLOYER,
         _I_RUN_CALLED,
         _WORK_AT,
+        _A_JOB_AT,
         _JOB_OF,
         _AM_A_JOB_AT,
         _ANY_JOB_AT,
@@ -1054,7 +1060,7 @@ def _nominal_schedule(clause: str) -> Iterator[Stated]:
         match = _NOMINAL_SCHEDULE.match(clause)
         if match is None or _SOMEONE_ELSE.search(clause) or NEGATION.search(clause):
             return
-        if _DUE_WORD.search(clause):
+        if _DUE_WORD.search(clause) or _ABBREVIATED_DAY.match(match.group("when").strip()):
             return
         act, when = match.group("act"), match.group("when")
     words = act.lower().split()
@@ -1065,7 +1071,6 @@ def _nominal_schedule(clause: str) -> Iterator[Stated]:
         or words[-1] in _NOT_NOMINAL
         or _PRONOUN_WORDS & set(words)
         or not _DEFINITE_WHEN.search(when)
-        or _ABBREVIATED_DAY.match(when.strip())
     ):
         return
     item = _activity(act)
@@ -1719,6 +1724,11 @@ _TOOL_NAMES: Final = _word_set(
     " pagerduty datadog grafana prometheus jenkins circleci podman linux ubuntu debian fedora"
     " macos windows selenium cypress playwright postman jmeter tmux zapier miro canva"
     " excel sheets gmail dropbox onedrive sharepoint teams zoom webex arduino raspberry"
+    " gradle maven npm yarn pnpm webpack vite babel eslint pytest junit jest cargo pip conda"
+    " poetry homebrew nginx tomcat rabbitmq elasticsearch kibana splunk sentry heroku vercel"
+    " netlify firebase supabase pulumi helm argocd openshift vmware virtualbox proxmox inkscape"
+    " gimp krita procreate qlik alteryx knime dbeaver datagrip insomnia sublime notepad++"
+    " vscodium cursor zed helix nano jira gitlab bazel buck make cmake godot"
 )
 """A general lexicon of software a note names without capitals ("terraform + aws all day")."""
 _TOOL_PHRASES: Final = frozenset(

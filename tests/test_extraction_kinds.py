@@ -1,0 +1,98 @@
+"""Kinds of statement the offline extractor reads by their form, not by a listed sentence
+(issue 15): notes in fragments, lists and forms, towns by the shipped gazetteer, corrections,
+suppositions, schedules without a verb. Every sentence here is new: none is from a labelled
+set, so a rule fitted to one example fails them."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemoledger.commands.llm.rules.extract import extract
+from mnemoledger.commands.llm.rules.user_facts import known_place, list_items, stated_facts
+from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput
+
+
+def _facts(sentence: str, earlier: tuple[str, ...] = ()) -> set[tuple[str, str]]:
+    return {(f.attribute, f.value) for f in stated_facts(sentence, earlier)}
+
+
+def _extracted(*turns: str) -> dict[str, str]:
+    out = extract(
+        ExtractInput(conversation=[ConversationTurn(role="user", content=t) for t in turns])
+    )
+    return {f.key: f.value for f in [*out.preferences, *out.styles]}
+
+
+def test_the_gazetteer_knows_towns_not_words() -> None:
+    """GeoNames' towns (shipped in commands/data/extractor.json), accents and case aside;
+    ordinary words that are also towns are left out."""
+    assert known_place("Kraków") and known_place("krakow") and known_place("Ouagadougou")
+    assert not known_place("Reading") and not known_place("marketing")
+    assert not known_place("Acme")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # a town in a place's slot, in any voice, and a town is no employer
+        (
+            "I'm a welder for a shipyard in Gdańsk",
+            {("occupation", "welder"), ("location", "Gdańsk")},
+        ),
+        ("yo im a barber in lagos", {("occupation", "barber"), ("location", "Lagos")}),
+        ("I'm in Valparaíso btw", {("location", "Valparaíso")}),
+        ("I was in Kyoto last spring.", set()),
+        ("She's in Nairobi most weeks.", set()),
+        # notes in fragments: a bare job, a known town, software from the lexicon
+        ("hi, florist, leeds", {("occupation", "florist"), ("location", "Leeds")}),
+        ("kotlin and gradle all day", {("tool", "kotlin"), ("tool", "gradle")}),
+        (
+            "Bio: data engineer at Wise, Tallinn",
+            {("occupation", "data engineer"), ("employer", "Wise"), ("location", "Tallinn")},
+        ),
+        # forms with other separators
+        ("Employer = Siemens Energy", {("employer", "Siemens Energy")}),
+        ("Position - nurse at Charité", {("occupation", "nurse"), ("employer", "Charité")}),
+        # schedules written as notes
+        ("choir tues 7:30pm", {("schedule", "choir tues 7:30pm")}),
+        ("Fri: pottery class", {("schedule", "pottery class Fri")}),
+        ("good evening", set()),
+        # suppositions and other people state nothing
+        ("If I took the job in Oslo, would I need Norwegian?", set()),
+        ("my flatmate is a chef in Turin", set()),
+        # non-native and casual forms
+        (
+            "I have since two years a job as cook by Hilton",
+            {("occupation", "cook"), ("employer", "Hilton")},
+        ),
+        ("myself Ananya, working as nurse", {("name", "Ananya"), ("occupation", "nurse")}),
+        ("I speak yoruba and a bit of french", {("language", "Yoruba"), ("language", "French")}),
+        (
+            "payroll report has to go out by the end of May",
+            {("deadline", "payroll report due the end of May")},
+        ),
+    ],
+)
+def test_kinds_by_their_form(sentence: str, expected: set[tuple[str, str]]) -> None:
+    assert _facts(sentence) == expected
+
+
+def test_a_correction_replaces_the_value_said_before() -> None:
+    earlier = ("I'm a pharmacist in Leeds",)
+    assert _facts("sorry, Bradford, not Leeds", earlier) == {("location", "Bradford")}
+    assert _facts("it's optician actually, not pharmacist", earlier) == {("occupation", "optician")}
+
+
+def test_list_items_each_stand_alone() -> None:
+    assert list_items("About me:\n- Plumber\n- Vegan") == "About me:\nPlumber\nVegan"
+    assert list_items("job: vet / city: york") == "job: vet\ncity: york"
+
+
+def test_a_signature_names_the_writer_and_a_header_lists_likes() -> None:
+    found = _extracted("Kind regards,\nTomás Ruiz\nSolicitor | Garrigues | Madrid")
+    assert found["user/name"] == "Tomás Ruiz"
+    assert found["user/occupation"] == "Solicitor"
+    assert found["user/employer"] == "Garrigues"
+    assert found["user/location"] == "Madrid"
+    liked = _extracted("Things I hate:\n- Traffic\n- Loud bars")
+    assert liked == {"traffic": "User dislikes Traffic", "loud-bars": "User dislikes Loud bars"}
