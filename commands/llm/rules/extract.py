@@ -359,6 +359,12 @@ _WRITE_LIKE: Final = re.compile(
     _I,
 )
 """'Write like a friend, not like a textbook'."""
+_STOP_WITH: Final = re.compile(
+    r"^(?:please |can you |could you )?(?:stop|quit|enough) with (?:the |all the |your |all those"
+    r" )?(?P<what>[\w' -]+?)(?: please)?$",
+    _I,
+)
+"""'please stop with the exclamation marks'."""
 _DONT_IN_REPLIES: Final = re.compile(
     r"^(?:please )?(?:don't|do not|never|stop|avoid) (?P<what>(?:\w+ ){0,3}?(?:\w+ )?"
     r"(?:your |the |my )?(?:answers?|replies|responses|charts?|colou?rs?|tables?|lists?|code"
@@ -578,6 +584,11 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
             f"Wants {what} in replies" if verb == "give me" else f"Wants replies to {verb} {what}"
         )
         yield _fact(f"style/with-{slug(what)}", value, "style", True)
+        return
+    enough = _STOP_WITH.search(clause)
+    if enough is not None:
+        what = enough.group("what").strip()
+        yield _fact(f"style/no-{slug(what)}", f"Does not want {what} in replies", "style", True)
         return
     dont = _DONT_IN_REPLIES.search(clause)
     if dont is not None:

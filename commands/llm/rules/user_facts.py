@@ -339,7 +339,10 @@ def _name(sentence: str) -> Iterator[Stated]:
 
 # --- occupation and employer -----------------------------------------------------------------
 
-_JOB_PHRASE: Final = rf"(?P<job>(?:[\w-]+ ){{0,3}}?(?:{_JOBS})(?: (?:{_JOBS}))?)s?\b"
+_JOB_PHRASE: Final = (
+    rf"(?P<job>(?:[\w-]+ ){{0,4}}?(?:{_JOBS})(?: (?:{_JOBS}))?(?: of (?-i:[A-Z]\w+)"
+    rf"(?: (?-i:[A-Z]\w+))*)?)s?\b"
+)
 _I_AM_A_JOB: Final = re.compile(
     rf"(?:\bI(?:'m| am|'ve been| have been)|^[Bb]een) ?{_ADVERB}"
     rf"(?:working as |employed as )?"
@@ -374,7 +377,7 @@ _WORK_LIKE: Final = re.compile(
 """'I am working like accountant': "like" for "as", only before a job's noun."""
 _RUN_A: Final = re.compile(
     r"\bI (?P<verb>manage|run|own|co-own|lead|head|direct|coordinate) (?P<what>(?:an? |the |our )?"
-    r"[\w -]+?)(?: in " + _PLACE + r")?$",
+    r"[\w&' -]+?)(?: in (?:the )?" + _PLACE + r")?$",
     _I,
 )
 """What the user runs is their job: "I manage a hotel in Cusco", "I run a small bakery"."""
@@ -401,6 +404,11 @@ _STUDY: Final = re.compile(
     _I,
 )
 """A degree the user is doing is their occupation: "I'm doing a masters in economics"."""
+_STUDYING: Final = re.compile(
+    r"(?:\bI(?:'m| am) |^)(?:studying|reading|majoring in) (?P<subject>[a-z]+(?: [a-z]+)?)"
+    r" (?:at|in) [A-Z]"
+)
+"""'studying law at Trinity': the subject is the user's occupation."""
 _COORDINATE: Final = re.compile(
     r"\bI " + _ADVERB + r"(?P<verb>coordinate|manage|supervise|lead|train|mentor|organi[sz]e)"
     r" (?P<what>[a-z][\w-]*s(?: [a-z][\w-]*s)?) (?:at|for) ",
@@ -461,7 +469,7 @@ _JOB_OF: Final = re.compile(
     rf"\bI(?:'m| am) (?:the|an?) (?:[\w-]+ ){{0,2}}?(?i:{_JOBS}) (?:of|for|at) (?:the )?" + _ORG
 )
 _AM_A_JOB_AT: Final = re.compile(
-    rf"\bI(?:'m| am) {_ADVERB}(?:(?:an?|the) (?:[\w-]+ ){{0,3}}?(?i:{_JOBS})s? "
+    rf"\bI(?:'m| am) {_ADVERB}(?:(?:an?|the) (?:[\w-]+ ){{0,4}}?(?i:{_JOBS})s? "
     rf"(?:(?:in|of) [\w -]+? )?)?(?:at|with) "
     rf"(?:{_THE_ORG}|(?:the )?(?:an? (?:[\w-]+ ){{0,3}}(?:called|named) )?{_ORG})"
 )
@@ -563,6 +571,10 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
     if like is not None:
         yield Stated("occupation", _job(like.group("job")))
         return
+    subject = _STUDYING.search(clause)
+    if subject is not None:
+        yield Stated("occupation", f"studies {subject.group('subject')}")
+        return
     study = _STUDY.search(clause)
     if study is not None and study.group("subject2"):
         yield Stated("occupation", f"{study.group('subject2')} {study.group('degree2')} student")
@@ -626,7 +638,7 @@ _BASED_IN: Final = re.compile(
 )
 _MOVED_TO: Final = re.compile(
     r"(?:\b(?:I|[Ww]e)(?:'ve| have)? |^)(?:just |recently |finally )?(?:[Mm]oved|[Rr]elocated)"
-    r" (?:back )?to " + _PLACE
+    r" (?:back |here |over )?to " + _PLACE
 )
 _NOW_IN: Final = re.compile(
     r"\b(?i:now|currently|these days),? I(?:'m| am) (?:living |based )?in "
@@ -644,6 +656,8 @@ _WORK_IN_TOWN: Final = re.compile(
     + _ADVERB
     + r"(?:work|working) (?:from home|remotely|freelance) (?:in|from) "
     + _PLACE.replace("place>", "place5>")
+    + r"|^(?:fully |mostly |working )?remote(?:ly)? from "
+    + _PLACE.replace("place>", "place6>")
     + r"|^I (?i:manage|run|own|co-own|lead|head|direct|coordinate) (?:an?|the|our) [^,]*? in "
     + _PLACE.replace("place>", "place2>")
     + r"$"
@@ -675,7 +689,7 @@ _FROM: Final = re.compile(
 )
 
 
-_PLACE_GROUPS: Final = ("place", "place2", "place3", "place4", "place5")
+_PLACE_GROUPS: Final = ("place", "place2", "place3", "place4", "place5", "place6")
 
 
 def _where(clause: str) -> Iterator[Stated]:
@@ -744,6 +758,7 @@ _ALLERGIC: Final = re.compile(
     r"(?=[,.;!?]|$| and\b| so\b| which\b)"
     r"|\b(?:I have|I've got|I've|my) (?:an? )?(?:severe |bad |mild )?(?P<what2>[\w-]+) allergy\b"
     r"|(?:\b(?:I'm|I am) |^)(?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b"
+    r"|^(?:and |also |plus )?(?:an? )?(?:severe |bad |mild )?(?P<what5>[\w-]+) allergy\b"
     r"|\b(?:can't|cannot|can not) (?:have|eat|touch) (?:any )?(?P<what4>\w+)\b(?=.*\ballergic\b)",
     _I,
 )
@@ -804,7 +819,7 @@ def _allergy(clause: str) -> Iterator[Stated]:
     if match is None or NEGATION.search(clause[: match.start()]):
         return
     groups = match.groupdict()
-    what = next((g for g in (groups.get(f"what{n}") for n in ("", "2", "3", "4")) if g), "")
+    what = next((g for g in (groups.get(f"what{n}") for n in ("", "2", "3", "4", "5")) if g), "")
     what = what.strip()
     what = re.sub(r"^(?:the|all|any) ", "", what, flags=_I)
     what = re.sub(r" (?:as well|too|also|though)$", "", what, flags=_I)
@@ -871,7 +886,7 @@ _RECURRING: Final = (
     rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
     rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at"
     rf"|(?:most|some|alternate) (?:weekends|weekdays|weeks|days|{_WEEKDAY})"
-    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+    rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|weekends\b|weekdays\b"
     rf"|{_WEEKDAY} (?:to|through|till|until|-) {_WEEKDAY}"
     rf"|every (?:two|three|four|\d+|few|couple of) (?:days|weeks|months))"
 )
@@ -1048,11 +1063,25 @@ _NOT_NOMINAL: Final = _word_set(
 
 
 _OBJECTS: Final = _word_set("him her them it")
+_HOUR_FIRST: Final = re.compile(
+    r"^(?:(?:daily|weekdays|every day)\s*:\s*)?(?P<when>\d{1,2}(?::\d{2})?\s*(?:am|pm)"
+    r"|\d{1,2}(?::\d{2})?\s*-\s*\d{1,2}(?::\d{2})?) (?P<act>[a-z]+(?: [a-z]+)?)$",
+    _I,
+)
+"""A day written as times: "daily: 6am run, 9-6 work"."""
 _THEN: Final = re.compile(r"\s+(?:and )?then\s+", _I)
 
 
 def _nominal_schedule(clause: str) -> Iterator[Stated]:
     field = _SCHEDULE_FIELD.match(clause)
+    first = _HOUR_FIRST.match(clause)
+    if first is not None and first.group("act").lower().split()[0] not in _NOT_NOMINAL:
+        yield Stated(
+            "schedule",
+            f"{first.group('act')} {first.group('when')}",
+            item=_activity(first.group("act")),
+        )
+        return
     if field is not None:
         act, when = field.group("act"), field.group("when")
         when = f"{when} {field.group('hour')}" if field.group("hour") else when
@@ -1166,8 +1195,8 @@ _DONE_BY: Final = re.compile(
 )
 _LAUNCHES_ON: Final = re.compile(
     r"(?:\b(?:the|my|our) |^)(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+) (?:closes?|launch(?:es)?|ships?"
-    r"|goes live|wraps up|ends|opens|is launching|is closing|is shipping|is ending) (?:on|by) "
-    + _DATE,
+    r"|goes live|wraps up|ends|opens|is launching|is closing|is shipping|is ending|starts?|begins?)"
+    r" (?:on |by )?" + _DATE,
     _I,
 )
 """A date the user's work is set for: "our Series A closes on June 30"."""
@@ -1738,8 +1767,8 @@ _TOOL_PHRASES: Final = frozenset(
 _TOOL_NOTE: Final = re.compile(
     r"^(?:(?:mostly|mainly|also|some|and|plus) )?(?P<tools>[\w.+#-]+(?: [\w.+#-]+)??"
     r"(?:(?:,| and| &| \+|,? plus) [\w.+#-]+(?: [\w.+#-]+)??)*)"
-    r"(?: (?:mostly|mainly|all day(?: every day)?|every day|daily|for everything|at work"
-    r"|on weekends|too|as well|lol))*$",
+    r"(?: (?:pretty much|basically|mostly|mainly|all day(?: every day)?|every day|daily"
+    r"|for everything|at work|on weekends|too|as well|lol))*(?: (?:on|for|in) [\w' ]+)?$",
     _I,
 )
 _NOTE_HEAD: Final = re.compile(
@@ -1748,11 +1777,16 @@ _NOTE_HEAD: Final = re.compile(
     _I,
 )
 _JOB_WHERE: Final = re.compile(
-    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS}))(?: by (?:day|night|trade))?"
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,3}}?(?i:{_JOBS}))(?: by (?:day|night|trade))?"
     r" (?P<preposition>at|for|with|in|from) (?P<where>[A-Z][\w&'.\u00c0-\u017f-]*"
     r"(?: (?:of |de )?[A-Z][\w&'.\u00c0-\u017f-]*)*)$"
 )
 """A note's job with where it is done: "software engineer at Atlassian", "teacher from Swansea"."""
+_JOB_SOMEWHERE_IN: Final = re.compile(
+    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:{_JOBS})) (?:at|with|for) (?:an? |the )?[\w -]+?"
+    r" (?P<preposition>in) (?P<where>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.\u00c0-\u017f-]*)*)$"
+)
+"""'Dev at a fintech in Warsaw'."""
 _FRAGMENT_GREETING: Final = re.compile(
     r"^(?:(?:hi|hey|hello|yo|hiya|heya|howdy|greetings|ok|okay|so|hola|ciao|salut|bonjour|hallo|namaste|salaam|aloha|ola"
     r"|ol\u00e1|hej|moin|servus|ahoj|cze\u015b\u0107|merhaba|shalom)(?:[,!.]+|$) ?)+",
@@ -1787,7 +1821,7 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
     fragments = clauses(note)
     for clause in fragments:
         clause = clause.strip(" .!")
-        located = _JOB_WHERE.match(clause)
+        located = _JOB_WHERE.match(clause) or _JOB_SOMEWHERE_IN.match(clause)
         if (
             located is not None
             and "occupation" not in have
