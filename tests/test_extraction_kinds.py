@@ -96,3 +96,17 @@ def test_a_signature_names_the_writer_and_a_header_lists_likes() -> None:
     assert found["user/location"] == "Madrid"
     liked = _extracted("Things I hate:\n- Traffic\n- Loud bars")
     assert liked == {"traffic": "User dislikes Traffic", "loud-bars": "User dislikes Loud bars"}
+
+
+def test_a_short_answer_to_the_assistants_question_states_the_fact() -> None:
+    """A fact spread over two turns: the assistant asks, the user answers in a word or two."""
+    turns = [
+        ConversationTurn(role="assistant", content="Where do you live these days?"),
+        ConversationTurn(role="user", content="Bilbao"),
+        ConversationTurn(role="assistant", content="And what do you do?"),
+        ConversationTurn(role="user", content="an optometrist"),
+        ConversationTurn(role="assistant", content="Nice! Anything else?"),
+        ConversationTurn(role="user", content="Paris"),
+    ]
+    found = {f.key: f.value for f in extract(ExtractInput(conversation=turns)).preferences}
+    assert found == {"user/location": "Bilbao", "user/occupation": "optometrist"}

@@ -393,10 +393,17 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
     found: dict[str, dict[str, Fact]] = {
         name: {} for name in ("preferences", "entities", "decisions", "styles", "artifacts")
     }
-    user_texts = [t.content for t in conversation_excerpt(inputs.conversation) if t.role == "user"]
+    turns = conversation_excerpt(inputs.conversation)
+    user_texts = [t.content for t in turns if t.role == "user"]
+    asked = [
+        turns[i - 1].content if i and turns[i - 1].role == "assistant" else ""
+        for i, t in enumerate(turns)
+        if t.role == "user"
+    ]
     for index, text in enumerate(user_texts):
         corrects = CORRECTION.search(text) is not None or _WAIT_NO.search(text) is not None
-        for category, fact in _facts_of_turn(text, user_texts[:index]):
+        said = answered(asked[index], text)
+        for category, fact in _facts_of_turn(said, user_texts[:index]):
             if corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
                 found[category][fact.key] = fact  # "Sorry, I meant Braga": the value said last
             else:
@@ -405,6 +412,75 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
         found["styles"].setdefault(fact.key, fact)
     return ExtractOutput(**{name: list(facts.values()) for name, facts in found.items()})
+
+
+_QUESTIONS: Final = (
+    (
+        re.compile(
+            r"\bwhere (?:are you|do you) (?:from|come from)\b|\bwhere did you grow up\b", _I
+        ),
+        "I'm originally from {}",
+    ),
+    (
+        re.compile(
+            r"\bwhere (?:are you|do you) (?:based|live|living|located)\b|\bwhich (?:city|town)\b"
+            r"|\bwhere(?:'s| is) home\b|\bwhere are you\?",
+            _I,
+        ),
+        "I live in {}",
+    ),
+    (
+        re.compile(
+            r"\bwho do you work for\b|\bwhich company\b|\bwhere do you work\b|\bwhat company\b",
+            _I,
+        ),
+        "I work at {}",
+    ),
+    (
+        re.compile(
+            r"\bwhat do you do\b|\bwhat(?:'s| is) your (?:job|occupation|profession|role|work)\b"
+            r"|\bwhat (?:kind of )?work do you do\b|\bwhat do you do for (?:work|a living)\b",
+            _I,
+        ),
+        "I'm a {}",
+    ),
+    (
+        re.compile(r"\bwhat(?:'s| is) your name\b|\bwhat should I call you\b|\bwho are you\b", _I),
+        "My name is {}",
+    ),
+    (re.compile(r"\bwhat languages? do you speak\b", _I), "I speak {}"),
+    (
+        re.compile(
+            r"\bwhich (?:languages?|tools?|editor|stack|software)\b.*\b(?:use|code|work)"
+            r"|\bwhat (?:tools?|stack|editor|software) do you\b",
+            _I,
+        ),
+        "I use {}",
+    ),
+)
+"""What an assistant's question asks, and the user's short answer as a statement."""
+_SHORT_ANSWER: Final = re.compile(r"^[^?]{1,60}$")
+_FIRST_PERSON: Final = re.compile(r"\b(?:I|I'm|i|im|me|my|we|our)\b")
+_ANSWER_HEAD: Final = re.compile(r"^(?:(?:um+|well|oh|so|yeah|yes|yep|ok|okay),? )+", _I)
+
+
+def answered(question: str, answer: str) -> str:
+    """A short answer to the assistant's question as the statement it makes: "Nairobi" after
+    "Where are you based?" is "I live in Nairobi"; anything else as it was said."""
+    reply = _ANSWER_HEAD.sub("", answer.strip())
+    if not question or not _SHORT_ANSWER.match(reply) or _FIRST_PERSON.search(reply):
+        return answer
+    if len(reply.split()) > MAX_ANSWER_WORDS:
+        return answer
+    for asks, statement in _QUESTIONS:
+        if asks.search(question):
+            reply = re.sub(r"^(?:an?|the) ", "", reply, flags=_I) if "I'm a" in statement else reply
+            return statement.format(reply.rstrip(" .!"))
+    return answer
+
+
+MAX_ANSWER_WORDS: Final = 6
+"""Longer replies say more than an answer: they are read as they are."""
 
 
 def _fact(key: str, value: str, category: str, explicit: bool | None) -> Fact:
