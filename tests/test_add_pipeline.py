@@ -17,6 +17,7 @@ from mnemoledger.commands.llm import OfflineProvider, ScriptedProvider
 from mnemoledger.commands.llm.schemas import ReconstructOutput
 from mnemoledger.commands.write.sanitize import InjectionRefused
 from mnemoledger.ledger import InvalidInput, Settings
+from mnemoledger.projections.embeddings.cache import CachedEmbedder, text_key
 
 
 def open_memory(home: Path, embedder: str = "hashing") -> MnemoLedger:
@@ -149,6 +150,18 @@ def test_a_fault_before_the_save_leaves_memories_and_read_models_as_before(
     assert [e.type for e in new_events] == ["AddRequested", "CommandFailed"]
     assert new_events[1].data["error"] == "disk unplugged"
     assert read_models(memory) == before_models
+
+
+def test_a_merged_wording_is_embedded_by_the_add_that_wrote_it(memory: MnemoLedger) -> None:
+    """The vectors read model wants the merged text's vector at the next read or add: the
+    add that merged puts it in the embedding cache, so the next one does not embed it."""
+    [first] = memory.add(["I drink green tea every morning"], user="u").memories
+    again = memory.add(["Every morning I drink green tea"], user="u")
+    [merged] = [m.content for m in again.reinforced if m.id == first.id]
+    assert merged == "I drink green tea every morning; Every morning I drink green tea"
+    embedder = memory.parts.embedder  # asked before any read: a read would catch up
+    assert isinstance(embedder, CachedEmbedder)
+    assert embedder.cache.get_many(embedder.model, [text_key(merged)])
 
 
 def test_injection_is_refused_and_only_the_request_is_recorded(memory: MnemoLedger) -> None:

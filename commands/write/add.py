@@ -13,9 +13,13 @@ again from step 2 on fresh state.
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -58,9 +62,12 @@ from mnemoledger.ledger.policy import (
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.consent import ConsentProjection
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.embedder import Embedder
 from mnemoledger.projections.layers import LayersProjection
 from mnemoledger.projections.vectors import VectorsProjection
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -180,13 +187,23 @@ class AddPipeline:
         llm = RecordedLLM(self.provider, command, provenance)
         outcome = AddOutcome(command_id=command.id.hex)
         contents = self._split(llm, request, raw_contents)
-        for text in [*raw_contents, *contents]:
-            screen(text)
-        vectors = self.embedder.passages(contents)
+        # the screen (Python) runs while the model embeds (native code, which lets go of
+        # the interpreter): an add waits for the longer of the two, not for both
+        screened = list(dict.fromkeys([*raw_contents, *contents]))  # one text, one screen
+        screening = _side_work().submit(_screen_all, screened)
+        try:
+            vectors = self.embedder.passages(contents)
+        except BaseException:
+            _finish(screening, _screen_all, screened)  # a refusal says more than a failure
+            raise
+        _finish(screening, _screen_all, screened)
         changed: dict[str, Memory] = {}
         fresh, fresh_vectors = self._dedup(
             llm, contents, vectors, provenance, changed, request, outcome
         )
+        # a merge rewrote a memory: the vectors read model will want its new text, so it is
+        # embedded now, beside the rest of the decision, into the embedding cache
+        rewritten = _warm(self.embedder, [m.content for m in changed.values()])
         touch = dedup_touch(command.id, list(changed), provenance)  # seed 001 §2.1 touch()
         added: list[Memory] = []
         superseded: list[Memory] = []
@@ -229,7 +246,10 @@ class AddPipeline:
         self.before_save()
         extra = [x for x in (core, touch) if x is not None]
         saved = {id(m): m for m in (*added, *superseded, *changed.values(), *extra)}
-        self.ledger.save(command, user, *saved.values(), *consents)
+        try:
+            self.ledger.save(command, user, *saved.values(), *consents)
+        finally:
+            _settle(rewritten)
         return outcome
 
     def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
@@ -464,6 +484,69 @@ def reconstruction_problems(
         if any(not 0 <= m < len(output.memories) for m in coverage.memories):
             problems.append(f"coverage of new content {coverage.new_content} is out of range")
     return problems
+
+
+def _screen_all(texts: Sequence[str]) -> None:
+    for text in texts:
+        screen(text)
+
+
+SIDE_THREADS: Final = 2
+"""Threads for the work an add does beside its main line (the screen, warming the cache)."""
+_SIDE: list[ThreadPoolExecutor] = []
+_SIDE_LOCK = threading.Lock()
+
+
+def _side_work() -> ThreadPoolExecutor:
+    with _SIDE_LOCK:
+        if not _SIDE:
+            _SIDE.append(ThreadPoolExecutor(SIDE_THREADS, thread_name_prefix="add-side"))
+        return _SIDE[0]
+
+
+os.register_at_fork(after_in_child=_SIDE.clear)  # a forked child has none of the threads
+
+
+def _finish(job: Future[None], work: Callable[[Sequence[str]], None], texts: list[str]) -> None:
+    """The side job's outcome; run here if no side thread took it yet (others' adds keep
+    them busy), rather than wait for one."""
+    if job.cancel():
+        work(texts)
+    else:
+        job.result()
+
+
+@dataclass
+class _Warming:
+    """Texts being embedded into the embedding cache beside an add's decision."""
+
+    embedder: Embedder
+    texts: list[str]
+    job: Future[object]
+
+
+def _warm(embedder: Embedder, texts: Sequence[str]) -> _Warming | None:
+    """Embed `texts` into the embedding cache beside the rest of the add (None when the
+    embedder caches nothing, or there is nothing to embed): the read model that needs
+    their vectors then finds them there instead of embedding them on the next add's path."""
+    if not texts or not isinstance(embedder, CachedEmbedder):
+        return None
+    unique = list(dict.fromkeys(texts))
+    return _Warming(embedder, unique, _side_work().submit(embedder.passages, unique))
+
+
+def _settle(warming: _Warming | None) -> None:
+    """Finish a cache warm-up (here, if no side thread took it yet); a failure is only
+    logged: the read model embeds what the cache lacks."""
+    if warming is None:
+        return
+    try:
+        if warming.job.cancel():
+            warming.embedder.passages(warming.texts)
+        else:
+            warming.job.result()
+    except Exception as error:
+        logger.warning("warming the embedding cache failed (%s); the read model embeds", error)
 
 
 WRITING_PROBLEM_PREFIX = "writing constraints: "
