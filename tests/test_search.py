@@ -433,6 +433,27 @@ def test_a_speaker_quoted_later_is_found_then(
     assert seen == ["What did Gina open?", "Gina: What did I open?"]
 
 
+def test_a_query_embedded_while_catching_up_still_finds_a_speaker_quoted_since(
+    memory: MnemoLedger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`search` and `query` start embedding before they catch up only when the catch-up
+    cannot change the text: a name no memory quoted yet waits for it."""
+    add(memory, ["Gina: I opened an online clothing store."])
+    memory.refresh()
+    seen = embedded_queries(memory, monkeypatch)
+    memory.search("What did Gina open?", user="u1")  # known quoted: embedded early
+    add(memory, ["Jon: I lost my job as a banker."])  # written after the last catch-up
+    memory.search("What did Jon lose?", user="u1")
+    memory.query("What was Jon's job?", agent="supervisor", user="u1")
+    memory.query("What did Paris look like?", agent="supervisor", user="u1")
+    assert seen == [
+        "Gina: What did I open?",
+        "Jon: What did I lose?",
+        "Jon: What was my job?",
+        "What did Paris look like?",
+    ]
+
+
 def test_keywords_alone_answer_when_vectors_fail(
     memory: MnemoLedger, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,11 +49,12 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.recall.relations import edges_of, related_bullets, relation_boost
-from mnemoledger.commands.recall.search import hybrid_search
+from mnemoledger.commands.recall.search import embed_early, hybrid_search, query_vector_of
 from mnemoledger.commands.write.categories import CategoriesConfig, Scope
 from mnemoledger.commands.write.procedural import in_context
 from mnemoledger.ledger import Ledger, Provenance
@@ -343,9 +344,11 @@ def memory_query(
     scope = categories.scope(req.agent, req.categories or named)
     if named is not None and req.categories:
         categories.scope(req.agent, named)
+    user = req.filters.user_id
+    # the model embeds the query while the read models catch up (when that cannot change it)
+    early = embed_early(layers, embedder, user, req.query) if scope.searched else None
     refresh()
     moment = now or datetime.now(UTC)
-    user = req.filters.user_id
 
     rev: int | None = None
     since: int | None = None
@@ -364,7 +367,10 @@ def memory_query(
     room = req.top_k - len(candidates)
     if scope.searched and room > 0:
         searched = req.model_copy(update={"top_k": room})
-        found, hidden = _searched(layers, vectors, embedder, scope, searched, moment, graph)
+        search_vector = query_vector_of(early, layers, embedder, user, req.query)
+        found, hidden = _searched(
+            layers, vectors, embedder, scope, searched, moment, graph, search_vector
+        )
         candidates += found
 
     told = header
@@ -478,13 +484,15 @@ def _searched(
     req: QueryRequest,
     now: datetime,
     graph: GraphProjection | None = None,
+    search_vector: npt.NDArray[np.float32] | None = None,
 ) -> tuple[list[_Candidate], int]:
     """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
     over-fetched, filtered here, `rag_length` per category, relevance >= threshold; with a
     relations `graph`, the best `top_k x RELATION_RERANK_DEPTH` of them are reordered by
     `score + w_rel x max_related_strength` (seed 003 §2) before `top_k` are kept. Also how
     many search matches (servable, passing the filters and the threshold) were left out
-    for a category outside the query's."""
+    for a category outside the query's. `search_vector` is the vector side's embedding of
+    the query (`search.query_vector_of`), embedded once for every round of over-fetching."""
     wanted = req.top_k * (RELATION_RERANK_DEPTH if graph is not None else 1)
     searched = scope.searched
     picked: list[_Candidate] = []
@@ -502,6 +510,7 @@ def _searched(
             req.filters.user_id,
             k,
             pool=req.top_k * SEARCH_OVERFETCH,
+            query_vector=search_vector,
         )
         fresh = [hit for hit in hits if hit.id not in seen]
         seen.update(hit.id for hit in fresh)

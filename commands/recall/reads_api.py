@@ -16,7 +16,15 @@ from datetime import datetime
 
 from mnemoledger.commands.models import CoreOut, EventOut, MemoryOut, SearchHit, Stats
 from mnemoledger.commands.parts import Parts
-from mnemoledger.commands.recall.search import DEFAULT_FUSION, Expand, Fusion, Rerank, hybrid_search
+from mnemoledger.commands.recall.search import (
+    DEFAULT_FUSION,
+    Expand,
+    Fusion,
+    Rerank,
+    embed_early,
+    hybrid_search,
+    query_vector_of,
+)
 from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
 from mnemoledger.ledger.policy import (
     LATEST_DEFAULT_LIMIT,
@@ -109,11 +117,13 @@ class Reads:
             raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
         if fusion not in SEARCH_FUSIONS:
             raise InvalidInput(f"fusion must be one of {', '.join(SEARCH_FUSIONS)}; got {fusion}")
-        self.parts.refresh()
+        parts = self.parts
+        early = embed_early(parts.layers, parts.embedder, user, query)
+        parts.refresh()
         return hybrid_search(
-            self.parts.layers,
-            self.parts.vectors,
-            self.parts.embedder,
+            parts.layers,
+            parts.vectors,
+            parts.embedder,
             query,
             user,
             k,
@@ -123,6 +133,7 @@ class Reads:
             rerank=rerank,
             now=at,
             namespace=None if namespace is None else identifier("namespace", namespace),
+            query_vector=query_vector_of(early, parts.layers, parts.embedder, user, query),
         )
 
     def core(self, *, user: str) -> CoreOut:

@@ -41,10 +41,11 @@ paraphrase with). An optional `rerank` hook reorders the scored candidates befor
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Literal, Protocol
@@ -224,6 +225,58 @@ def bm25_score(rank: float) -> float:
     turn it the right way round: `1 - 1 / (1 - rank) = -rank / (1 - rank)`."""
     strength = max(0.0, -rank)
     return strength / (1.0 + strength)
+
+
+def vector_query(layers: LayersProjection, user_id: str, query: str) -> str:
+    """The query as the memories are written: "the user" said as "I" and "my"; a question
+    naming exactly one person this user's memories quote, asked in that person's words
+    (`as_said_by`). What the vector side embeds."""
+    query = in_first_person(query)
+    quoted = layers.quoted_speakers(user_id, named_people(query))
+    return as_said_by(query, quoted[0]) if len(quoted) == 1 else query
+
+
+def settled_vector_query(layers: LayersProjection, user_id: str, query: str) -> str | None:
+    """`vector_query` when catching the read models up cannot change it, else None: every
+    person the query names is already known to be quoted (a name found stays found), or it
+    names nobody. Lets a caller embed the query while it catches up."""
+    first_person = in_first_person(query)
+    names = named_people(first_person)
+    quoted = layers.quoted_speakers(user_id, names)
+    if len(quoted) != len(names):
+        return None
+    return as_said_by(first_person, quoted[0]) if len(quoted) == 1 else first_person
+
+
+def embed_early(
+    layers: LayersProjection, embedder: Embedder, user_id: str, query: str
+) -> Future[npt.NDArray[np.float32]] | None:
+    """The query's vector side embedding, started in the background before the caller
+    catches the read models up (the model works outside the interpreter while the catch-up
+    runs), when the catch-up cannot change what is embedded (`settled_vector_query`);
+    None otherwise. Hand it to `query_vector_of` after catching up."""
+    text = settled_vector_query(layers, user_id, query)
+    return None if text is None else _executor().submit(embedder.query, text)
+
+
+def query_vector_of(
+    early: Future[npt.NDArray[np.float32]] | None,
+    layers: LayersProjection,
+    embedder: Embedder,
+    user_id: str,
+    query: str,
+) -> npt.NDArray[np.float32] | None:
+    """The vector side's query embedding (of `vector_query`): the early one if a worker
+    began it, else embedded here (no waiting behind other searches' jobs); None if the
+    model failed (`hybrid_search` then tries once more and, failing again,
+    answers from keywords alone, seed 004 §6)."""
+    try:
+        if early is not None and not early.cancel():  # taken by a worker: it has begun
+            return early.result()
+        return embedder.query(vector_query(layers, user_id, query))
+    except Exception as error:
+        logger.warning("embedding the query failed (%s)", error)
+        return None
 
 
 # --- recall scoring (seed 001 §4.2) ------------------------------------------------------
@@ -461,12 +514,7 @@ class _Search:
         return _Scored(hits, best)
 
     def vector_query(self, query: str) -> str:
-        """The query as the memories are written: "the user" said as "I" and "my"; a
-        question naming exactly one person this user's memories quote, asked in that
-        person's words (`as_said_by`)."""
-        query = in_first_person(query)
-        quoted = self.layers.quoted_speakers(self.user_id, named_people(query))
-        return as_said_by(query, quoted[0]) if len(quoted) == 1 else query
+        return vector_query(self.layers, self.user_id, query)
 
     def _keyword(self, query: str) -> tuple[list[tuple[str, float]], dict[str, RecallRow]]:
         keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool)
@@ -519,6 +567,13 @@ _EXECUTOR: list[ThreadPoolExecutor] = []
 _EXECUTOR_LOCK = threading.Lock()
 SEARCH_THREADS = 4
 """Worker threads for the keyword side of concurrent searches (one per search at a time)."""
+
+
+def _forget_executor() -> None:
+    _EXECUTOR.clear()  # a forked child has none of the parent's worker threads
+
+
+os.register_at_fork(after_in_child=_forget_executor)
 
 
 def _executor() -> ThreadPoolExecutor:
