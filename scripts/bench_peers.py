@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -117,28 +118,41 @@ def make_mem0(directory: Path) -> Any:
 
 
 class EmbeddingClock:
-    """An embedder that adds up the time its calls take (mnemoledger's model, under its
-    embedding cache: what an add spends embedding, apart from everything else)."""
+    """An embedder that adds up the time during which at least one of its calls runs
+    (mnemoledger's model, under its embedding cache: what an add spends embedding, apart
+    from everything else). Calls from several threads at once count once: the wall time
+    the model was busy, which an add's caller waits for, not the sum of the calls."""
 
     def __init__(self, embedder: Any) -> None:
         self.embedder = embedder
         self.model: str = embedder.model
         self.dimensions: int = embedder.dimensions
         self.seconds = 0.0
+        self._running = 0
+        self._since = 0.0
+        self._lock = threading.Lock()
 
     def passages(self, texts: Sequence[str]) -> Any:
-        started = time.perf_counter()
-        try:
+        with self._busy():
             return self.embedder.passages(texts)
-        finally:
-            self.seconds += time.perf_counter() - started
 
     def query(self, text: str) -> Any:
-        started = time.perf_counter()
-        try:
+        with self._busy():
             return self.embedder.query(text)
+
+    @contextmanager
+    def _busy(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                self._since = time.perf_counter()
+            self._running += 1
+        try:
+            yield
         finally:
-            self.seconds += time.perf_counter() - started
+            with self._lock:
+                self._running -= 1
+                if self._running == 0:
+                    self.seconds += time.perf_counter() - self._since
 
 
 @contextmanager
