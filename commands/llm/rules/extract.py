@@ -752,6 +752,13 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
                 previous = True
             continue
+        fan = _A_FAN.search(clause)
+        if fan is not None and not NEGATION.search(clause[: fan.start()]):
+            what = _object(fan.group("object"))  # "I'm a huge Arsenal fan"
+            if what:
+                yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
+                previous = True
+                continue
         beats = _NOTHING_BEATS.match(clause)
         if beats is not None:
             what = _object(beats.group("object"))
@@ -775,6 +782,12 @@ _PREFERENCE_FIELD: Final = re.compile(
 """A preference said as a form's field: "likes: cats, jazz", "fav food = sushi"."""
 _ONLY: Final = re.compile(r"^(?:only|just|but) (?P<object>[\w' -]+)$", _I)
 """After a dislike, what the user has instead: "I don't drink coffee, only green tea"."""
+_A_FAN: Final = re.compile(
+    r"\bI(?:'m| am) (?:an? )?(?:huge |big |massive |total |die-?hard |lifelong )?"
+    r"(?P<object>[\w' -]+?) (?:fan|nerd|buff|addict|lover)\b",
+    _I,
+)
+"""'I'm a huge Arsenal fan', "I'm a coffee addict"."""
 _NOTHING_BEATS: Final = re.compile(
     r"^(?:honestly |really )?nothing (?:beats|compares to|tops) (?P<object>.+)$", _I
 )

@@ -94,6 +94,7 @@ _CASUAL_SPELLINGS: Final = (
     (re.compile(r"\bu\b"), "you"),
     (re.compile(r"\s*[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+"), ""),
     (re.compile(r"\bwrk\b", _I), "work"),
+    (re.compile(r"(?<=[a-z]) n (?=[a-z])"), " and "),
     (re.compile(r"(?<=\w) @ ?(?=[A-Za-z])"), " at "),
     (re.compile(r"\bI am (not )?(lik|lov|hat|prefer|enjoy)ing\b"), _progressive),
     (re.compile(r"[\u2018\u2019]"), "'"),
@@ -226,8 +227,8 @@ _SUBJECT_I: Final = r"(?:\bI|^)"
 """The user as subject: "I", or nothing at the start of a clause ("work at Sony ...")."""
 _ADVERB: Final = (
     r"(?:(?:currently|now|still|also|just|really|actually|myself|mostly|mainly|usually"
-    r"|always|recently|happily|full-time|part-time|remotely|already|basically|only"
-    r"|\w+ly) )?"
+    r"|always|recently|happily|full-time|part-time|remotely|already|basically|only|like"
+    r"|kinda|\w+ly) )?"
 )
 _NOT_NAMES: Final = _word_set(
     "I I'm OK Okay Thanks Sorry Fine Good Great Back Here There Done Ready Sure Happy Not"
@@ -434,7 +435,9 @@ _BY_TRADE: Final = re.compile(
 )
 """'accountant by trade'."""
 _AS_A_JOB: Final = re.compile(
-    rf"(?:^|\bI(?:'m| am) (?:\w+ )?)as an? (?P<job>(?:[\w-]+ ){{0,2}}?(?:{_JOBS}))s?\b", _I
+    rf"(?:^|\bI(?:'m| am) (?:\w+ )?|\bI (?!(?:started|began|used|was|were|worked|once)\b)\w+"
+    rf"(?: (?!as\b)\w+){{0,3}} )as an? (?P<job>(?:[\w-]+ ){{0,2}}?(?:{_JOBS}))s?\b",
+    _I,
 )
 """'As a nurse, ...', "I'm happy as a graphic designer": the user in their job."""
 _A_JOB_AS: Final = re.compile(
@@ -735,6 +738,7 @@ _I_AM_DIET: Final = re.compile(
     rf"(?:(?:a|an|now|also|still|fully|strictly|totally) )*(?P<diet>{_DIETS})\b",
     _I,
 )
+_COELIAC: Final = re.compile(r"\bI(?:'m| am| have) (?:a |also )?(?:coeliac|celiac)\b", _I)
 _NO_FOOD: Final = re.compile(
     r"(?:^|\bso )(?:and |also |but )?(?:no|zero) (?P<food>" + FOOD_GROUPS + r")(?: for me)?"
     r"(?: in (?:\w+ ){0,2}\w+)?(?: (?:pls|please|thanks|thx)\b.*)?(?: when .*)?$",
@@ -776,6 +780,10 @@ def _diet_name(text: str) -> str:
 
 def _diet(sentence: str) -> Iterator[Stated]:
     found: dict[str, bool] = {}
+    coeliac = _COELIAC.search(sentence)
+    if coeliac is not None and not NEGATION.search(sentence[: coeliac.start()]):
+        found["gluten-free"] = True  # "I'm coeliac": no gluten
+        yield Stated("allergy", "coeliac (gluten)", item="coeliac")
     for clause in clauses(sentence):
         for match in _I_AM_DIET.finditer(clause):
             positive = match.group("not") is None and not NEGATION.search(match.group(0))
@@ -832,7 +840,8 @@ def _allergy(clause: str) -> Iterator[Stated]:
 _SPEAK: Final = re.compile(
     r"(?:\bI |^)(?i:speak) (?:\w+ )?(?i:languages?)\s*[-:,]\s*"
     r"(?P<langs6>[A-Z][a-z]+(?:(?:,|,? and) (?:a little |some |basic )?[A-Z][a-z]+)*)|"
-    r"(?:\bI |^)(?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am )?(?i:speak|speaking)"
+    r"(?:\bI |^)(?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am |can |could )?"
+    r"(?i:speak|speaking)"
     r" (?:fluent )?(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &| \+) (?:some |a little |fluent |a bit of"
     r" |a little bit of |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
     r"|(?:\b(?:I'm|I am) |^)(?i:fluent) in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
@@ -884,6 +893,7 @@ _RECURRING: Final = (
     rf"(?:mon|tues|wednes|thurs|fri|satur|sun)day {_PART_OF_DAY})"
     rf"|(?:on|each) (?:{_WEEKDAY}|weekends|weekdays)(?: {_PART_OF_DAY})?(?: and {_WEEKDAY})?"
     rf"|daily|weekly|nightly|on weekends|at weekends|at {_CLOCK}|{_WEEKDAY} at {_CLOCK}"
+    rf"|\d{{1,2}}[:.]\d{{2}}(?: (?:every|each) \w+| daily)"
     rf"|(?:in the|most|some) {_PART_OF_DAY}|{_WEEKDAY} {_PART_OF_DAY}|{_PART_OF_DAY} at"
     rf"|(?:most|some|alternate) (?:weekends|weekdays|weeks|days|{_WEEKDAY})"
     rf"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|weekends\b|weekdays\b"
@@ -896,8 +906,9 @@ _WHEN: Final = (
 )
 _SCHEDULED: Final = re.compile(
     rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w'-]+ ){{0,3}}?[\w-]+)"
-    rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?|rotates?)"
-    rf"(?: always| usually| normally)? {_WHEN}",
+    rf" (?:is|are|starts?|begins?|happens?|takes? place|runs?|meets?|falls?|rotates?"
+    rf"|(?:moved|changed|shifted)(?: from [\w:.]+)? to)"
+    rf"(?: always| usually| normally| now)? {_WHEN}",
     _I,
 )
 _I_DO: Final = re.compile(
@@ -1058,7 +1069,7 @@ _NOT_NOMINAL: Final = _word_set(
     "it that this he she they we you i see good have happy thanks thank same what is are at on"
     " in from until till since by bye the a an and but so my to of for with see catch talk"
     " speak meet every each most some next last this ugh oh all its it's usually normally"
-    " always often sometimes"
+    " always often sometimes starting beginning until from"
 )
 
 
@@ -1669,7 +1680,7 @@ _NOT_HERE_NOW: Final = re.compile(
     r"\b(?:was|were|used to|visit\w*|went|trip|holiday|vacation|flights?|flew|fly|flying"
     r"|travel\w*|last (?:week|month|year|summer|winter|spring|autumn|fall|time)|ago|born|grew up"
     r"|raised|conference|layover|moving|move|tomorrow|next (?:week|month|year)|rain\w*"
-    r"|weather|family|parents)\b",
+    r"|weather|family|parents|every (?:summer|winter|spring|autumn)|summers|on tour|gigs?)\b",
     _I,
 )
 """What was, will be, or is only a visit: "I was in Rome last week"."""
@@ -1787,9 +1798,14 @@ _JOB_SOMEWHERE_IN: Final = re.compile(
     r" (?P<preposition>in) (?P<where>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.\u00c0-\u017f-]*)*)$"
 )
 """'Dev at a fintech in Warsaw'."""
+_PLACE_OFFICE: Final = re.compile(
+    r"^(?:the |our |my )?(?P<place>[A-Z][\w'\u00c0-\u017f-]*(?: [A-Z][\w'\u00c0-\u017f-]*)?)"
+    r" (?i:office|hub|branch|campus|site|hq|headquarters)$"
+)
 _FRAGMENT_GREETING: Final = re.compile(
-    r"^(?:(?:hi|hey|hello|yo|hiya|heya|howdy|greetings|ok|okay|so|hola|ciao|salut|bonjour|hallo|namaste|salaam|aloha|ola"
-    r"|ol\u00e1|hej|moin|servus|ahoj|cze\u015b\u0107|merhaba|shalom)(?:[,!.]+|$) ?)+",
+    r"^(?:dear \w+[,!]? )?(?:(?:hi|hey|hello|yo|hiya|heya|howdy|greetings|ok|okay|so|hola|ciao"
+    r"|salut|bonjour|hallo|namaste|salaam|aloha|ola|ol\u00e1|hej|moin|servus|ahoj|cze\u015b\u0107"
+    r"|merhaba|shalom)(?:[,!.]+|$) ?)+",
     _I,
 )
 
@@ -1845,6 +1861,11 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
         ):
             have.add("occupation")
             yield Stated("occupation", _job(job.group("job")))
+            continue
+        office = _PLACE_OFFICE.match(clause)
+        if "location" not in have and office is not None and known_place(office.group("place")):
+            have.add("location")
+            yield Stated("location", office.group("place"))  # "PM at Ocado, London office"
             continue
         if "location" not in have and known_place(clause) and len(clause.split()) <= 3:
             have.add("location")
