@@ -51,10 +51,11 @@ KEYS_FILE = "keys.sqlite3"
 PG_DATA_KEYS = "mnemoledger_data_keys"
 PG_ERASURES = "mnemoledger_erasures"
 
-_PG_LOCK_CLASS = 0x6D6E6B79
+PG_LOCK_CLASS = 0x6D6E6B79
 """First key of the (class, key) advisory locks taken here: the creation of the key tables
-(key 0) and each user's key creation and destruction (key: a hash of schema and user). The
-two-key space never meets the one-key locks other parts of the ledger take."""
+(key 0; key 1 is the API keys' table, commands/service/keys.py) and each user's key creation
+and destruction (key: a hash of schema and user). The two-key space never meets the one-key
+locks other parts of the ledger take."""
 
 
 SYNC_SECONDS = 0.05
@@ -381,7 +382,7 @@ class PostgresKeyStore(KeyStore):
         self._keys = self._pg.table(PG_DATA_KEYS)
         self._erasures = self._pg.table(PG_ERASURES)
         with self._pg.transaction() as conn:
-            conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_PG_LOCK_CLASS,))
+            conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (PG_LOCK_CLASS,))
             conn.execute(
                 sql.SQL(
                     "CREATE TABLE IF NOT EXISTS {} (kid TEXT PRIMARY KEY, user_id TEXT NOT NULL,"
@@ -405,7 +406,7 @@ class PostgresKeyStore(KeyStore):
         """Serialise key creation and destruction for one user across every process."""
         conn.execute(
             "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-            (_PG_LOCK_CLASS, f"{self._pg.schema}:{user_id}"),
+            (PG_LOCK_CLASS, f"{self._pg.schema}:{user_id}"),
         )
 
     def _load_or_create(self, user_id: str) -> tuple[str, bytes]:

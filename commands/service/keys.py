@@ -37,6 +37,7 @@ from psycopg import sql
 from pydantic import BaseModel
 
 from mnemoledger.ledger.data_keys import (
+    PG_LOCK_CLASS,
     create_private_file,
     holds_rows,
     key_file,
@@ -260,6 +261,11 @@ class ApiKeyStore:
             self._db.close()
 
 
+API_KEYS_LOCK = 1
+"""Second key of the advisory lock taken while creating the API keys' table (see
+`ledger.data_keys.PG_LOCK_CLASS`)."""
+
+
 class PostgresApiKeyStore(ApiKeyStore):
     """API keys in the table `mnemoledger_api_keys` beside a PostgreSQL log: every server
     and host on the log authenticates against it, so a revocation holds for all."""
@@ -267,7 +273,11 @@ class PostgresApiKeyStore(ApiKeyStore):
     def __init__(self, url: str) -> None:
         self._pg = SharedConnection(url)
         self._table = self._pg.table(PG_TABLE)
-        self._pg.run(lambda conn: conn.execute(self._statement(_SCHEMA)))
+        # two server workers starting together both create the table: CREATE TABLE IF NOT
+        # EXISTS alone races on PostgreSQL's catalog (UniqueViolation on pg_type)
+        with self._pg.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (PG_LOCK_CLASS, API_KEYS_LOCK))
+            conn.execute(self._statement(_SCHEMA))
 
     def _statement(self, statement: str) -> sql.Composed:
         return sql.SQL(statement.replace("?", "%s")).format(table=self._table)
