@@ -169,6 +169,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs and /redoc) until "
         "interrupted, in --workers processes on one port.",
     ),
+    "store": (
+        "write.ingest_cli:store",
+        "Store VALUE under KEY for a user: a new key adds a memory, a new value updates the key's"
+        " memory (its history keeps the old one), the same value changes nothing. Keys are at "
+        "most 128 characters, values 2048.",
+    ),
     "topics": (
         "lifecycle.consolidate_cli:topics",
         "The user's Topiary topic tree; with TOPIC_IDS, those topics' memories.",

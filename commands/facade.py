@@ -143,6 +143,7 @@ class MnemoLedger:
     merge_notes = verb(Notes.merge_notes)
     supersede_note = verb(Notes.supersede_note)
     ingest = verb(Ingest.ingest)
+    store = verb(Ingest.store)
     propose_consent = verb(Consent.propose_consent)
     grant_consent = verb(Consent.grant_consent)
     deny_consent = verb(Consent.deny_consent)

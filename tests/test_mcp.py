@@ -102,7 +102,9 @@ def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
     assert {"categories", "filters", "top_k", "budget_tokens", "thread"} <= set(
         query_schema["properties"]
     )
-    assert tools["store"].input_schema["properties"]["contents"]["type"] == "array"
+    store_schema = tools["store"].input_schema["properties"]
+    assert {t["type"] for t in store_schema["contents"]["anyOf"]} == {"array", "null"}
+    assert {"key", "value", "layer", "namespace"} <= set(store_schema)  # seed 004 §5
 
     stored = seen["stored"]["memories"][0]
     assert stored["content"] == "Maya moved to Lisbon in May"

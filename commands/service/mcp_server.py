@@ -6,11 +6,11 @@
 Tool names are letters, digits, `_` and `-` only (`^[a-zA-Z0-9_-]{1,64}$`), which every MCP
 client accepts; seed 003 §6's `memory.query` is served as `query`.
 
-- writes: `add`, `store` (Nebo's layer + namespace), `update`, `forget`, `restore`,
-  `write_note`, `remember` (a stable `log` note, no expiry) and `update_soul` (the one
-  permanent `soul` note, replaced) from Luminary (seed 002), and Nebo's `delete` (by key)
-  and `clear` (a namespace prefix), seed 004 §5; a delete or clear forgets, as events: the
-  log keeps everything and `restore` brings a memory back;
+- writes: `add`, `store` (Nebo's layer + namespace; a value by key is upserted), `update`,
+  `forget`, `restore`, `write_note`, `remember` (a stable `log` note, no expiry) and
+  `update_soul` (the one permanent `soul` note, replaced) from Luminary (seed 002), and
+  Nebo's `delete` (by key) and `clear` (a namespace prefix), seed 004 §5; a delete or clear
+  forgets, as events: the log keeps everything and `restore` brings a memory back;
 - reads: `search`, `query` (seed 003 §6), `recall` (Nebo), `list` (a namespace prefix, most
   accessed first, at most 50: seed 004 §5), `get`, `history`, `delta` (seed 003 §1), `notes`.
 
@@ -57,6 +57,7 @@ from mnemoledger.commands.service.scoped import (
 )
 from mnemoledger.commands.service.serial import FacadeThread
 from mnemoledger.commands.write.categories import CategoryNotAllowed, UnknownAgent
+from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.commands.write.notes import DEFAULT_NOTE_CONFIDENCE, LOG, SOUL
 from mnemoledger.commands.write.notes_api import NoteResult
 from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
@@ -337,10 +338,25 @@ def build_server(
 
     @tool("store", annotations=write)
     async def store(
+        key: Annotated[
+            Content | None,
+            Field(
+                description="Name to store the value under, e.g. timezone (at most 128 "
+                "characters); the same key again replaces its value."
+            ),
+        ] = None,
+        value: Annotated[
+            Content | None,
+            Field(description="The value for `key` (at most 2048 characters)."),
+        ] = None,
         contents: Annotated[
-            list[Content],
-            Field(min_length=1, max_length=MAX_ADD_CONTENTS, description="What to remember."),
-        ],
+            list[Content] | None,
+            Field(
+                min_length=1,
+                max_length=MAX_ADD_CONTENTS,
+                description="Without a key: what to remember, as `add` does.",
+            ),
+        ] = None,
         user_id: UserId = None,
         tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] | None = None,
         layer: Annotated[
@@ -354,21 +370,46 @@ def build_server(
             Identifier | None,
             Field(description="File under this category (default: from kind and namespace)."),
         ] = None,
-    ) -> AddResult:
-        """Like `add`, filed under `layer/namespace` (e.g. tacit/preferences,
-        daily/2025-07-01, entity/people)."""
-        return await run(
+    ) -> StoreResult:
+        """Remember `value` under `key` in `layer/namespace` (e.g. tacit/user, where name,
+        location, timezone, occupation and the like build the user's profile;
+        tacit/preferences; entity/people): a new key adds a memory, a new value replaces the
+        key's (its history keeps the old one), the same value changes nothing. Without a key,
+        `contents` are remembered as `add` does, filed under `layer/namespace`. Text that
+        tries to instruct an AI model is refused."""
+        where = effective_namespace(layer, namespace)
+        if key is not None or value is not None:
+            if key is None or value is None or contents is not None:
+                raise _tool_error(InvalidInput("give key and value, or contents without a key"))
+            if category is not None or kind != "semantic":
+                raise _tool_error(InvalidInput("a value stored by key takes no kind or category"))
+            return await run(
+                lambda scoped: scoped.store(
+                    key,
+                    value,
+                    user=user_of(scoped, user_id),
+                    namespace=where,
+                    thread=thread_id,
+                    tags=tags or (),
+                    source=API_SOURCE,
+                )
+            )
+        if contents is None:
+            raise _tool_error(InvalidInput("give key and value, or contents"))
+        given = contents
+        added = await run(
             lambda scoped: scoped.add(
-                contents,
+                given,
                 user=user_of(scoped, user_id),
                 thread=thread_id,
                 kind=kind,
                 tags=tags or (),
                 source=API_SOURCE,
-                namespace=effective_namespace(layer, namespace),
+                namespace=where,
                 category=category,
             )
         )
+        return StoreResult(**added.model_dump())
 
     @tool("update", annotations=write)
     async def update(

@@ -44,6 +44,7 @@ from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import ResumeOut, build_resume, tree_topics
 from mnemoledger.commands.service.keys import Principal
+from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.ledger import Provenance
 from mnemoledger.ledger.errors import InvalidInput, LedgerError, MemoryNotFound
 from mnemoledger.ledger.policy import (
@@ -262,6 +263,41 @@ class ScopedMemory:
                 importance=importance,
                 category=named,
                 metadata=metadata,
+            )
+
+    def store(
+        self,
+        key: str,
+        value: str,
+        *,
+        user: str,
+        namespace: str = "default",
+        agent: str | None = None,
+        thread: str | None = None,
+        tags: Sequence[str] = (),
+        source: str = API_SOURCE,
+    ) -> StoreResult:
+        """The key's store by key (Nebo's UpsertMemory, seed 004 §5): for one of the key's
+        users, in a category it may write: the one the namespace files under and, when the
+        key already holds a memory, that memory's."""
+        user_id = self.check_user(user)
+        agent_id = self.check_agent(agent)
+        self.check_category(effective_category(None, DEFAULT_KIND, namespace, None), "write")
+        wanted = normalize_key(normalize_text(key)) if isinstance(key, str) else None
+        self.memory.refresh()
+        for row in self.memory.layers.list(user_id, state=ACTIVE):
+            if row.namespace == namespace and row.key == wanted:
+                self.check_category(row.effective_category, "write")
+        with self._acting() as memory:
+            return memory.store(
+                key,
+                value,
+                user=user_id,
+                namespace=namespace,
+                agent=agent_id,
+                thread=thread,
+                tags=tags,
+                source=source,
             )
 
     def update(

@@ -31,6 +31,22 @@ empty ones are skipped (render drops them anyway) and do not take a place in a w
 Within one ingest a fact found again by an overlapping window is the same observation: it
 is neither written twice nor, for a style, reinforced twice. Its evidence is the turns that
 were new in the window that first found it (`id`, else `turn:<n>`, n counted from 1).
+
+Pre-compaction flush (seed 004 §3 Trigger 2, §10 Memory Flush Guard). A caller about to
+compact a thread ingests ALL its messages once more, naming the thread and its compaction
+count (`run(..., flush=N)`). At most one flush runs per compaction cycle: when a flush of
+the thread is already recorded at count N or later (`flush_guard.FlushGuard`, read from
+the log), nothing is recorded and the outcome says so. The check is made again under the
+user's writer lock, so two processes flushing one thread at once run it once. A flush
+restates what earlier ingests saw: a fact already held is a duplicate, not a reinforcement.
+
+Keyed store (seed 004 §5 `store`, §15 Content Limits): `remember_keyed` is Nebo's
+UpsertMemory by (user, namespace, key), recorded as one ingest command whose input is the
+key and value instead of turns, decided by the same machinery: the same key with the same
+value is left unchanged, a new value updates the memory (its history keeps the old one), a
+new key is a new memory, `tacit/user` keys feed the profile. A key over 128 characters, a
+value over 2048 (control characters stripped first) or a value that looks like an
+instruction is refused with `InvalidInput`, and the refusal is recorded on the command.
 """
 
 from __future__ import annotations
@@ -67,6 +83,7 @@ from mnemoledger.commands.recall.relations import link_written
 from mnemoledger.commands.write import consent_gate
 from mnemoledger.commands.write.command_run import decide_until_saved
 from mnemoledger.commands.write.constraints import conform
+from mnemoledger.commands.write.flush_guard import FlushGuard, FlushRecord
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
 from mnemoledger.commands.write.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
@@ -171,7 +188,13 @@ RECREATE: Final = "recreate"
 FALLBACK: Final = "fallback"
 SKIP: Final = "skip"
 
-"""Runs of one command before an optimistic-concurrency conflict is given up on."""
+# --- seed 004 §5 `store`: UpsertMemory by (user, namespace, key) ----------------------------
+STORE_SOURCE: Final = "store"
+"""The source of a memory stored by key when the caller names none."""
+STORE_ADDED: Final = "added"
+STORE_UPDATED: Final = "updated"
+STORE_UNCHANGED: Final = "unchanged"
+
 SKIPPED_VALUE_PREVIEW_CHARS: Final = 200
 """How much of a skipped fact's value the outcome repeats."""
 
@@ -409,6 +432,10 @@ class MemoryEntry:
     """The stored memory this new one replaces (the multi-fact pass's recreate band)."""
     day: str | None = None
     """The UTC day of the ingest, for a memory the multi-fact pass writes."""
+    explicit: bool = False
+    """Stored by key by the caller (seed 004 §5 `store`, UpsertMemory): its key is kept
+    even when another key of the namespace holds the same text (IsDuplicate is the
+    extraction's check)."""
 
 
 def daily_namespace(moment: datetime) -> str:
@@ -646,6 +673,10 @@ class IngestOutcome:
     """Stored memories a newer value from the multi-fact pass replaced (recreate band)."""
     multi_fact_capped: int = 0
     """Long user turns the multi-fact pass left alone: the user's daily cap was reached."""
+    unchanged: list[Memory] = field(default_factory=list)
+    """A keyed store whose key already held the value: the memory, left as it was."""
+    flush: FlushAnswer | None = None
+    """A pre-compaction flush: whether it ran, and why not (seed 004 §10)."""
 
     def as_outcome(self) -> dict[str, Any]:
         """What `CommandCompleted` records."""
@@ -662,6 +693,8 @@ class IngestOutcome:
             **({"writing": self.writing} if self.writing else {}),
             **({"superseded": [m.id.hex for m in self.superseded]} if self.superseded else {}),
             **({"multi_fact_capped": self.multi_fact_capped} if self.multi_fact_capped else {}),
+            **({"unchanged": [m.id.hex for m in self.unchanged]} if self.unchanged else {}),
+            **({"flush": self.flush.as_json()} if self.flush is not None else {}),
         }
 
     def as_json(self) -> dict[str, Any]:
@@ -681,7 +714,56 @@ class IngestOutcome:
             "profile_updated": self.profile_updated,
             "turns": self.turns,
             "extractions": self.extractions,
+            "unchanged": [memory_json(m) for m in self.unchanged],
+            "flush": self.flush.as_json() if self.flush is not None else None,
         }
+
+
+@dataclass(frozen=True)
+class FlushAnswer:
+    """What a pre-compaction flush request came to (seed 004 §3 Trigger 2, §10)."""
+
+    thread: str
+    compaction: int
+    ran: bool
+    reason: str | None = None
+    """Why it did not run: the flush already recorded for this compaction cycle."""
+    flushed_at: int | None = None
+    """The compaction count of the latest flush recorded before this request."""
+    flushed_by: str | None = None
+    """The command id of that flush."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "thread": self.thread,
+            "compaction": self.compaction,
+            "ran": self.ran,
+            "reason": self.reason,
+            "flushed_at": self.flushed_at,
+            "flushed_by": self.flushed_by,
+        }
+
+
+def flush_answer(thread: str, compaction: int, last: FlushRecord | None) -> FlushAnswer:
+    """The guard's answer (seed 004 §10 ShouldRunMemoryFlush): a flush runs only when the
+    last one recorded for the thread is of an earlier compaction count (or there is none)."""
+    if last is None:
+        return FlushAnswer(thread, compaction, ran=True)
+    if last.compaction < compaction:
+        return FlushAnswer(
+            thread, compaction, ran=True, flushed_at=last.compaction, flushed_by=last.command_id
+        )
+    return FlushAnswer(
+        thread,
+        compaction,
+        ran=False,
+        reason=(
+            f"thread {thread!r} was already flushed at compaction {last.compaction} "
+            f"(command {last.command_id}); one flush per compaction cycle"
+        ),
+        flushed_at=last.compaction,
+        flushed_by=last.command_id,
+    )
 
 
 def memory_json(memory: Memory) -> dict[str, Any]:
@@ -695,6 +777,14 @@ def memory_json(memory: Memory) -> dict[str, Any]:
 def _same(text: str) -> str:
     """What two values share when they are the same text (case and spacing aside)."""
     return " ".join(text.split()).casefold()
+
+
+def _held(content: str, entry: MemoryEntry) -> bool:
+    """Whether a stored value already says `entry`'s: the same text, case and spacing aside
+    for extracted facts, exactly for a value the caller stored by key."""
+    if entry.explicit:
+        return content == entry.value
+    return _same(content) == _same(entry.value)
 
 
 @dataclass
@@ -796,7 +886,9 @@ def _fact_words(text: str) -> set[str]:
 class _Decisions:
     """IsDuplicate (seed 004 §5) over the stored rows and what this run already decided."""
 
-    def __init__(self, rows: Iterable[MemoryRow]) -> None:
+    def __init__(self, rows: Iterable[MemoryRow], *, restating: bool = False) -> None:
+        self.restating = restating
+        """A flush: the messages were seen before, so a fact held is not stated again."""
         self.by_key: dict[tuple[str, str], MemoryRow] = {}
         self.holders: dict[tuple[str, str], str] = {}
         """(namespace, value) -> who holds it: a key, or a memory id for keyless ones."""
@@ -885,15 +977,18 @@ class _Decisions:
             return self._again(planned, entry, holder)
         row = self.by_key.get(slot)
         self._counted.add(slot)
+        if row is not None and self.restating and (entry.is_style or _same(row.content) == value):
+            self.skip(entry, f"duplicate: {entry.key!r} already holds it (flush: seen before)")
+            return False
         if row is not None and (
             entry.is_style or (reinforces(entry) and _same(row.content) == value)
         ):
             self.keyed[slot] = _Decision(entry, row)  # reinforced, value kept
             return True
-        if row is not None and _same(row.content) == value:
+        if row is not None and _held(row.content, entry):
             self.skip(entry, f"duplicate: {entry.key!r} already holds this value")
             return False
-        if holder is not None and holder != entry.key:
+        if holder is not None and holder != entry.key and not entry.explicit:
             self.skip(entry, f"duplicate: the same content is stored under {holder!r}")
             return False
         self.keyed[slot] = _Decision(entry, row)
@@ -976,8 +1071,13 @@ class IngestPipeline:
         now: datetime | None = None,
         source: str | None = None,
         progress: Progress | None = None,
+        flush: int | None = None,
     ) -> IngestOutcome:
-        """Extract from `turns` and store what they teach about `provenance.user_id`."""
+        """Extract from `turns` and store what they teach about `provenance.user_id`.
+
+        `flush`: the turns are ALL the messages of `provenance.thread_id` before its
+        compaction number `flush` (seed 004 §3 Trigger 2); nothing runs, and nothing is
+        recorded, when the thread was already flushed at that compaction count or later."""
         user_id = str(validation.identifier("user", provenance.user_id))
         provenance = replace(provenance, user_id=user_id)
         if len(turns) > MAX_INGEST_TURNS:
@@ -990,6 +1090,13 @@ class IngestPipeline:
         size = sum(turn_bytes(t) for t in checked)
         if size > MAX_INGEST_BYTES:
             raise InvalidInput(too_large("the turns", size, MAX_INGEST_BYTES, "one ingest"))
+        flushing: dict[str, Any] = {}
+        if flush is not None:
+            thread = _flush_thread(provenance, flush)
+            answer = flush_answer(thread, flush, self._last_flush(user_id, thread))
+            if not answer.ran:  # seed 004 §10: nothing runs, nothing is recorded
+                return IngestOutcome(command_id="", turns=len(checked), flush=answer)
+            flushing = {"flush": {"thread": thread, "compaction": flush}}
         moment = as_utc(now or self.clock())
         with acting_as(provenance):
             command: Command = recorded_id(
@@ -999,6 +1106,7 @@ class IngestPipeline:
                         "multi_fact": multi_fact,
                         "now": moment.isoformat(),
                         "source": source,
+                        **flushing,  # absent from plain ingests: older recordings unchanged
                     }
                 )
             )
@@ -1010,10 +1118,101 @@ class IngestPipeline:
             command,
             decided,
             lambda fresh, user: self._decide(
-                fresh, user, checked, decided, multi_fact, moment, progress
+                fresh, user, checked, decided, multi_fact, moment, progress, flush
             ),
             self.refresh,
         )
+
+    def remember_keyed(
+        self,
+        namespace: str,
+        key: str,
+        value: str,
+        provenance: Provenance,
+        *,
+        tags: Sequence[str] = (),
+        source: str = STORE_SOURCE,
+        now: datetime | None = None,
+    ) -> IngestOutcome:
+        """Seed 004 §5 `store`: UpsertMemory of `value` under (user, `namespace`, `key`),
+        one recorded command. The outcome's `added`, `updated` or `unchanged` holds the
+        memory; a key over 128 characters, a value over 2048 or an injection is refused
+        (`InvalidInput`, recorded on the command)."""
+        user_id = str(validation.identifier("user", provenance.user_id))
+        provenance = replace(provenance, user_id=user_id)
+        namespace = str(validation.identifier("namespace", namespace))
+        for name, text in (("key", key), ("value", value)):
+            if not isinstance(text, str):
+                raise InvalidInput(f"{name} must be text, not {type(text).__name__}")
+        checked_tags = validation.tags(tags)
+        checked_source = validation.source(source)
+        moment = as_utc(now or self.clock())
+        with acting_as(provenance):
+            command: Command = recorded_id(
+                IngestCommand(
+                    input={
+                        "store": {
+                            "namespace": namespace,
+                            "key": key,
+                            "value": value,
+                            "tags": checked_tags,
+                            "source": checked_source,
+                        },
+                        "now": moment.isoformat(),
+                    }
+                )
+            )
+        self.ledger.save(command)
+        decided = replace(provenance, causation_id=command.id.hex)
+        entry = MemoryEntry(
+            namespace=namespace,
+            key=key,
+            value=value,
+            tags=tuple(checked_tags),
+            source=checked_source,
+            explicit=True,
+        )
+        self.refresh()
+        return decide_until_saved(
+            self.ledger,
+            command,
+            decided,
+            lambda fresh, user: self._decide_keyed(fresh, user, entry, decided, moment),
+            self.refresh,
+        )
+
+    def _last_flush(self, user_id: str, thread: str) -> FlushRecord | None:
+        """The latest flush of the thread the log records (its read model caught up)."""
+        guard = FlushGuard.of(self.ledger)
+        try:
+            guard.catch_up(self.ledger)
+            return guard.last(user_id, thread)
+        finally:
+            guard.close()
+
+    def _decide_keyed(
+        self,
+        command: Command,
+        user: UserStream,
+        raw: MemoryEntry,
+        provenance: Provenance,
+        now: datetime,
+    ) -> IngestOutcome:
+        llm = RecordedLLM(self.provider, command, provenance)
+        outcome = IngestOutcome(command_id=command.id.hex)
+        decisions = _Decisions(self.layers.list(provenance.user_id))
+        if not decisions.consider(raw):
+            [skipped] = decisions.skipped
+            if skipped.reason.startswith(REFUSED):
+                raise InvalidInput(f"store refused: {skipped.reason.removeprefix(REFUSED)}")
+            held = decisions.by_key[(skipped.namespace, skipped.key or "")]
+            outcome.unchanged = [self.ledger.memory(held.id)]
+            with acting_as(provenance):
+                command.complete(outcome.as_outcome())
+            self.ledger.save(command)
+            return outcome
+        said = [raw.value]
+        return self._finish(command, user, llm, decisions, outcome, provenance, now, said)
 
     def _decide(
         self,
@@ -1024,11 +1223,20 @@ class IngestPipeline:
         multi_fact: bool,
         now: datetime,
         progress: Progress | None,
+        flush: int | None = None,
     ) -> IngestOutcome:
         llm = RecordedLLM(self.provider, command, provenance)
         outcome = IngestOutcome(command_id=command.id.hex, turns=len(turns))
+        if flush is not None:  # again under the writer lock: another process may have run it
+            thread = _flush_thread(provenance, flush)
+            outcome.flush = flush_answer(thread, flush, self._last_flush(user.user_id, thread))
+            if not outcome.flush.ran:
+                with acting_as(provenance):
+                    command.complete(outcome.as_outcome())
+                self.ledger.save(command)
+                return outcome
         rows = self.layers.list(provenance.user_id)
-        decisions = _Decisions(rows)
+        decisions = _Decisions(rows, restating=flush is not None)
         day = now.date().isoformat()
         decisions.multi_fact_today = sum(
             1 for row in rows if (row.metadata or {}).get(MULTI_FACT_DAY_KEY) == day
@@ -1060,6 +1268,25 @@ class IngestPipeline:
                     self._multi_fact(llm, turns, index, decisions, provenance.user_id, day)
             if progress is not None:
                 progress(window.indices[-1] + 1, len(turns))
+        said = [t.content for t in turns if t.role == USER_ROLE]
+        finished = self._finish(command, user, llm, decisions, outcome, provenance, now, said)
+        if progress is not None:
+            progress(len(turns), len(turns))
+        return finished
+
+    def _finish(
+        self,
+        command: Command,
+        user: UserStream,
+        llm: RecordedLLM,
+        decisions: _Decisions,
+        outcome: IngestOutcome,
+        provenance: Provenance,
+        now: datetime,
+        said: list[str],
+    ) -> IngestOutcome:
+        """The decisions as events, the directive, the outcome, consent proposals for what
+        the user `said`, links, and everything saved in one transaction."""
         added, updated, reinforced, superseded = self._apply(decisions, provenance, now)
         outcome.superseded = superseded
         outcome.multi_fact_capped = decisions.multi_fact_capped
@@ -1086,10 +1313,8 @@ class IngestPipeline:
                 [m.id.hex for m in superseded],
                 [m.id.hex for m in updated + reinforced],
             )
-        if progress is not None:
-            progress(len(turns), len(turns))
         consents = consent_gate.proposals(
-            [t.content for t in turns if t.role == "user"] + [m.content for m in added + updated],
+            said + [m.content for m in added + updated],
             provenance,
             self.consent,
             keyed=[(m.key, m.content) for m in added + updated],
@@ -1230,7 +1455,7 @@ class IngestPipeline:
                     )
                     memory.reinforce(confidence=confidence, metadata=metadata)
                     reinforced.append(memory)
-                elif _same(memory.content) != _same(entry.value):
+                elif not _held(memory.content, entry):
                     memory.update(validation.content(entry.value), validation.tags(entry.tags))
                     updated.append(memory)
         for memory_id, entry in decisions.rewrites.items():  # the update band
@@ -1353,3 +1578,17 @@ def _new_memory(
 
 def _unique(memories: Iterable[Memory]) -> list[Memory]:
     return list({m.id: m for m in memories}.values())
+
+
+REFUSED: Final = "refused: "
+"""How the reason of a fact the sanitizer refused begins."""
+
+
+def _flush_thread(provenance: Provenance, compaction: int) -> str:
+    """The thread a flush names (its provenance's), refused when missing; the compaction
+    count must be a whole number >= 0."""
+    if isinstance(compaction, bool) or not isinstance(compaction, int) or compaction < 0:
+        raise InvalidInput(f"compaction must be a whole number >= 0; got {compaction!r}")
+    if not provenance.thread_id:
+        raise InvalidInput("a flush names the thread it flushes: give thread")
+    return provenance.thread_id

@@ -1,8 +1,10 @@
 """Conversation ingest (seed 004 §3-§5) in the Python API: `Ingest` gives `MnemoLedger` its
-`ingest` and `profile`.
+`ingest`, `store` (by key) and `profile`.
 
     result = memory.ingest("chat.jsonl", user="maya", agent="helper")
-    memory.profile("maya")  # {"display_name": "Maya", "location": "Porto"}
+    memory.ingest(turns, user="maya", thread="t1", flush=True, compaction=2)  # before compacting
+    memory.store("timezone", "Europe/Lisbon", user="maya", namespace="tacit/user")
+    memory.profile("maya")  # {"display_name": "Maya", "location": "Porto", "timezone": ...}
 
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +22,11 @@ from mnemoledger.commands.models import AddResult, MemoryOut
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.write.consent_gate import consented_profile
 from mnemoledger.commands.write.ingest import (
+    STORE_ADDED,
+    STORE_SOURCE,
+    STORE_UNCHANGED,
+    STORE_UPDATED,
+    IngestOutcome,
     IngestPipeline,
     Progress,
     Turn,
@@ -27,6 +34,7 @@ from mnemoledger.commands.write.ingest import (
     user_profile,
 )
 from mnemoledger.ledger import Ledger, Settings
+from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import ACTIVE
 from mnemoledger.ledger.validation import identifier
 from mnemoledger.projections.consent import ConsentProjection
@@ -63,6 +71,58 @@ class IngestResult(AddResult):
     """Profile fields this ingest wrote (seed 004 §5)."""
     turns: int = 0
     extractions: int = 0
+    unchanged: list[MemoryOut] = Field(default_factory=list)
+    """A store whose key already held the value: the memory, as it was."""
+    flush: FlushOut | None = None
+    """A pre-compaction flush: whether it ran (None for a plain ingest)."""
+
+
+class FlushOut(BaseModel):
+    """What a pre-compaction flush request came to: at most one per compaction cycle."""
+
+    thread: str
+    compaction: int
+    ran: bool
+    reason: str | None = None
+    """Why it did not run (nothing was recorded then, and `command_id` is empty)."""
+    flushed_at: int | None = None
+    """The compaction count of the thread's latest flush before this request."""
+    flushed_by: str | None = None
+    """The command of that flush."""
+
+
+class StoreResult(AddResult):
+    """What storing a value under a key did: a new memory, a new value for the key's
+    memory (its history keeps the old one), or nothing new."""
+
+    action: Literal["added", "updated", "unchanged"] | None = None
+    """None when contents were stored without a key (as `add`)."""
+    memory: MemoryOut | None = None
+    """The memory under the key, as it now is."""
+    updated: list[MemoryOut] = Field(default_factory=list)
+    profile_updated: list[str] = Field(default_factory=list)
+    """Profile fields the value feeds (a `tacit/user` key)."""
+
+
+def store_result(outcome: IngestOutcome) -> StoreResult:
+    """The keyed store's outcome as its answer."""
+    data = IngestResult.model_validate(outcome.as_json())
+    for action, memories in (
+        (STORE_ADDED, data.memories),
+        (STORE_UPDATED, data.updated),
+        (STORE_UNCHANGED, data.unchanged),
+    ):
+        if memories:
+            return StoreResult(
+                command_id=data.command_id,
+                memories=data.memories,
+                updated=data.updated,
+                llm_calls=data.llm_calls,
+                action=action,  # type: ignore[arg-type]
+                memory=memories[0],
+                profile_updated=data.profile_updated,
+            )
+    raise AssertionError("a keyed store adds, updates or leaves one memory")
 
 
 class IngestHost(Protocol):
@@ -109,6 +169,8 @@ class Ingest:
         multi_fact: bool = False,
         now: datetime | None = None,
         progress: Progress | None = None,
+        flush: bool = False,
+        compaction: int | None = None,
     ) -> IngestResult:
         """Extract durable facts from a conversation and store them for `user`.
 
@@ -120,18 +182,62 @@ class Ingest:
         pass over long user turns. `now` is the ingest time (decay, style timestamps,
         undated decisions); default the current UTC time. Everything is one atomic write.
         A malformed file raises `InvalidInput` naming the line, before anything is written.
+
+        `flush=True` with `thread` and `compaction` (how many times the caller compacted the
+        thread so far): the turns are all the thread's messages, extracted once more before
+        it compacts them. At most one flush runs per compaction count: when the thread was
+        already flushed at `compaction` or later, nothing runs or is recorded and
+        `result.flush.ran` is False with the reason. A fact already held is not reinforced
+        by a flush (its messages were seen before).
         """
         provenance = self.parts.provenance(user, agent, thread)
         identifier("user", user)
+        if flush and compaction is None:
+            raise InvalidInput("a flush names the thread's compaction count: give compaction")
+        if not flush and compaction is not None:
+            raise InvalidInput("compaction is only for a flush: give flush=True")
         if isinstance(path_or_turns, str | Path):
             turns: Sequence[Turn | Mapping[str, Any]] = load_turns(path_or_turns)
             name: str | None = str(path_or_turns)
         else:
             turns, name = path_or_turns, None
         outcome = ingest_pipeline(self.parts).run(
-            turns, provenance, multi_fact=multi_fact, now=now, source=name, progress=progress
+            turns,
+            provenance,
+            multi_fact=multi_fact,
+            now=now,
+            source=name,
+            progress=progress,
+            flush=compaction if flush else None,
         )
         return IngestResult.model_validate(outcome.as_json())
+
+    def store(
+        self,
+        key: str,
+        value: str,
+        *,
+        user: str,
+        namespace: str = "default",
+        tags: Sequence[str] = (),
+        agent: str | None = None,
+        thread: str | None = None,
+        source: str = STORE_SOURCE,
+        now: datetime | None = None,
+    ) -> StoreResult:
+        """Store `value` under `key` in `namespace` for `user` (an upsert, one recorded
+        write): a new key is a new memory; the same key with the same value changes
+        nothing (`action` "unchanged"); a new value updates the key's memory, whose history
+        keeps the old one. Keys are normalized (lowercase, `_` and spaces to `-`); a key
+        longer than 128 characters, a value longer than 2048 or a value that looks like an
+        instruction to the assistant raises `InvalidInput`. Keys under `tacit/user` (name,
+        location, timezone, occupation, ...) feed `profile(user)`."""
+        provenance = self.parts.provenance(user, agent, thread)
+        identifier("user", user)
+        outcome = ingest_pipeline(self.parts).remember_keyed(
+            namespace, key, value, provenance, tags=tags, source=source, now=now
+        )
+        return store_result(outcome)
 
     def profile(self, user: str) -> dict[str, str]:
         """The user's profile (seed 004 §5 user_profiles columns: display_name, location,

@@ -1,27 +1,34 @@
-"""`/memories`: add (HAEMA add()), get, list, latest (HAEMA get_latest), update, link, TTL,
-forget/restore, history; engram's `/stats` and `/trash` (seed 001)."""
+"""`/memories`: add (HAEMA add()), store by key (Nebo's upsert), get, list, latest (HAEMA
+get_latest), update, link, TTL, forget/restore, history; engram's `/stats` and `/trash`
+(seed 001)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
 
 from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
 from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.requests import (
     AddMemoriesRequest,
+    Content,
     Identifier,
     LinkRequest,
+    Tag,
     TTLRequest,
     UpdateMemoryRequest,
 )
-from mnemoledger.commands.service.scoped import ScopedMemory, UserStats
+from mnemoledger.commands.service.scoped import API_SOURCE, ScopedMemory, UserStats
+from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.ledger.policy import (
     LATEST_DEFAULT_LIMIT,
     LATEST_MAX_LIMIT,
     MAX_ID_CHARS,
     MAX_LIST_LIMIT,
+    MAX_SOURCE_CHARS,
+    MAX_TAGS,
     TRASH_DEFAULT_LIMIT,
     ListOrder,
 )
@@ -51,6 +58,43 @@ async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddRe
             importance=body.importance,
             category=body.category,
             metadata=body.metadata,
+        )
+    )
+
+
+class StoreByKeyRequest(BaseModel):
+    """`PUT /memories/by-key`: a value under a key for one user (an upsert). Keys of
+    `tacit/user` (name, location, timezone, occupation, ...) build the user's profile."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: Identifier
+    key: Content = Field(description="At most 128 characters once normalized.")
+    value: Content = Field(description="At most 2048 characters.")
+    namespace: Identifier = "default"
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    agent_id: Identifier | None = None
+    thread_id: Identifier | None = None
+    source: str = Field(default=API_SOURCE, min_length=1, max_length=MAX_SOURCE_CHARS)
+
+
+@router.put("/by-key")
+async def store_by_key(body: StoreByKeyRequest, caller: Authenticated) -> StoreResult:
+    """Store a value under a key (Nebo's store): a new key adds a memory (`action`
+    "added"), a new value updates the key's memory, whose history keeps the old one
+    ("updated"), the same value changes nothing ("unchanged"). A key over 128 characters, a
+    value over 2048 or a value that looks like an instruction to the assistant is refused
+    (400); a user or a category outside the key is 403."""
+    return await caller.run(
+        lambda scoped: scoped.store(
+            body.key,
+            body.value,
+            user=body.user_id,
+            namespace=body.namespace,
+            agent=body.agent_id,
+            thread=body.thread_id,
+            tags=body.tags,
+            source=body.source,
         )
     )
 
