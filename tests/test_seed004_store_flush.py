@@ -5,6 +5,7 @@ API, the CLI, HTTP and MCP, with the offline provider."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -389,3 +390,22 @@ def test_seed004_s5_store_tool_upserts_by_key(home: Path) -> None:
     assert too_long.is_error and "the limit is 2048" in too_long.content[0].text
     assert no_value.is_error and "give key and value" in no_value.content[0].text
     assert [m["content"] for m in structured(recalled)["memories"]] == ["Hyperion"]
+
+
+def test_seed004_s10_flush_guard_forgets_an_erased_user(memory: MnemoLedger, home: Path) -> None:
+    """The guard's rows of an erased user leave it at its next catch-up; the user starts
+    again with no flush recorded."""
+    memory.ingest(SESSION, user="maya", thread="t1", flush=True, compaction=0)
+    memory.erase(user="maya")
+    memory.ingest(SESSION, user="bob", thread="t1", flush=True, compaction=0)  # catches up
+    refused = memory.ingest(SESSION, user="bob", thread="t1", flush=True, compaction=0)
+    assert refused.flush is not None and not refused.flush.ran  # bob's flush folded in too
+    guard = sqlite3.connect(home / "projections" / FLUSH_GUARD_DIR / "flushes.sqlite3")
+    try:
+        users = {row[0] for row in guard.execute("SELECT user_id FROM flushes")}
+        requested = {row[0] for row in guard.execute("SELECT user_id FROM flush_requests")}
+    finally:
+        guard.close()
+    assert users == requested == {"bob"}
+    again = memory.ingest(SESSION, user="maya", thread="t1", flush=True, compaction=0)
+    assert again.flush is not None and again.flush.ran
