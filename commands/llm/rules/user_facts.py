@@ -341,7 +341,7 @@ def _name(sentence: str) -> Iterator[Stated]:
 # --- occupation and employer -----------------------------------------------------------------
 
 _JOB_PHRASE: Final = (
-    rf"(?P<job>(?:[\w-]+ ){{0,4}}?(?:{_JOBS})(?: (?:{_JOBS}))?(?: of (?-i:[A-Z]\w+)"
+    rf"(?P<job>(?:[\w-]+ ){{0,4}}?(?:\w+-)?(?:{_JOBS})(?: (?:{_JOBS}))?(?: of (?-i:[A-Z]\w+)"
     rf"(?: (?-i:[A-Z]\w+))*)?)s?\b"
 )
 _I_AM_A_JOB: Final = re.compile(
@@ -354,7 +354,7 @@ _I_AM_A_JOB: Final = re.compile(
 """'I'm a nurse'; without the article only right before where or since ("I am nurse in Lyon")."""
 _ANY_JOB_AT: Final = re.compile(
     r"\bI(?:'m| am) (?:an?|the) (?P<job>(?:[\w-]+ ){0,3}?[\w-]+) (?:at|for|with) "
-    r"(?:the )?(?:(?:an?|this|that|the) (?:[\w-]+ ){0,3}?(?:(?:called|named)|(?:firm|company|place"
+    r"(?:the )?(?:(?:an?|this|that|the) (?:[\w-]+ ){0,5}?(?:(?:called|named)|(?:firm|company|place"
     r"|shop|startup|agency|bank|clinic|hospital|school|studio|restaurant|bar|cafe),) )?" + _ORG
 )
 """A job named by where it is done ("I'm a line cook at Nopa"), whatever the job's noun."""
@@ -388,12 +388,19 @@ _FARM: Final = re.compile(
     _I,
 )
 """'I farm sheep in Wicklow': what the user raises or grows for a living."""
+_FOR_A_LIVING: Final = re.compile(
+    r"\bI (?:\w+ly )?(?!(?:live|move|moved|travel|came|come)\b)(?P<verb>[a-z]+) (?P<what>[\w' -]+?)"
+    r" (?:for a living|professionally)\b",
+    _I,
+)
+"""'I translate books from Polish into English for a living'."""
 _RUN_VERBS: Final = {"run": "runs", "own": "owns", "co-own": "co-owns", "manage": "manages"}
 _TEACH: Final = re.compile(
-    r"\bI "
+    r"\bI(?:'ve been|'m| have been| am)? "
     + _ADVERB
-    + r"(?P<verb>teach|lecture)(?P<prep> in| on)? (?P<subject>[a-z]+(?: [a-z]+){0,2}?)"
-    r"(?: here)?(?: at\b|[,.;!]|$)",
+    + r"(?P<verb>teach|lecture|teaching|lecturing)(?P<prep> in| on)?"
+    r" (?P<subject>[a-z]+(?: [a-z]+){0,2}?)"
+    r"(?: here)?(?: at\b| for \w+ (?:years|months)\b| in [A-Z]|[,.;!]|$)",
     _I,
 )
 _STUDY: Final = re.compile(
@@ -406,8 +413,8 @@ _STUDY: Final = re.compile(
 )
 """A degree the user is doing is their occupation: "I'm doing a masters in economics"."""
 _STUDYING: Final = re.compile(
-    r"(?:\bI(?:'m| am) |^)(?:studying|reading|majoring in) (?P<subject>[a-z]+(?: [a-z]+)?)"
-    r" (?:at|in) [A-Z]"
+    r"(?:\bI(?:'m| am) |\bI |^)(?:studying|reading|majoring in|study|major in)"
+    r" (?P<subject>[a-z]+(?: [a-z]+)?) (?:at|in) [A-Z]"
 )
 """'studying law at Trinity': the subject is the user's occupation."""
 _COORDINATE: Final = re.compile(
@@ -441,7 +448,8 @@ _AS_A_JOB: Final = re.compile(
 )
 """'As a nurse, ...', "I'm happy as a graphic designer": the user in their job."""
 _A_JOB_AS: Final = re.compile(
-    r"\b(?:a|my|the) (?:job|position|role|post|work) as (?:an? )?(?P<job>[\w -]+?)"
+    r"\b(?:a|my|the) (?:job|position|role|post|work)"
+    r"(?: (?:at|with|for) (?-i:[A-Z][\w&'-]*(?: [A-Z][\w&'-]*)*))? as (?:an? )?(?P<job>[\w -]+?)"
     r"(?= (?:at|for|in|by|with|since)\b|[,.;!?]|$)",
     _I,
 )
@@ -551,6 +559,10 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
                 return
     if NEGATION.search(clause):
         return
+    living = _FOR_A_LIVING.search(clause)
+    if living is not None:
+        yield Stated("occupation", f"{living.group('verb').lower()} {living.group('what')}")
+        return
     farm = _FARM.search(clause)
     if farm is not None:
         yield Stated("occupation", f"{farm.group('verb').split()[0].lower()}s {farm.group('what')}")
@@ -567,7 +579,9 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
     teach = _TEACH.search(clause)
     if teach is not None:
         verb, subject = teach.group("verb").lower(), teach.group("subject")
-        verb = "teaches" if verb == "teach" else f"{verb}s"
+        verb = {"teach": "teaches", "teaching": "teaches", "lecturing": "lectures"}.get(
+            verb, f"{verb}s"
+        )
         yield Stated("occupation", f"{verb}{teach.group('prep') or ''} {subject}")
         return
     like = _WORK_LIKE.search(clause)
@@ -902,7 +916,8 @@ _RECURRING: Final = (
 )
 _WHEN: Final = (
     rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))"
-    r"(?=[.;!?]|$|,\s*(?:so|but|please)\b|\s+(?:and|but) (?:the|my|our|I|we)\b)"
+    r"(?=[.;!?]|$|,\s*(?:so|but|please)\b|\s+(?:and|but) (?:the|my|our|I|we)\b"
+    r"|\s+(?:though|tho|btw|lol)\b|,\s*(?:I|I'm|we)\b)"
 )
 _SCHEDULED: Final = re.compile(
     rf"(?:^|(?<=[,:;] ))(?:(?:our|my|the|a|an) )?(?P<act>(?:[\w'-]+ ){{0,3}}?[\w-]+)"
@@ -1083,7 +1098,21 @@ _HOUR_FIRST: Final = re.compile(
 _THEN: Final = re.compile(r"\s+(?:and )?then\s+", _I)
 
 
+_SHIFT_PATTERN: Final = re.compile(
+    r"(?P<lead>\b(?:[\w-]+ ){0,2}shifts?,? )?"
+    r"\b(?P<pattern>(?:\d+|one|two|three|four|five|six|seven)(?: days?| nights?)? on,?"
+    r" (?:\d+|one|two|three|four|five|six|seven)(?: days?| nights?)? off)\b",
+    _I,
+)
+"""A shift rota: "4 on 4 off", "two on four off"."""
+
+
 def _nominal_schedule(clause: str) -> Iterator[Stated]:
+    rota = _SHIFT_PATTERN.search(clause)
+    if rota is not None and not _SOMEONE_ELSE.search(clause):
+        lead = (rota.group("lead") or "shifts ").replace(",", "")
+        yield Stated("schedule", f"{lead}{rota.group('pattern')}", item="shifts")
+        return
     field = _SCHEDULE_FIELD.match(clause)
     first = _HOUR_FIRST.match(clause)
     if first is not None and first.group("act").lower().split()[0] not in _NOT_NOMINAL:
@@ -1301,10 +1330,12 @@ def _deliverable(clause: str, earlier: Sequence[str]) -> str:
 _TOOL: Final = r"(?:[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[\w.+#-]+)"
 _TOOL_LIST: Final = rf"(?P<tools>{_TOOL}(?:(?:,| and| &| plus) {_TOOL})*)"
 _USE: Final = re.compile(
-    r"\b(?:I|[Ww]e)(?:'m| am| are|'re)? (?P<not>(?i:don't |do not |never |no longer |can't ))?"
+    r"\b(?:I|[Ww]e|(?i:my|our) (?i:team|company|office|lab|studio|shop))(?:'m| am| are|'re)?"
+    r" (?P<not>(?i:don't |do not |never |no longer |can't ))?"
     + _ADVERB
     + r"(?i:use|using|rely on|work (?:mostly |mainly |a lot |daily )?with|swear by|switched to"
-    r"|been using|have been using|touch|switched from [\w.+# -]+? to|moved from [\w.+# -]+? to"
+    r"|uses|is using|been using|have been using|touch|switched from [\w.+# -]+? to"
+    r"|moved from [\w.+# -]+? to"
     r") " + _TOOL_LIST
 )
 _CODE_IN: Final = re.compile(
@@ -1561,7 +1592,8 @@ _ABOUT_ME: Final = re.compile(
 
 
 _TERSE_JOB: Final = re.compile(
-    rf"^(?:an? )?(?P<job>(?:[\w-]+ ){{0,2}}?(?i:[a-z]*(?:{_JOBS})))s?"
+    rf"^(?:an? )?(?P<job>(?:(?!(?i:a|an|the|being|as|my|his|her|their)\b)[\w-]+ ){{0,3}}?"
+    rf"(?i:[a-z]*(?:{_JOBS})))s?"
     r"(?: (?:by trade|by day|by night|here|myself))?"
     r"[.!]*$"
 )
@@ -1783,7 +1815,8 @@ _TOOL_NOTE: Final = re.compile(
     _I,
 )
 _NOTE_HEAD: Final = re.compile(
-    r"^(?:tl;?dr|headline|bio|summary|about me|profile|quick (?:facts|intro)(?: about me)?)"
+    r"^(?:tl;?dr|headline|bio|summary|about me|profile|currently|(?:quick |some )?(?:background"
+    r"|context|facts|intro)(?: about me)?)"
     r"\s*[:-]\s*",
     _I,
 )
@@ -1820,8 +1853,9 @@ _WORKING_IN: Final = re.compile(
 
 
 _ARE_MY_TOOLS: Final = re.compile(
-    r"^(?P<tools>[\w.+# -]+?) (?:is|are) my (?:daily |main |go-to |favou?rite |usual |everyday )?"
-    r"(?:tools?|apps?|stack|editor|ide|software|life|bread and butter|daily driver)$",
+    r"^(?P<tools>[\w.+# -]+?) (?:is|are) (?:my (?:daily |main |go-to |favou?rite |usual"
+    r" |everyday )?(?:tools?|apps?|stack|editor|ide|software|life|bread and butter|daily driver)"
+    r"|where I (?:spend|live|work)\b.*)$",
     _I,
 )
 
@@ -1835,8 +1869,32 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
     ("sql and looker all day"), each a clause of its own."""
     note = _NOTE_HEAD.sub("", _FRAGMENT_GREETING.sub("", sentence))
     fragments = clauses(note)
+    after_job = False
     for clause in fragments:
         clause = clause.strip(" .!")
+        if (
+            after_job
+            and "employer" not in have
+            and _CAPITALISED_ONLY.match(clause)
+            and not known_place(clause)
+            and not _is_tool_name(clause)
+        ):
+            have.add("employer")
+            yield Stated("employer", clause)  # "medical resident, internal medicine, Johns Hopkins"
+            continue
+        after_job = after_job or bool(_TERSE_JOB.match(clause))
+        listed = _TOOL_NOTE.match(clause)
+        if listed is not None:
+            names = [
+                n.strip()
+                for n in re.split(
+                    r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*|,?\s+plus\s+", listed.group("tools")
+                )
+            ]
+            if names and all(_is_tool_name(n) for n in names):
+                for name in names:
+                    yield Stated("tool", name, item=name)
+                continue
         located = _JOB_WHERE.match(clause) or _JOB_SOMEWHERE_IN.match(clause)
         if (
             located is not None
@@ -1877,21 +1935,11 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
             continue
         mine = _ARE_MY_TOOLS.match(clause)
         if mine is not None:
+            named = " where I " not in clause  # "Lightroom is where I spend my evenings": known
             for name in re.split(r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*", mine.group("tools")):
-                if name and (name[:1].isupper() or _is_tool_name(name)):
+                if name and ((named and name[:1].isupper()) or _is_tool_name(name)):
                     yield Stated("tool", name, item=name)
             continue
-        listed = _TOOL_NOTE.match(clause)
-        if listed is not None:
-            names = [
-                n.strip()
-                for n in re.split(
-                    r",\s*|\s+and\s+|\s*&\s*|\s*\+\s*|,?\s+plus\s+", listed.group("tools")
-                )
-            ]
-            if names and all(_is_tool_name(n) for n in names):
-                for name in names:
-                    yield Stated("tool", name, item=name)
 
 
 # --- the reader ------------------------------------------------------------------------------
