@@ -649,6 +649,17 @@ def test_the_second_held_out_set_is_kept_apart() -> None:
     assert {c["split"] for c in conversations} == {"heldout"}
 
 
+def test_the_blind_sets_train_nothing() -> None:
+    """holdout4 (written before any of this issue's rules) is only ever measured: it is all
+    held out, and the classifier's fit reads dev sets only."""
+    conversations = EVAL.load(ROOT / "tests" / "data" / "extraction_holdout4.jsonl")
+    assert len(conversations) >= 40
+    assert {c["split"] for c in conversations} == {"heldout"}
+    fit = (ROOT / "scripts" / "fit_extractor.py").read_text(encoding="utf-8")
+    train = fit[fit.index("TRAIN = (") : fit.index(")", fit.index("TRAIN = ("))]
+    assert "holdout" not in train and "extraction_dev7" in train
+
+
 def test_the_extraction_reads_the_update_catalogue() -> None:
     """One catalogue (`attributes.ATTRIBUTES`): the attributes whose value is a name after a
     cue are the profile's location, hometown and employer, and a cue only the catalogue
