@@ -409,3 +409,15 @@ def test_seed004_s10_flush_guard_forgets_an_erased_user(memory: MnemoLedger, hom
     assert users == requested == {"bob"}
     again = memory.ingest(SESSION, user="maya", thread="t1", flush=True, compaction=0)
     assert again.flush is not None and again.flush.ran
+
+
+def test_seed004_store_and_flush_replay_as_recorded(memory: MnemoLedger, tmp_path: Path) -> None:
+    memory.store("timezone", "Europe/Lisbon", user="maya", namespace="tacit/user")
+    memory.store("timezone", "Europe/Porto", user="maya", namespace="tacit/user")
+    memory.ingest(SESSION[-2:], user="maya", thread="t1")
+    memory.ingest(SESSION, user="maya", thread="t1", flush=True, compaction=0)
+
+    result = memory.replay(tmp_path / "replay")
+    assert result.failed_commands == 0 and result.diverged_calls == 0, result.failures
+    report = memory.diff(memory.settings.home, tmp_path / "replay")
+    assert report.identical, report.model_dump_json(indent=1)[:1500]

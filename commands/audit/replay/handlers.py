@@ -94,13 +94,29 @@ def note(target: MnemoLedger, command: RecordedCommand) -> object:
 def ingest(target: MnemoLedger, command: RecordedCommand) -> object:
     given = command.input
     now = given.get("now")
+    at = datetime.fromisoformat(now) if isinstance(now, str) else None
+    pipeline = ingest_pipeline(target)
+    store = given.get("store")
+    if isinstance(store, dict):  # Nebo's store by key (`memory.store`)
+        tags, source = store.get("tags"), store.get("source")
+        return pipeline.remember_keyed(
+            str(store["namespace"]),
+            str(store["key"]),
+            str(store["value"]),
+            command.provenance(),
+            tags=[str(t) for t in tags] if isinstance(tags, list) else (),
+            **({"source": source} if isinstance(source, str) else {}),
+            now=at,
+        )
     source = given.get("source")
-    return ingest_pipeline(target).run(
+    flush = given.get("flush")
+    return pipeline.run(
         _list(given.get("turns")),
         command.provenance(),
         multi_fact=bool(given.get("multi_fact", False)),
-        now=datetime.fromisoformat(now) if isinstance(now, str) else None,
+        now=at,
         source=source if isinstance(source, str) else None,
+        flush=int(flush["compaction"]) if isinstance(flush, dict) else None,
     )
 
 
