@@ -59,6 +59,7 @@ from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.core import CoreProjection
 from mnemoledger.projections.delta import DeltaProjection
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.flushes import FlushGuard
 from mnemoledger.projections.graph import GraphProjection
 from mnemoledger.projections.history import HistoryProjection
 from mnemoledger.projections.latest import LatestProjection
@@ -240,6 +241,7 @@ class MnemoLedger:
     history_model: part[HistoryProjection] = part()
     topics_model: part[TopicsProjection] = part()
     latest_model: part[LatestProjection] = part()
+    flushes_model: part[FlushGuard] = part()
     runner: part[Runner] = part()
     llm: part[LLMProvider] = part()
     add_pipeline: part[AddPipeline] = part()

@@ -38,6 +38,7 @@ from mnemoledger.projections.delta import DeltaProjection
 from mnemoledger.projections.embeddings import make_embedder
 from mnemoledger.projections.embeddings.cache import CachedEmbedder, EmbeddingCache
 from mnemoledger.projections.facts import FactsProjection
+from mnemoledger.projections.flushes import FLUSH_GUARD_DIR, FlushGuard
 from mnemoledger.projections.graph import GraphProjection
 from mnemoledger.projections.history import HistoryProjection
 from mnemoledger.projections.latest import LatestProjection
@@ -81,6 +82,7 @@ class Parts:
         self.latest_model = LatestProjection(directory / "latest")
         self.checkpoints_model = CheckpointsProjection(directory / "checkpoints")
         self.facts_model = FactsProjection(directory / "facts")
+        self.flushes_model = FlushGuard(directory / FLUSH_GUARD_DIR)
         self.runner = Runner(
             self.ledger,
             [
@@ -96,6 +98,7 @@ class Parts:
                 self.latest_model,
                 self.checkpoints_model,
                 self.facts_model,
+                self.flushes_model,
             ],
             directory / ".lock",
         )

@@ -128,6 +128,7 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "latest",
         "checkpoints",
         "facts",
+        "flushes",
     }
     after = (run_json(home, "list"), run_json(home, *search))
     assert after == before

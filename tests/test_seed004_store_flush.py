@@ -20,9 +20,9 @@ from mcp.client.stdio import stdio_client
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.cli import cli
-from mnemoledger.commands.write.flush_guard import FLUSH_GUARD_DIR
 from mnemoledger.commands.write.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS
 from mnemoledger.ledger import InvalidInput, Settings
+from mnemoledger.projections.flushes import FLUSH_GUARD_DIR
 from tests.live_server import LiveServer, live_server
 from tests.test_mcp import mcp_parameters, structured
 

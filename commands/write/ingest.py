@@ -35,7 +35,7 @@ were new in the window that first found it (`id`, else `turn:<n>`, n counted fro
 Pre-compaction flush (seed 004 §3 Trigger 2, §10 Memory Flush Guard). A caller about to
 compact a thread ingests ALL its messages once more, naming the thread and its compaction
 count (`run(..., flush=N)`). At most one flush runs per compaction cycle: when a flush of
-the thread is already recorded at count N or later (`flush_guard.FlushGuard`, read from
+the thread is already recorded at count N or later (`projections.flushes.FlushGuard`, read from
 the log), nothing is recorded and the outcome says so. The check is made again under the
 user's writer lock, so two processes flushing one thread at once run it once. A flush
 restates what earlier ingests saw: a fact already held is a duplicate, not a reinforcement.
@@ -83,7 +83,6 @@ from mnemoledger.commands.recall.relations import link_written
 from mnemoledger.commands.write import consent_gate
 from mnemoledger.commands.write.command_run import decide_until_saved
 from mnemoledger.commands.write.constraints import conform
-from mnemoledger.commands.write.flush_guard import FlushGuard, FlushRecord
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
 from mnemoledger.commands.write.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
@@ -115,6 +114,7 @@ from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.flushes import FlushGuard, FlushRecord
 from mnemoledger.projections.layers import LayersProjection, MemoryRow
 from mnemoledger.projections.vectors import VectorsProjection
 
@@ -1060,6 +1060,8 @@ class IngestPipeline:
     """The consent read model: which sensitive fields were already proposed or decided."""
     embedder: Embedder | None = None
     vectors: VectorsProjection | None = None
+    flushes: FlushGuard | None = None
+    """The flushes read model (seed 004 §10 guard), kept up to date by `refresh`."""
     """With both: what an ingest adds or rewrites links to its neighbours (seed 003 §2)."""
 
     def run(
@@ -1183,12 +1185,10 @@ class IngestPipeline:
 
     def _last_flush(self, user_id: str, thread: str) -> FlushRecord | None:
         """The latest flush of the thread the log records (its read model caught up)."""
-        guard = FlushGuard.of(self.ledger)
-        try:
-            guard.catch_up(self.ledger)
-            return guard.last(user_id, thread)
-        finally:
-            guard.close()
+        if self.flushes is None:
+            raise InvalidInput("a flush needs the home's flushes read model")
+        self.refresh()
+        return self.flushes.last(user_id, thread)
 
     def _decide_keyed(
         self,

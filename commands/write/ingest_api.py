@@ -39,6 +39,7 @@ from mnemoledger.ledger.policy import ACTIVE
 from mnemoledger.ledger.validation import identifier
 from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.flushes import FlushGuard
 from mnemoledger.projections.layers import LayersProjection
 from mnemoledger.projections.runner import Progress as RefreshProgress
 from mnemoledger.projections.vectors import VectorsProjection
@@ -135,6 +136,7 @@ class IngestHost(Protocol):
     consent_model: ConsentProjection
     embedder: CachedEmbedder
     vectors: VectorsProjection
+    flushes_model: FlushGuard
 
     def refresh(self, progress: RefreshProgress | None = None) -> int: ...
 
@@ -150,6 +152,7 @@ def ingest_pipeline(host: IngestHost) -> IngestPipeline:
         consent=host.consent_model,
         embedder=host.embedder,
         vectors=host.vectors,
+        flushes=host.flushes_model,
     )
 
 

@@ -8,9 +8,9 @@ command completed having run (`CommandCompleted.outcome.flush.ran`). This small 
 folds those two events into one row per flush, so the guard survives restarts, is the same
 for every process on the log, and each flush stays visible in the history (the command).
 
-It is derived from the log alone and caught up by its reader before each check (a flush
-check reads only the events since the last one); a deleted file is rebuilt from position 0.
-An erased user's flushes leave it with their `UserErased`.
+It is derived from the log alone and kept by the runner with the other read models (caught
+up before each check, rebuilt from position 0 when its file is lost, purged of an erased
+user with the others).
 """
 
 from __future__ import annotations
@@ -20,14 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from mnemoledger.ledger import EventRecord, Ledger
+from mnemoledger.ledger import EventRecord
 from mnemoledger.projections.sqlite_model import SQLiteReadModel
 
 INGEST_REQUESTED: Final = "IngestRequested"
 COMMAND_COMPLETED: Final = "CommandCompleted"
 USER_ERASED: Final = "UserErased"
-CATCH_UP_PAGE: Final = 1000
-"""Events read from the log per page when the guard catches up."""
 FLUSH_GUARD_DIR: Final = "flushes"
 """Its directory under the home's read models."""
 
@@ -77,18 +75,8 @@ class FlushGuard(SQLiteReadModel):
     schema = _SCHEMA
     tables = ("flush_requests", "flushes")
 
-    @classmethod
-    def of(cls, ledger: Ledger) -> FlushGuard:
-        """The guard of the ledger's home (open it, catch it up, close it)."""
-        return cls(Path(ledger.settings.projections_dir) / FLUSH_GUARD_DIR / "flushes.sqlite3")
-
-    def catch_up(self, ledger: Ledger) -> None:
-        """Fold every event recorded since the last catch-up."""
-        while True:
-            records = ledger.read(after=self.position(), limit=CATCH_UP_PAGE)
-            if not records:
-                return
-            self.apply(records)
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory / "flushes.sqlite3")
 
     def handle(self, record: EventRecord) -> None:
         if record.type == INGEST_REQUESTED:
