@@ -25,7 +25,7 @@ import pytest
 from tests.read_models import open_memory, rebuilt_views, views
 
 RUNS = 20
-QUICK_RUNS = 3
+QUICK_RUNS = 2
 USERS = ["maya", "theo"]
 QUERIES = ["tea Lisbon", "chess jazz"]
 TOPICS = ["tea", "Lisbon", "chess", "jazz", "sailing", "Kyoto", "Rust", "opera", "baking"]

@@ -17,7 +17,9 @@ from tests.live_server import LiveServer, live_server
 # the module's server runs on SQLite (see `api`), so the PostgreSQL pass would repeat it
 pytestmark = pytest.mark.sqlite_only
 
-EXAMPLES_PER_OPERATION = 20
+EXAMPLES_PER_OPERATION = 8
+"""Per operation in the default run; the slow tier (CI's `pytest -m slow`) generates more."""
+SLOW_EXAMPLES_PER_OPERATION = 40
 USER = "maya"
 
 
@@ -84,6 +86,26 @@ def test_the_served_schema_is_the_one_tested(api: LiveServer) -> None:
 def test_no_generated_request_gets_a_server_error(
     case: schemathesis.Case, api: LiveServer, api_key: str, admin_key: str, known_memory: str
 ) -> None:
+    call_and_check(case, api, api_key, admin_key, known_memory)
+
+
+@pytest.mark.slow
+@schema.parametrize()
+@settings(
+    max_examples=SLOW_EXAMPLES_PER_OPERATION,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_many_generated_requests_get_no_server_error(
+    case: schemathesis.Case, api: LiveServer, api_key: str, admin_key: str, known_memory: str
+) -> None:
+    call_and_check(case, api, api_key, admin_key, known_memory)
+
+
+def call_and_check(
+    case: schemathesis.Case, api: LiveServer, api_key: str, admin_key: str, known_memory: str
+) -> None:
+    """Send the generated request; no 5xx, and every error has the one error body."""
     reach_the_handlers(case, known_memory)
     key = admin_key if case.path in ADMIN_PATHS else api_key
     response = case.call(base_url=api.url, headers={"Authorization": f"Bearer {key}"})

@@ -25,35 +25,50 @@ def _settings(home: Path) -> Settings:
     return Settings(home=home)  # the run's store: $MNEMOLEDGER_DB in PostgreSQL runs
 
 
-def _try_hold(home: str, user: str, answer: Any) -> None:
+def _try_holds(home: str, asked: Any, answer: Any) -> None:
+    """In another process: try to hold each user asked for, answer "held" or why not."""
     locks = WriterLocks(_settings(Path(home)), timeout=SHORT)
-    try:
-        with locks.hold(user):
-            answer.put("held")
-    except WriterBusy as busy:
-        answer.put(str(busy))
+    while (user := asked.get(timeout=60)) is not None:
+        try:
+            with locks.hold(user):
+                answer.put("held")
+        except WriterBusy as busy:
+            answer.put(str(busy))
 
 
-def _in_other_process(home: Path, user: str) -> str:
-    context = multiprocessing.get_context("spawn")
-    answer = context.Queue()
-    process = context.Process(target=_try_hold, args=(str(home), user, answer))
-    process.start()
-    found: str = answer.get(timeout=60)
-    process.join(timeout=60)
-    return found
+class OtherProcess:
+    """One spawned process (importing the stack once) that tries users' locks on demand."""
+
+    def __init__(self, home: Path) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.asked, self.answer = context.Queue(), context.Queue()
+        self.process = context.Process(target=_try_holds, args=(str(home), self.asked, self.answer))
+        self.process.start()
+
+    def hold(self, user: str) -> str:
+        self.asked.put(user)
+        found: str = self.answer.get(timeout=60)
+        return found
+
+    def stop(self) -> None:
+        self.asked.put(None)
+        self.process.join(timeout=60)
 
 
 def test_another_process_waits_for_the_user_and_not_for_others(home: Path) -> None:
     locks = writer_locks(_settings(home))
-    with locks.hold("maya"):
-        busy = _in_other_process(home, "maya")
-        assert busy.startswith("another writer of user 'maya' has been deciding for more than")
-        assert _in_other_process(home, "omar") == "held"
-        with locks.hold("maya"):  # reentrant in the holding thread
-            pass
-        assert _in_other_process(home, "maya") != "held"  # still held after the inner exit
-    assert _in_other_process(home, "maya") == "held"
+    other = OtherProcess(home)
+    try:
+        with locks.hold("maya"):
+            busy = other.hold("maya")
+            assert busy.startswith("another writer of user 'maya' has been deciding for more than")
+            assert other.hold("omar") == "held"
+            with locks.hold("maya"):  # reentrant in the holding thread
+                pass
+            assert other.hold("maya") != "held"  # still held after the inner exit
+        assert other.hold("maya") == "held"
+    finally:
+        other.stop()
 
 
 def test_another_thread_waits_for_the_user(home: Path) -> None:
