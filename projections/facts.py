@@ -226,23 +226,6 @@ class FactsProjection(SQLiteReadModel):
             found.update((fact.id, fact) for fact in reached)
         return builtins.list(found.values())[:limit]
 
-    def memories_about(
-        self, user_id: str, words: Sequence[str], *, at: str | None, limit: int
-    ) -> builtins.list[str]:
-        """Ids of memories stating a fact whose subject or object holds any of `words`."""
-        terms = [w for w in (entity_key(w) for w in words) if w.isalnum()]
-        if not terms:
-            return []
-        match = " OR ".join(f'"{t}"' for t in terms)
-        valid, params = self._where_valid(at)
-        rows = self.db.execute(
-            "SELECT DISTINCT memory_id FROM facts WHERE rowid IN"
-            " (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?)"
-            f" AND user_id = ? AND {valid} LIMIT ?",
-            (match, user_id, *params, limit),
-        ).fetchall()
-        return [str(r[0]) for r in rows]
-
     def get(self, fact_id: str) -> FactRow | None:
         row = self.db.execute(f"SELECT {_COLUMNS} FROM facts WHERE id = ?", (fact_id,))
         found = row.fetchone()

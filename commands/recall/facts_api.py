@@ -174,7 +174,6 @@ class Facts:
 
     def fact(self, fact_id: str) -> FactOut:
         """One fact by id, ended or not; `FactNotFound` if there is none."""
-        self.parts.refresh()
         return self._get(fact_id)
 
     def _get(self, fact_id: str) -> FactOut:

