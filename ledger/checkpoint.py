@@ -95,7 +95,10 @@ def checkpoint_text(data: object) -> str:
 def parse_checkpoint(text: str | bytes) -> dict[str, Any]:
     """A checkpoint given as JSON text (CLI, files): it must be one JSON object."""
     try:
-        data = json.loads(text)
+        given = text if isinstance(text, str) else text.decode()
+        data = json.loads(validation.json_text_depth(given, "checkpoint data"))
+    except InvalidInput:
+        raise
     except ValueError as error:
         raise InvalidInput(f"checkpoint data is not valid JSON: {error}") from None
     if not isinstance(data, dict):

@@ -203,6 +203,24 @@ def position(name: str, value: object, *, required: bool = False) -> int | None:
     return value
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def json_text_depth(text: str, where: str, limit: int = MAX_JSON_DEPTH) -> str:
+    """`text` if the JSON it holds nests at most `limit` deep, checked before it is parsed:
+    the parser recurses, and a RecursionError deep in it can also break finalizers that
+    the garbage collector happens to run there."""
+    depth = 0
+    for char in _JSON_STRING.sub("", text):
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                raise InvalidInput(f"{where}: JSON nested deeper than {limit} levels")
+        elif char in "]}":
+            depth -= 1
+    return text
+
+
 def json_depth(value: object, where: str, limit: int = MAX_JSON_DEPTH) -> object:
     """`value` if its lists and objects nest at most `limit` deep (walked without
     recursion, so any depth is answered with `InvalidInput`, never `RecursionError`)."""

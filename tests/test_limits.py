@@ -15,7 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from mnemoledger.commands.cli import cli
+from mnemoledger.commands.recall.context import format_structured_content
 from mnemoledger.ledger import validation
+from mnemoledger.ledger.checkpoint import parse_checkpoint
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     MAX_INGEST_BYTES,
@@ -223,3 +225,12 @@ def test_metadata_numbers_past_64_bits_are_refused() -> None:
         with pytest.raises(InvalidInput, match="must fit in 64 bits"):
             validation.metadata({"n": number})
     assert validation.metadata({"n": MAX_POSITION, "m": -MAX_POSITION - 1, "b": True})
+
+
+def test_json_text_too_deep_is_refused_before_it_is_parsed() -> None:
+    deep = '{"sections": ' + "[" * 5000 + "]" * 5000 + "}"
+    with pytest.raises(InvalidInput, match="nested deeper"):
+        parse_checkpoint(deep)
+    assert format_structured_content(deep) == deep  # shown as it is, never a RecursionError
+    brackets_in_strings = '{"a": "' + "[" * 5000 + '"}'
+    assert parse_checkpoint(brackets_in_strings) == {"a": "[" * 5000}

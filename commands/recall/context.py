@@ -79,6 +79,7 @@ from mnemoledger.commands.write.ingest import (
 )
 from mnemoledger.commands.write.notes import AGENT, RULE, SOUL, SUMMARY, USER
 from mnemoledger.commands.write.procedural import excluded_from_default_context
+from mnemoledger.ledger import validation
 from mnemoledger.ledger.policy import (
     ACTIVE,
     CONTEXT_MAX_RULES,
@@ -355,8 +356,8 @@ def format_structured_content(text: str) -> str:
     """Seed 004 §9 formatStructuredContent: versioned JSON sections of enabled items as
     markdown (`## Section` then `- item`); anything else as it is."""
     try:
-        data: Any = json.loads(text)
-    except ValueError:
+        data: Any = json.loads(validation.json_text_depth(text, "content"))
+    except ValueError:  # InvalidInput (too deep) is a ValueError too
         return text
     if not isinstance(data, dict) or not isinstance(data.get("sections"), list):
         return text

@@ -98,7 +98,6 @@ from mnemoledger.ledger.policy import (
     MAX_EVIDENCE_ITEMS,
     MAX_INGEST_BYTES,
     MAX_INGEST_TURNS,
-    MAX_JSON_DEPTH,
     MAX_TAG_CHARS,
     MAX_TAGS,
     MAX_TURN_BYTES,
@@ -248,13 +247,9 @@ def parse_turns(text: str, *, source: str = "input") -> list[Turn]:
         if line_size > MAX_TURN_BYTES:
             raise InvalidInput(too_large(where, line_size, MAX_TURN_BYTES, "one turn"))
         try:
-            obj = json.loads(line)
+            obj = json.loads(validation.json_text_depth(line, where))
         except json.JSONDecodeError as error:
             raise InvalidInput(f"{where}: not a JSON object ({error.msg})") from None
-        except RecursionError:
-            raise InvalidInput(
-                f"{where}: JSON nested deeper than {MAX_JSON_DEPTH} levels"
-            ) from None
         turns.append(turn_from(obj, where))
         if len(turns) > MAX_INGEST_TURNS:
             raise InvalidInput(f"{source}: more than {MAX_INGEST_TURNS} turns in one ingest")
