@@ -421,3 +421,42 @@ def test_seed004_store_and_flush_replay_as_recorded(memory: MnemoLedger, tmp_pat
     assert result.failed_commands == 0 and result.diverged_calls == 0, result.failures
     report = memory.diff(memory.settings.home, tmp_path / "replay")
     assert report.identical, report.model_dump_json(indent=1)[:1500]
+
+
+def test_seed004_s5_recall_delete_and_clear_over_http(server: LiveServer) -> None:
+    key = server.key("researcher", ["maya"])
+    http = httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {key}"}, timeout=60)
+    stored = {}
+    for namespace, name, value in [
+        ("proj/a", "build-tool", "Bazel"),
+        ("proj/b", "build-tool", "Make"),
+        ("proj/b", "ci", "GitHub Actions"),
+        ("other", "editor", "Helix"),
+    ]:
+        body = {"user_id": "maya", "key": name, "value": value, "namespace": namespace}
+        response = http.put("/memories/by-key", json=body)
+        assert response.status_code == 200, response.text
+        stored[(namespace, name)] = response.json()["memory"]["id"]
+
+    recalled = http.get("/memories/by-key", params={"user_id": "maya", "key": "Editor"})
+    assert recalled.status_code == 200, recalled.text
+    assert [m["content"] for m in recalled.json()["memories"]] == ["Helix"]
+
+    deleted = http.delete(
+        "/memories/by-key", params={"user_id": "maya", "key": "build_tool", "namespace": "proj/b"}
+    ).json()
+    assert deleted == {"count": 1, "forgotten": [stored[("proj/b", "build-tool")]]}
+    everywhere = http.delete("/memories/by-key", params={"user_id": "maya", "key": "build-tool"})
+    assert everywhere.json()["forgotten"] == [stored[("proj/a", "build-tool")]]
+
+    cleared = http.post("/memories/clear", json={"user_id": "maya", "namespace": "proj"}).json()
+    assert cleared["forgotten"] == [stored[("proj/b", "ci")]]
+    left = http.get("/memories", params={"user_id": "maya", "state": "active"}).json()
+    assert [m["content"] for m in left] == ["Helix"]
+    empty = http.post("/memories/clear", json={"user_id": "maya"})
+    assert empty.status_code == 400 and "needs a namespace" in empty.text
+    other_user = http.delete("/memories/by-key", params={"user_id": "bob", "key": "editor"})
+    assert other_user.status_code == 403, other_user.text
+
+    restored = http.post(f"/memories/{stored[('proj/b', 'ci')]}/restore")
+    assert restored.status_code == 200 and restored.json()["state"] == "active"

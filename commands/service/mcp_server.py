@@ -34,7 +34,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
 from mnemoledger.commands.recall.query import QueryResult
@@ -48,6 +48,17 @@ from mnemoledger.commands.service.http.requests import (
     Tag,
 )
 from mnemoledger.commands.service.keys import ApiKeyStore, InvalidKey, Principal
+from mnemoledger.commands.service.memory_tool import (
+    LIST_MAX,
+    ForgetResult,
+    ListResult,
+    NeboLayer,
+    clear_prefix,
+    delete_key,
+    effective_namespace,
+    list_prefix,
+    namespace_prefix,
+)
 from mnemoledger.commands.service.scoped import (
     API_SOURCE,
     Forbidden,
@@ -62,7 +73,6 @@ from mnemoledger.commands.write.notes import DEFAULT_NOTE_CONFIDENCE, LOG, SOUL
 from mnemoledger.commands.write.notes_api import NoteResult
 from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
 from mnemoledger.ledger.policy import (
-    ACTIVE,
     DEFAULT_IMPORTANCE,
     MAX_BUDGET_TOKENS,
     MAX_TAGS,
@@ -73,7 +83,7 @@ from mnemoledger.ledger.policy import (
     SEARCH_MAX_K,
     STABLE,
 )
-from mnemoledger.ledger.validation import identifier, normalize_key, normalize_text
+from mnemoledger.ledger.validation import identifier
 from mnemoledger.projections.layers import effective_category
 
 if TYPE_CHECKING:
@@ -81,12 +91,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
-
-NEBO_LAYERS = ("tacit", "daily", "entity")
-"""Seed 004 §2: Nebo's three namespace layers."""
-
-LIST_MAX = 50
-"""Seed 004 §5: `list` returns at most 50 memories."""
 
 SEARCH_DEFAULT_RESULTS = 10
 """Seed 004 §5: `search` returns at most 10 results (more on request here)."""
@@ -105,7 +109,7 @@ UserId = Annotated[
     Field(description="The user; may be left out when the server acts for one user."),
 ]
 LayerName = Annotated[
-    Literal["tacit", "daily", "entity"] | None,
+    NeboLayer | None,
     Field(description="Combined with namespace as `layer/namespace`, as `store` files it."),
 ]
 MemoryId = Annotated[Identifier, Field(description="A memory id, as returned by other tools.")]
@@ -120,35 +124,6 @@ class LocalPrincipal(Principal):
     @property
     def actor(self) -> str:
         return self.acting_as
-
-
-class ListedMemory(MemoryOut):
-    """A memory with how often it has been served to agents."""
-
-    access_count: int
-
-
-class ListResult(BaseModel):
-    """Active memories under a namespace prefix, most accessed first."""
-
-    namespace: str
-    memories: list[ListedMemory]
-
-
-class ForgetResult(BaseModel):
-    """What a `delete` or `clear` forgot (each one a `MemoryForgotten` event)."""
-
-    count: int
-    forgotten: list[str]
-    """The ids of the memories forgotten; `restore` brings any of them back."""
-
-
-def effective_namespace(layer: str | None, namespace: str | None) -> str:
-    """Seed 004 §2: `layer + "/" + namespace` (unless they are the same); the layer alone;
-    else `default`."""
-    if layer and namespace and namespace != layer:
-        return f"{layer}/{namespace}"
-    return layer or namespace or "default"
 
 
 def _tool_error(error: Exception) -> ToolError:
@@ -167,44 +142,6 @@ def _tool_error(error: Exception) -> ToolError:
     else:
         code = "bad_request"
     return ToolError(f"{code}: {error}")
-
-
-def namespace_prefix(layer: str | None, namespace: str | None) -> str:
-    """The namespace prefix a read or a clear names: `layer/namespace` as `store` files it
-    when a layer is given, else the namespace as given ("" matches every namespace)."""
-    return effective_namespace(layer, namespace) if layer else namespace or ""
-
-
-def listed(
-    scoped: ScopedMemory,
-    user: str,
-    prefix: str,
-    limit: int | None = None,
-    *,
-    expired: bool = False,
-) -> list[ListedMemory]:
-    """Seed 004 §5 `list`: the user's active memories (unexpired unless `expired`) whose
-    namespace starts with `prefix`, most accessed first (then most recently changed), at
-    most `limit`."""
-    visible = {m.id: m for m in scoped.list(user=user, state=ACTIVE) if expired or not m.expired}
-    rows = [
-        row
-        for row in scoped.memory.layers.list(user, state=ACTIVE)
-        if row.id in visible and row.namespace.startswith(prefix)
-    ]
-    rows.sort(key=lambda row: row.updated_at, reverse=True)
-    rows.sort(key=lambda row: -row.access_count)  # stable: ties stay newest first
-    return [
-        ListedMemory(**visible[row.id].model_dump(), access_count=row.access_count)
-        for row in rows[:limit]
-    ]
-
-
-def forget_all(scoped: ScopedMemory, ids: list[str]) -> ForgetResult:
-    """Forget each memory (one event each); the log keeps them all."""
-    for memory_id in ids:
-        scoped.forget(memory_id)
-    return ForgetResult(count=len(ids), forgotten=ids)
 
 
 def published_as_sent(tool: Tool) -> Tool:
@@ -360,7 +297,7 @@ def build_server(
         user_id: UserId = None,
         tags: Annotated[list[Tag], Field(max_length=MAX_TAGS)] | None = None,
         layer: Annotated[
-            Literal["tacit", "daily", "entity"] | None,
+            NeboLayer | None,
             Field(description="tacit (lasting preferences, style), daily (dated), entity."),
         ] = None,
         namespace: Identifier | None = None,
@@ -450,18 +387,8 @@ def build_server(
         `forget`. Forgotten memories stay in the log and can be restored."""
 
         def matching(scoped: ScopedMemory) -> ForgetResult:
-            user = scoped.check_user(user_of(scoped, user_id))
-            wanted = normalize_key(normalize_text(key))
             only = effective_namespace(layer, namespace) if layer or namespace else None
-            scoped.memory.refresh()
-            ids = [
-                row.id
-                for row in scoped.memory.layers.list(user, state=ACTIVE)
-                if row.key == wanted
-                and (only is None or row.namespace == only)
-                and scoped.may_read(row.effective_category)
-            ]
-            return forget_all(scoped, ids)
+            return delete_key(scoped, user_of(scoped, user_id), key, only)
 
         return await run(matching)
 
@@ -482,12 +409,8 @@ def build_server(
         restored one by one."""
 
         def clearing(scoped: ScopedMemory) -> ForgetResult:
-            user = scoped.check_user(user_of(scoped, user_id))
             prefix = namespace_prefix(layer, namespace)
-            if not prefix:
-                raise InvalidInput("clear needs a namespace or a layer")
-            ids = [m.id for m in listed(scoped, user, prefix, expired=True)]
-            return forget_all(scoped, sorted(ids))
+            return clear_prefix(scoped, user_of(scoped, user_id), prefix)
 
         return await run(clearing)
 
@@ -684,9 +607,8 @@ def build_server(
         50, each with its access count."""
 
         def listing(scoped: ScopedMemory) -> ListResult:
-            user = scoped.check_user(user_of(scoped, user_id))
             prefix = namespace_prefix(layer, namespace)
-            return ListResult(namespace=prefix, memories=listed(scoped, user, prefix, limit))
+            return list_prefix(scoped, user_of(scoped, user_id), prefix, limit)
 
         return await run(listing)
 

@@ -1,6 +1,6 @@
-"""`/memories`: add (HAEMA add()), store by key (Nebo's upsert), get, list, latest (HAEMA
-get_latest), update, link, TTL, forget/restore, history; engram's `/stats` and `/trash`
-(seed 001)."""
+"""`/memories`: add (HAEMA add()), store, recall and delete by key, clear a namespace prefix
+(Nebo's memory tool), get, list, latest (HAEMA get_latest), update, link, TTL,
+forget/restore, history; engram's `/stats` and `/trash` (seed 001)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,15 @@ from mnemoledger.commands.service.http.requests import (
     TTLRequest,
     UpdateMemoryRequest,
 )
-from mnemoledger.commands.service.scoped import API_SOURCE, ScopedMemory, UserStats
+from mnemoledger.commands.service.memory_tool import (
+    ForgetResult,
+    NeboLayer,
+    clear_prefix,
+    delete_key,
+    effective_namespace,
+    namespace_prefix,
+)
+from mnemoledger.commands.service.scoped import API_SOURCE, RecallResult, ScopedMemory, UserStats
 from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.ledger.policy import (
     LATEST_DEFAULT_LIMIT,
@@ -125,6 +133,62 @@ async def list_memories(
         return [m for m in ordered if m.id in visible][:limit]
 
     return await caller.run(listing)
+
+
+NamespacePrefix = Annotated[
+    str, Query(max_length=MAX_ID_CHARS, description="Namespace prefix, e.g. tacit or daily.")
+]
+Layer = Annotated[
+    NeboLayer | None,
+    Query(description="With namespace, read as layer/namespace (as a store by key files it)."),
+]
+
+
+@router.get("/by-key")
+async def recall_by_key(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    key: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
+    k: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = 5,
+) -> RecallResult:
+    """Nebo's recall: the memory stored under `key` (matched loosely: `Code_Style` finds
+    `code-style`), else a search with the key as the query; the memories in full, each
+    counted as served."""
+    return await caller.run(lambda scoped: scoped.recall(user=user_id, key=key, k=k))
+
+
+@router.delete("/by-key")
+async def delete_by_key(
+    caller: Authenticated,
+    user_id: Annotated[Identifier, Query()],
+    key: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
+    namespace: Annotated[Identifier | None, Query()] = None,
+    layer: Layer = None,
+) -> ForgetResult:
+    """Nebo's delete: forget the memories stored under `key`, in one namespace (or
+    `layer/namespace`) or in all of them. Each is a forget event: `restore` brings it
+    back."""
+    only = effective_namespace(layer, namespace) if layer or namespace else None
+    return await caller.run(lambda scoped: delete_key(scoped, user_id, key, only))
+
+
+class ClearRequest(BaseModel):
+    """`POST /memories/clear`: forget every memory under a namespace prefix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: Identifier
+    namespace: str = Field(default="", max_length=MAX_ID_CHARS)
+    layer: NeboLayer | None = None
+
+
+@router.post("/clear")
+async def clear_namespace(body: ClearRequest, caller: Authenticated) -> ForgetResult:
+    """Nebo's clear: forget every memory of the user whose namespace starts with
+    `namespace` (or `layer/namespace`), e.g. `daily` clears every day. Each is a forget
+    event: `restore` brings it back one by one."""
+    prefix = namespace_prefix(body.layer, body.namespace)
+    return await caller.run(lambda scoped: clear_prefix(scoped, body.user_id, prefix))
 
 
 @router.get("/latest")
