@@ -28,6 +28,10 @@ catches up by re-reading only the rows changed since; a generation token, new at
 reset, keeps indices of a dropped read model from being reused. Plain sqlite3 rather than
 SQLAlchemy: the projection needs explicit snapshot reads (`BEGIN`) and writer locks
 (`BEGIN IMMEDIATE`), and a rebuild pushes every vector through this write path.
+
+A rebuild goes through `bulk()`: the log is folded in memory, the vectors of the final
+texts are read from the embedding cache in one pass, the rows written in one transaction
+and each user's index built once at the end.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ import numpy.typing as npt
 
 from mnemoledger.ledger import EventRecord
 from mnemoledger.ledger.sqlite_files import connect_shared
+from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.calibration import calibration_for
 from mnemoledger.projections.embeddings.embedder import Embedder
 
@@ -89,6 +94,13 @@ APPLY_ATTEMPTS = 3
 
 MAX_PARAMETERS = 500
 """Bound parameters per statement."""
+
+BULK_EMBED_BATCH = 10_000
+"""Texts per embedder call of a bulk load (only those the cache lacks reach the model)."""
+
+BULK_HELD_ROWS = 200_000
+"""A bulk load (a rebuild) holds at most this many memories' rows in memory, ~2 KB each
+with their vector, before writing them to the table in one transaction."""
 
 EXACT_MAX_VECTORS = 10_000
 """A user's index is exact below this many vectors and may be approximate (IVF) from here
@@ -194,6 +206,19 @@ class _Page:
     generation: str = ""
 
 
+@dataclass
+class _BulkLoad:
+    """A rebuild's rows, folded in memory and written to the table at the end (or when
+    `BULK_HELD_ROWS` are held); the FAISS indices are built once, from the final rows."""
+
+    rows: dict[str, _Row] = field(default_factory=dict)
+    """Rows not yet written to the table."""
+    last_position: int = 0
+    """The last event folded into `rows`."""
+    written: set[str] = field(default_factory=set)
+    """Users with rows written by an earlier spill (their indices come from the table)."""
+
+
 class VectorsProjection:
     """Embeddings of every memory and per-user FAISS search over the active ones."""
 
@@ -205,12 +230,16 @@ class VectorsProjection:
         embedder: Embedder,
         persist_interval: float = PERSIST_INTERVAL,
         exact_max_vectors: int = EXACT_MAX_VECTORS,
+        bulk_held_rows: int = BULK_HELD_ROWS,
     ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         self.embedder = embedder
         self.persist_interval = persist_interval
         self.exact_max_vectors = exact_max_vectors
+        self.bulk_held_rows = bulk_held_rows
+        self._bulk_load: _BulkLoad | None = None
+        """Inside `bulk`: what the rebuild folded so far."""
         self._exact_until: dict[str, int] = {}
         """Users whose vectors failed IVF calibration: stay exact up to this many vectors."""
         self._index_dir = directory / "faiss"
@@ -238,6 +267,10 @@ class VectorsProjection:
         """Embed the page's new texts in one batch, write rows and position in one
         transaction, then update the loaded FAISS indices."""
         if not records:
+            return
+        if self._bulk_load is not None:
+            with self._lock:
+                self._hold(self._bulk_load, records)
             return
         for _ in range(APPLY_ATTEMPTS):
             with self._lock:
@@ -272,6 +305,130 @@ class VectorsProjection:
             finally:
                 self._closed = True
                 self._db.close()
+
+    # --- bulk loading (a rebuild; see projections.projection.BulkLoading) -----------------
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Pages applied inside are folded in memory: no stored row is read back, no FAISS
+        index is touched. At the end the rows are written sorted by memory id in one
+        transaction with the position (their vectors read from the embedding cache in one
+        pass), and each user's index is built once. Holding more than `bulk_held_rows`
+        rows writes them early, the same way; an index is always rebuilt from the table. A
+        load interrupted midway leaves the table at its last write, rows and position
+        together, and the indices to be built from it when first needed: the next
+        catch-up goes on from there."""
+        with self._lock, self._transaction():
+            self._refresh()
+        if self._position != 0:  # not an empty read model: pages go the usual way
+            yield
+            return
+        self._bulk_load = _BulkLoad()
+        try:
+            yield
+            with self._lock:
+                self._end_bulk(self._bulk_load)
+        finally:
+            self._bulk_load = None
+
+    def finish_bulk(self) -> None:
+        """Nothing to finish: an interrupted bulk load left the table consistent with its
+        position, and the indices are built from the table when first needed."""
+
+    def _hold(self, load: _BulkLoad, records: Sequence[EventRecord]) -> None:
+        """Fold `records` into the held rows (rows written by an earlier spill are read
+        back when an event changes them); spill when too many are held."""
+        unseen = [r for r in records if _position_of(r) > load.last_position]
+        if not unseen:
+            return
+        relevant = [r for r in unseen if r.type in HANDLED]
+        if load.written:
+            first_event = {r.stream_id: r.type for r in reversed(relevant)}
+            stored = [
+                memory_id
+                for memory_id, kind in first_event.items()
+                if kind != ADDED and memory_id not in load.rows
+            ]
+            if stored:
+                with self._transaction():
+                    load.rows.update(self._stored_rows(stored))
+        rows = load.rows
+        for record in relevant:
+            _fold(rows, record)
+        load.last_position = _position_of(unseen[-1])
+        if len(rows) >= self.bulk_held_rows:
+            self._spill(load)
+
+    def _spill(self, load: _BulkLoad) -> list[_Row]:
+        """Write the held rows (vectors of new texts from the embedder, in one pass) and
+        the position in one transaction; returns the rows written, sorted by memory id."""
+        rows = sorted(load.rows.values(), key=lambda row: row.memory_id)
+        pending = [row for row in rows if row.text is not None]
+        if pending:
+            texts = list(dict.fromkeys(row.text for row in pending if row.text is not None))
+            blobs = dict(zip(texts, self._vector_blobs(texts), strict=True))
+            for row in pending:
+                assert row.text is not None
+                row.vector = blobs[row.text]
+                row.text = None
+        with self._transaction("IMMEDIATE"):
+            moved = self._db.execute(
+                "UPDATE position SET position = ? WHERE position = ? AND generation = ?",
+                (load.last_position, self._position, self._generation),
+            )
+            if moved.rowcount != 1:
+                raise RuntimeError(
+                    "the vectors read model moved under a bulk load: run rebuilds through "
+                    "the runner, which holds a lock"
+                )
+            self._db.executemany(_UPSERT, [_values(row) for row in rows])
+        self._indices.clear()  # none is loaded during a bulk load; never a stale one
+        self._dirty.clear()
+        self._position = load.last_position
+        load.written.update(row.user_id for row in rows)
+        load.rows = {}
+        return rows
+
+    def _end_bulk(self, load: _BulkLoad) -> None:
+        """Write what is held, then build every user's index once."""
+        spilled = bool(load.written)
+        rows = self._spill(load) if load.last_position > self._position else []
+        if spilled:
+            for user_id in sorted(load.written):
+                self._indices[user_id] = self._index_from_table(user_id)
+        else:
+            by_user: dict[str, tuple[list[int], list[bytes]]] = {}
+            for row in rows:
+                if row.active and row.vector is not None:
+                    fids, blobs = by_user.setdefault(row.user_id, ([], []))
+                    fids.append(row.faiss_id)
+                    blobs.append(row.vector)
+            for user_id in sorted(load.written):
+                fids, blobs = by_user.get(user_id, ([], []))
+                self._indices[user_id] = self._index_from_vectors(user_id, fids, blobs)
+        self._dirty.update(load.written)
+        if time.monotonic() >= self._next_persist:
+            self.flush()
+
+    def _vector_blobs(self, texts: Sequence[str]) -> list[bytes]:
+        """Each text's vector as stored (float32 bytes): through the embedding cache in
+        one pass when there is one, else embedded in pages."""
+        if isinstance(self.embedder, CachedEmbedder):
+            blobs = self.embedder.passage_blobs(texts, BULK_EMBED_BATCH)
+        else:
+            blobs = []
+            for start in range(0, len(texts), BULK_EMBED_BATCH):
+                chunk = texts[start : start + BULK_EMBED_BATCH]
+                matrix = np.ascontiguousarray(self.embedder.passages(chunk), dtype=np.float32)
+                if matrix.ndim != 2 or matrix.shape[0] != len(chunk):
+                    raise RuntimeError(
+                        f"{self.embedder.model} returned {matrix.shape[0]} vectors for "
+                        f"{len(chunk)} texts"
+                    )
+                blobs.extend(vector.tobytes() for vector in matrix)
+        if len(blobs) != len(texts) or len({len(blob) for blob in blobs}) > 1:
+            raise RuntimeError(f"{self.embedder.model} returned vectors of mixed sizes")
+        return blobs
 
     # --- queries -------------------------------------------------------------------------
 
@@ -539,11 +696,18 @@ class VectorsProjection:
         rows = self._db.execute(
             "SELECT faiss_id, vector FROM vectors WHERE user_id = ? AND active = 1", (user_id,)
         ).fetchall()
-        if not rows:
+        return self._index_from_vectors(
+            user_id, [fid for fid, _ in rows], [blob for _, blob in rows]
+        )
+
+    def _index_from_vectors(
+        self, user_id: str, fids: Sequence[int], blobs: Sequence[bytes]
+    ) -> FaissIndex | None:
+        """The user's index over these (FAISS id, stored vector) pairs; None if none."""
+        if not fids:
             return None
-        matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
-        matrix = matrix.reshape(len(rows), -1)
-        ids = np.asarray([fid for fid, _ in rows], dtype=np.int64)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(fids), -1)
+        ids = np.asarray(fids, dtype=np.int64)
         exact = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
         exact.add_with_ids(matrix, ids)
         return self._refit(user_id, exact)

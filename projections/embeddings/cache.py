@@ -223,6 +223,29 @@ class CachedEmbedder:
         joined = b"".join([found[key] for key in keys])
         return np.frombuffer(joined, dtype=np.float32).reshape(len(texts), -1).copy()
 
+    def passage_blobs(self, texts: Sequence[str], batch: int) -> list[bytes]:
+        """Each text's vector as float32 bytes, as `passages` gives it: the cache read in
+        one pass (keys in order, so its index is walked once), the texts it lacks embedded
+        `batch` at a time and stored. For a rebuild, which needs every vector once."""
+        keys = [text_key(text) for text in texts]
+        if self.seen is not None:
+            self.seen.update(keys)
+        found = self.cache.get_many(self.model, sorted(set(keys)))
+        missing = list(
+            {key: text for key, text in zip(keys, texts, strict=True) if key not in found}.items()
+        )
+        for start in range(0, len(missing), batch):
+            chunk = missing[start : start + batch]
+            vectors = np.ascontiguousarray(
+                self.embedder.passages([text for _, text in chunk]), dtype=np.float32
+            )
+            computed = {
+                key: vector.tobytes() for (key, _), vector in zip(chunk, vectors, strict=True)
+            }
+            self.cache.put_many(self.model, computed.items())
+            found.update(computed)
+        return [found[key] for key in keys]
+
     def query(self, text: str) -> Vectors:
         """Queries are not cached: they rarely repeat and each would cost a write."""
         return self.embedder.query(text)
