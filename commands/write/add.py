@@ -1,4 +1,5 @@
-"""HAEMA `add(contents)` (seed 000), with engram's insert dedup (seed 001 §2.1).
+"""HAEMA `add(contents)` (seed 000), with engram's insert dedup (seed 001 §2.1: the
+DB-level check, then `quick_semantic_dup` for what it let through).
 
     1. normalize           2. batch-embed          3. related per content (top_k, cutoff)
     4. union               5. one reconstruction   6. one refinement if incomplete
@@ -25,7 +26,7 @@ import numpy as np
 
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
-from mnemoledger.commands.llm.rules.attributes import restates
+from mnemoledger.commands.llm.rules.attributes import restates, says_the_same
 from mnemoledger.commands.llm.schemas import (
     CoreUpdateInput,
     MergeInput,
@@ -43,7 +44,7 @@ from mnemoledger.commands.write.constraints import conform, format_violations
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
 from mnemoledger.commands.write.sanitize import screen
-from mnemoledger.commands.write.similarity import jaccard
+from mnemoledger.commands.write.similarity import jaccard, quick_dedup_threshold
 from mnemoledger.commands.write.touch import dedup_touch
 from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from mnemoledger.ledger.command import AddCommand, Command
@@ -56,8 +57,11 @@ from mnemoledger.ledger.policy import (
     INSERT_MERGE_SIM,
     MAX_EVIDENCE_ITEMS,
     PROCEDURAL,
+    QUICK_DEDUP_CANDIDATES,
+    QUICK_DEDUP_MODES,
     SEMANTIC,
     SHARED_NAMESPACE,
+    QuickDedupMode,
 )
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.user import UserStream
@@ -88,6 +92,10 @@ class AddRequest:
     the writer's allowlist by the caller); None: readers derive one."""
     metadata: Mapping[str, Any] | None = None
     """Free-form metadata every new memory of this add carries (mem0's `metadata`)."""
+    quick_dedup: QuickDedupMode | None = None
+    """Seed 001 §2.1 `quick_semantic_dup`: `words`, `similarity` or `off`; None: the
+    deployment's setting. The mode an add ran with is recorded in its input, so a replay
+    decides the same way (a recording without it ran before the check existed: `off`)."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -104,6 +112,8 @@ class AddRequest:
             given["category"] = self.category
         if self.metadata is not None:
             given["metadata"] = dict(self.metadata)
+        if self.quick_dedup is not None:
+            given["quick_dedup"] = self.quick_dedup
         return given
 
 
@@ -160,6 +170,8 @@ class AddPipeline:
         if not request.contents:
             raise InvalidInput("nothing to add: give at least one content")
         contents = [validation.content(text) for text in request.contents]
+        if request.quick_dedup is None:
+            request = replace(request, quick_dedup=self.settings.quick_dedup)
         # the decisive save validates kind, tags, ... again; failing early writes nothing
         self.ledger.draft(provenance, [_new_memory(request, contents[0])])
         with acting_as(provenance):
@@ -279,7 +291,17 @@ class AddPipeline:
         for index, (text, vector) in enumerate(zip(contents, vectors, strict=True)):
             duplicate = self._duplicate_of(provenance.user_id, text, vector, request.namespace)
             if duplicate is None:
-                keep.append(index)
+                repeated = self._quick_duplicate_of(provenance.user_id, text, vector, request)
+                if repeated is None:
+                    keep.append(index)
+                    continue
+                # seed 001 §2.1 step 3: the stored memory is returned as it is, touched
+                # (below, with every memory this add restated) and its repetition counted
+                memory = changed.get(repeated) or self.ledger.memory(repeated)
+                changed[memory.id.hex] = memory
+                evidence = request.evidence
+                with acting_as(provenance):
+                    memory.reinforce(evidence=list(evidence) if evidence else None)
                 continue
             memory = changed.get(duplicate[0]) or self.ledger.memory(duplicate[0])
             changed[memory.id.hex] = memory
@@ -319,6 +341,29 @@ class AddPipeline:
                 and restates(row.content, text)
             ):
                 return memory_id, similarity
+        return None
+
+    def _quick_duplicate_of(
+        self, user_id: str, text: str, vector: np.ndarray[Any, Any], request: AddRequest
+    ) -> str | None:
+        """engram's `quick_semantic_dup` (seed 001 §2.1 step 2): the stored memory `text`
+        repeats at the insert threshold (the proxy's for an extraction), in a namespace it
+        may join; in the default `words` mode the words must also say the same thing
+        (`quick_dedup_words_agree`), so an update or a look-alike fact, which share this similarity
+        band, is still added."""
+        mode, namespace = request.quick_dedup or self.settings.quick_dedup, request.namespace
+        if mode == "off":
+            return None
+        threshold = quick_dedup_threshold(request.source)
+        candidates = self.vectors.similar(user_id, vector, QUICK_DEDUP_CANDIDATES)
+        rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
+        for memory_id, similarity in candidates:
+            row = rows.get(memory_id)
+            if row is None or row.state != ACTIVE or similarity < threshold:
+                continue
+            joinable = row.namespace == namespace or SHARED_NAMESPACE in (namespace, row.namespace)
+            if joinable and (mode == "similarity" or quick_dedup_words_agree(row.content, text)):
+                return memory_id
         return None
 
     def _related(self, user_id: str, vectors: np.ndarray[Any, Any]) -> list[RelatedMemory]:
@@ -484,6 +529,20 @@ def reconstruction_problems(
         if any(not 0 <= m < len(output.memories) for m in coverage.memories):
             problems.append(f"coverage of new content {coverage.new_content} is out of range")
     return problems
+
+
+def quick_dedup_words_agree(stored: str, new: str) -> bool:
+    """The `words` guard of the quick dedup: words in common (the DB-level Jaccard
+    prefilter) and no fact of one that the other lacks or states otherwise."""
+    return jaccard(stored, new) > DEDUP_JACCARD_PREFILTER and says_the_same(stored, new)
+
+
+def quick_dedup_mode(value: object) -> QuickDedupMode:
+    """`value` as a quick dedup mode (a recorded add's input), refused when it is none."""
+    for mode in QUICK_DEDUP_MODES:
+        if value == mode:
+            return mode
+    raise InvalidInput(f"quick_dedup must be one of {', '.join(QUICK_DEDUP_MODES)}, not {value!r}")
 
 
 def _screen_all(texts: Sequence[str]) -> None:

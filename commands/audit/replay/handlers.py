@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemoledger.commands.audit.replay.source import RecordedCommand
-from mnemoledger.commands.write.add import AddRequest
+from mnemoledger.commands.write.add import AddRequest, quick_dedup_mode
 from mnemoledger.commands.write.ingest_api import ingest_pipeline
 from mnemoledger.commands.write.notes import WriteNoteRequest
 from mnemoledger.commands.write.notes_api import notes_pipeline
@@ -62,6 +62,8 @@ def add(target: MnemoLedger, command: RecordedCommand) -> object:
         split=bool(given.get("split", True)),
         category=None if given.get("category") is None else str(given["category"]),
         metadata=_mapping(given.get("metadata")),
+        # recorded before the quick semantic dedup existed: the add ran without it
+        quick_dedup=quick_dedup_mode(given.get("quick_dedup", "off")),
     )
     target.refresh()
     return target.add_pipeline.run(request, command.provenance())
