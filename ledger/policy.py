@@ -274,6 +274,25 @@ RECENCY_RATE_SEMANTIC: Final = 0.6
 RECENCY_RATE_PROCEDURAL: Final = 0.2
 AUTO_EXPAND_THRESHOLD: Final = 0.25  # expand the query when the best relevance is below
 
+# --- engram's own fusion (seed 001 §4.1, §4.3; search fusion "engram") -------------------
+# Similarities on the reference scale (see projections/embeddings/calibration.py).
+SEARCH_FUSION_CHOICES: Final = ("rrf", "weighted", "engram")  # SEARCH_FUSIONS + engram's
+SEARCH_RECENCY_CHOICES: Final = ("halving", "exp")  # 0.5 ** (...) or the seed's exp(-...)
+SEARCH_FTS_OPERATOR_CHOICES: Final = ("OR", "AND")  # seed 004 §6 ANDs the query's words
+SEARCH_BM25_CHOICES: Final = ("strength", "seed")  # -rank/(1-rank) or seed 004 §6 1/(1-rank)
+ENGRAM_DUAL_HIT_BOOST: Final = 0.3  # §4.3 relevance *= 1 + fts_rel x 0.3 x sem_gate
+ENGRAM_DUAL_HIT_BOOST_SHORT_CJK: Final = 0.6  # §4.3 short CJK queries: fts_boost 0.6
+ENGRAM_SEM_GATE_SIM: Final = 0.45  # §4.3 sem_gate = min(1, relevance / 0.45), reference scale
+ENGRAM_SHORT_CJK_FLOOR: Final = 0.50  # §4.3 short CJK FTS floor 0.50 + fts_rel x 0.35
+ENGRAM_SHORT_CJK_FLOOR_FTS_WEIGHT: Final = 0.35
+ENGRAM_SHORT_CJK_MAX_CHARS: Final = 10  # §4.3 "short CJK queries (<10 chars)"
+ENGRAM_FTS_ONLY_CAP: Final = 0.25  # §4.3 FTS-only hits capped at fts_rel x 0.25
+ENGRAM_FTS_ONLY_CAP_SHORT_CJK: Final = 0.40  # §4.3 short CJK: fts_rel x 0.40
+ENGRAM_KEYWORD_PENALTY: Final = 0.7  # §4.3 semantic-only hits without a query term: x 0.7
+RECALL_DEDUP_SIM: Final = 0.78  # §8 = MERGE_SIM, reference scale: a hit this similar to a
+# better one is left out of an engram-fused answer
+RECALL_TOUCH_MIN_RELEVANCE: Final = 0.5  # §4.5 only results with relevance > 0.5 are touched
+
 # --- resume: seed 001 §7 (four sections, fixed budgets; tokens ~ chars / CHARS_PER_TOKEN,
 # seed 004 §8: "1600 chars ~400 tokens") and §10.9 ("resume doesn't touch memories") ------
 RESUME_CORE_BUDGET_TOKENS: Final = 2000  # Core: "full text, no truncation, up to ~2k tokens"

@@ -87,6 +87,20 @@ class Settings(BaseSettings):
     (`MNEMOLEDGER_QUICK_DEDUP`): `words` (similar, and the words say the same thing),
     `similarity` (similar is enough) or `off`."""
 
+    # Seed 001 §4 / seed 004 §6: how search fuses and scores (commands/recall/search.py).
+    search_fusion: Literal["rrf", "weighted", "engram"] = "rrf"
+    """`rrf` rank fusion (measured best), `weighted` (seed 004 §6) or `engram` (seed 001
+    §4.3: weighted by similarity with the dual-hit boost) (`MNEMOLEDGER_SEARCH_FUSION`)."""
+    search_recency: Literal["halving", "exp"] = "halving"
+    """Recency `halving` each week, or the seed's `exp` (`MNEMOLEDGER_SEARCH_RECENCY`)."""
+    search_fts_operator: Literal["OR", "AND"] = "OR"
+    """How the query's keywords are joined (`MNEMOLEDGER_SEARCH_FTS_OPERATOR`; seed: AND)."""
+    search_bm25: Literal["strength", "seed"] = "strength"
+    """BM25 rank to 0-1: `strength` (best highest) or the seed's `1/(1-rank)`."""
+    search_expand: Literal["auto", "off"] = "auto"
+    """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
+    the offline provider expands to keyword variants) or never (`off`)."""
+
     @property
     def sqlite_path(self) -> Path:
         return self.home / "ledger.sqlite3"

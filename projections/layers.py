@@ -57,6 +57,7 @@ from mnemoledger.ledger.policy import (
 )
 from mnemoledger.ledger.sqlite_files import switch_journal_mode
 from mnemoledger.projections import engram_state
+from mnemoledger.projections.fts_text import fts_tags, fts_text
 from mnemoledger.projections.user_terms import UserTermCounts
 
 metadata = MetaData()
@@ -110,10 +111,18 @@ _UPSERT = (
     f"INSERT OR REPLACE INTO memories ({', '.join(_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(_COLUMNS))})"
 )
+_FTS_COLUMNS = ["content", "key", "tags"]
+"""Seed 004 §16 indexes key, value and tags; each holds `fts_text` of the memory's field
+(CJK runs as bigrams), which is what `finish_bulk` rebuilds it from."""
 _FTS_CREATE = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5("
-    "content, content = 'memories', content_rowid = 'seq', "
+    "content, key, tags, content = 'memories', content_rowid = 'seq', "
     "tokenize = 'unicode61 remove_diacritics 2')"
+)
+_FTS_REBUILD = (
+    "INSERT INTO memories_fts (rowid, content, key, tags) "
+    "SELECT seq, mnemo_fts_text(content), mnemo_fts_text(key), mnemo_fts_tags(tags) "
+    "FROM memories"
 )
 _VOCAB_CREATE = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts_vocab USING fts5vocab(memories_fts, 'row')"
@@ -287,7 +296,12 @@ class LayersProjection:
     def _create_tables(self) -> None:
         with self.engine.begin() as conn:
             found = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memories)")]
-            if (found and found != _COLUMNS) or engram_state.outdated(conn):
+            indexed = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memories_fts)")]
+            if (
+                (found and found != _COLUMNS)
+                or (indexed and indexed != _FTS_COLUMNS)
+                or engram_state.outdated(conn)
+            ):
                 # written by an older schema: drop it; the runner replays it from the log
                 conn.exec_driver_sql("DROP TABLE IF EXISTS memories_fts")
                 metadata.drop_all(conn)
@@ -347,7 +361,9 @@ class LayersProjection:
             ).first()
             if pending is None:
                 return
-            conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+            # not FTS5's 'rebuild', which would index the raw fields: CJK runs as bigrams
+            conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
+            conn.exec_driver_sql(_FTS_REBUILD)
             conn.exec_driver_sql("DELETE FROM projection_position WHERE name = ?", (_FTS_PENDING,))
         self._df_cache.clear()
         self._df_counted_at = 0
@@ -584,7 +600,7 @@ class _Page:
         self.rows: dict[str, list[Any]] = {}
         self.new: set[str] = set()
         self.reindex: set[str] = set()
-        self.indexed: dict[str, str] = {}  # content the FTS index holds, by memory id
+        self.indexed: dict[str, tuple[str, str, str]] = {}  # what the FTS index holds, by id
         self._next_seq = (
             int(conn.exec_driver_sql("SELECT COALESCE(MAX(seq), 0) FROM memories").scalar() or 0)
             + 1
@@ -613,7 +629,7 @@ class _Page:
             )
             for row in result:
                 self.rows[row[1]] = list(row)
-                self.indexed[row[1]] = row[_I["content"]]
+                self.indexed[row[1]] = _indexed_fields(row)
 
     def _row(self, record: EventRecord) -> list[Any] | None:
         row = self.rows.get(record.stream_id)
@@ -785,19 +801,38 @@ class _Page:
             self.conn.exec_driver_sql(_UPSERT, [tuple(r) for r in self.rows.values()])
         if not self.index:
             return
-        seq, content = _I["seq"], _I["content"]
-        # an external-content FTS5 index forgets a row only when told its old content
-        stale = [(self.rows[i][seq], self.indexed[i]) for i in self.reindex - self.new]
+        seq = _I["seq"]
+        # an external-content FTS5 index forgets a row only when told its old fields; a row
+        # is indexed again whenever what the index holds of it (content, key, tags) changed
+        stale: list[tuple[Any, ...]] = []
+        fresh: list[tuple[Any, ...]] = []
+        for memory_id, row in self.rows.items():
+            fields = _indexed_fields(row)
+            old = None if memory_id in self.new else self.indexed.get(memory_id)
+            if old == fields:
+                continue
+            if old is not None:
+                stale.append((row[seq], *old))
+            fresh.append((row[seq], *fields))
         if stale:
             self.conn.exec_driver_sql(
-                "INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', ?, ?)",
+                "INSERT INTO memories_fts (memories_fts, rowid, content, key, tags) "
+                "VALUES ('delete', ?, ?, ?, ?)",
                 stale,
             )
-        fresh = [(self.rows[i][seq], self.rows[i][content]) for i in self.new | self.reindex]
         if fresh:
             self.conn.exec_driver_sql(
-                "INSERT INTO memories_fts (rowid, content) VALUES (?, ?)", fresh
+                "INSERT INTO memories_fts (rowid, content, key, tags) VALUES (?, ?, ?, ?)", fresh
             )
+
+
+def _indexed_fields(row: Sequence[Any]) -> tuple[str, str, str]:
+    """What the keyword index holds of a memory row: content, key, tags (`fts_text`)."""
+    return (
+        fts_text(row[_I["content"]]),
+        fts_text(row[_I["key"]]),
+        fts_tags(row[_I["tags"]]),
+    )
 
 
 _I = {name: index for index, name in enumerate(_COLUMNS)}
@@ -835,6 +870,8 @@ def fold_term(term: str) -> str:
 
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.create_function("mnemo_fts_text", 1, fts_text, deterministic=True)
+    dbapi_connection.create_function("mnemo_fts_tags", 1, fts_tags, deterministic=True)
     cursor = dbapi_connection.cursor()
     switch_journal_mode(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")

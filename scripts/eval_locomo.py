@@ -329,6 +329,35 @@ def progress_line(
         console.log(line)
 
 
+SEARCH_KEYS = ("fusion", "recency", "fts_operator", "bm25", "expand")
+
+
+def search_settings(parser: argparse.ArgumentParser, spec: str) -> dict[str, str]:
+    """`fusion=engram,recency=exp` -> the settings it changes ({"search_fusion": ...})."""
+    update: dict[str, str] = {}
+    for item in spec.split(","):
+        key, _, value = item.partition("=")
+        if key.strip() not in SEARCH_KEYS or not value.strip():
+            parser.error(f"--search {spec!r}: use KEY=VALUE with KEY one of {SEARCH_KEYS}")
+        update[f"search_{key.strip()}"] = value.strip()
+    try:
+        Settings.model_validate(update)
+    except ValueError as error:
+        parser.error(f"--search {spec!r}: {error}")
+    return update
+
+
+@contextmanager
+def search_settings_of(memory: MnemoLedger, update: dict[str, str]) -> Iterator[None]:
+    """The ledger's queries use these search settings inside."""
+    settings = memory.parts.settings
+    memory.parts.settings = settings.model_copy(update=update)
+    try:
+        yield
+    finally:
+        memory.parts.settings = settings
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="LoCoMo JSON (e.g. dev.json)")
@@ -344,11 +373,23 @@ def main(argv: list[str] | None = None) -> int:
         help="write one JSON line per question here (what mnemoledger found), to compare runs",
     )
     parser.add_argument(
+        "--search",
+        action="append",
+        default=[],
+        metavar="SETTING=VALUE,...",
+        help=(
+            "also ask every question with these search settings (e.g. fusion=engram or "
+            "fusion=rrf,fts_operator=AND; keys: fusion, recency, fts_operator, bm25, expand), "
+            "reported as mnemoledger[...]; repeatable"
+        ),
+    )
+    parser.add_argument(
         "--consolidate",
         action="store_true",
         help="one consolidation cycle after every session (its time + 30 min), as the worker",
     )
     args = parser.parse_args(argv)
+    variants = {spec: search_settings(parser, spec) for spec in args.search}
     conversations = load(args.data)[: args.limit]
     if args.only:
         wanted = set(args.only.split(","))
@@ -358,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True, quiet=args.json)
     home = args.home or Path(tempfile.mkdtemp(prefix="mnemoledger-locomo-"))
     results = {"mnemoledger": Scores(), "bm25": Scores(), "vector": Scores()}
+    results |= {f"mnemoledger[{spec}]": Scores() for spec in variants}
     timings: dict[str, list[float]] = defaultdict(list)
     stats: dict[str, int] = defaultdict(int)
     states: Counter[str] = Counter()
@@ -442,6 +484,13 @@ def main(argv: list[str] | None = None) -> int:
                         "top10": [sorted(evidence) for evidence in ranked],
                     }
                     per_question.write(json.dumps(line) + "\n")
+                for spec, update in variants.items():
+                    with search_settings_of(memory, update):
+                        ranked = retrieve(memory, question.text, user)
+                        deep = served(memory, question.text, user, DEEP_K)
+                    results[f"mnemoledger[{spec}]"].record(
+                        question.category, question.evidence, ranked, deep, budget
+                    )
                 for name, ranker in (("bm25", bm25), ("vector", vector)):
                     deep = ranker(question.text, DEEP_K)
                     results[name].record(

@@ -54,7 +54,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.recall.relations import edges_of, related_bullets, relation_boost
-from mnemoledger.commands.recall.search import embed_early, hybrid_search, query_vector_of
+from mnemoledger.commands.recall.search import (
+    SearchOptions,
+    embed_early,
+    hybrid_search,
+    query_vector_of,
+)
 from mnemoledger.commands.write.categories import CategoriesConfig, Scope
 from mnemoledger.commands.write.procedural import in_context
 from mnemoledger.ledger import Ledger, Provenance
@@ -336,8 +341,10 @@ def memory_query(
     graph: GraphProjection | None = None,
     refresh: Callable[[], object] = lambda: None,
     now: datetime | None = None,
+    options: SearchOptions | None = None,
 ) -> QueryResult:
-    """Answer one `memory.query` (see the module doc) and record it as `RecallServed`."""
+    """Answer one `memory.query` (see the module doc) and record it as `RecallServed`.
+    `options`: how the search fuses and scores (default: `search.DEFAULT_OPTIONS`)."""
     req = parse_request(request)
     named = req.filters.category
     # refused here, nothing searched: categories, and a `category` filter, beyond the allowlist
@@ -369,7 +376,7 @@ def memory_query(
         searched = req.model_copy(update={"top_k": room})
         search_vector = query_vector_of(early, layers, embedder, user, req.query)
         found, hidden = _searched(
-            layers, vectors, embedder, scope, searched, moment, graph, search_vector
+            layers, vectors, embedder, scope, searched, moment, graph, search_vector, options
         )
         candidates += found
 
@@ -485,6 +492,7 @@ def _searched(
     now: datetime,
     graph: GraphProjection | None = None,
     search_vector: npt.NDArray[np.float32] | None = None,
+    options: SearchOptions | None = None,
 ) -> tuple[list[_Candidate], int]:
     """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
     over-fetched, filtered here, `rag_length` per category, relevance >= threshold; with a
@@ -511,6 +519,8 @@ def _searched(
             k,
             pool=req.top_k * SEARCH_OVERFETCH,
             query_vector=search_vector,
+            options=options,
+            now=now,
         )
         fresh = [hit for hit in hits if hit.id not in seen]
         seen.update(hit.id for hit in fresh)

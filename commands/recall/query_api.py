@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.query import QueryRequest, QueryResult, memory_query
+from mnemoledger.commands.recall.search import SearchOptions
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import PROCEDURAL_CATEGORY, QUERY_DEFAULT_RETURN, QUERY_DEFAULT_TOP_K
 from mnemoledger.ledger.validation import identifier
@@ -51,6 +52,7 @@ class Query:
             actor=self.parts.actor,
             refresh=self.parts.refresh,
             graph=self.parts.graph_model,
+            options=SearchOptions.of(self.parts.settings),
         )
 
     def query(

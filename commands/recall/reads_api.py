@@ -17,10 +17,10 @@ from datetime import datetime
 from mnemoledger.commands.models import CoreOut, EventOut, MemoryOut, SearchHit, Stats
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.search import (
-    DEFAULT_FUSION,
     Expand,
     Fusion,
     Rerank,
+    SearchOptions,
     embed_early,
     hybrid_search,
     query_vector_of,
@@ -32,7 +32,7 @@ from mnemoledger.ledger.policy import (
     LIST_ORDERS,
     MAX_LIST_LIMIT,
     SEARCH_DEFAULT_K,
-    SEARCH_FUSIONS,
+    SEARCH_FUSION_CHOICES,
     SEARCH_MAX_K,
     SEARCH_MIN_SCORE,
     ListOrder,
@@ -99,15 +99,16 @@ class Reads:
         *,
         user: str,
         k: int = SEARCH_DEFAULT_K,
-        fusion: Fusion = DEFAULT_FUSION,
+        fusion: Fusion | None = None,
         min_score: float = SEARCH_MIN_SCORE,
         expand: Expand | None = None,
         rerank: Rerank | None = None,
         at: datetime | None = None,
         namespace: str | None = None,
     ) -> builtins.list[SearchHit]:
-        """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf" or "weighted")
-        ranked by engram's recall score; see `commands.search`. Recency and expiry are
+        """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf", "weighted" or
+        "engram"; default: the setting `search_fusion`) ranked by engram's recall score;
+        see `commands.search`. Recency and expiry are
         judged at `at` (default: now), which makes results reproducible. With `namespace`,
         only that namespace's memories and the shared `default` ones."""
         identifier("user", user)
@@ -115,8 +116,9 @@ class Reads:
             raise InvalidInput("query is empty")
         if not 1 <= k <= SEARCH_MAX_K:
             raise InvalidInput(f"k must be between 1 and {SEARCH_MAX_K}; got {k}")
-        if fusion not in SEARCH_FUSIONS:
-            raise InvalidInput(f"fusion must be one of {', '.join(SEARCH_FUSIONS)}; got {fusion}")
+        if fusion is not None and fusion not in SEARCH_FUSION_CHOICES:
+            choices = ", ".join(SEARCH_FUSION_CHOICES)
+            raise InvalidInput(f"fusion must be one of {choices}; got {fusion}")
         parts = self.parts
         early = embed_early(parts.layers, parts.embedder, user, query)
         parts.refresh()
@@ -128,6 +130,7 @@ class Reads:
             user,
             k,
             fusion=fusion,
+            options=SearchOptions.of(parts.settings),
             min_score=min_score,
             expand=expand,
             rerank=rerank,

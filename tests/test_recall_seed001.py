@@ -1,0 +1,204 @@
+"""engram's recall (seed 001 §4, §8, §9) and Nebo's keyword search (seed 004 §6, §16):
+the seed's behaviours, default or as named search options, row by row."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.models import SearchHit
+from mnemoledger.commands.recall.search import (
+    SearchOptions,
+    bm25_score,
+    engram_relevance,
+    fts_expression,
+    query_tokens,
+    recency,
+    seed_bm25_score,
+    without_near_duplicates,
+)
+from mnemoledger.ledger import Settings
+from mnemoledger.ledger.policy import (
+    ENGRAM_KEYWORD_PENALTY,
+    RECALL_DEDUP_SIM,
+    SEARCH_FUSION_CHOICES,
+)
+from mnemoledger.projections.embeddings.calibration import Calibration
+from mnemoledger.projections.fts_text import fts_text
+
+NOW = datetime(2026, 1, 10, tzinfo=UTC)
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[MnemoLedger]:
+    with MnemoLedger(settings=Settings(home=tmp_path, embedder="hashing")) as ledger:
+        yield ledger
+
+
+# --- §4.2 scoring formula: the seed's recency as an option --------------------------------
+
+
+def test_s4_2_recency_exp_option_is_the_seeds_formula() -> None:
+    week_ago = (NOW - timedelta(hours=168)).isoformat()
+    assert recency(week_ago, "episodic", NOW, "exp") == pytest.approx(math.exp(-1.0))
+    assert recency(week_ago, "semantic", NOW, "exp") == pytest.approx(math.exp(-0.6))
+    assert recency(week_ago, "episodic", NOW) == pytest.approx(0.5)  # default: halving
+
+
+def test_s4_2_recency_option_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMOLEDGER_SEARCH_RECENCY", "exp")
+    monkeypatch.setenv("MNEMOLEDGER_SEARCH_FUSION", "engram")
+    options = SearchOptions.of(Settings())
+    assert (options.recency, options.fusion) == ("exp", "engram")
+    with pytest.raises(ValueError, match="fusion must be one of"):
+        SearchOptions(fusion="borda")  # type: ignore[arg-type]
+
+
+# --- §4.3 dual-hit boost, FTS-only caps, keyword penalty, short CJK -----------------------
+
+
+def test_s4_3_dual_hit_boost_gated_by_similarity() -> None:
+    both = engram_relevance(0.6, 0.8, "coffee at dawn", "coffee", ["coffee"])
+    assert both == pytest.approx(0.6 * (1 + 0.8 * 0.3 * 1.0))
+    weak = engram_relevance(0.3, 0.8, "coffee at dawn", "coffee", ["coffee"])
+    assert weak == pytest.approx(0.3 * (1 + 0.8 * 0.3 * (0.3 / 0.45)))
+    assert engram_relevance(0.95, 1.0, "coffee", "coffee", ["coffee"]) == 1.0  # capped
+
+
+def test_s4_3_fts_only_hits_are_capped() -> None:
+    assert engram_relevance(None, 0.8, "coffee", "coffee beans", ["coffee"]) == pytest.approx(0.2)
+    assert engram_relevance(None, 0.8, "咖啡", "咖啡", ["咖啡"]) == pytest.approx(0.32)
+
+
+def test_s4_3_keyword_affinity_penalty_for_semantic_only_hits() -> None:
+    terms = ["espresso"]
+    without = engram_relevance(0.5, None, "I drink tea", "espresso", terms)
+    holding = engram_relevance(0.5, None, "an espresso, please", "espresso", terms)
+    assert without == pytest.approx(0.5 * ENGRAM_KEYWORD_PENALTY)
+    assert holding == pytest.approx(0.5)
+
+
+def test_s4_3_short_cjk_query_boost_and_floor() -> None:
+    short = engram_relevance(0.3, 0.5, "我喜欢咖啡", "咖啡", ["咖啡"])
+    assert short == pytest.approx(max(0.3 * (1 + 0.5 * 0.6 * (0.3 / 0.45)), 0.50 + 0.5 * 0.35))
+    long_query = "我每天早上都喜欢喝一杯热咖啡"
+    normal = engram_relevance(0.3, 0.5, "我喜欢咖啡", long_query, ["咖啡"])
+    assert normal == pytest.approx(0.3 * (1 + 0.5 * 0.3 * (0.3 / 0.45)))
+
+
+def test_s4_3_engram_fusion_is_a_search_option(memory: MnemoLedger) -> None:
+    assert "engram" in SEARCH_FUSION_CHOICES
+    memory.add(["I drink espresso every morning before work"], user="u")
+    memory.add(["The dog sleeps in the garden"], user="u")
+    hits = memory.search("espresso", user="u", fusion="engram")
+    assert hits and "espresso" in hits[0].content
+    # a keyword hit also found by similarity: boosted above its bare similarity
+    assert hits[0].relevance is not None and hits[0].relevance > 0
+
+
+# --- §8 RECALL_DEDUP_SIM ------------------------------------------------------------------
+
+
+class _Vectors:
+    """A stand-in vector store: stored vectors by id, identity calibration."""
+
+    calibration = Calibration("test", (-1.0, 1.0), (-1.0, 1.0))
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self.vectors = {k: np.asarray(v, np.float32) for k, v in vectors.items()}
+
+    def vector(self, memory_id: str) -> np.ndarray | None:
+        return self.vectors.get(memory_id)
+
+
+def _hit(memory_id: str, score: float) -> SearchHit:
+    return SearchHit(
+        id=memory_id,
+        content=memory_id,
+        score=score,
+        layer="buffer",
+        kind="semantic",
+        keyword_rank=None,
+        vector_rank=None,
+    )
+
+
+def test_s8_recall_dedup_sim_leaves_out_near_duplicates_of_better_hits() -> None:
+    near = math.cos(math.acos(RECALL_DEDUP_SIM) - 0.01)  # just above 0.78
+    apart = math.cos(math.acos(RECALL_DEDUP_SIM) + 0.05)  # below
+    vectors = _Vectors(
+        {
+            "a": [1.0, 0.0],
+            "b": [near, math.sqrt(1 - near**2)],
+            "c": [apart, -math.sqrt(1 - apart**2)],
+        }
+    )
+    hits = [_hit("a", 0.9), _hit("b", 0.8), _hit("c", 0.7)]
+    kept = without_near_duplicates(hits, vectors, 10)  # type: ignore[arg-type]
+    assert [h.id for h in kept] == ["a", "c"]
+    assert [h.id for h in without_near_duplicates(hits, vectors, 1)] == ["a"]  # type: ignore[arg-type]
+
+
+# --- §9 FTS5 (seed 001) and seed 004 §16 memories_fts -------------------------------------
+
+
+def test_s9_fts5_cjk_text_is_indexed_as_bigrams() -> None:
+    assert fts_text("我喜欢咖啡") == " 我喜 喜欢 欢咖 咖啡 啡 "
+    assert fts_text("plain words") == "plain words"
+    assert query_tokens("咖啡 and tea") == ["咖啡", "and", "tea"]
+    assert fts_expression("喜欢咖啡", "AND") == '"喜欢" AND "欢咖" AND "咖啡"'
+
+
+def test_s9_fts5_chinese_and_japanese_queries_find_their_memory(memory: MnemoLedger) -> None:
+    memory.add(["我喜欢喝咖啡"], user="u")
+    memory.add(["私は東京に住んでいます"], user="u")
+    memory.add(["I walk the dog every evening"], user="u")
+    for fusion in ("rrf", "engram"):
+        assert memory.search("咖啡", user="u", fusion=fusion)[0].content == "我喜欢喝咖啡"
+        assert memory.search("東京", user="u", fusion=fusion)[0].content == "私は東京に住んでいます"
+    memory.rebuild()  # a rebuild indexes the bigrams too
+    assert memory.search("咖啡", user="u")[0].content == "我喜欢喝咖啡"
+    assert memory.search("啡", user="u")[0].content == "我喜欢喝咖啡"  # one character
+
+
+def test_s16_memories_fts_indexes_key_and_tags(memory: MnemoLedger, tmp_path: Path) -> None:
+    memory.add(["The retro moved to Thursday"], user="u", tags=["sprintcadence"])
+    assert memory.search("sprintcadence", user="u")[0].content == "The retro moved to Thursday"
+    memory.rebuild()
+    assert memory.search("sprintcadence", user="u")[0].content == "The retro moved to Thursday"
+    with sqlite3.connect(tmp_path / "projections" / "layers.sqlite3") as conn:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(memories_fts)")]
+    assert columns == ["content", "key", "tags"]
+
+
+# --- seed 004 §6: FTS query building, BM25 normalisation -----------------------------------
+
+
+def test_s6_fts_query_building_and_operator_is_an_option(memory: MnemoLedger) -> None:
+    memory.add(["Lisbon has the best custard tarts"], user="u")
+    memory.add(["Porto has wine cellars by the river"], user="u")
+    assert fts_expression("golang tutorials") == '"golang" AND "tutorials"'  # seed's example
+    ored = memory.search("Lisbon river", user="u", fusion="weighted", min_score=0.0)
+    anded_options = SearchOptions(fusion="weighted", fts_operator="AND")
+    with_and = memory.parts.settings.model_copy(
+        update={"search_fts_operator": anded_options.fts_operator}
+    )
+    memory.parts.settings = with_and
+    anded = memory.search("Lisbon river", user="u", fusion="weighted", min_score=0.0)
+    assert sum(h.keyword_rank is not None for h in ored) == 2  # OR: either word
+    assert sum(h.keyword_rank is not None for h in anded) == 0  # AND: no memory has both
+
+
+def test_s6_bm25_score_normalization_seed_option() -> None:
+    assert seed_bm25_score(-10.0) == pytest.approx(1 / 11)  # as the seed writes it
+    assert seed_bm25_score(-1.0) == pytest.approx(0.5)
+    assert seed_bm25_score(1.0) == pytest.approx(0.5)
+    assert bm25_score(-10.0) == pytest.approx(10 / 11)  # default: the best match highest
+    assert SearchOptions(bm25="seed").bm25 == "seed"
