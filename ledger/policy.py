@@ -136,6 +136,15 @@ DEDUP_JACCARD_PREFILTER: Final = 0.50
 DEDUP_COSINE_SIM: Final = 0.85
 INSERT_MERGE_SIM: Final = 0.80
 
+# --- retries of OpenAI-compatible calls (embeddings and LLM stages): seed 004 §7 Embedding
+# Flow ("3-attempt retry", transient errors backed off exponentially, "401, 403, 400: fail
+# immediately"). The openai client makes the attempts: 0.5 s doubling up to 8 s, each pause
+# up to 25% shorter (jitter), a server's Retry-After (<= 60 s) obeyed; it retries connection
+# errors, timeouts, 408/409/429 and 5xx only.
+OPENAI_MAX_ATTEMPTS: Final = 3
+OPENAI_RETRY_FIRST_PAUSE_SECONDS: Final = 0.5
+OPENAI_RETRY_MAX_PAUSE_SECONDS: Final = 8.0
+
 # --- engram API-level semantic dedup `quick_semantic_dup`: seed 001 §2.1 step 2, §8 --------
 # Reference scale. A hit returns the stored memory instead of adding one (touched and
 # reinforced). The seed compares similarity alone; at 0.65 updates and look-alike facts of

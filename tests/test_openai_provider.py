@@ -28,6 +28,7 @@ from mnemoledger.commands.llm.schemas import (
     RelatedMemory,
 )
 from mnemoledger.ledger import InvalidInput
+from tests.openai_retries import assert_seed_backoff, record_client_pauses
 
 INPUTS = ReconstructInput(
     related=[RelatedMemory(id="m1", content="Maya lives in Paris", similarity=0.87)],
@@ -118,14 +119,13 @@ def fake() -> Iterator[FakeChatServer]:
 
 
 @pytest.fixture
-def pauses() -> list[float]:
-    return []
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses the openai client takes between attempts, recorded instead of slept."""
+    return record_client_pauses(monkeypatch)
 
 
 def provider_for(fake: FakeChatServer, pauses: list[float], **options: Any) -> OpenAIProvider:
-    return OpenAIProvider(
-        "fake-chat-model", base_url=fake.base_url, api_key="sk-test", sleep=pauses.append, **options
-    )
+    return OpenAIProvider("fake-chat-model", base_url=fake.base_url, api_key="sk-test", **options)
 
 
 def test_a_call_records_exactly_the_request_the_server_received(
@@ -177,7 +177,7 @@ def test_a_transient_failure_is_retried(
     assert call.output == ReconstructOutput.model_validate(ANSWER)
     assert len(fake.requests) == 2
     assert fake.requests[0] == fake.requests[1] == call.request
-    assert pauses == [0.2]
+    assert_seed_backoff(pauses, 1)
 
 
 def test_three_failed_attempts_give_up_with_an_llm_error(
@@ -186,8 +186,8 @@ def test_three_failed_attempts_give_up_with_an_llm_error(
     fake.replies.extend([Reply(status=500)] * 4)
     with pytest.raises(LLMError, match=r"gave up after 3 attempts: HTTP 500"):
         provider_for(fake, pauses).complete(RECONSTRUCT, INPUTS)
-    assert len(fake.requests) == 3  # the client's own retries are off
-    assert pauses == [0.2, 0.4]
+    assert len(fake.requests) == 3
+    assert_seed_backoff(pauses, 2)
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
@@ -209,19 +209,17 @@ def test_a_timeout_is_retried(fake: FakeChatServer, pauses: list[float]) -> None
     call = provider_for(fake, pauses, timeout=0.25).complete(RECONSTRUCT, INPUTS)
     assert call.output == ReconstructOutput.model_validate(ANSWER)
     assert len(fake.requests) == 2
-    assert pauses == [0.2]
+    assert_seed_backoff(pauses, 1)
 
 
 def test_an_unreachable_server_gives_up_after_three_attempts(pauses: list[float]) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    provider = OpenAIProvider(
-        "m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k", sleep=pauses.append
-    )
+    provider = OpenAIProvider("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
     with pytest.raises(LLMError, match="gave up after 3 attempts: APIConnectionError"):
         provider.complete(RECONSTRUCT, INPUTS)
-    assert pauses == [0.2, 0.4]
+    assert_seed_backoff(pauses, 2)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 import openai
@@ -15,16 +15,14 @@ from mnemoledger.commands.llm.errors import LLMError
 from mnemoledger.commands.llm.parsing import parse_stage_output
 from mnemoledger.commands.llm.stage import InT, LLMCall, OutT, Stage
 from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import OPENAI_MAX_ATTEMPTS
 
-DEFAULT_MAX_ATTEMPTS: Final = 3
-DEFAULT_BACKOFF_SECONDS: Final = 0.2
-"""First pause between attempts; it doubles after each failure (0.2 s, 0.4 s, ...)."""
 TRANSIENT_STATUS_CODES: Final = frozenset({408, 409, 429})
-"""Worth another attempt, together with every 5xx; any other status fails at once."""
+"""Retried by the openai client, together with every 5xx; any other status fails at once."""
 
 
 def is_transient(error: openai.OpenAIError) -> bool:
-    """Connection errors, timeouts, 408/409/429 and 5xx may pass on a later attempt."""
+    """Connection errors, timeouts, 408/409/429 and 5xx: the errors the client retries."""
     if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(error, openai.APIStatusError):
@@ -35,8 +33,9 @@ def is_transient(error: openai.OpenAIError) -> bool:
 class OpenAIProvider:
     """`client.chat.completions.create` with the stage's JSON schema as `response_format`.
 
-    The client's own retries are off: this class makes up to `max_attempts` attempts, with
-    exponential backoff, on transient errors only.
+    A call is tried up to `max_attempts` times (OPENAI_MAX_ATTEMPTS, seed 004 §7) by the
+    openai client's own retries, on transient errors only (`is_transient`), 0.5 s then 1 s,
+    ... apart (capped at 8 s); 400/401/403 and every other refusal fail at once.
 
     `model` is the general model; `models` names a model per component (seed 001 §7:
     `gate`, `merge`, ...), which every stage of that component is sent with instead.
@@ -51,9 +50,7 @@ class OpenAIProvider:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
-        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
-        sleep: Callable[[float], None] = time.sleep,
+        max_attempts: int = OPENAI_MAX_ATTEMPTS,
         models: Mapping[str, str] | None = None,
     ) -> None:
         if not model:
@@ -70,11 +67,12 @@ class OpenAIProvider:
         self.models = dict(models or {})
         self.base_url = base_url
         self.max_attempts = max_attempts
-        self.backoff_seconds = backoff_seconds
-        self._sleep = sleep
         # Local servers take any key, but the client refuses to start without one.
         self._client = openai.OpenAI(
-            base_url=base_url, api_key=key or "unused", timeout=timeout, max_retries=0
+            base_url=base_url,
+            api_key=key or "unused",
+            timeout=timeout,
+            max_retries=max_attempts - 1,
         )
 
     def model_for(self, stage: Stage[Any, Any]) -> str:
@@ -107,20 +105,16 @@ class OpenAIProvider:
 
     def _create(self, stage: str, request: dict[str, Any]) -> ChatCompletion:
         model = str(request["model"])
-        for attempt in range(1, self.max_attempts + 1):
-            try:
-                completion: ChatCompletion = self._client.chat.completions.create(**request)
-                return completion
-            except openai.OpenAIError as error:
-                if not is_transient(error):
-                    raise LLMError(self._refusal_message(stage, model, error)) from error
-                if attempt == self.max_attempts:
-                    raise LLMError(
-                        f"{self._where(stage, model)}: gave up after {attempt} attempts: "
-                        f"{_describe(error)}"
-                    ) from error
-                self._sleep(self.backoff_seconds * 2 ** (attempt - 1))
-        raise AssertionError("unreachable: max_attempts >= 1")
+        try:
+            completion: ChatCompletion = self._client.chat.completions.create(**request)
+        except openai.OpenAIError as error:
+            if not is_transient(error):
+                raise LLMError(self._refusal_message(stage, model, error)) from error
+            raise LLMError(
+                f"{self._where(stage, model)}: gave up after {self.max_attempts} attempts: "
+                f"{_describe(error)}"
+            ) from error
+        return completion
 
     def _answer_text(self, stage: str, model: str, completion: ChatCompletion) -> str:
         if not completion.choices:

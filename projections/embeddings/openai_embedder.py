@@ -9,6 +9,7 @@ import numpy as np
 import openai
 
 from mnemoledger.ledger import InvalidInput
+from mnemoledger.ledger.policy import OPENAI_MAX_ATTEMPTS
 from mnemoledger.projections.embeddings.embedder import Vectors
 
 BATCH_SIZE = 256
@@ -19,7 +20,11 @@ _PROBE_TEXT = "dimension probe"
 
 class OpenAIEmbedder:
     """`client.embeddings.create` in batches; vectors re-normalised, since not every model
-    returns unit vectors."""
+    returns unit vectors.
+
+    A batch is tried up to OPENAI_MAX_ATTEMPTS times (seed 004 §7) by the openai client's
+    own retries: connection errors, timeouts, 408/409/429 and 5xx are retried after 0.5 s,
+    then 1 s, ... (capped at 8 s); 400/401/403 and every other refusal fail at once."""
 
     def __init__(
         self,
@@ -44,7 +49,12 @@ class OpenAIEmbedder:
         self._model_name = model
         self._dimensions = dimensions
         # Local servers take any key, but the client refuses to start without one.
-        self._client = openai.OpenAI(base_url=base_url, api_key=key or "unused", timeout=timeout)
+        self._client = openai.OpenAI(
+            base_url=base_url,
+            api_key=key or "unused",
+            timeout=timeout,
+            max_retries=OPENAI_MAX_ATTEMPTS - 1,
+        )
 
     @property
     def dimensions(self) -> int:
