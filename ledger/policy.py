@@ -145,6 +145,10 @@ OPENAI_MAX_ATTEMPTS: Final = 3
 OPENAI_RETRY_FIRST_PAUSE_SECONDS: Final = 0.5
 OPENAI_RETRY_MAX_PAUSE_SECONDS: Final = 8.0
 
+# --- embedding cache: seed 004 §7 Caching ("entries older than 30 days are cleaned on
+# service startup"): a vector's last use (stored or read, to the day) counts, not its age
+EMBEDDING_CACHE_MAX_UNUSED_DAYS: Final = 30.0
+
 # --- engram API-level semantic dedup `quick_semantic_dup`: seed 001 §2.1 step 2, §8 --------
 # Reference scale. A hit returns the stored memory instead of adding one (touched and
 # reinforced). The seed compares similarity alone; at 0.65 updates and look-alike facts of

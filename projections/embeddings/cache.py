@@ -18,13 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
+from mnemoledger.ledger.policy import EMBEDDING_CACHE_MAX_UNUSED_DAYS
 from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
 
 MAX_PARAMETERS = 500
 """Bound parameters per statement (SQLite builds before 3.32 allow at most 999)."""
 
-MAX_UNUSED_DAYS = 30.0
+MAX_UNUSED_DAYS = EMBEDDING_CACHE_MAX_UNUSED_DAYS
 """Vectors neither stored nor read for this many days are evicted when the cache opens."""
 TOUCH_SECONDS = 86_400
 """A read refreshes a vector's last use only when it is older than this (a day), so most
