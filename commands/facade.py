@@ -53,6 +53,7 @@ from mnemoledger.commands.write.consent import ConsentService
 from mnemoledger.commands.write.consent_api import Consent
 from mnemoledger.commands.write.ingest_api import Ingest
 from mnemoledger.commands.write.notes_api import Notes
+from mnemoledger.commands.write.turn_queue_api import TurnQueue
 from mnemoledger.commands.write.writes_api import Writes
 from mnemoledger.ledger import Ledger, Settings
 from mnemoledger.projections.consent import ConsentProjection
@@ -121,6 +122,7 @@ class MnemoLedger:
                 Project(parts),
                 self._keys,
                 Checkpoints(parts),
+                TurnQueue(parts),
             )
         }
 
@@ -145,6 +147,8 @@ class MnemoLedger:
     supersede_note = verb(Notes.supersede_note)
     ingest = verb(Ingest.ingest)
     store = verb(Ingest.store)
+    queue_turns = verb(TurnQueue.queue_turns)
+    extract_queued = verb(TurnQueue.extract_queued)
     propose_consent = verb(Consent.propose_consent)
     grant_consent = verb(Consent.grant_consent)
     deny_consent = verb(Consent.deny_consent)
@@ -183,6 +187,7 @@ class MnemoLedger:
     search_all = verb(Recall.search_all)
     load_checkpoint = verb(Checkpoints.load_checkpoint)
     checkpoints = verb(Checkpoints.checkpoints)
+    queued_threads = verb(TurnQueue.queued_threads)
 
     # --- lifecycle (commands/lifecycle) --------------------------------------------------
 

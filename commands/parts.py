@@ -46,6 +46,7 @@ from mnemoledger.projections.layers import LayersProjection, MemoryRow
 from mnemoledger.projections.runner import Progress, Runner
 from mnemoledger.projections.topics import TopicsProjection
 from mnemoledger.projections.transcripts import TranscriptsProjection
+from mnemoledger.projections.turn_queue import TURN_QUEUE_DIR, PendingTurns
 from mnemoledger.projections.vectors import VectorsProjection
 
 ADD_READS = ("layers", "vectors", "consent")
@@ -83,6 +84,7 @@ class Parts:
         self.checkpoints_model = CheckpointsProjection(directory / "checkpoints")
         self.facts_model = FactsProjection(directory / "facts")
         self.flushes_model = FlushGuard(directory / FLUSH_GUARD_DIR)
+        self.turn_queue_model = PendingTurns(directory / TURN_QUEUE_DIR)
         self.runner = Runner(
             self.ledger,
             [
@@ -99,6 +101,7 @@ class Parts:
                 self.checkpoints_model,
                 self.facts_model,
                 self.flushes_model,
+                self.turn_queue_model,
             ],
             directory / ".lock",
         )

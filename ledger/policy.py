@@ -550,3 +550,7 @@ MEMORY_NUDGE_USER_MESSAGES: Final = 10  # §12 trigger 3: the last 10 user messa
 # §13 File-Based Context (Legacy): SOUL.md, AGENTS.md, MEMORY.md as the fallback of the DB
 # context. The seed sets no size; one file is cut at this many characters (a marker says so).
 CONTEXT_FILE_MAX_CHARS: Final = 20_000
+
+# --- seed 004 §3 Trigger 1: "debounced by 5 seconds" after an agent loop's last message ------
+EXTRACTION_IDLE_SECONDS: Final = 5.0  # a queued thread is extracted this long after its last turn
+EXTRACTION_POLL_SECONDS: Final = 1.0  # not in the seed: how often a server looks for quiet threads

@@ -129,6 +129,7 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "checkpoints",
         "facts",
         "flushes",
+        "turn_queue",
     }
     after = (run_json(home, "list"), run_json(home, *search))
     assert after == before

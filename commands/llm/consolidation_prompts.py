@@ -20,6 +20,8 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     NameTopicsOutput,
     PairInput,
     ReconcileOutput,
+    ResumeCompressInput,
+    ResumeCompressOutput,
     SameFactInput,
     SameFactOutput,
     TriageInput,
@@ -115,6 +117,14 @@ supported by the input. {_DATA}
 Output only JSON: {{"insights": [{{"summary": "...", "tags": ["..."], "importance": 2}}]}}"""
 
 
+RESUME_COMPRESS_SYSTEM = f"""\
+Compress these permanent memories of one user (rules, identity, lessons; most important \
+first) into one summary an agent reads at the start of a session. Keep every rule and \
+every specific detail (names, numbers, constraints); drop only repetition and filler. \
+Plain sentences separated by "; ", at most <max_chars> characters. {_DATA}
+Output only JSON: {{"summary": "..."}}"""
+
+
 def _dump(model: BaseModel) -> Any:
     return model.model_dump(mode="json")
 
@@ -140,6 +150,14 @@ def render_pair(inputs: PairInput) -> str:
 
 def render_distill(inputs: DistillInput) -> str:
     return blocks(("namespace", inputs.namespace), ("notes", as_json(inputs.notes)))
+
+
+def render_resume_compress(inputs: ResumeCompressInput) -> str:
+    return blocks(
+        ("namespace", inputs.namespace),
+        ("memories", as_json(inputs.memories)),
+        ("max_chars", str(inputs.max_chars)),
+    )
 
 
 def render_audit(inputs: AuditInput) -> str:
@@ -189,6 +207,15 @@ RECONCILE: Stage[PairInput, ReconcileOutput] = Stage(
 DISTILL: Stage[DistillInput, DistillOutput] = Stage(
     "distill", "engram.distill", "1", DISTILL_SYSTEM, DistillInput, DistillOutput, render_distill
 )
+RESUME_COMPRESS: Stage[ResumeCompressInput, ResumeCompressOutput] = Stage(
+    "resume_compress",
+    "engram.resume_compress",
+    "1",
+    RESUME_COMPRESS_SYSTEM,
+    ResumeCompressInput,
+    ResumeCompressOutput,
+    render_resume_compress,
+)
 AUDIT: Stage[AuditInput, AuditOutput] = Stage(
     "audit", "engram.audit", "2", AUDIT_SYSTEM, AuditInput, AuditOutput, render_audit
 )
@@ -230,6 +257,7 @@ CONSOLIDATION_STAGES: dict[str, Stage[Any, Any]] = {
         MERGE,
         RECONCILE,
         DISTILL,
+        RESUME_COMPRESS,
         AUDIT,
         NAME_TOPICS,
         SAME_FACT,

@@ -197,3 +197,20 @@ class Insight(_Model):
 
 class InsightOutput(_Model):
     insights: list[Insight]
+
+
+# --- resume compress (seed 001 §3 step 19, §7 "Resume compress") ---------------------------
+
+
+class ResumeCompressInput(_Model):
+    namespace: str
+    """The resume view: this namespace (with `default`)."""
+    memories: list[str]
+    """The Core memories past resume's Core budget, most important first."""
+    max_chars: int
+    """The summary's bound."""
+
+
+class ResumeCompressOutput(_Model):
+    summary: str
+    """Every fact of the memories, compressed, within `max_chars`."""

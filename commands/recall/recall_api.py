@@ -25,7 +25,13 @@ from mnemoledger.commands.recall.context import AgentContext, build_context
 from mnemoledger.commands.recall.context_files import context_directories, load_context_files
 from mnemoledger.commands.recall.nudge import nudge_turn
 from mnemoledger.commands.recall.reads_api import Reads
-from mnemoledger.commands.recall.resume import ResumeOut, Topic, build_resume, tree_topics
+from mnemoledger.commands.recall.resume import (
+    ResumeOut,
+    Topic,
+    build_resume,
+    stored_core_summary,
+    tree_topics,
+)
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     ACTIVE,
@@ -165,6 +171,7 @@ class Recall:
             topic_members=members,
             hours=float(hours),
             now=now,
+            core_summary=stored_core_summary(self.parts.ledger, user, namespace),
         )
 
     def context(

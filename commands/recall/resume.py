@@ -2,6 +2,7 @@
 
     === Core (N) ===                      core.md, then core-layer memories     ~2k tokens
     <full text, no truncation>            by importance x kind_boost x (1 + rep x 2.5)
+    Summary of N more: ...                those past the budget, compressed by a cycle
     === Recent (12h) ===                  non-core memories changed lately      ~1k tokens
     <time descending>
     === Topics (Working: N, Buffer: N) === the topic tree's leaves              ~500 tokens
@@ -30,14 +31,18 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
+from eventsourcing.application import AggregateNotFoundError
 from pydantic import BaseModel, Field
 
+from mnemoledger.ledger import Ledger
+from mnemoledger.ledger.core_summary import CoreSummary
 from mnemoledger.ledger.policy import (
     ACTIVE,
     BUFFER,
     CHARS_PER_TOKEN,
     CORE,
     RESUME_CORE_BUDGET_TOKENS,
+    RESUME_CORE_SUMMARY_BUDGET_TOKENS,
     RESUME_KIND_BOOST,
     RESUME_RECENT_BUDGET_TOKENS,
     RESUME_RECENT_HOURS,
@@ -80,7 +85,12 @@ class CoreSection(BaseModel):
     document_version: int = 0
     memories: list[ResumeItem] = Field(default_factory=list)
     omitted: int = 0
-    """Core memories left out by the budget."""
+    """Core memories left out by the budget and not in the summary."""
+    summary: str | None = None
+    """The compressed summary of the Core memories past the budget (seed 001 §3 step 19),
+    written by the last consolidation cycle that found them; shown in their place."""
+    summarized: list[str] = Field(default_factory=list)
+    """The ids of the memories past the budget that the summary covers."""
     tokens: int = 0
     budget_tokens: int = RESUME_CORE_BUDGET_TOKENS
 
@@ -167,6 +177,57 @@ def compact_markdown(document: str) -> str:
     return "\n".join(kept)
 
 
+class CoreSummaryView(BaseModel):
+    """A stored compressed Core summary of one resume view (`ledger.core_summary`)."""
+
+    summary: str
+    memory_ids: list[str]
+
+
+def load_core_summary(ledger: Ledger, user_id: str) -> CoreSummary | None:
+    """The user's stored Core summaries (None: no cycle wrote one yet)."""
+    try:
+        summary: object = ledger.repository.get(CoreSummary.create_id(user_id))
+    except AggregateNotFoundError:
+        return None
+    assert isinstance(summary, CoreSummary)
+    return summary
+
+
+def stored_core_summary(
+    ledger: Ledger, user_id: str, namespace: str | None
+) -> CoreSummaryView | None:
+    """The Core summary the last cycle wrote for the resume view of `namespace`, if any."""
+    stored = load_core_summary(ledger, user_id)
+    view = stored.views.get(resume_view(namespace)) if stored is not None else None
+    if view is None:
+        return None
+    return CoreSummaryView(summary=str(view["summary"]), memory_ids=list(view["memory_ids"]))
+
+
+def resume_view(namespace: str | None) -> str:
+    """The name of the view a resume of `namespace` shows: the namespace (`default`)."""
+    return namespace or SHARED_NAMESPACE
+
+
+def core_overflow(
+    rows: Iterable[MemoryRow], namespace: str | None, core_document: str, now: datetime
+) -> list[MemoryRow]:
+    """The Core memories of the view that a summary must cover: those past the budget
+    left once the summary's own room is kept (RESUME_CORE_SUMMARY_BUDGET_TOKENS), most
+    important first. Empty when they all fit the whole budget. A consolidation cycle
+    summarizes these; resume then shows the same split."""
+    ranked = _ranked_core(_shown(rows, resume_namespaces(namespace), now))
+    document = compact_markdown(core_document)
+    spent = estimate_tokens(document) if document else 0
+    if len(_within_budget(ranked, RESUME_CORE_BUDGET_TOKENS, spent)) == len(ranked):
+        return []
+    kept = _within_budget(
+        ranked, RESUME_CORE_BUDGET_TOKENS - RESUME_CORE_SUMMARY_BUDGET_TOKENS, spent
+    )
+    return ranked[len(kept) :]
+
+
 def core_weight(row: MemoryRow) -> float:
     """Seed 001 §7 Core sort: importance x kind_boost x (1 + repetition x 2.5)."""
     boost = RESUME_KIND_BOOST.get(row.kind, 1.0)
@@ -184,23 +245,17 @@ def build_resume(
     topic_members: Mapping[str, Collection[str]] | None = None,
     hours: float = RESUME_RECENT_HOURS,
     now: datetime | None = None,
+    core_summary: CoreSummaryView | None = None,
 ) -> ResumeOut:
     """The resume of `user_id` from the user's memory rows (pure: reads nothing else).
     With `topic_members` (memory ids by topic id), a topic counts only its members among
     the rows read (its namespaces, not expired or sensitive), and one with none is left
-    out."""
+    out. `core_summary` (the view's stored one) stands in for the Core memories past the
+    budget that it covers."""
     moment = now or datetime.now(UTC)
     namespaces = resume_namespaces(namespace)
-    live = [
-        row
-        for row in rows
-        if row.user_id == user_id
-        and row.state == ACTIVE
-        and not row.is_expired(moment)
-        and row.sensitivity != SENSITIVE
-        and row.namespace in namespaces
-    ]
-    core = _core(live, core_document, core_version)
+    live = _shown((row for row in rows if row.user_id == user_id), namespaces, moment)
+    core = _core(live, core_document, core_version, core_summary)
     recent = _recent(live, hours, moment)
     section = None
     if topics is not None:
@@ -232,6 +287,8 @@ def render_resume(out: ResumeOut) -> str:
     if out.core.document:
         lines.append(out.core.document.strip())
     lines += [_line(item) for item in out.core.memories]
+    if out.core.summary:
+        lines.append(_summary_line(out.core))
     lines += ["", f"=== Recent ({_hours(out.recent.hours)}h) ==="]
     lines += [_line(item) for item in out.recent.memories]
     if out.topics is not None:
@@ -248,16 +305,48 @@ def render_resume(out: ResumeOut) -> str:
 # --- sections ------------------------------------------------------------------------------
 
 
-def _core(live: list[MemoryRow], document: str, version: int) -> CoreSection:
-    section = CoreSection(document=compact_markdown(document) or None, document_version=version)
-    spent = estimate_tokens(section.document) if section.document else 0
-    ranked = sorted(
-        (row for row in live if row.layer == CORE),
+def _shown(
+    rows: Iterable[MemoryRow], namespaces: Collection[str], now: datetime
+) -> list[MemoryRow]:
+    """The rows a resume of `namespaces` may show at `now`: active, not expired, not
+    sensitive."""
+    return [
+        row
+        for row in rows
+        if row.state == ACTIVE
+        and not row.is_expired(now)
+        and row.sensitivity != SENSITIVE
+        and row.namespace in namespaces
+    ]
+
+
+def _ranked_core(rows: Iterable[MemoryRow]) -> list[MemoryRow]:
+    return sorted(
+        (row for row in rows if row.layer == CORE),
         key=lambda row: (-core_weight(row), _newest_first(row), row.id),
     )
+
+
+def _core(
+    live: list[MemoryRow], document: str, version: int, summary: CoreSummaryView | None = None
+) -> CoreSection:
+    section = CoreSection(document=compact_markdown(document) or None, document_version=version)
+    spent = estimate_tokens(section.document) if section.document else 0
+    ranked = _ranked_core(live)
     taken = _within_budget(ranked, RESUME_CORE_BUDGET_TOKENS, spent)
+    if summary is not None and summary.summary and len(taken) < len(ranked):
+        kept = _within_budget(
+            ranked, RESUME_CORE_BUDGET_TOKENS - RESUME_CORE_SUMMARY_BUDGET_TOKENS, spent
+        )
+        covered = set(summary.memory_ids)
+        summarized = [row.id for row in ranked[len(kept) :] if row.id in covered]
+        if summarized:
+            taken = kept
+            section.summary = summary.summary
+            section.summarized = summarized
+            spent += estimate_tokens(_summary_line(section))
     section.memories = [_item(row, core_weight(row)) for row in taken]
-    section.omitted = len(ranked) - len(taken)
+    section.omitted = len(ranked) - len(taken) - len(section.summarized)
     section.tokens = spent + sum(estimate_tokens(_line(item)) for item in section.memories)
     return section
 
@@ -362,6 +451,11 @@ def _item(row: MemoryRow, weight: float | None = None) -> ResumeItem:
 def _line(item: ResumeItem) -> str:
     """A memory's line: its full text, and its kind unless semantic."""
     return item.content + ("" if item.kind == SEMANTIC else f" ({item.kind})")
+
+
+def _summary_line(core: CoreSection) -> str:
+    """The compressed summary's line, saying how many memories it stands for."""
+    return f"Summary of {len(core.summarized)} more: {core.summary}"
 
 
 def _topic_line(topic: Topic) -> str:

@@ -21,6 +21,7 @@ import random
 import time
 import weakref
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TypeVar
 
 from eventsourcing.persistence import IntegrityError
@@ -73,6 +74,12 @@ def decide_until_saved(
 
 
 _LOCKS: weakref.WeakKeyDictionary[Ledger, WriterLocks] = weakref.WeakKeyDictionary()
+
+
+def user_write_lock(ledger: Ledger, user_id: str) -> AbstractContextManager[None]:
+    """The user's writer lock, shared by every process on the log (reentrant in a thread),
+    for work that must read and decide with no other writer of the user in between."""
+    return _locks_of(ledger).hold(user_id)
 
 
 def _locks_of(ledger: Ledger) -> WriterLocks:

@@ -1069,8 +1069,12 @@ class IngestPipeline:
         source: str | None = None,
         progress: Progress | None = None,
         flush: int | None = None,
+        queued: Sequence[str] = (),
     ) -> IngestOutcome:
         """Extract from `turns` and store what they teach about `provenance.user_id`.
+
+        `queued`: the hand-overs (`TurnsQueued` streams) the turns come from, recorded so
+        that they stop being pending once this command ends.
 
         `flush`: the turns are ALL the messages of `provenance.thread_id` before its
         compaction number `flush` (seed 004 §3 Trigger 2); nothing runs, and nothing is
@@ -1104,6 +1108,7 @@ class IngestPipeline:
                         "now": moment.isoformat(),
                         "source": source,
                         **flushing,  # absent from plain ingests: older recordings unchanged
+                        **({"queued": list(queued)} if queued else {}),
                     }
                 )
             )

@@ -119,6 +119,7 @@ def ingest(target: MnemoLedger, command: RecordedCommand) -> object:
         now=at,
         source=source if isinstance(source, str) else None,
         flush=int(flush["compaction"]) if isinstance(flush, dict) else None,
+        queued=[str(q) for q in _list(given.get("queued"))],
     )
 
 
@@ -137,6 +138,8 @@ def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
         llm_level=str(given.get("llm_level", LLM_LEVEL_AUTO)),  # recorded when not auto
         # recorded since the guards exist; a cycle recorded before ran without them
         sandbox_guards=bool(given.get("sandbox_guards", False)),
+        # recorded since the Core summary step exists; a cycle recorded before had none
+        core_summary=bool(given.get("core_summary", False)),
     )
     target.refresh()
     return target.consolidation_pipeline().run(request, command.provenance())

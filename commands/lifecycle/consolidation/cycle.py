@@ -29,6 +29,7 @@ from mnemoledger.commands.lifecycle.consolidation import (
 )
 from mnemoledger.commands.lifecycle.consolidation.apply import apply_plan
 from mnemoledger.commands.lifecycle.consolidation.context import Cycle
+from mnemoledger.commands.lifecycle.consolidation.core_summary import update_core_summary
 from mnemoledger.commands.lifecycle.consolidation.plan import Operation, Plan
 from mnemoledger.commands.lifecycle.consolidation.state import UserState
 from mnemoledger.commands.llm.stage import LLMProvider
@@ -37,6 +38,7 @@ from mnemoledger.commands.write.recorded_llm import RecordedLLM
 from mnemoledger.commands.write.replaying import recorded_id
 from mnemoledger.ledger import Ledger, Provenance, validation
 from mnemoledger.ledger.command import Command
+from mnemoledger.ledger.core_summary import CoreSummary
 from mnemoledger.ledger.epoch import ConsolidationCommand, EngramClock
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
@@ -76,6 +78,9 @@ class ConsolidationRequest:
     llm_level: str = LLM_LEVEL_AUTO
     """Seed 001 §7 (a setting): `auto`, or `off` for no LLM call in the cycle; recorded
     with the command when `off`, so a replay decides by the same heuristics."""
+    core_summary: bool = True
+    """Seed 001 §3 step 19: keep resume's compressed Core summary up to date; recorded
+    with the command when on (earlier cycles, which had no such step, have no such input)."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -89,6 +94,8 @@ class ConsolidationRequest:
             given["llm_level"] = self.llm_level
         if self.sandbox_guards:
             given["sandbox_guards"] = True
+        if self.core_summary:
+            given["core_summary"] = True
         return given
 
 
@@ -133,7 +140,7 @@ class ConsolidationPipeline:
             command = recorded_id(ConsolidationCommand(input=request.as_input()))
         if request.dry_run:
             self.refresh()
-            plan, llm = self._plan(command, request, provenance, self._clock(provenance))
+            plan, llm, _ = self._plan(command, request, provenance, self._clock(provenance))
             return CycleOutcome(
                 user, plan.epoch, None, plan.operations, llm.command.llm_calls, True
             )
@@ -153,7 +160,7 @@ class ConsolidationPipeline:
         request: ConsolidationRequest,
         provenance: Provenance,
         clock: EngramClock,
-    ) -> tuple[Plan, RecordedLLM]:
+    ) -> tuple[Plan, RecordedLLM, CoreSummary | None]:
         since = (request.now - timedelta(days=DAILY_FINGERPRINT_DAYS)).isoformat()
         decided_at = self.layers.position()
         state = UserState.load(provenance.user_id, self.layers, self.vectors, since)
@@ -171,7 +178,10 @@ class ConsolidationPipeline:
         if cycle.llm_on and daily.due(clock.last_daily_at, request.now, request.daily):
             cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
             daily.write_insights(cycle, clock.last_insight_at)
-        return cycle.plan, llm
+        summary = None
+        if cycle.llm_on and request.core_summary:  # step 19, last: over what the rules left
+            summary = update_core_summary(cycle, self.ledger, self.layers, provenance)
+        return cycle.plan, llm, summary
 
     def _decide(
         self,
@@ -182,7 +192,7 @@ class ConsolidationPipeline:
     ) -> CycleOutcome:
         assert isinstance(command, ConsolidationCommand)
         clock = self._clock(provenance)
-        plan, llm = self._plan(command, request, provenance, clock)
+        plan, llm, summary = self._plan(command, request, provenance, clock)
         if plan.epoch != clock.epoch + 1:
             raise IntegrityError("the read models are behind the user's epoch; deciding again")
         applied = apply_plan(self.ledger, plan, command, provenance)
@@ -206,7 +216,8 @@ class ConsolidationPipeline:
             command.complete(outcome.as_outcome())
             user.changed(command.id.hex, applied.added, applied.superseded, [])
         # the epoch last: its decay (seed 001 §3 step 11) follows the cycle's changes
-        self.ledger.save(command, user, *applied.aggregates(), clock)
+        summaries = [summary] if summary is not None else []
+        self.ledger.save(command, user, *applied.aggregates(), *summaries, clock)
         return outcome
 
     def _clock(self, provenance: Provenance) -> EngramClock:

@@ -9,13 +9,15 @@ closed when it stops: one runs the reads, the other the writes, each one call at
 (see `commands.serial` and `auth.ServerState`). `mnemoledger serve --workers N` runs N such
 processes on one socket (uvicorn workers, each building its app with `app_from_environment`);
 they share the home (or the PostgreSQL log) as any processes do: every read catches the read
-models up with the log first, so each sees every write acknowledged by any of them.
+models up with the log first, so each sees every write acknowledged by any of them. Each
+also extracts, on its writes facade, the conversation threads that went quiet (`routes.turns`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from importlib.metadata import version
 from typing import TYPE_CHECKING
 
@@ -34,6 +36,7 @@ from mnemoledger.commands.service.http.routes import (
     memories,
     recall,
     service,
+    turns,
 )
 from mnemoledger.commands.service.http.ui import install_ui
 from mnemoledger.commands.service.serial import FacadeThread
@@ -65,9 +68,13 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
             raise
         keys = writes.call(lambda memory: memory.api_key_store)
         app.state.mnemoledger = ServerState(reads, writes, keys)
+        extracting = asyncio.create_task(turns.extract_quiet_threads(writes))
         try:
             yield
         finally:
+            extracting.cancel()
+            with suppress(asyncio.CancelledError):
+                await extracting
             reads.close()
             writes.close()
 
@@ -89,6 +96,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(maintenance.router, responses=ERROR_RESPONSES)
     app.include_router(checkpoints.router, responses=ERROR_RESPONSES)  # seed 003 §15
     app.include_router(facts.router, responses=ERROR_RESPONSES)  # seed 001 §9 fact graph
+    app.include_router(turns.router, responses=ERROR_RESPONSES)  # seed 004 §3 Trigger 1
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
     return app
