@@ -318,6 +318,10 @@ RESUME_RECENT_HOURS: Final = 12.0
 # Core sort: importance x kind_boost x (1 + repetition x REPETITION_WEIGHT)
 RESUME_KIND_BOOST: Final = {PROCEDURAL: 1.3, SEMANTIC: 1.0, EPISODIC: 0.8}
 RESUME_REPETITION_WEIGHT: Final = 2.5  # seed 001 §8 REPETITION_WEIGHT
+# §3 step 19 ("Core summary: update compressed summary ... for resume") and §7's `resume_compress`
+# call site ("summarize section for context budget"); the seed gives the summary no size: this
+# many tokens of the Core budget are kept for it when Core memories do not all fit
+RESUME_CORE_SUMMARY_BUDGET_TOKENS: Final = 300
 SHARED_NAMESPACE: Final = "default"  # seed 001 §7: a project namespace also reads `default`
 TRIGGER_TAG_PREFIX: Final = "trigger:"  # seed 001 §7: "All `trigger:*` tags"
 
@@ -538,6 +542,9 @@ LLM_STAGE_COMPONENT: Final = {
     "audit": "audit",
     "extract": "extract",
     "name_topics": "naming",
+    "resume_compress": "resume",
+    "expand": "expand",
+    "rerank": "rerank",
 }  # §7 table: call site -> model tier; stages it does not name use the general model
 
 # --- steering and file-based context: seed 004 §12 (memoryNudge) and §13 -----------------
