@@ -32,7 +32,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from mnemoledger.commands.llm.rules import tagger  # noqa: E402
+from mnemoledger.commands.llm.rules.extract import answered  # noqa: E402
 from mnemoledger.commands.llm.rules.learned import ATTRIBUTES, clause_units  # noqa: E402
+from mnemoledger.commands.llm.rules.text import sentences, single_line  # noqa: E402
+from mnemoledger.commands.llm.rules.user_facts import list_items  # noqa: E402
 from scripts.eval_extraction import words  # noqa: E402
 
 TRAIN = (
@@ -44,6 +48,14 @@ TRAIN = (
     "tests/data/extraction_dev6.jsonl",
     "tests/data/extraction_dev7.jsonl",
 )
+TAGGER_TRAIN = (
+    *TRAIN,
+    "tests/data/extraction_holdout2.jsonl",
+    "tests/data/extraction_holdout3.jsonl",
+    "tests/data/extraction_holdout4.jsonl",
+)
+"""The tagger's sets: every labelled set but the blind one (`extraction_holdout5.jsonl`)."""
+TAGGER_EPOCHS = 12
 GEONAMES_VERSION = "3.0.2"
 EXONYM_POPULATION = 100_000
 """Cities this large also go by their Latin-script other names ("Munich", "Cracow")."""
@@ -84,6 +96,101 @@ def examples(paths: tuple[str, ...]) -> tuple[list[str], np.ndarray]:
                     texts.append(clause)
                     labels.append([float(a in wanted) for a in ATTRIBUTES])
     return texts, np.array(labels, dtype=np.float32)
+
+
+def _norm(word: str) -> str:
+    word = tagger.fold(word).removesuffix("'s").removesuffix("’s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def _find(value: list[str], words_: list[str]) -> list[int]:
+    """Where the value's words stand together in the sentence's words."""
+    n = len(value)
+    return [i for i in range(len(words_) - n + 1) if words_[i : i + n] == value]
+
+
+def tagged_sentences(rows: list[dict[str, Any]]) -> list[tuple[tagger.Sentence, list[str]]]:
+    """Each user sentence (as extraction reads it) with each word's label: the labelled
+    positive facts of the tagger's attributes whose value words stand together in it. A
+    sentence holding some word of a value found nowhere as a whole is left out (its labels
+    would be wrong)."""
+    out: list[tuple[tagger.Sentence, list[str]]] = []
+    for row in rows:
+        turns = row["turns"]
+        said = [
+            answered(
+                turns[i - 1]["content"] if i and turns[i - 1]["role"] == "assistant" else "",
+                t["content"],
+            )
+            for i, t in enumerate(turns)
+            if t["role"] == "user"
+        ]
+        units = [single_line(s) for text in said for s in sentences(list_items(text))]
+        normed = [[_norm(w) for w in tagger.tokens(u)] for u in units]
+        labels = [["O"] * len(n) for n in normed]
+        unsure = [False] * len(units)
+        for fact in row["facts"]:
+            if fact["attribute"] not in tagger.ATTRIBUTES or fact["polarity"] != "+":
+                continue
+            value = [_norm(w) for w in tagger.tokens(fact["value"])]
+            hits = [(k, i) for k, n in enumerate(normed) for i in _find(value, n)]
+            for k, i in hits:
+                if labels[k][i] != "O":
+                    continue
+                labels[k][i] = f"B-{fact['attribute']}"
+                for j in range(i + 1, i + len(value)):
+                    labels[k][j] = f"I-{fact['attribute']}"
+            if not hits:
+                for k, n in enumerate(normed):
+                    unsure[k] = unsure[k] or bool(set(value) & set(n))
+        out += [(tagger.prepare(u), labels[k]) for k, u in enumerate(units) if not unsure[k]]
+    return out
+
+
+def read_rows(paths: tuple[str, ...]) -> list[dict[str, Any]]:
+    rows = []
+    for path in paths:
+        lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+        rows += [json.loads(line) for line in lines if line.strip()]
+    return rows
+
+
+def fit_tagger(
+    examples: list[tuple[tagger.Sentence, list[str]]], epochs: int = TAGGER_EPOCHS
+) -> tagger.Model:
+    """An averaged perceptron, decoded left to right, in the examples' order (no randomness:
+    the same sets give the same weights)."""
+    index: dict[str, int] = {}
+    for sentence, _ in examples:
+        for feats in sentence.feats:
+            for f in feats:
+                index.setdefault(f, len(index))
+    for previous in tagger.LABELS:
+        index.setdefault(f"prev={previous}", len(index))
+    for sentence, _ in examples:
+        for feats in sentence.feats:
+            for previous in tagger.LABELS:
+                index.setdefault(f"prev={previous}|{feats[1]}", len(index))
+    labels = {label: k for k, label in enumerate(tagger.LABELS)}
+    w = np.zeros((len(index), len(labels)), dtype=np.float64)
+    total = np.zeros_like(w)
+    step = 1
+    for _ in range(epochs):
+        for sentence, gold in examples:
+            previous = "O"
+            for feats, wanted in zip(sentence.feats, gold, strict=True):
+                full = [*feats, f"prev={previous}", f"prev={previous}|{feats[1]}"]
+                ids = [index[f] for f in full]
+                s = w[ids].sum(axis=0)
+                guess = int(np.argmax(s))
+                if tagger.LABELS[guess] != wanted:
+                    w[ids, labels[wanted]] += 1
+                    w[ids, guess] -= 1
+                    total[ids, labels[wanted]] += step
+                    total[ids, guess] -= step
+                previous = wanted
+                step += 1
+    return tagger.Model(index, (w - total / step).astype(np.float32))
 
 
 def fold(name: str) -> str:
@@ -137,7 +244,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--out", type=Path, default=ROOT / "commands/data/extractor.json")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--tagger-only", action="store_true", help="rebuild only the value tagger's weights"
+    )
+    parser.add_argument("--tagger-out", type=Path, default=tagger.WEIGHTS)
     args = parser.parse_args()
+    examples_ = tagged_sentences(read_rows(TAGGER_TRAIN))
+    model = fit_tagger(examples_)
+    args.tagger_out.write_text(
+        json.dumps(tagger.to_json(model, TAGGER_TRAIN, len(examples_)), sort_keys=False) + "\n",
+        encoding="utf-8",
+    )
+    print(f"tagger: {len(examples_)} sentences -> {args.tagger_out}")
+    if args.tagger_only:
+        return 0
     if args.check:
         texts, y = examples(TRAIN[:1])
         test_texts, test_y = examples(TRAIN[1:])

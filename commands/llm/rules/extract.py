@@ -21,6 +21,7 @@ from typing import Final
 from mnemoledger.commands.llm.render import conversation_excerpt
 from mnemoledger.commands.llm.rules.attributes import CORRECTION
 from mnemoledger.commands.llm.rules.learned import learned_facts
+from mnemoledger.commands.llm.rules.tagger import tagged_facts
 from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import (
     DEADLINE_HEADER,
@@ -401,14 +402,19 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
         for i, t in enumerate(turns)
         if t.role == "user"
     ]
+    tagged: list[Fact] = []
     for index, text in enumerate(user_texts):
         corrects = CORRECTION.search(text) is not None or _WAIT_NO.search(text) is not None
         said = answered(asked[index], text)
         for category, fact in _facts_of_turn(said, user_texts[:index]):
-            if corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
+            if category == TAGGED:
+                tagged.append(fact)
+            elif corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
                 found[category][fact.key] = fact  # "Sorry, I meant Braga": the value said last
             else:
                 found[category].setdefault(fact.key, fact)
+    for fact in _fallbacks(tagged, found["preferences"]):
+        found["preferences"][fact.key] = fact
     if any(EMOJI.search(text) for text in user_texts):
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
         found["styles"].setdefault(fact.key, fact)
@@ -579,11 +585,36 @@ _LIST_ITEM: Final = re.compile(r"^[\w'&+ -]{2,40}[.!]?$")
 """A short item of a list: a few words, no clause of its own."""
 
 
+TAGGED: Final = "tagged"
+"""The category under which `_facts_of_turn` yields the value tagger's facts: they only fill
+what the rules left empty (`_fallbacks`)."""
+
+
+def _fallbacks(tagged: Sequence[Fact], found: dict[str, Fact]) -> Iterator[Fact]:
+    """The tagger's facts of attributes the rules found nothing for, and of values (a tool, a
+    language) they did not find; none whose words another fact already holds."""
+    have_attributes = {key.split("/")[1] for key in found if key.startswith(USER_KEY_PREFIX)}
+    said = {w for fact in found.values() for w in fact.value.casefold().split()}
+    taken: set[str] = set()
+    for fact in tagged:
+        attribute = fact.key.split("/")[1]
+        single = fact.key.count("/") == 1
+        if fact.key in found or fact.key in taken or (single and attribute in have_attributes):
+            continue
+        if set(fact.value.casefold().split()) & said:
+            continue
+        taken.add(fact.key)
+        said |= set(fact.value.casefold().split())
+        yield fact
+
+
 def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
     stated = stated_facts(sentence, earlier)
     stated += learned_facts(sentence, stated)
     for fact in stated:
         yield "preferences", _user_fact(fact)
+    for tagged, _margin in tagged_facts(sentence):
+        yield TAGGED, _user_fact(tagged)
     for style in _styles_of(sentence):
         yield "styles", style
     yield from _preferences_of(sentence, earlier)
