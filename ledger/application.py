@@ -316,40 +316,66 @@ class Ledger(Application[UUID]):
 
         # What `Memory(...)` does (`Memory._create`: the created event, then the aggregate
         # folded from it by the event's `mutate`), without the generic argument handling of
-        # the library's aggregate metaclass, ~40% of its cost. Ids are random UUIDs as
-        # `uuid4()` makes them, from one read of the OS's random source for the batch.
+        # the library's aggregate metaclass and of `mutate`. Ids are random UUIDs as
+        # `uuid4()` makes them, from one read of the OS's random source for the batch. The
+        # first event is constructed by its class; the others are copies of its fields
+        # with their own id, time and content (the provenance fields are the batch's).
         added = Memory.MemoryAdded  # type: ignore[attr-defined]  # from created_event_name
         topic = get_topic(Memory)
         random = os.urandom(16 * len(items))
         memories: list[Memory] = []
+        template: dict[str, Any] | None = None
+        new_event = object.__new__
+        set_fields = object.__setattr__
         with acting_as(provenance):
             for n, item in enumerate(items):
-                created = added(
-                    originator_topic=topic,
-                    originator_id=UUID(bytes=random[16 * n : 16 * n + 16], version=4),
-                    originator_version=Memory.INITIAL_VERSION,
-                    timestamp=added.create_timestamp(),
-                    user_id=user_id,
-                    content=validation.content(item.content),
-                    kind=once(kinds, validation.kind, item.kind),
-                    tags=validation.tags(item.tags),
-                    source=once(sources, validation.source, item.source),
-                    namespace=once(namespaces, check_namespace, item.namespace),
-                    importance=validation.unit_interval("importance", item.importance),
-                    key=validation.memory_key(item.key),
-                    note_kind=validation.optional_choice("note kind", item.note_kind, NOTE_KINDS),
-                    stability=validation.choice("stability", item.stability, STABILITIES),
-                    sensitivity=validation.choice("sensitivity", item.sensitivity, SENSITIVITIES),
-                    confidence=(
+                fields: dict[str, Any] = {
+                    "user_id": user_id,
+                    "content": validation.content(item.content),
+                    "kind": once(kinds, validation.kind, item.kind),
+                    "tags": validation.tags(item.tags),
+                    "source": once(sources, validation.source, item.source),
+                    "namespace": once(namespaces, check_namespace, item.namespace),
+                    "importance": validation.unit_interval("importance", item.importance),
+                    "key": validation.memory_key(item.key),
+                    "note_kind": validation.optional_choice(
+                        "note kind", item.note_kind, NOTE_KINDS
+                    ),
+                    "stability": validation.choice("stability", item.stability, STABILITIES),
+                    "sensitivity": validation.choice(
+                        "sensitivity", item.sensitivity, SENSITIVITIES
+                    ),
+                    "confidence": (
                         None
                         if item.confidence is None
                         else validation.unit_interval("confidence", item.confidence)
                     ),
-                    evidence=validation.evidence(item.evidence),
-                    metadata=validation.metadata(item.metadata),
-                    category=once(categories, check_category, item.category),
-                )
-                memory: Memory = created.mutate(None)
+                    "evidence": validation.evidence(item.evidence),
+                    "metadata": validation.metadata(item.metadata),
+                    "category": once(categories, check_category, item.category),
+                }
+                originator_id = UUID(bytes=random[16 * n : 16 * n + 16], version=4)
+                timestamp = added.create_timestamp()
+                if template is None:
+                    created = added(
+                        originator_topic=topic,
+                        originator_id=originator_id,
+                        originator_version=Memory.INITIAL_VERSION,
+                        timestamp=timestamp,
+                        **fields,
+                    )
+                    template = _copyable_fields(vars(created), fields)
+                else:
+                    state = template.copy()
+                    state["originator_id"] = originator_id
+                    state["timestamp"] = timestamp
+                    state.update(fields)
+                    created = new_event(added)
+                    set_fields(created, "__dict__", state)
+                memory: Memory = new_event(Memory)
+                memory.__base_init__(originator_id, Memory.INITIAL_VERSION, timestamp)
+                memory.__init__(**fields)  # type: ignore[misc]
+                created.apply(memory)
                 memory.pending_events.append(created)
                 memories.append(memory)
         return memories
@@ -470,21 +496,19 @@ class Ledger(Application[UUID]):
     def read(self, after: int = 0, limit: int = 1000, stop: int | None = None) -> list[EventRecord]:
         """Up to `limit` events of the global log with positions greater than `after`."""
         self.keys.sync()
-        decode = self._decoder.decode
         if self._log_select is not None:
             # the library's own query, without its per-row UUID and Notification objects
             # (a third of reading the log)
             with self.recorder.datastore.transaction(commit=False) as cursor:  # type: ignore[attr-defined]
                 cursor.execute(self._log_select, (after, _NO_STOP if stop is None else stop, limit))
                 rows = cursor.fetchall()
-            return [decode(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+            return self._decoder.decode_rows(rows)
         notifications = self.recorder.select_notifications(
             after, limit, stop=stop, inclusive_of_start=False
         )
-        return [
-            decode(n.id, n.originator_id, n.originator_version, n.topic, n.state)
-            for n in notifications
-        ]
+        return self._decoder.decode_rows(
+            (n.id, n.originator_id, n.originator_version, n.topic, n.state) for n in notifications
+        )
 
     def last_position(self) -> int:
         """The position of the newest event in the log (0 when empty)."""
@@ -565,6 +589,16 @@ class Ledger(Application[UUID]):
             return memory
 
         return retry_on_conflict(attempt)
+
+
+_IMMUTABLE = (str, int, float, bool, type(None), UUID, datetime)
+
+
+def _copyable_fields(state: dict[str, Any], own: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`state` (an event's fields) as a template for the events of the same batch, or None
+    when a field the copies would share is mutable (then each event is constructed)."""
+    shared = (value for name, value in state.items() if name not in own)
+    return state.copy() if all(isinstance(value, _IMMUTABLE) for value in shared) else None
 
 
 def retry_on_conflict(attempt: Callable[[], T]) -> T:

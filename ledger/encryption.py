@@ -177,5 +177,22 @@ class ContentCipher:
                 "an event's encrypted content does not match its stream and version: "
                 "the stored event was changed (run `mnemoledger verify`)"
             ) from None
-        state.update(self._decode(plaintext))
+        state.update(self._loads(plaintext))
         return True
+
+    def _loads(self, plaintext: bytes) -> dict[str, Any]:
+        """orjson alone for texts and lists of texts (what `_dumps` writes with orjson, and
+        what any JSON decoder reads alike); the transcoder for anything else (its custom
+        types, e.g. UUIDs, revived)."""
+        try:
+            content = orjson.loads(plaintext)
+        except orjson.JSONDecodeError:
+            return dict(self._decode(plaintext))
+        if type(content) is dict:
+            for value in content.values():
+                if type(value) is not str and not (
+                    type(value) is list and all(type(item) is str for item in value)
+                ):
+                    return dict(self._decode(plaintext))
+            return content
+        return dict(self._decode(plaintext))

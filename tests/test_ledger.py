@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from uuid import UUID
 
 import pytest
+from eventsourcing.utils import get_topic
 
 from mnemoledger.ledger import (
     InvalidInput,
     InvalidTransition,
     Ledger,
+    Memory,
     MemoryNotFound,
     NewMemory,
     Provenance,
     Settings,
 )
+from mnemoledger.ledger.provenance import acting_as
 
 
 @pytest.fixture
@@ -120,3 +124,89 @@ def test_log_survives_restart(tmp_path: Path) -> None:
     with Ledger(Settings(home=tmp_path)) as second:
         assert second.memory(memory.id.hex).content == "durable"
         assert second.last_position() == 1
+
+
+def test_reading_the_log_gives_what_the_library_decodes(ledger: Ledger) -> None:
+    """`read` decodes stored rows itself (the rebuild's path); every record holds what the
+    library's mapper makes of the same row, whichever form the stream id is stored in."""
+    [first, second] = ledger.add(
+        alice(),
+        [
+            NewMemory("Maya lives in Porto", tags=["home", "city"], metadata={"a": 1, "b": "x"}),
+            NewMemory("Maya has a dog", evidence=["she said so"], confidence=0.5),
+        ],
+    )
+    ledger.update(Provenance(actor="bob"), first.id.hex, "Maya lives in Lisbon", tags=["home"])
+    ledger.forget(Provenance(actor="bob"), second.id.hex)
+    document = ledger.core_document(alice(), "u1")
+    document.update("## USER\n- dog", {"USER": ["dog"]}, [second.id.hex], {"dog": [second.id.hex]})
+    ledger.save(document)
+    records = ledger.read(0, 100)
+    stored = ledger.recorder.select_notifications(0, 100)
+    assert len(records) == len(stored) == 6
+    forms = [
+        [(n.id, form(n.originator_id), n.originator_version, n.topic, n.state) for n in stored]
+        for form in (str, lambda oid: UUID(str(oid)), lambda oid: str(UUID(str(oid))))
+    ]
+    for rows in forms:
+        assert ledger._decoder.decode_rows(rows) == records
+    for record, notification in zip(records, stored, strict=True):
+        event = vars(ledger.mapper.to_domain_event(notification)).copy()
+        assert record.stream_id == event.pop("originator_id").hex
+        assert record.version == event.pop("originator_version")
+        assert record.at == event.pop("timestamp")
+        assert record.type == type(ledger.mapper.to_domain_event(notification)).__name__
+        for name in ("user_id", "actor", "agent_id", "thread_id", "causation_id"):
+            assert getattr(record, name) == (event.pop(name) or getattr(record, name))
+        event.pop("prompt_version")
+        event.pop("originator_topic", None)
+        assert record.data == event
+    assert records[0].data["metadata"] == {"a": 1, "b": "x"}
+    assert records[0].data["tags"] == ["home", "city"]
+
+
+def test_a_batch_drafts_the_events_and_memories_the_library_would_construct(
+    ledger: Ledger,
+) -> None:
+    items = [
+        NewMemory("one", tags=["a"]),
+        NewMemory("two", kind="episodic", metadata={"k": 1}),
+        NewMemory("three", evidence=["e"], confidence=0.9, category="work", key="p/q"),
+    ]
+    provenance = alice()
+    memories = ledger.draft(provenance, items)
+    events = [m.pending_events[0] for m in memories]
+    added = Memory.MemoryAdded  # type: ignore[attr-defined]
+    for memory, event, item in zip(memories, events, items, strict=True):
+        with acting_as(provenance):
+            constructed = added(
+                originator_topic=get_topic(Memory),
+                originator_id=event.originator_id,
+                originator_version=1,
+                timestamp=event.timestamp,
+                user_id="u1",
+                content=item.content,
+                kind=item.kind,
+                tags=list(item.tags),
+                source=item.source,
+                namespace=item.namespace,
+                importance=item.importance,
+                key=item.key,
+                note_kind=None,
+                stability=item.stability,
+                sensitivity=item.sensitivity,
+                confidence=item.confidence,
+                evidence=None if item.evidence is None else list(item.evidence),
+                metadata=None if item.metadata is None else dict(item.metadata),
+                category=item.category,
+            )
+        assert type(event) is added and list(vars(event).items()) == list(vars(constructed).items())
+        folded = constructed.mutate(None)
+        assert {k: v for k, v in vars(memory).items() if k != "_pending_events"} == {
+            k: v for k, v in vars(folded).items() if k != "_pending_events"
+        }
+        assert memory.pending_events == [event]
+    assert len({id(m.links) for m in memories}) == len({id(m.facts) for m in memories}) == 3
+    assert len({e.originator_id for e in events}) == 3
+    ledger.save(*memories)
+    assert [ledger.memory(m.id).content for m in memories] == ["one", "two", "three"]
