@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     extract_model: str | None = None
     """Extraction from conversations (`MNEMOLEDGER_EXTRACT_MODEL`)."""
     resume_model: str | None = None
-    """Resume compression (`MNEMOLEDGER_RESUME_MODEL`); no stage of this version uses it."""
+    """Resume compression (`MNEMOLEDGER_RESUME_MODEL`): the cycle's Core summary."""
     rerank_model: str | None = None
     """Re-ranking recall results (`MNEMOLEDGER_RERANK_MODEL`); no stage of this version
     uses it."""

@@ -31,6 +31,7 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     InsightInput,
     NameTopicsInput,
     PairInput,
+    ResumeCompressInput,
     SameFactInput,
     TopicSample,
     TriageInput,
@@ -524,6 +525,9 @@ SAMPLE_INPUTS: dict[str, Any] = {
     "merge": PairInput(older=CANDIDATE, newer=CANDIDATE_NEWER, similarity=0.81),
     "reconcile": PairInput(older=CANDIDATE, newer=CANDIDATE_NEWER, similarity=0.66),
     "distill": DistillInput(namespace="billing", notes=["Started the export.", "Chose CSV."]),
+    "resume_compress": ResumeCompressInput(
+        namespace="billing", memories=["Deploy on Fridays only."], max_chars=600
+    ),
     "audit": AuditInput(
         memories=[
             AuditMemory(
@@ -574,6 +578,7 @@ BOUNDARY_TAGS = {
     "merge": ["older", "newer", "similarity"],
     "reconcile": ["older", "newer", "similarity"],
     "distill": ["namespace", "notes"],
+    "resume_compress": ["namespace", "memories", "max_chars"],
     "audit": ["memories", "merge_hints"],
     "name_topics": ["topics", "existing_names"],
     "same_fact": ["pairs"],

@@ -13,6 +13,7 @@ from mnemoledger.commands.llm.rules.extract import extract
 from mnemoledger.commands.llm.rules.merge import insert_merge, merge_notes
 from mnemoledger.commands.llm.rules.multi_fact import multi_fact
 from mnemoledger.commands.llm.rules.reconstruct import reconstruct, refine
+from mnemoledger.commands.llm.rules.resume import resume_compress
 from mnemoledger.commands.llm.rules.split import split
 from mnemoledger.commands.llm.rules.synthesize import synthesize
 
@@ -36,6 +37,7 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "name_topics": consolidation.name_topics,
     "same_fact": consolidation.same_fact,
     "insight": consolidation.insight,
+    "resume_compress": resume_compress,
 }
 """The rule of each stage, by stage name."""
 
