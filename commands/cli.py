@@ -39,6 +39,7 @@ from mnemoledger.ledger.policy import (
     LIFECYCLE_STATES,
     LIST_ORDERS,
     SEARCH_DEFAULT_K,
+    SEARCH_FUSION_CHOICES,
     STATES,
     ListOrder,
 )
@@ -442,6 +443,18 @@ def latest(state: CliState, user: str, limit: int) -> None:
     is_flag=True,
     help="Also search session transcripts (ingested conversations), dampened x 0.6.",
 )
+@click.option(
+    "--fusion",
+    type=click.Choice(SEARCH_FUSION_CHOICES),
+    help="How vector and keyword matches combine (default: the setting, rrf).",
+)
+@click.option(
+    "--expand/--no-expand",
+    default=None,
+    help="Also search alternative phrasings from the LLM: always / never "
+    "(default: only when nothing matches well).",
+)
+@click.option("--rerank", is_flag=True, help="Let the LLM reorder the results.")
 @as_of_option
 @global_options
 @pass_state
@@ -453,22 +466,28 @@ def search(
     at: datetime | None,
     namespace: str | None,
     with_transcripts: bool,
+    fusion: Any,
+    expand: bool | None,
+    rerank: bool,
     as_of: str | None,
 ) -> None:
     """Hybrid search (vectors + keywords) in a user's memories, ranked by relevance,
     importance and recency (in the memories as they were at --as-of, if given)."""
     when = at.replace(tzinfo=at.tzinfo or UTC) if at is not None else None
     if with_transcripts:
-        if at is not None or as_of is not None or namespace is not None:
-            raise click.UsageError("--transcripts takes none of --at, --as-of, --namespace")
+        if at is not None or as_of is not None or namespace is not None or fusion or rerank:
+            raise click.UsageError(
+                "--transcripts takes none of --at, --as-of, --namespace, --fusion, --rerank"
+            )
         found = state.ledger().search_all(query, user=user, k=k)
         output.emit(state.as_json, found, lambda: output.mixed_hits_table(found))
         return
+    how = {"fusion": fusion, "expand": expand, "rerank": rerank}
     if as_of is not None:
         with state.ledger().as_of(as_of, search=True) as past:
-            hits = past.search(query, user=user, k=k, at=when, namespace=namespace)
+            hits = past.search(query, user=user, k=k, at=when, namespace=namespace, **how)
     else:
-        hits = state.ledger().search(query, user=user, k=k, at=when, namespace=namespace)
+        hits = state.ledger().search(query, user=user, k=k, at=when, namespace=namespace, **how)
     output.emit(state.as_json, hits, lambda: output.hits_table(hits))
 
 

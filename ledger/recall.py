@@ -38,3 +38,6 @@ class Recall(Aggregate, created_event_name="RecallServed"):
     """The thread's revision the answer reflects (its delta header shown up to here)."""
     since_rev: int | None = None
     """The revision the delta header was computed from, if a thread was given."""
+    touched: list[str] | None = None
+    """The served memories whose access counts (seed 001 §4.5: relevance > 0.5; none for a
+    dry query); None (recalls recorded before it): every memory served."""

@@ -97,9 +97,9 @@ class Settings(BaseSettings):
     """How the query's keywords are joined (`MNEMOLEDGER_SEARCH_FTS_OPERATOR`; seed: AND)."""
     search_bm25: Literal["strength", "seed"] = "strength"
     """BM25 rank to 0-1: `strength` (best highest) or the seed's `1/(1-rank)`."""
-    search_expand: Literal["auto", "off"] = "auto"
+    search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
-    the offline provider expands to keyword variants) or never (`off`)."""
+    the offline provider expands to keyword variants), on every search, or never."""
 
     @property
     def sqlite_path(self) -> Path:

@@ -787,10 +787,13 @@ class _Page:
         self.reindex.add(record.stream_id)
 
     def recall_served(self, record: EventRecord) -> None:
-        """Seed 003 §6 / DESIGN: every memory served counts one access; not a change of the
-        memory, so its version and `updated_at` stay."""
+        """Seed 003 §6 / DESIGN: every memory served and touched (seed 001 §4.5: `touched`,
+        when the recall says; older recalls touched all they served) counts one access;
+        not a change of the memory, so its version and `updated_at` stay."""
         at = record.at.isoformat()
-        for memory_id in dict.fromkeys(record.data.get("memory_ids") or ()):
+        touched = record.data.get("touched")
+        served = record.data.get("memory_ids") if touched is None else touched
+        for memory_id in dict.fromkeys(served or ()):
             row = self.rows.get(memory_id)
             if row is not None:
                 row[_I["access_count"]] += 1

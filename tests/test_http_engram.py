@@ -127,11 +127,9 @@ def test_recall_and_search_by_get(server: LiveServer) -> None:
     assert ok(http.post("/recall", json=floor))["memories"]  # the default floor: 0.30
     assert ok(http.post("/recall", json={**floor, "min_score": 1.0}))["memories"] == []
 
-    unsupported = {"query": "peanuts", "user_id": "maya", "expand": True}
-    assert (
-        "expand"
-        in assert_error(http.post("/recall", json=unsupported), 400, "bad_request")["message"]
-    )
+    # engram's expand and rerank (seed 001 §4.4-4.5): the LLM asked, its calls recorded
+    expanded = {"query": "peanuts", "user_id": "maya", "expand": True, "rerank": True, "dry": True}
+    assert [m["id"] for m in ok(http.post("/recall", json=expanded))["memories"]][:1] == [peanuts]
     assert_error(
         http.post("/recall", json={"query": "peanuts", "user_id": "ines"}), 403, "user_not_allowed"
     )

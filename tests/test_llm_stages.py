@@ -66,6 +66,8 @@ from mnemoledger.commands.llm.schemas import (
     StyleObservation,
     SynthesizeInput,
 )
+from mnemoledger.commands.llm.search_prompts import SEARCH_STAGES
+from mnemoledger.commands.llm.search_schemas import ExpandInput, RerankCandidate, RerankInput
 from mnemoledger.commands.llm.stage import Stage
 from mnemoledger.ledger import InvalidInput, Settings
 from mnemoledger.ledger.policy import INSIGHT_MAX_TOKENS
@@ -561,6 +563,11 @@ SAMPLE_INPUTS: dict[str, Any] = {
     "insight": InsightInput(
         activity=["Maya ran 10 km", "Maya ran 12 km", "Maya ran 15 km"], new_facts=[]
     ),
+    "expand": ExpandInput(query="where does Maya live"),
+    "rerank": RerankInput(
+        query="where does Maya live",
+        candidates=[RerankCandidate(id="m1", content="Maya lives in Berlin")],
+    ),
 }
 
 BOUNDARY_TAGS = {
@@ -583,6 +590,8 @@ BOUNDARY_TAGS = {
     "name_topics": ["topics", "existing_names"],
     "same_fact": ["pairs"],
     "insight": ["activity", "new_facts", "conversation"],
+    "expand": ["query"],
+    "rerank": ["query", "memories"],
 }
 
 
@@ -598,6 +607,7 @@ def test_registry_holds_every_stage_with_a_versioned_prompt() -> None:
         MULTI_FACT,
         MERGE_NOTES,
         *CONSOLIDATION_STAGES.values(),
+        *SEARCH_STAGES.values(),
     ]
     assert list(STAGES.values()) == constants
     assert set(STAGES) == set(SAMPLE_INPUTS) == set(BOUNDARY_TAGS)

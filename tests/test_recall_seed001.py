@@ -13,6 +13,10 @@ import numpy as np
 import pytest
 
 from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm.prompts import STAGES
+from mnemoledger.commands.llm.rules.search import expand as offline_expand
+from mnemoledger.commands.llm.scripted import ScriptedProvider
+from mnemoledger.commands.llm.search_schemas import ExpandInput, RerankOutput
 from mnemoledger.commands.models import SearchHit
 from mnemoledger.commands.recall.search import (
     SearchOptions,
@@ -32,6 +36,7 @@ from mnemoledger.ledger.policy import (
 )
 from mnemoledger.projections.embeddings.calibration import Calibration
 from mnemoledger.projections.fts_text import fts_text
+from mnemoledger.projections.layers import MemoryRow
 
 NOW = datetime(2026, 1, 10, tzinfo=UTC)
 
@@ -191,7 +196,7 @@ def test_s6_fts_query_building_and_operator_is_an_option(memory: MnemoLedger) ->
         update={"search_fts_operator": anded_options.fts_operator}
     )
     memory.parts.settings = with_and
-    anded = memory.search("Lisbon river", user="u", fusion="weighted", min_score=0.0)
+    anded = memory.search("Lisbon river", user="u", fusion="weighted", min_score=0.0, expand=False)
     assert sum(h.keyword_rank is not None for h in ored) == 2  # OR: either word
     assert sum(h.keyword_rank is not None for h in anded) == 0  # AND: no memory has both
 
@@ -202,3 +207,112 @@ def test_s6_bm25_score_normalization_seed_option() -> None:
     assert seed_bm25_score(1.0) == pytest.approx(0.5)
     assert bm25_score(-10.0) == pytest.approx(10 / 11)  # default: the best match highest
     assert SearchOptions(bm25="seed").bm25 == "seed"
+
+
+# --- §4.4 query expansion, §4.5 re-ranking and touch --------------------------------------
+
+
+def _calls(memory: MnemoLedger, since: int) -> list[str]:
+    return [e.data["stage"] for e in memory.log()[since:] if e.type == "LLMCallRecorded"]
+
+
+def test_s4_4_query_expansion_explicit_is_recorded_and_offline_gives_keywords(
+    memory: MnemoLedger,
+) -> None:
+    assert "Bilingual" in STAGES["expand"].system  # the prompt asks for Chinese and English
+    assert offline_expand(ExpandInput(query="What did Caroline paint?")).queries == [
+        "Caroline paint",
+        "paint",
+    ]
+    memory.add(["Caroline painted a sunset over the lake"], user="u")
+    before = len(memory.log())
+    hits = memory.search("What did Caroline paint?", user="u", expand=True)
+    assert hits[0].content == "Caroline painted a sunset over the lake"
+    assert _calls(memory, before) == ["expand"]
+    requested = [e for e in memory.log()[before:] if e.type == "SearchRequested"]
+    assert requested[0].data["input"]["query"] == "What did Caroline paint?"
+    before = len(memory.log())
+    memory.search("What did Caroline paint?", user="u", expand=False)
+    assert _calls(memory, before) == []  # nothing recorded without the LLM
+
+
+def test_s4_4_auto_expand_below_threshold_uses_the_better_alternative(
+    memory: MnemoLedger,
+) -> None:
+    memory.add(["I drink espresso every morning"], user="u")
+    asked: list[str] = []
+
+    def alternatives(query: str) -> list[str]:
+        asked.append(query)
+        return ["espresso"]
+
+    # engram relevance is the similarity: a query sharing no word with anything is weak
+    hits = memory.search("hot beverage", user="u", fusion="engram", expand=alternatives)
+    assert asked == ["hot beverage"]
+    assert hits and hits[0].content == "I drink espresso every morning"
+    asked.clear()
+    memory.search("espresso", user="u", fusion="engram", expand=alternatives)
+    assert asked == []  # a good match: no expansion
+
+
+def test_s4_5_rerank_prompt_reorders_and_scores_still_fall(memory: MnemoLedger) -> None:
+    memory.add(["Caroline painted a sunset over the lake"], user="u")
+    memory.add(["Caroline paints every Sunday with her friend Melanie"], user="u")
+    plain = memory.search("Caroline paint", user="u")
+    assert len(plain) == 2
+    before = len(memory.log())
+    offline = memory.search("Caroline paint", user="u", rerank=True)
+    assert [h.id for h in offline] == [h.id for h in plain]  # offline: the search's order
+    assert _calls(memory, before) == ["rerank"]
+    scripted = ScriptedProvider(memory.parts.llm)
+    scripted.script("rerank", RerankOutput(ranking=[plain[1].id, plain[0].id]))
+    memory.parts.llm = scripted
+    reranked = memory.search("Caroline paint", user="u", rerank=True)
+    assert [h.id for h in reranked] == [plain[1].id, plain[0].id]
+    assert [h.score for h in reranked] == sorted((h.score for h in plain), reverse=True)
+
+
+def test_s4_5_touch_only_relevance_above_half_and_dry_skips(memory: MnemoLedger) -> None:
+    memory.add(["Caroline painted a sunset over the lake"], user="u", kind="episodic")
+    memory.add(["Melanie runs a pottery class on Saturdays"], user="u", kind="episodic")
+    asked = {"agent": "supervisor", "user": "u", "return_mode": "full", "top_k": 5}
+    dry = memory.query("What did Caroline paint?", dry=True, **asked)  # type: ignore[arg-type]
+    assert dry.results
+    assert memory.log()[-1].data["touched"] == []
+    assert all(m.access_count == 0 for m in _rows(memory))
+    served = memory.query("What did Caroline paint?", **asked)  # type: ignore[arg-type]
+    recall = memory.log()[-1]
+    relevance = {h.id: h.relevance for h in memory.search("What did Caroline paint?", user="u")}
+    touched = recall.data["touched"]
+    assert touched == [r.id for r in served.results if (relevance.get(r.id) or 0) > 0.5]
+    counts = {m.id: m.access_count for m in _rows(memory)}
+    assert all(counts[i] == (1 if i in touched else 0) for i in counts)
+
+
+def _rows(memory: MnemoLedger) -> list[MemoryRow]:
+    memory.refresh()
+    return memory.layers.list("u")
+
+
+# --- §4.1 hybrid retrieval: the fact graph channel ------------------------------------------
+
+
+def test_s4_1_fact_linked_memories_enter_with_relevance_one(memory: MnemoLedger) -> None:
+    met = memory.add(["We met at the conference in spring"], user="u").memories[0].id
+    memory.add(["The garden needs watering twice a week"], user="u")
+    memory.state_fact("Maya", "works_at", "Acme", memory=met)
+    for fusion in ("rrf", "engram"):
+        hits = memory.search("Acme", user="u", fusion=fusion, expand=False)
+        assert hits[0].id == met and hits[0].relevance == 1.0
+    # a fact that no longer holds links nothing
+    memory.state_fact("Maya", "works_at", "Initech", memory=met)
+    after = memory.search("Acme", user="u", expand=False)
+    assert all(h.relevance is not None and h.relevance < 1.0 for h in after if h.id == met)
+
+
+def test_s7_search_with_a_namespace_reads_it_and_default(memory: MnemoLedger) -> None:
+    memory.add(["The deploy runs on Fridays"], user="u", namespace="proja")
+    memory.add(["The deploy needs two approvals"], user="u")
+    memory.add(["The deploy is frozen in August"], user="u", namespace="projb")
+    found = {h.namespace for h in memory.search("deploy", user="u", namespace="proja")}
+    assert found == {"proja", "default"}

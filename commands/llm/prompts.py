@@ -367,3 +367,7 @@ STAGES: dict[str, Stage[Any, Any]] = {
 from mnemoledger.commands.llm.consolidation_prompts import CONSOLIDATION_STAGES  # noqa: E402
 
 STAGES.update(CONSOLIDATION_STAGES)
+
+from mnemoledger.commands.llm.search_prompts import SEARCH_STAGES  # noqa: E402
+
+STAGES.update(SEARCH_STAGES)

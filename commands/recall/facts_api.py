@@ -21,17 +21,33 @@ from datetime import UTC, datetime
 from pydantic import BaseModel
 
 from mnemoledger.commands.parts import Parts
+from mnemoledger.commands.recall.search import telling_tokens
 from mnemoledger.ledger import InvalidInput, Memory, MemoryNotFound, validation
 from mnemoledger.ledger.application import retry_on_conflict
 from mnemoledger.ledger.policy import ACTIVE
 from mnemoledger.ledger.provenance import acting_as
-from mnemoledger.projections.facts import FactRow, entity_key
+from mnemoledger.projections.facts import FactRow, FactsProjection, entity_key
 
 MAX_FACT_PART_CHARS = 200
 """A subject, predicate or object is a name, not a paragraph."""
 DEFAULT_FACT_HOPS = 1
 MAX_FACT_HOPS = 2  # seed 001 §4.1: "Multi-hop traversal (up to 2 hops)"
 DEFAULT_FACTS_LIMIT = 50
+FACT_CHANNEL_WORDS = 8
+"""Words of a query looked up as entities by the search's fact channel, at most."""
+FACT_CHANNEL_LIMIT = 20
+"""Facts each word brings into a search, at most."""
+
+
+def fact_linked_memories(model: FactsProjection, user_id: str, query: str, at: str) -> list[str]:
+    """Seed 001 §4.1, the fact graph channel of a search: the memories stating a fact that
+    holds at `at` and names one of the query's words as its subject or object, or is up to
+    2 hops from one (`FactsProjection.about`), in the order found."""
+    found: list[str] = []
+    for word in telling_tokens(query)[:FACT_CHANNEL_WORDS]:
+        rows = model.about(user_id, word, at=at, hops=MAX_FACT_HOPS, limit=FACT_CHANNEL_LIMIT)
+        found.extend(row.memory_id for row in rows)
+    return list(dict.fromkeys(found))
 
 
 class FactNotFound(MemoryNotFound):

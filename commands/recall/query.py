@@ -55,11 +55,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.recall.relations import edges_of, related_bullets, relation_boost
 from mnemoledger.commands.recall.search import (
+    DEFAULT_OPTIONS,
     SearchOptions,
     embed_early,
     hybrid_search,
     query_vector_of,
 )
+from mnemoledger.commands.recall.search_llm import SearchHooks
 from mnemoledger.commands.write.categories import CategoriesConfig, Scope
 from mnemoledger.commands.write.procedural import in_context
 from mnemoledger.ledger import Ledger, Provenance
@@ -78,6 +80,7 @@ from mnemoledger.ledger.policy import (
     QUERY_DEFAULT_RETURN,
     QUERY_DEFAULT_TOP_K,
     QUERY_OVERFETCH,
+    RECALL_TOUCH_MIN_RELEVANCE,
     RELATION_RERANK_DEPTH,
     SEARCH_MAX_K,
     SEARCH_OVERFETCH,
@@ -225,6 +228,15 @@ class QueryRequest(BaseModel):
     """The conversation thread: the answer starts with its delta header."""
     since_rev: int | None = Field(default=None, ge=0)
     """The header's base revision (default: the last one this agent was served here)."""
+    fusion: Literal["rrf", "weighted", "engram"] | None = None
+    """How the search fuses vectors and keywords (default: the setting `search_fusion`)."""
+    expand: bool | None = None
+    """Search LLM-written alternative phrasings too: always (true), never (false), or when
+    the best match is below 0.25 (default, setting `search_expand`)."""
+    rerank: bool = False
+    """Let the LLM reorder the searched results."""
+    dry: bool = False
+    """Serve without touching: no access is counted (seed 001 §4.5)."""
 
     @field_validator("agent")
     @classmethod
@@ -296,6 +308,8 @@ class _Candidate:
     context: str
     score: float | None = None
     relevance: float | None = None
+    fused: float | None = None
+    """The search's fused relevance (0-1); None: served by `context: all`."""
 
 
 def parse_request(request: QueryRequest | Mapping[str, Any]) -> QueryRequest:
@@ -342,10 +356,15 @@ def memory_query(
     refresh: Callable[[], object] = lambda: None,
     now: datetime | None = None,
     options: SearchOptions | None = None,
+    hooks: SearchHooks | None = None,
 ) -> QueryResult:
     """Answer one `memory.query` (see the module doc) and record it as `RecallServed`.
-    `options`: how the search fuses and scores (default: `search.DEFAULT_OPTIONS`)."""
+    `options`: how the search fuses and scores (default: `search.DEFAULT_OPTIONS`, the
+    request's `fusion` overriding theirs); `hooks`: its query expansion and re-ranking."""
     req = parse_request(request)
+    options = options or DEFAULT_OPTIONS
+    if req.fusion is not None:
+        options = replace(options, fusion=req.fusion)
     named = req.filters.category
     # refused here, nothing searched: categories, and a `category` filter, beyond the allowlist
     scope = categories.scope(req.agent, req.categories or named)
@@ -376,7 +395,16 @@ def memory_query(
         searched = req.model_copy(update={"top_k": room})
         search_vector = query_vector_of(early, layers, embedder, user, req.query)
         found, hidden = _searched(
-            layers, vectors, embedder, scope, searched, moment, graph, search_vector, options
+            layers,
+            vectors,
+            embedder,
+            scope,
+            searched,
+            moment,
+            graph,
+            search_vector,
+            options,
+            hooks,
         )
         candidates += found
 
@@ -385,6 +413,7 @@ def memory_query(
         header = _fit_header(header, req.budget_tokens)
     used = 0 if header is None else estimate_tokens(header)
     results: list[BulletResult | FullResult] = []
+    touched: list[str] = []
     for candidate in candidates:
         result = _render(candidate, req.return_mode, graph)
         cost = estimate_tokens(rendered(result))
@@ -392,6 +421,8 @@ def memory_query(
             break
         results.append(result)
         used += cost
+        if not req.dry and _touches(candidate):
+            touched.append(candidate.row.id)
     related: list[str] = []
     if graph is not None and results:
         for line in related_bullets(
@@ -422,8 +453,11 @@ def memory_query(
             budget_tokens=req.budget_tokens,
             rev=shown_rev,
             since_rev=since,
+            touched=touched,
         )
     ledger.save(recall)
+    if hooks is not None:
+        hooks.finish()
     return QueryResult(
         header=header,
         results=results,
@@ -434,6 +468,14 @@ def memory_query(
         hidden=hidden,
         message=_hidden_message(hidden, scope) if hidden and not results else None,
     )
+
+
+def _touches(candidate: _Candidate) -> bool:
+    """Seed 001 §4.5: a searched result is touched (its access counted) when its relevance
+    is above 0.5; a `context: all` memory, served whatever the query, always is."""
+    if candidate.context != CONTEXT_RAG or candidate.fused is None:
+        return True
+    return candidate.fused > RECALL_TOUCH_MIN_RELEVANCE
 
 
 def _hidden_message(hidden: int, scope: Scope) -> str:
@@ -493,6 +535,7 @@ def _searched(
     graph: GraphProjection | None = None,
     search_vector: npt.NDArray[np.float32] | None = None,
     options: SearchOptions | None = None,
+    hooks: SearchHooks | None = None,
 ) -> tuple[list[_Candidate], int]:
     """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
     over-fetched, filtered here, `rag_length` per category, relevance >= threshold; with a
@@ -521,6 +564,10 @@ def _searched(
             query_vector=search_vector,
             options=options,
             now=now,
+            expand=None if hooks is None else hooks.expand,
+            rerank=None if hooks is None else hooks.rerank,
+            expand_always=hooks is not None and hooks.expand_always,
+            facts=None if hooks is None else hooks.facts,
         )
         fresh = [hit for hit in hits if hit.id not in seen]
         seen.update(hit.id for hit in fresh)
@@ -536,18 +583,18 @@ def _searched(
                     outside.append(row)
                 continue
             if _servable_for(row, scope, req, now):
-                eligible.append((hit.score, row))
+                eligible.append((hit.score, row, hit.relevance))
         relevance: list[float | None] = [None] * len(eligible)
         if req.threshold is not None and (eligible or outside):
             if query_vector is None:
                 query_vector = np.asarray(embedder.query(req.query), dtype=np.float32)
-            texts = [r.content for _, r in eligible] + [r.content for r in outside]
+            texts = [r.content for _, r, _ in eligible] + [r.content for r in outside]
             similarities = np.asarray(embedder.passages(texts), np.float32) @ query_vector
             relevance = [float(v) for v in similarities[: len(eligible)]]
             hidden += sum(float(v) >= req.threshold for v in similarities[len(eligible) :])
         else:
             hidden += len(outside)
-        for (score, row), similarity in zip(eligible, relevance, strict=True):
+        for (score, row, fused), similarity in zip(eligible, relevance, strict=True):
             if similarity is not None and req.threshold is not None and similarity < req.threshold:
                 continue
             category = row.effective_category
@@ -556,7 +603,7 @@ def _searched(
                 continue
             per_category[category] = per_category.get(category, 0) + 1
             rounded = None if similarity is None else round(similarity, 6)
-            picked.append(_Candidate(row, CONTEXT_RAG, score, rounded))
+            picked.append(_Candidate(row, CONTEXT_RAG, score, rounded, fused))
             if len(picked) >= wanted:
                 return _boosted(picked, graph, req.top_k), hidden
         if len(hits) < k or k >= SEARCH_MAX_K:

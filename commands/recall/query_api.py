@@ -16,8 +16,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from mnemoledger.commands.parts import Parts
-from mnemoledger.commands.recall.query import QueryRequest, QueryResult, memory_query
+from mnemoledger.commands.recall.query import (
+    QueryRequest,
+    QueryResult,
+    memory_query,
+    parse_request,
+)
 from mnemoledger.commands.recall.search import SearchOptions
+from mnemoledger.commands.recall.search_llm import search_hooks
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import PROCEDURAL_CATEGORY, QUERY_DEFAULT_RETURN, QUERY_DEFAULT_TOP_K
 from mnemoledger.ledger.validation import identifier
@@ -40,9 +46,20 @@ class Query:
 
     def memory_query(self, request: QueryRequest | Mapping[str, Any]) -> QueryResult:
         """Seed 003 §6 as a tool call: `{"agent", "query", "categories", "filters": {"user_id",
-        ...}, "top_k", "return", "budget_tokens", "threshold", "thread", "since_rev"}`."""
+        ...}, "top_k", "return", "budget_tokens", "threshold", "thread", "since_rev"}`, and
+        the search's `fusion`, `expand`, `rerank` and `dry` (seed 001 §4.4-4.5)."""
+        req = parse_request(request)
+        hooks = search_hooks(
+            self.parts,
+            query=req.query,
+            user=req.filters.user_id,
+            expand=req.expand,
+            rerank=req.rerank,
+            agent=req.agent,
+            thread=req.thread,
+        )
         return memory_query(
-            request,
+            req,
             ledger=self.parts.ledger,
             layers=self.parts.layers,
             vectors=self.parts.vectors,
@@ -53,6 +70,7 @@ class Query:
             refresh=self.parts.refresh,
             graph=self.parts.graph_model,
             options=SearchOptions.of(self.parts.settings),
+            hooks=hooks,
         )
 
     def query(
@@ -69,12 +87,18 @@ class Query:
         threshold: float | None = None,
         thread: str | None = None,
         since_rev: int | None = None,
+        fusion: str | None = None,
+        expand: bool | None = None,
+        rerank: bool = False,
+        dry: bool = False,
     ) -> QueryResult:
         """`memory.query` for `agent` over `user`'s memories: allowlist enforced first, then
         the delta header (with `thread`) and the results, as bullets or full memories,
         within `budget_tokens`. `filters` takes the other keys (agent_id, run_id, actor_id,
         role, category, pinned, importance_min/max on the 1-5 scale when a bound is above
-        1 else 0-1, importance_scale, updated_after/before)."""
+        1 else 0-1, importance_scale, updated_after/before). `fusion` (rrf, weighted,
+        engram), `expand`, `rerank` and `dry` steer the search (seed 001 §4.4-4.5): `dry`
+        counts no access; otherwise results with relevance above 0.5 are touched."""
         given = dict(filters or {})
         if given.get("user_id", user) != user:
             raise InvalidInput("filters.user_id differs from user")
@@ -91,6 +115,10 @@ class Query:
                 "threshold": threshold,
                 "thread": thread,
                 "since_rev": since_rev,
+                "fusion": fusion,
+                "expand": expand,
+                "rerank": rerank,
+                "dry": dry,
             }
         )
 

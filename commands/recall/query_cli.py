@@ -11,8 +11,9 @@ A disallowed category or an unknown agent is bad input (exit 2) and writes nothi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +25,7 @@ from mnemoledger.ledger.policy import (
     QUERY_DEFAULT_RETURN,
     QUERY_DEFAULT_TOP_K,
     RETURN_MODES,
+    SEARCH_FUSION_CHOICES,
     SEARCH_MAX_K,
 )
 
@@ -88,6 +90,28 @@ def _show_related(result: QueryResult) -> None:
         output.stdout.print(f"  {line}", markup=False)
 
 
+def search_switches(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`--fusion`, `--expand/--no-expand` and `--rerank`: how `query` and `search` search."""
+    for option in reversed(
+        (
+            click.option(
+                "--fusion",
+                type=click.Choice(SEARCH_FUSION_CHOICES),
+                help="How vector and keyword matches combine (default: the setting, rrf).",
+            ),
+            click.option(
+                "--expand/--no-expand",
+                default=None,
+                help="Also search alternative phrasings from the LLM: always / never "
+                "(default: only when nothing matches well).",
+            ),
+            click.option("--rerank", is_flag=True, help="Let the LLM reorder the results."),
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.command()
 @click.argument("query_text", metavar="QUERY")
 @click.option("--agent", required=True, help="The agent asking (its allowlist applies).")
@@ -129,6 +153,8 @@ def _show_related(result: QueryResult) -> None:
 )
 @click.option("--updated-after", help="Filter: updated at or after this ISO date/time.")
 @click.option("--updated-before", help="Filter: updated before this ISO date/time.")
+@search_switches
+@click.option("--dry", is_flag=True, help="Serve without counting an access to the results.")
 @global_options
 @pass_state
 def query(
@@ -154,6 +180,10 @@ def query(
     importance_scale: str | None,
     updated_after: str | None,
     updated_before: str | None,
+    fusion: str | None,
+    expand: bool | None,
+    rerank: bool,
+    dry: bool,
 ) -> None:
     """An agent's scoped recall: the thread's recent memory changes first, then the best
     matches in the categories the agent may read, within a token budget."""
@@ -182,6 +212,10 @@ def query(
         threshold=threshold,
         thread=thread,
         since_rev=since_rev,
+        fusion=fusion,
+        expand=expand,
+        rerank=rerank,
+        dry=dry,
     )
     output.emit(state.as_json, result, lambda: _show(result))
 

@@ -25,6 +25,7 @@ from mnemoledger.commands.recall.search import (
     hybrid_search,
     query_vector_of,
 )
+from mnemoledger.commands.recall.search_llm import search_hooks
 from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
 from mnemoledger.ledger.policy import (
     LATEST_DEFAULT_LIMIT,
@@ -101,8 +102,8 @@ class Reads:
         k: int = SEARCH_DEFAULT_K,
         fusion: Fusion | None = None,
         min_score: float = SEARCH_MIN_SCORE,
-        expand: Expand | None = None,
-        rerank: Rerank | None = None,
+        expand: Expand | bool | None = None,
+        rerank: Rerank | bool | None = None,
         at: datetime | None = None,
         namespace: str | None = None,
     ) -> builtins.list[SearchHit]:
@@ -110,7 +111,11 @@ class Reads:
         "engram"; default: the setting `search_fusion`) ranked by engram's recall score;
         see `commands.search`. Recency and expiry are
         judged at `at` (default: now), which makes results reproducible. With `namespace`,
-        only that namespace's memories and the shared `default` ones."""
+        only that namespace's memories and the shared `default` ones. `expand`: True asks
+        the LLM for alternative phrasings and searches them too, False never, None when
+        the best match is below 0.25 (setting `search_expand`: auto); `rerank=True` lets
+        the LLM reorder the results (seed 001 §4.4-4.5). LLM calls are recorded on a
+        `SearchRequested` command; nothing else is written."""
         identifier("user", user)
         if not query.strip():
             raise InvalidInput("query is empty")
@@ -120,9 +125,10 @@ class Reads:
             choices = ", ".join(SEARCH_FUSION_CHOICES)
             raise InvalidInput(f"fusion must be one of {choices}; got {fusion}")
         parts = self.parts
+        hooks = search_hooks(parts, query=query, user=user, expand=expand, rerank=rerank)
         early = embed_early(parts.layers, parts.embedder, user, query)
         parts.refresh()
-        return hybrid_search(
+        hits = hybrid_search(
             parts.layers,
             parts.vectors,
             parts.embedder,
@@ -132,12 +138,16 @@ class Reads:
             fusion=fusion,
             options=SearchOptions.of(parts.settings),
             min_score=min_score,
-            expand=expand,
-            rerank=rerank,
+            expand=hooks.expand,
+            rerank=hooks.rerank,
+            expand_always=hooks.expand_always,
+            facts=hooks.facts,
             now=at,
             namespace=None if namespace is None else identifier("namespace", namespace),
             query_vector=query_vector_of(early, parts.layers, parts.embedder, user, query),
         )
+        hooks.finish()
+        return hits
 
     def core(self, *, user: str) -> CoreOut:
         """The user's core.md (HAEMA core layer) and its version number."""

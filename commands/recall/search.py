@@ -124,6 +124,8 @@ Bm25Normalization = Literal["strength", "seed"]
 `1 / (1 - rank)` for negative ranks, `1 / (1 + rank)` otherwise."""
 Expand = Callable[[str], Sequence[str]]
 """Alternative phrasings of a query (e.g. an LLM's); the original is searched anyway."""
+FactLinked = Callable[[str], Sequence[str]]
+"""The memories linked to a current fact the query names (seed 001 §4.1 fact channel)."""
 Rerank = Callable[[str, list[SearchHit]], list[SearchHit]]
 """Reorders (and may drop) the scored candidates, best first; the top `k` are kept."""
 
@@ -680,6 +682,8 @@ class _Search:
     now: datetime
     namespaces: frozenset[str] | None = None
     """Only memories of these namespaces; None: every namespace."""
+    facts: FactLinked | None = None
+    """The fact channel: memories it names enter with relevance 1.0 (seed 001 §4.1)."""
 
     def once(self, query: str, query_vector: npt.ArrayLike | None = None) -> _Scored:
         # the keyword side runs in a worker thread while this one embeds the query and
@@ -701,6 +705,12 @@ class _Search:
         if fusion == "engram":
             to_reference = self.vectors.calibration.to_reference
             _engram_fuse(candidates, rows, query, to_reference, self.min_score)
+        fact_linked = self._fact_linked(query)
+        rows.update(self.layers.recall_rows([i for i in fact_linked if i not in rows]))
+        for memory_id in fact_linked:
+            c = candidates.setdefault(memory_id, _Candidate())
+            c.relevance = c.match = 1.0
+            c.admitted = True
         scored: list[tuple[float, float, str, RecallRow, _Candidate, float]] = []
         best = 0.0
         for memory_id, c in candidates.items():
@@ -721,13 +731,25 @@ class _Search:
     def vector_query(self, query: str) -> str:
         return vector_query(self.layers, self.user_id, query)
 
+    def _fact_linked(self, query: str) -> list[str]:
+        if self.facts is None:
+            return []
+        try:
+            return list(self.facts(query))
+        except Exception as error:  # a damaged fact index leaves the other channels
+            logger.warning("fact channel failed (%s); searching without it", error)
+            return []
+
     def _keyword(self, query: str) -> tuple[list[tuple[str, float]], dict[str, RecallRow]]:
         keyword = _keyword_candidates(self.layers, self.user_id, query, self.pool, self.options)
         return keyword, self.layers.recall_rows([memory_id for memory_id, _ in keyword])
 
-    def expanded(self, query: str, expand: Expand, original: _Scored) -> _Scored:
+    def expanded(
+        self, query: str, expand: Expand, original: _Scored, always: bool = False
+    ) -> _Scored:
         """Search the alternatives too, keeping each memory's best hit; the merged result
-        only if its best relevance beats the original's (seed 001 §4.4)."""
+        only if its best relevance beats the original's (seed 001 §4.4), or `always` (an
+        expansion asked for)."""
         best = {hit.id: hit for hit in original.hits}
         best_match = original.best_match
         for alternative in dict.fromkeys(a for a in expand(query) if a.strip() and a != query):
@@ -736,7 +758,7 @@ class _Search:
             for hit in found.hits:
                 if hit.id not in best or hit.score > best[hit.id].score:
                     best[hit.id] = hit
-        if best_match <= original.best_match:
+        if best_match <= original.best_match and not always:
             return original
         return _Scored(sorted(best.values(), key=_order), best_match)
 
@@ -811,8 +833,10 @@ def hybrid_search(
     rerank: Rerank | None = None,
     now: datetime | None = None,
     query_vector: npt.ArrayLike | None = None,
+    expand_always: bool = False,
     pool: int | None = None,
     namespace: str | None = None,
+    facts: FactLinked | None = None,
 ) -> list[SearchHit]:
     """The `k` best active, unexpired memories of `user_id` for `query`, best first.
 
@@ -826,7 +850,10 @@ def hybrid_search(
     keywords are joined and how BM25 is normalised (default: rank fusion, halving, OR,
     strength); `query_vector` is the query's embedding when the caller already has it; `now` is the
     time recency and expiry are judged at; `namespace` keeps that namespace's memories and
-    the shared `default` ones (seed 001 §7), after the retrievers' pools."""
+    the shared `default` ones (seed 001 §7), after the retrievers' pools. `expand` is
+    called when the best match is below `AUTO_EXPAND_THRESHOLD`, or always with
+    `expand_always` (seed 001 §4.4). `facts`: the fact channel, whose memories enter with
+    relevance 1.0 (seed 001 §4.1)."""
     if k <= 0:
         return []
     options = options or DEFAULT_OPTIONS
@@ -844,10 +871,11 @@ def hybrid_search(
         min_score,
         now or datetime.now(UTC),
         None if namespace is None else frozenset({namespace, SHARED_NAMESPACE}),
+        facts,
     )
     result = search.once(query, query_vector)
-    if expand is not None and result.best_match < AUTO_EXPAND_THRESHOLD:
-        result = search.expanded(query, expand, result)
+    if expand is not None and (expand_always or result.best_match < AUTO_EXPAND_THRESHOLD):
+        result = search.expanded(query, expand, result, always=expand_always)
     hits = result.hits[: search.pool]
     if rerank is not None:
         hits = list(rerank(query, hits))

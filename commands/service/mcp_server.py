@@ -523,6 +523,10 @@ def build_server(
         ] = None,
         layer: LayerName = None,
         k: Annotated[int, Field(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_RESULTS,
+        expand: Annotated[
+            bool | None, Field(description="Also search LLM rephrasings: true always, false never.")
+        ] = None,
+        rerank: Annotated[bool, Field(description="Let the LLM reorder the results.")] = False,
     ) -> list[SearchHit]:
         """Find the user's memories matching the words or the meaning of `query`, best
         first, with their scores."""
@@ -531,8 +535,9 @@ def build_server(
             user = user_of(scoped, user_id)
             prefix = namespace_prefix(layer, namespace)
             if not prefix:
-                return scoped.search(query, user=user, k=k)
-            hits = scoped.search(query, user=user, k=min(SEARCH_MAX_K, k * QUERY_OVERFETCH))
+                return scoped.search(query, user=user, k=k, expand=expand, rerank=rerank)
+            fetch = min(SEARCH_MAX_K, k * QUERY_OVERFETCH)
+            hits = scoped.search(query, user=user, k=fetch, expand=expand, rerank=rerank)
             rows = scoped.memory.layers.get_many([h.id for h in hits])
             return [h for h in hits if h.id in rows and rows[h.id].namespace.startswith(prefix)][:k]
 
@@ -559,6 +564,11 @@ def build_server(
         threshold: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None,
         thread: Identifier | None = None,
         since_rev: Annotated[int | None, Field(ge=0)] = None,
+        expand: Annotated[
+            bool | None, Field(description="Also search LLM rephrasings: true always, false never.")
+        ] = None,
+        rerank: Annotated[bool, Field(description="Let the LLM reorder the results.")] = False,
+        dry: Annotated[bool, Field(description="Do not count an access to the results.")] = False,
     ) -> QueryResult:
         """What you may know about the user for this question, best first, as bullets
         (`[category] text`) or full memories, within a token budget if given. With
@@ -575,6 +585,9 @@ def build_server(
                 "threshold": threshold,
                 "thread": thread,
                 "since_rev": since_rev,
+                "expand": expand,
+                "rerank": rerank,
+                "dry": dry,
             }
             return scoped.query(request)
 

@@ -43,6 +43,7 @@ from mnemoledger.commands.recall.query import FullResult, QueryResult
 from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import ResumeOut, build_resume, tree_topics
+from mnemoledger.commands.recall.search import Fusion
 from mnemoledger.commands.service.keys import Principal
 from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.ledger import Provenance
@@ -403,12 +404,22 @@ class ScopedMemory:
         k: int = SEARCH_DEFAULT_K,
         min_score: float = SEARCH_MIN_SCORE,
         namespace: str | None = None,
+        fusion: Fusion | None = None,
+        expand: bool | None = None,
+        rerank: bool = False,
     ) -> builtins.list[SearchHit]:
         user_id = self.check_user(user)
         restricted = self.categories is not None
         fetch = min(SEARCH_MAX_K, k * QUERY_OVERFETCH) if restricted else k
         hits = self.memory.search(
-            query, user=user_id, k=fetch, min_score=min_score, namespace=namespace
+            query,
+            user=user_id,
+            k=fetch,
+            min_score=min_score,
+            namespace=namespace,
+            fusion=fusion,
+            expand=expand,
+            rerank=rerank,
         )
         if restricted:
             rows = self.memory.layers.get_many([h.id for h in hits])
@@ -425,6 +436,8 @@ class ScopedMemory:
         limit: int = SEARCH_DEFAULT_K,
         min_score: float | None = None,
         dry: bool = False,
+        expand: bool | None = None,
+        rerank: bool = False,
     ) -> EngramRecallResult:
         """engram's recall (seed 001 §4) as this key: `memory.query` with full results,
         which records what it served (engram's touch: access counts), or with `dry` the
@@ -433,7 +446,9 @@ class ScopedMemory:
         user_id = self.check_user(user)
         if dry:
             floor = SEARCH_MIN_SCORE if min_score is None else min_score
-            hits = self.search(query, user=user_id, k=limit, min_score=floor)
+            hits = self.search(
+                query, user=user_id, k=limit, min_score=floor, expand=expand, rerank=rerank
+            )
             self.memory.refresh()
             rows = self.memory.layers.get_many([h.id for h in hits])
             shown = [
@@ -457,6 +472,8 @@ class ScopedMemory:
             "top_k": limit,
             "return": FULL,
             "threshold": min_score,
+            "expand": expand,
+            "rerank": rerank,
         }
         answer = self.query({k: v for k, v in request.items() if v is not None})
         found = [r for r in answer.results if isinstance(r, FullResult)]

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from mnemoledger.commands.llm.rules import consolidation
+from mnemoledger.commands.llm.rules import consolidation, search
 from mnemoledger.commands.llm.rules.core import core_update
 from mnemoledger.commands.llm.rules.extract import extract
 from mnemoledger.commands.llm.rules.merge import insert_merge, merge_notes
@@ -37,6 +37,9 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "name_topics": consolidation.name_topics,
     "same_fact": consolidation.same_fact,
     "insight": consolidation.insight,
+    # search (seed 001 §4.4-4.5)
+    "expand": search.expand,
+    "rerank": search.rerank,
     "resume_compress": resume_compress,
 }
 """The rule of each stage, by stage name."""

@@ -110,6 +110,12 @@ class SearchRequest(_Body):
     k: int = Field(default=SEARCH_DEFAULT_K, ge=1, le=SEARCH_MAX_K)
     namespace: Identifier | None = None
     """Only this namespace's memories and the shared `default` ones (seed 001 §7)."""
+    fusion: Literal["rrf", "weighted", "engram"] | None = None
+    """How vectors and keywords are fused (default: the server's `search_fusion`)."""
+    expand: bool | None = None
+    """LLM query expansion: always (true), never (false), below 0.25 (default)."""
+    rerank: bool = False
+    """Let the LLM reorder the results."""
 
 
 class EngramRecallRequest(_Body):
@@ -129,12 +135,12 @@ class EngramRecallRequest(_Body):
         default=False,
         description="Search only: record nothing (no access counted, engram's no-touch).",
     )
-    expand: bool = Field(
-        default=False, description="engram's LLM query expansion: not supported, true is a 400."
+    expand: bool | None = Field(
+        default=None,
+        description="engram's LLM query expansion: always (true), never (false), or when the "
+        "best match is below 0.25 (unset).",
     )
-    rerank: bool = Field(
-        default=False, description="engram's LLM re-ranking: not supported, true is a 400."
-    )
+    rerank: bool = Field(default=False, description="engram's LLM re-ranking of the results.")
 
 
 class QueryBody(_Body):
@@ -153,6 +159,11 @@ class QueryBody(_Body):
     threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
     thread: Identifier | None = None
     since_rev: int | None = Field(default=None, ge=0, le=MAX_POSITION)
+    fusion: Literal["rrf", "weighted", "engram"] | None = None
+    expand: bool | None = None
+    rerank: bool = False
+    dry: bool = False
+    """Serve without counting an access (seed 001 §4.5)."""
 
     def as_request(self) -> dict[str, Any]:
         """The facade's `memory_query` request (the seed's field names)."""

@@ -3,7 +3,7 @@ recall, resume, the delta header, core.md."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
@@ -21,7 +21,6 @@ from mnemoledger.commands.service.http.requests import (
     SearchRequest,
 )
 from mnemoledger.commands.service.scoped import EngramRecallResult
-from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     MAX_POSITION,
     RESUME_RECENT_HOURS,
@@ -46,7 +45,13 @@ async def search(body: SearchRequest, caller: Authenticated) -> list[SearchHit]:
     """Hybrid search (vectors + keywords) in one user's memories, the key's categories only."""
     return await caller.run(
         lambda scoped: scoped.search(
-            body.query, user=body.user_id, k=body.k, namespace=body.namespace
+            body.query,
+            user=body.user_id,
+            k=body.k,
+            namespace=body.namespace,
+            fusion=body.fusion,
+            expand=body.expand,
+            rerank=body.rerank,
         )
     )
 
@@ -58,11 +63,24 @@ async def search_get(
     user_id: Annotated[Identifier, Query()],
     k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = SEARCH_DEFAULT_K,
     namespace: Annotated[Identifier | None, Query()] = None,
+    fusion: Annotated[Literal["rrf", "weighted", "engram"] | None, Query()] = None,
+    expand: Annotated[bool | None, Query()] = None,
+    rerank: Annotated[bool, Query()] = False,
 ) -> list[SearchHit]:
     """engram's `GET /search?q=...&k=...`: the same hybrid search as `POST /search`, in one
     user's memories, the key's categories only (with `namespace`, that namespace's and the
-    shared `default` ones). Records nothing."""
-    return await caller.run(lambda scoped: scoped.search(q, user=user_id, k=k, namespace=namespace))
+    shared `default` ones). Records nothing but the LLM calls of `expand` / `rerank`."""
+    return await caller.run(
+        lambda scoped: scoped.search(
+            q,
+            user=user_id,
+            k=k,
+            namespace=namespace,
+            fusion=fusion,
+            expand=expand,
+            rerank=rerank,
+        )
+    )
 
 
 @router.post("/recall")
@@ -70,8 +88,6 @@ async def recall(body: EngramRecallRequest, caller: Authenticated) -> EngramReca
     """engram's recall (seed 001 §4): the user's best matches in full, at most `limit`,
     above `min_score`; records what it served (access counts) unless `dry`. Runs
     `memory.query` (or, dry, the hybrid search) as the key sees the user's memories."""
-    if body.expand or body.rerank:
-        raise InvalidInput("expand and rerank are not supported: no LLM expansion or re-ranking")
     return await caller.run(
         lambda scoped: scoped.engram_recall(
             body.query,
@@ -79,6 +95,8 @@ async def recall(body: EngramRecallRequest, caller: Authenticated) -> EngramReca
             limit=body.limit,
             min_score=body.min_score,
             dry=body.dry,
+            expand=body.expand,
+            rerank=body.rerank,
         )
     )
 
