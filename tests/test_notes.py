@@ -49,7 +49,7 @@ def event_types(memory: MnemoLedger) -> list[str]:
 # --- writeNote ---------------------------------------------------------------------------
 
 
-def test_volatile_note_without_ttl_is_refused_and_nothing_is_written(home: Path) -> None:
+def test_permanent_note_with_a_ttl_is_refused_and_nothing_is_written(home: Path) -> None:
     result = run(home, "note", "write", "asked for a refund", "--user", "u", "--kind", "log")
     assert result.exit_code == 0, result.stderr
     before = len(run_json(home, "log"))
@@ -64,11 +64,13 @@ def test_volatile_note_without_ttl_is_refused_and_nothing_is_written(home: Path)
         "--kind",
         "log",
         "--stability",
-        "volatile",
+        "permanent",
+        "--ttl-days",
+        "3",
     )
     assert refused.exit_code == 2
     [line] = refused.stderr.strip().splitlines()
-    assert line.startswith("error:") and "volatile" in line and "ttl_days" in line
+    assert line.startswith("error:") and "permanent" in line and "ttl_days" in line
     assert len(run_json(home, "log")) == before
     assert [n["content"] for n in run_json(home, "note", "list", "--user", "u")] == [
         "asked for a refund"

@@ -7,7 +7,8 @@
   user's consistency stream, like every write. Consolidation cycles apply the same rule
   (`consolidation.lifecycle.prune_expired`); this runs it alone, at once.
 - `merge_volatile` is the loop's batch merge: a user's volatile notes at least
-  `VOLATILE_MERGE_AFTER_DAYS` old (still active: not expired, not superseded) are merged by
+  `VOLATILE_MERGE_AFTER_DAYS` old (still active: not expired, not superseded; seed 002's
+  targets are those written without a TTL, which never expire) are merged by
   mergeNotes, oldest first, in batches of `MERGE_BATCH_SIZE` per scope. A batch needs two
   notes (mergeNotes merges 2+); a lone note waits for the next run. The worker runs it after
   every consolidation cycle (`commands.lifecycle.worker`).

@@ -107,7 +107,8 @@ class WriteNoteRequest:
     stability: str | None = None
     """volatile, stable or permanent; None = permanent for profile kinds, else stable."""
     ttl_days: float | None = None
-    """Required for volatile, refused for permanent; expires_at = now + ttl_days."""
+    """Refused for permanent; expires_at = now + ttl_days. A volatile note without one never
+    expires: the maintenance loop merges it with others after a week (seed 002)."""
     sensitivity: str = NORMAL
     evidence: Sequence[str] = ()
     confidence: float = DEFAULT_NOTE_CONFIDENCE
@@ -284,8 +285,6 @@ class NotesPipeline:
         stability = max((m.stability for m in originals), key=DURABILITY.__getitem__)
         if stability == PERMANENT:
             expires_at = None
-        elif stability == VOLATILE and expires_at is None:
-            stability = STABLE  # a volatile note needs a TTL; none of the originals had one
         summary = NewMemory(
             content=content,
             kind=MEMORY_KIND_OF_NOTE[SUMMARY],
@@ -435,8 +434,6 @@ def check_write_request(request: WriteNoteRequest) -> None:
         raise InvalidInput("an agent profile belongs on an agent note")
     if request.ttl_days is not None:
         validation.ttl_days(request.ttl_days)
-    if stability == VOLATILE and request.ttl_days is None:
-        raise InvalidInput("a volatile note needs ttl_days (seed 002: ttlDays required)")
     if stability == PERMANENT and request.ttl_days is not None:
         raise InvalidInput("a permanent note never expires: drop ttl_days or choose stable")
     confidence = validation.unit_interval("confidence", request.confidence)

@@ -92,7 +92,8 @@ class Notes:
     ) -> NoteResult:
         """writeNote: save one note of `kind` (log, summary, rule, soul, agent, user).
 
-        volatile needs `ttl_days`, permanent refuses it; a rule needs evidence and
+        a volatile note without `ttl_days` is merged with others after a week,
+        permanent refuses `ttl_days`; a rule needs evidence and
         confidence 0.8+; a soul, agent or user note supersedes the user's previous one.
         `category` (seed 003 §5) files the note under it (default: derived from the kind);
         an `agent` some allowlist names may only name one of its allowlist; `job_id`

@@ -46,7 +46,10 @@ def note() -> None:
 @click.option(
     "--stability",
     type=click.Choice(STABILITIES),
-    help="volatile needs --ttl-days (default: permanent for soul/agent/user, else stable).",
+    help=(
+        "volatile: expires after --ttl-days, or without it is merged with other notes "
+        "after a week (default: permanent for soul/agent/user, else stable)."
+    ),
 )
 @click.option("--ttl-days", type=float, help="Expire this many days from now.")
 @click.option("--sensitivity", type=click.Choice(SENSITIVITIES), default=NORMAL, show_default=True)
