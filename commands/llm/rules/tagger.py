@@ -185,6 +185,9 @@ def prepare(sentence: str) -> Sentence:
         f.append(f"w-2-1={lower[i - 2] if i > 1 else '<s>'}|{lower[i - 1] if i else '<s>'}")
         cue = next((lower[j] for j in range(i - 1, max(-1, i - 5), -1) if lower[j] in _CUES), "")
         f.append(f"cue={cue}")
+        f.append(f"cue|sh={cue}|{_shape(word)}")
+        f += [f"cue|c={cue}|{c}" for c in classes[i]]
+        f += [f"p4={low[:4]}", f"s4={low[-4:]}"]
         f += [f"c={c}" for c in classes[i]]
         f += [f"{flag}|{c}" for flag in flags for c in (classes[i] or ["-"])[:1]]
         f += flags
@@ -311,6 +314,7 @@ _PET: Final = re.compile(
     r"|hamster|horse|pony|tortoise|snake|goldfish|beagle|labrador|terrier)\b",
     re.IGNORECASE,
 )
+_TEAM: Final = re.compile(r"^(?:my|our) (?:\w+ )?(?:team|company|stack)\b", re.IGNORECASE)
 MIN_NAME_MARGIN: Final = 3.0
 """A name, which replaces the one the user gave before, needs more certainty than the rest."""
 _PLACE_CUES: Final = _words("in from based to at @ - : | , near outside")
@@ -326,9 +330,10 @@ def _gated(sentence: str, span: Span) -> bool:
     before it: the tagger reads only what the user states of themselves."""
     clause = _clause_of(sentence, span.text)
     before = clause[: clause.find(span.text)] if span.text in clause else clause
+    team = span.attribute == "tool" and _TEAM.match(clause) is not None  # "our team uses Jira"
     return bool(
         _NOT_THE_USER.search(clause)
-        or _SOMEONE_ELSE.search(clause)
+        or (_SOMEONE_ELSE.search(clause) and not team)
         or _HEDGE.search(clause)
         or ENDED.search(clause)
         or (span.attribute in ("employer", "occupation") and _LOST_JOB.search(clause))
