@@ -29,6 +29,7 @@ from mnemoledger.commands.recall.resume import (
     ResumeOut,
     Topic,
     build_resume,
+    epochs_window_start,
     stored_core_summary,
     tree_topics,
 )
@@ -51,6 +52,8 @@ from mnemoledger.projections.vectors import VectorsProjection
 logger = logging.getLogger(__name__)
 
 MAX_RESUME_HOURS = 24 * MAX_TTL_DAYS
+MAX_RESUME_EPOCHS = 1_000_000
+"""Consolidation epochs a resume's Recent section may look back (a bound on the input)."""
 """Bounds resume's look-back (not in the seeds: the longest TTL, so times stay representable)."""
 
 
@@ -140,12 +143,14 @@ class Recall:
         hours: float = RESUME_RECENT_HOURS,
         topics: Sequence[Topic] | None = None,
         now: datetime | None = None,
+        epochs: int | None = None,
     ) -> ResumeOut:
         """engram's resume (seed 001 §7): Core (core.md + core-layer memories, ~2k tokens),
         Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
         or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
-        `default`; without one, only `default` is read. Reads only: nothing is written to
-        the log."""
+        `default`; without one, only `default` is read. `epochs`: Recent holds the changes
+        of the last `epochs` consolidation cycles instead of the last `hours` (seed 001
+        §7). Reads only: nothing is written to the log."""
         identifier("user", user)
         identifier("namespace", namespace, required=False)
         if (
@@ -156,6 +161,12 @@ class Recall:
             raise InvalidInput(
                 f"hours must be above 0 and at most {MAX_RESUME_HOURS}; got {hours!r}"
             )
+        if epochs is not None and (
+            isinstance(epochs, bool)
+            or not isinstance(epochs, int)
+            or not 0 < epochs <= MAX_RESUME_EPOCHS
+        ):
+            raise InvalidInput(f"epochs must be 1 to {MAX_RESUME_EPOCHS}; got {epochs!r}")
         self.parts.refresh()
         markdown, version = self.parts.core_model.current(user)
         members = None
@@ -172,6 +183,10 @@ class Recall:
             hours=float(hours),
             now=now,
             core_summary=stored_core_summary(self.parts.ledger, user, namespace),
+            recent_epochs=epochs,
+            recent_since=(
+                None if epochs is None else epochs_window_start(self.parts.ledger, user, epochs)
+            ),
         )
 
     def context(

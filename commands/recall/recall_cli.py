@@ -37,11 +37,18 @@ STDIN = "-"
     show_default=True,
     help="How far back the Recent section looks.",
 )
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    help="Recent shows the changes of the last N consolidation cycles instead of --hours.",
+)
 @global_options
 @pass_state
-def resume(state: CliState, user: str, namespace: str | None, hours: float) -> None:
+def resume(
+    state: CliState, user: str, namespace: str | None, hours: float, epochs: int | None
+) -> None:
     """engram's resume: Core, Recent, Topics and Triggers, within their budgets."""
-    result = state.ledger().resume(user, namespace, hours=hours)
+    result = state.ledger().resume(user, namespace, hours=hours, epochs=epochs)
     output.emit(state.as_json, result, lambda: output.stdout.out(result.text, end=""))
 
 

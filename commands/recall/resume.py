@@ -36,6 +36,8 @@ from pydantic import BaseModel, Field
 
 from mnemoledger.ledger import Ledger
 from mnemoledger.ledger.core_summary import CoreSummary
+from mnemoledger.ledger.epoch import EngramClock
+from mnemoledger.ledger.errors import MemoryNotFound
 from mnemoledger.ledger.policy import (
     ACTIVE,
     BUFFER,
@@ -55,6 +57,7 @@ from mnemoledger.ledger.policy import (
     TRIGGER_TAG_PREFIX,
     WORKING,
 )
+from mnemoledger.projections.engram_state import EPOCH_EVENT
 from mnemoledger.projections.layers import MemoryRow
 from mnemoledger.projections.topics import TopicsProjection
 
@@ -96,9 +99,14 @@ class CoreSection(BaseModel):
 
 
 class RecentSection(BaseModel):
-    """Non-core memories created or changed in the last `hours`, newest first."""
+    """Non-core memories created or changed in the last `hours` (or, when `epochs` is set,
+    since the consolidation epoch that many epochs back ended), newest first."""
 
     hours: float
+    epochs: int | None = None
+    """Seed 001 §7's form of the window: the last N consolidation epochs (None: `hours`)."""
+    since: str | None = None
+    """Where an epoch window starts (None with `epochs`: fewer epochs ran, all count)."""
     memories: list[ResumeItem] = Field(default_factory=list)
     omitted: int = 0
     tokens: int = 0
@@ -205,6 +213,20 @@ def stored_core_summary(
     return CoreSummaryView(summary=str(view["summary"]), memory_ids=list(view["memory_ids"]))
 
 
+def epochs_window_start(ledger: Ledger, user_id: str, epochs: int) -> datetime | None:
+    """When the user's consolidation epoch `epochs` epochs back ended: the changes after
+    it fall in the last `epochs` epochs (the one in progress counts). None when fewer
+    epochs have run: every change counts."""
+    if epochs < 1:
+        raise ValueError(f"epochs must be at least 1; got {epochs}")
+    try:
+        records = ledger.stream(EngramClock.create_id(user_id))
+    except MemoryNotFound:
+        return None
+    ended = [r.at for r in records if r.type == EPOCH_EVENT]
+    return ended[-epochs] if len(ended) >= epochs else None
+
+
 def resume_view(namespace: str | None) -> str:
     """The name of the view a resume of `namespace` shows: the namespace (`default`)."""
     return namespace or SHARED_NAMESPACE
@@ -246,17 +268,25 @@ def build_resume(
     hours: float = RESUME_RECENT_HOURS,
     now: datetime | None = None,
     core_summary: CoreSummaryView | None = None,
+    recent_epochs: int | None = None,
+    recent_since: datetime | None = None,
 ) -> ResumeOut:
     """The resume of `user_id` from the user's memory rows (pure: reads nothing else).
     With `topic_members` (memory ids by topic id), a topic counts only its members among
     the rows read (its namespaces, not expired or sensitive), and one with none is left
     out. `core_summary` (the view's stored one) stands in for the Core memories past the
-    budget that it covers."""
+    budget that it covers. With `recent_epochs` (seed 001 §7), Recent holds the changes
+    after `recent_since` (`epochs_window_start`; None: all) instead of the last `hours`."""
     moment = now or datetime.now(UTC)
     namespaces = resume_namespaces(namespace)
     live = _shown((row for row in rows if row.user_id == user_id), namespaces, moment)
     core = _core(live, core_document, core_version, core_summary)
-    recent = _recent(live, hours, moment)
+    if recent_epochs is None:
+        recent = _recent(live, hours, moment - timedelta(hours=hours))
+    else:
+        recent = _recent(live, hours, recent_since)
+        recent.epochs = recent_epochs
+        recent.since = recent_since.isoformat() if recent_since is not None else None
     section = None
     if topics is not None:
         if topic_members is not None:
@@ -289,7 +319,12 @@ def render_resume(out: ResumeOut) -> str:
     lines += [_line(item) for item in out.core.memories]
     if out.core.summary:
         lines.append(_summary_line(out.core))
-    lines += ["", f"=== Recent ({_hours(out.recent.hours)}h) ==="]
+    window = (
+        f"{_hours(out.recent.hours)}h"
+        if out.recent.epochs is None
+        else f"{out.recent.epochs} epoch{'s' if out.recent.epochs != 1 else ''}"
+    )
+    lines += ["", f"=== Recent ({window}) ==="]
     lines += [_line(item) for item in out.recent.memories]
     if out.topics is not None:
         lines += [
@@ -351,13 +386,13 @@ def _core(
     return section
 
 
-def _recent(live: list[MemoryRow], hours: float, now: datetime) -> RecentSection:
-    since = now - timedelta(hours=hours)
+def _recent(live: list[MemoryRow], hours: float, since: datetime | None) -> RecentSection:
     changed = sorted(
         (
             row
             for row in live
-            if row.layer != CORE and datetime.fromisoformat(row.updated_at) >= since
+            if row.layer != CORE
+            and (since is None or datetime.fromisoformat(row.updated_at) >= since)
         ),
         key=lambda row: (_newest_first(row), row.id),
     )
