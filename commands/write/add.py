@@ -220,7 +220,7 @@ class AddPipeline:
         added: list[Memory] = []
         superseded: list[Memory] = []
         if fresh:
-            related = self._related(provenance.user_id, fresh_vectors)
+            related = self._related(provenance.user_id, self._lookup_vectors(fresh, fresh_vectors))
             output = self._reconstruct(llm, related, fresh, outcome, request.kind)
             if output is None:
                 outcome.fallback = True
@@ -365,6 +365,14 @@ class AddPipeline:
             if joinable and (mode == "similarity" or quick_dedup_words_agree(row.content, text)):
                 return memory_id
         return None
+
+    def _lookup_vectors(
+        self, fresh: list[str], passages: np.ndarray[Any, Any]
+    ) -> np.ndarray[Any, Any]:
+        """Step 2: the vectors the related lookup searches with (see `related_embedding`)."""
+        if self.settings.related_embedding == "query":
+            return np.vstack([self.embedder.query(text) for text in fresh])
+        return passages
 
     def _related(self, user_id: str, vectors: np.ndarray[Any, Any]) -> list[RelatedMemory]:
         """Steps 3-4: each content's top_k neighbours above the cutoff, unioned."""
