@@ -54,6 +54,9 @@ class ConsentRequest(Aggregate, created_event_name="ConsentRequested"):
     """Whether the field needed a person's consent when the request was made."""
     signals: int = 1
     """How many independent signals corroborate the change (benign fields: >= 2 auto-apply)."""
+    tom_confidence: float | None = None
+    """A theory-of-mind insight's confidence in the change, when one proposed it (benign
+    fields apply alone from `CONSENT_TOM_MIN_CONFIDENCE`)."""
     status: str = dataclasses.field(default=CONSENT_PENDING, init=False)
     """pending, granted, denied or expired."""
     decided_by: str | None = dataclasses.field(default=None, init=False)

@@ -140,6 +140,23 @@ def test_benign_tone_with_one_signal_is_queued(memory: ConsentLedger) -> None:
     assert memory.profile_fields(user="maya") == {"tone": "playful"}
 
 
+def test_seed003_s10_benign_field_applies_alone_from_a_confident_theory_of_mind(
+    memory: ConsentLedger,
+) -> None:
+    unsure = memory.propose_consent(user="maya", field="tone", value="warm", tom_confidence=0.79)
+    assert not unsure.applied and unsure.request.tom_confidence == 0.79
+    sure = memory.propose_consent(user="maya", field="goals_add", value="run", tom_confidence=0.8)
+    assert sure.applied and sure.request.decided_by == "auto"
+    assert memory.profile_fields(user="maya") == {"goals_add": "run"}
+    # a sensitive field waits for a person however confident the insight is
+    city = memory.propose_consent(user="maya", field="city", value="Porto", tom_confidence=1.0)
+    assert not city.applied and city.request.status == "pending"
+    requested = [e for e in memory.log() if e.type == "ConsentRequested"]
+    assert [e.data.get("tom_confidence") for e in requested] == [0.79, 0.8, 1.0]
+    with pytest.raises(InvalidInput, match="between 0 and 1"):
+        memory.propose_consent(user="maya", field="tone", value="x", tom_confidence=1.5)
+
+
 def test_two_single_signal_proposals_of_one_benign_value_apply_together(
     memory: ConsentLedger,
 ) -> None:

@@ -36,6 +36,7 @@ from mnemoledger.ledger.policy import (
     BENIGN_MIN_SIGNALS,
     CONSENT_PENDING,
     CONSENT_STATUSES,
+    CONSENT_TOM_MIN_CONFIDENCE,
     CONSENT_WINDOW_DAYS,
     MAX_CONSENT_REASON_CHARS,
     MAX_PROFILE_VALUE_CHARS,
@@ -62,6 +63,9 @@ class ConsentOut(BaseModel):
     expires_at: str
     decided_by: str | None = None
     decision_reason: str | None = None
+    tom_confidence: float | None = None
+    """The proposing theory-of-mind insight's confidence (in the proposal's answer and its
+    event; lists leave it out)."""
 
 
 class ProposalOutcome(BaseModel):
@@ -89,9 +93,10 @@ class ConsentService:
         signals: int = 1,
         reason: str = "",
         now: datetime | None = None,
+        tom_confidence: float | None = None,
     ) -> ProposalOutcome:
-        """Queue (sensitive, or benign with too few signals) or apply (benign, corroborated)
-        a patch of `field` to `value` for `user`."""
+        """Queue (sensitive, or benign with too few signals) or apply (benign, corroborated
+        or proposed by a confident theory-of-mind insight) a patch of `field` to `value`."""
         user_id = str(validation.identifier("user", user))
         field = validation.choice("profile field", field, PROFILE_FIELDS)
         value = _text("value", value, MAX_PROFILE_VALUE_CHARS, required=True)
@@ -102,7 +107,12 @@ class ConsentService:
             raise InvalidInput(f"signals must be a whole number; got {signals!r}")
         if not 1 <= signals <= MAX_SIGNALS:
             raise InvalidInput(f"signals must be between 1 and {MAX_SIGNALS}; got {signals}")
+        if tom_confidence is not None and not (
+            isinstance(tom_confidence, int | float) and 0.0 <= tom_confidence <= 1.0
+        ):
+            raise InvalidInput(f"tom_confidence must be between 0 and 1; got {tom_confidence!r}")
         sensitive = field in SENSITIVE_PROFILE_FIELDS
+        confident = tom_confidence is not None and tom_confidence >= CONSENT_TOM_MIN_CONFIDENCE
         expires_at = _utc(now) + timedelta(days=CONSENT_WINDOW_DAYS)
         acting = replace(provenance, user_id=user_id)
 
@@ -119,9 +129,10 @@ class ConsentService:
                     expires_at=expires_at.isoformat(),
                     sensitive=sensitive,
                     signals=signals,
+                    **({} if tom_confidence is None else {"tom_confidence": tom_confidence}),
                 )
                 total = signals + sum(r.signals for r in earlier)
-                if not sensitive and total >= BENIGN_MIN_SIGNALS:
+                if not sensitive and (total >= BENIGN_MIN_SIGNALS or confident):
                     for corroborated in (request, *earlier):
                         corroborated.grant(AUTO_CONSENT, now)
                 else:
@@ -252,6 +263,7 @@ def consent_out(request: ConsentRequest) -> ConsentOut:
         expires_at=request.expires_at,
         decided_by=request.decided_by,
         decision_reason=request.decision_reason,
+        tom_confidence=request.tom_confidence,
     )
 
 

@@ -38,10 +38,12 @@ class Consent:
         agent: str | None = None,
         thread: str | None = None,
         now: datetime | None = None,
+        tom_confidence: float | None = None,
     ) -> ProposalOutcome:
         """Propose setting a profile field: sensitive fields wait for consent (7 days);
         benign ones apply at once when corroborated by >= 2 signals, counting the signals
-        of earlier pending proposals of the same value."""
+        of earlier pending proposals of the same value, or when a theory-of-mind insight
+        proposes them with `tom_confidence` >= 0.8."""
         self.parts.runner.catch_up(names=("consent",))
         return self.consent_service.propose(
             user,
@@ -51,6 +53,7 @@ class Consent:
             signals=signals,
             reason=reason,
             now=now,
+            tom_confidence=tom_confidence,
         )
 
     def grant_consent(

@@ -66,6 +66,12 @@ def consent() -> None:
 @click.option("--value", required=True, help="The proposed value.")
 @click.option("--signals", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--reason", default="", help="Why the change is proposed.")
+@click.option(
+    "--tom-confidence",
+    type=click.FloatRange(0, 1),
+    help="Proposed by a theory-of-mind insight this confident (0-1): a benign field applies "
+    "alone from 0.8.",
+)
 @writer_options
 @global_options
 @pass_state
@@ -76,6 +82,7 @@ def propose(
     value: str,
     signals: int,
     reason: str,
+    tom_confidence: float | None,
     agent: str | None,
     thread: str | None,
 ) -> None:
@@ -86,6 +93,7 @@ def propose(
         value=value,
         signals=signals,
         reason=reason,
+        tom_confidence=tom_confidence,
         agent=agent,
         thread=thread,
     )

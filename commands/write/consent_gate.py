@@ -175,11 +175,15 @@ def proposals(
 
 
 def keyed_field(key: str | None) -> str | None:
-    """The sensitive field a memory key files its value under ("user/location": city)."""
+    """The sensitive field a memory key files its value under ("user/location": city;
+    "language/portuguese", one of a list: language)."""
     if not key:
         return None
-    name = re.sub(r"[^a-z]+", "_", key.rsplit("/", 1)[-1].casefold()).strip("_")
-    return KEYED_FIELDS.get(name)
+    for part in reversed(key.split("/")):
+        field = KEYED_FIELDS.get(re.sub(r"[^a-z]+", "_", part.casefold()).strip("_"))
+        if field is not None:
+            return field
+    return None
 
 
 def _keyed_mention(key: str | None, value: str) -> FieldMention | None:
