@@ -94,6 +94,11 @@ class SearchHit(BaseModel):
     """Normalised BM25 (0-1), when the keyword retriever returned the memory."""
     recency: float | None = None
     """0-1, halving every week since the memory last changed (seed 001 §4.2)."""
+    key: str | None = None
+    """The memory's key, if it was stored by one (seed 004 §6 SearchResult.Key)."""
+    source: str | None = None
+    """Which retrievers found it: `fts`, `vector`, `fts+vector`, or `fact` (the fact
+    graph channel, seed 001 §4.1)."""
 
 
 class EventOut(BaseModel):

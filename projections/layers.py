@@ -251,6 +251,7 @@ class RecallRow(NamedTuple):
     expires_at: str | None
     updated_at: str
     namespace: str
+    key: str | None = None
 
     def is_expired(self, now: datetime | None = None) -> bool:
         if self.expires_at is None:

@@ -316,3 +316,16 @@ def test_s7_search_with_a_namespace_reads_it_and_default(memory: MnemoLedger) ->
     memory.add(["The deploy is frozen in August"], user="u", namespace="projb")
     found = {h.namespace for h in memory.search("deploy", user="u", namespace="proja")}
     assert found == {"proja", "default"}
+
+
+def test_s6_types_search_result_has_key_namespace_and_source(memory: MnemoLedger) -> None:
+    memory.store("code_style", "Tabs over spaces in every repository", user="u")
+    memory.add(["The garden needs watering twice a week"], user="u")
+    by_key = memory.search("code_style", user="u", expand=False)  # the key is indexed
+    assert by_key[0].key == "code-style" and by_key[0].namespace == "default"  # normalised
+    assert by_key[0].source in ("fts", "fts+vector")
+    assert {h.source for h in memory.search("garden", user="u", expand=False)} <= {
+        "fts",
+        "vector",
+        "fts+vector",
+    }

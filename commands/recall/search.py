@@ -447,6 +447,8 @@ class _Candidate:
     """What the floor and query expansion judge: the relevance of the weighted fusion; with
     rank fusion the relevance or, when higher, the evidence (1.0 for a keyword match, else
     the cosine)."""
+    fact: bool = False
+    """Linked to a current fact the query names (the fact channel)."""
     admitted: bool | None = None
     """engram fusion: whether the floor lets it in (a keyword hit, or a similarity at the
     floor); None: `match` against the floor decides."""
@@ -710,7 +712,7 @@ class _Search:
         for memory_id in fact_linked:
             c = candidates.setdefault(memory_id, _Candidate())
             c.relevance = c.match = 1.0
-            c.admitted = True
+            c.admitted = c.fact = True
         scored: list[tuple[float, float, str, RecallRow, _Candidate, float]] = []
         best = 0.0
         for memory_id, c in candidates.items():
@@ -787,7 +789,16 @@ def _hit(row: RecallRow, c: _Candidate, score: float, fresh: float) -> SearchHit
         vector_score=None if c.vector_score is None else round(c.vector_score, 6),
         text_score=None if c.text_score is None else round(c.text_score, 6),
         recency=round(fresh, 6),
+        key=row.key,
+        source=_source(c),
     )
+
+
+def _source(c: _Candidate) -> str:
+    if c.fact:
+        return "fact"
+    found = [name for name, rank in (("fts", c.text_rank), ("vector", c.vector_rank)) if rank]
+    return "+".join(found) or "fts"
 
 
 _EXECUTOR: list[ThreadPoolExecutor] = []
