@@ -562,6 +562,11 @@ LLM_STAGE_COMPONENT: Final = {
 MEMORY_NUDGE_MIN_ASSISTANT_TURNS: Final = 10  # §12 trigger 1
 MEMORY_NUDGE_WINDOW_TURNS: Final = 10  # §12 trigger 2: no memory store in the last 10 turns
 MEMORY_NUDGE_USER_MESSAGES: Final = 10  # §12 trigger 3: the last 10 user messages are read
+# §12: a self-disclosure pattern match alone fires the nudge ("patterns", the seed); by default
+# the offline extraction must also find a fact in the message ("facts": "I am tired" does not
+# fire; README Steering has the measurement on tests/data/nudge_messages.jsonl)
+NudgeDisclosure = Literal["facts", "patterns"]
+NUDGE_DISCLOSURE_DEFAULT: Final[NudgeDisclosure] = "facts"
 # §13 File-Based Context (Legacy): SOUL.md, AGENTS.md, MEMORY.md as the fallback of the DB
 # context. The seed sets no size; one file is cut at this many characters (a marker says so).
 CONTEXT_FILE_MAX_CHARS: Final = 20_000

@@ -12,10 +12,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     LLM_LEVEL_AUTO,
+    NUDGE_DISCLOSURE_DEFAULT,
     QUICK_DEDUP_DEFAULT,
     RELATED_EMBEDDING_DEFAULT,
     RELATED_MIN_SIMILARITY,
     RELATED_TOP_K,
+    NudgeDisclosure,
     QuickDedupMode,
     RelatedEmbedding,
 )
@@ -84,6 +86,10 @@ class Settings(BaseSettings):
     related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)
     """HAEMA add() step 3: the similarity (reference scale) from which a stored memory
     counts as related."""
+    nudge_disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAULT
+    """When a user message's self-disclosure counts for the memoryNudge
+    (`MNEMOLEDGER_NUDGE_DISCLOSURE`): `facts` (the offline extraction finds a fact in it)
+    or `patterns` (a self-disclosure phrase is enough)."""
     related_embedding: RelatedEmbedding = RELATED_EMBEDDING_DEFAULT
     """HAEMA add() step 2: how new contents are embedded to find related memories
     (`MNEMOLEDGER_RELATED_EMBEDDING`): `passage` (the vectors the add stores) or `query`

@@ -4,6 +4,7 @@ store; wired into `context` (Python `turns=`, CLI `--turns`)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -143,3 +144,28 @@ def test_cli_turns_option(home: Path, tmp_path: Path) -> None:
     assert json.loads(run("--json", "log").output) == []  # a read: nothing written
     bad = run("context", "--user", "maya", "--turns", str(tmp_path / "absent.jsonl"))
     assert bad.exit_code == 2 and bad.output.startswith("error:")
+
+
+def test_seed004_s12_self_disclosure_patterns_alone_as_an_option(home: Path) -> None:
+    tired = [CHATTER] * 9 + ["I am tired today."]
+    assert memory_nudge(thread(tired)) is None
+    assert memory_nudge(thread(tired), "patterns") == MEMORY_NUDGE  # the seed's rule
+    assert storable("I am tired today.", "patterns") and not storable(CHATTER, "patterns")
+    settings = Settings(home=home, embedder="hashing", nudge_disclosure="patterns")
+    with MnemoLedger(settings=settings, actor="tester") as m:
+        assert m.context("maya", turns=as_dicts(thread(tired))).steering == [MEMORY_NUDGE]
+
+
+def test_seed004_s12_fact_check_trades_recall_for_precision_on_the_labelled_set() -> None:
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("eval_nudge", root / "scripts" / "eval_nudge.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    score = module.score
+    path = root / "tests" / "data" / "nudge_messages.jsonl"
+    cases = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    facts, patterns = score(cases, "facts"), score(cases, "patterns")
+    assert patterns["recall"] == 1.0  # every labelled disclosure uses one of the seed's phrases
+    assert facts["precision"] > patterns["precision"] + 0.15
+    assert facts["recall"] >= 0.8

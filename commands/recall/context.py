@@ -90,9 +90,11 @@ from mnemoledger.ledger.policy import (
     DECAY_SCORE_PERIOD_DAYS,
     MAX_STYLE_MEMORIES,
     MAX_TACIT_MEMORIES,
+    NUDGE_DISCLOSURE_DEFAULT,
     SENSITIVE,
     TACIT_OVERFETCH_FACTOR,
     TACIT_OVERFETCH_MIN,
+    NudgeDisclosure,
 )
 from mnemoledger.projections.layers import MemoryRow
 
@@ -223,6 +225,7 @@ def build_context(
     files: Callable[[], Sequence[ContextFile]] | None = None,
     turns: Sequence[NudgeTurn] | None = None,
     tool_instructions: bool = False,
+    nudge_disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAULT,
 ) -> AgentContext:
     """Assemble the context of `user_id` from the user's memory rows (pure: `similarity`
     and `files` are the only ways out; `similarity` is used when `message` is given,
@@ -278,7 +281,7 @@ def build_context(
     if files is not None and not has_ledger_context(context):
         context.files = list(files())
         context.source = "files" if context.files else "ledger"
-    if turns is not None and (nudge := memory_nudge(turns)) is not None:
+    if turns is not None and (nudge := memory_nudge(turns, nudge_disclosure)) is not None:
         context.steering = [nudge]
     context.text = format_for_system_prompt(context)
     return context

@@ -13,7 +13,8 @@ when the offline extraction (`commands.llm.rules.extract.extract`, the rules Neb
 extraction stage runs on without a model) finds a fact in the message. A behavioural match
 ("from now on", "please remember", ...) is a request about the agent's future conduct,
 which the extraction's fact types do not model ("from now on answer in French" yields no
-fact), so it counts as it is, as the seed counts it.
+fact), so it counts as it is, as the seed counts it. The seed's own rule, a self-disclosure
+match alone, is the option `disclosure="patterns"` (setting `nudge_disclosure`).
 
 The message is ephemeral (the seed: "never persisted"): computing it writes nothing.
 """
@@ -32,6 +33,8 @@ from mnemoledger.ledger.policy import (
     MEMORY_NUDGE_MIN_ASSISTANT_TURNS,
     MEMORY_NUDGE_USER_MESSAGES,
     MEMORY_NUDGE_WINDOW_TURNS,
+    NUDGE_DISCLOSURE_DEFAULT,
+    NudgeDisclosure,
 )
 
 MEMORY_NUDGE: Final = (
@@ -114,18 +117,23 @@ def nudge_turn(turn: object) -> NudgeTurn:
     return NudgeTurn(role=role, content=content, memory_stored=stored)
 
 
-def storable(message: str) -> bool:
-    """Does a user message share something worth storing (see the module docstring)?"""
+def storable(message: str, disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAULT) -> bool:
+    """Does a user message share something worth storing (see the module docstring)?
+    `disclosure="patterns"`: a self-disclosure phrase is enough, as the seed counts it."""
     text = message.replace("\u2019", "'")
     if _BEHAVIORAL.search(text):
         return True
     if not _SELF_DISCLOSURE.search(text):
         return False
+    if disclosure == "patterns":
+        return True
     found = extract(ExtractInput(conversation=[ConversationTurn(role=USER, content=text)]))
     return any((found.preferences, found.entities, found.decisions, found.styles, found.artifacts))
 
 
-def memory_nudge(turns: Sequence[NudgeTurn]) -> str | None:
+def memory_nudge(
+    turns: Sequence[NudgeTurn], disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAULT
+) -> str | None:
     """Seed 004 §12 memoryNudge over a thread's recent turns, oldest first: the steering
     message when (1) the thread has at least 10 assistant turns, (2) no turn of the last 10
     (from the user message that opened the 10th assistant turn from the end) stored a
@@ -139,6 +147,6 @@ def memory_nudge(turns: Sequence[NudgeTurn]) -> str | None:
     if any(turn.memory_stored for turn in window):
         return None
     users = [turn.content for turn in window if turn.role == USER]
-    if any(storable(text) for text in users[-MEMORY_NUDGE_USER_MESSAGES:]):
+    if any(storable(text, disclosure) for text in users[-MEMORY_NUDGE_USER_MESSAGES:]):
         return MEMORY_NUDGE
     return None

@@ -231,6 +231,7 @@ class Recall:
             files=(lambda: load_context_files(directories)) if directories else None,
             turns=thread_turns,
             tool_instructions=tool_instructions,
+            nudge_disclosure=self.parts.settings.nudge_disclosure,
         )
 
     def transcripts(self, query: str, user: str, k: int = SEARCH_DEFAULT_K) -> list[TranscriptHit]:
