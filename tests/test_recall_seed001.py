@@ -253,6 +253,8 @@ def test_s4_4_auto_expand_below_threshold_uses_the_better_alternative(
     asked.clear()
     memory.search("espresso", user="u", fusion="engram", expand=alternatives)
     assert asked == []  # a good match: no expansion
+    assert memory.search("espresso", user="nobody", fusion="engram", expand=alternatives) == []
+    assert asked == []  # no result at all: no top result to judge, no expansion
 
 
 def test_s4_5_rerank_prompt_reorders_and_scores_still_fall(memory: MnemoLedger) -> None:

@@ -665,6 +665,9 @@ class _Scored:
     hits: list[SearchHit]
     best_match: float
     """Over every eligible candidate, before the floor (what query expansion looks at)."""
+    found: bool = True
+    """Whether any eligible candidate was found (with none, there is no top result for
+    automatic expansion to judge)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -715,20 +718,21 @@ class _Search:
             c.admitted = c.fact = True
         scored: list[tuple[float, float, str, RecallRow, _Candidate, float]] = []
         best = 0.0
+        found = False
         for memory_id, c in candidates.items():
             row = rows.get(memory_id)
             if row is None or not self._eligible(row):
                 continue
-            best = max(best, c.match)
+            best, found = max(best, c.match), True
             if c.admitted if c.admitted is not None else c.match >= self.min_score:
                 score, fresh = score_row(row, c.relevance, self.now, self.options.recency)
                 scored.append((-round(score, 6), -c.relevance, memory_id, row, c, fresh))
         scored.sort(key=lambda item: item[:3])
         if fusion == "engram":
             every = [_hit(row, c, -score, fresh) for score, _, _, row, c, fresh in scored]
-            return _Scored(without_near_duplicates(every, self.vectors, self.keep), best)
+            return _Scored(without_near_duplicates(every, self.vectors, self.keep), best, found)
         hits = [_hit(row, c, -score, fresh) for score, _, _, row, c, fresh in scored[: self.keep]]
-        return _Scored(hits, best)
+        return _Scored(hits, best, found)
 
     def vector_query(self, query: str) -> str:
         return vector_query(self.layers, self.user_id, query)
@@ -862,7 +866,8 @@ def hybrid_search(
     strength); `query_vector` is the query's embedding when the caller already has it; `now` is the
     time recency and expiry are judged at; `namespace` keeps that namespace's memories and
     the shared `default` ones (seed 001 §7), after the retrievers' pools. `expand` is
-    called when the best match is below `AUTO_EXPAND_THRESHOLD`, or always with
+    called when the top result's match is below `AUTO_EXPAND_THRESHOLD` (no result, no
+    call), or always with
     `expand_always` (seed 001 §4.4). `facts`: the fact channel, whose memories enter with
     relevance 1.0 (seed 001 §4.1)."""
     if k <= 0:
@@ -885,7 +890,8 @@ def hybrid_search(
         facts,
     )
     result = search.once(query, query_vector)
-    if expand is not None and (expand_always or result.best_match < AUTO_EXPAND_THRESHOLD):
+    weak = result.found and result.best_match < AUTO_EXPAND_THRESHOLD
+    if expand is not None and (expand_always or weak):
         result = search.expanded(query, expand, result, always=expand_always)
     hits = result.hits[: search.pool]
     if rerank is not None:
