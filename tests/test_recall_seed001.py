@@ -331,3 +331,22 @@ def test_s6_types_search_result_has_key_namespace_and_source(memory: MnemoLedger
         "vector",
         "fts+vector",
     }
+
+
+def test_s9_fts5_an_index_of_the_old_shape_is_rebuilt_with_bigrams(tmp_path: Path) -> None:
+    with MnemoLedger(settings=Settings(home=tmp_path, embedder="hashing")) as memory:
+        memory.add(["我喜欢喝咖啡"], user="u")
+    path = tmp_path / "projections" / "layers.sqlite3"
+    with sqlite3.connect(path) as conn:  # the keyword index as an older version built it
+        conn.execute("DROP TABLE memories_fts_vocab")
+        conn.execute("DROP TABLE memories_fts")
+        conn.execute(
+            "CREATE VIRTUAL TABLE memories_fts USING fts5(content, content = 'memories', "
+            "content_rowid = 'seq', tokenize = 'unicode61 remove_diacritics 2')"
+        )
+        conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+    with MnemoLedger(settings=Settings(home=tmp_path, embedder="hashing")) as memory:
+        assert memory.search("咖啡", user="u")[0].content == "我喜欢喝咖啡"
+    with sqlite3.connect(path) as conn:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(memories_fts)")]
+    assert columns == ["content", "key", "tags"]
