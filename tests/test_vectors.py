@@ -631,3 +631,37 @@ def test_a_bulk_load_of_a_read_model_that_is_not_empty_goes_page_by_page(tmp_pat
     finally:
         projection.close()
         reference.close()
+
+
+class FailsOnce(VectorsProjection):
+    """A vectors read model whose first bulk load fails as it ends (a full disk, say)."""
+
+    failed = False
+
+    def _end_bulk(self, load: Any) -> None:
+        if not self.failed:
+            self.failed = True
+            raise OSError("disk full")
+        super()._end_bulk(load)
+
+
+def test_a_rebuild_ends_every_bulk_load_even_when_one_fails(
+    ledger: Ledger, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    add(ledger, FACTS)
+    add(ledger, ["Ana plays chess", "Ana lives in Porto"], U2)
+    healthy = VectorsProjection(tmp_path / "healthy", embedder)
+    failing = FailsOnce(tmp_path / "failing", embedder)
+    failing.name = "failing"
+    runner = Runner(ledger, [healthy, failing], lock_path=tmp_path / "lock")
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            runner.rebuild()
+        assert healthy.position() == ledger.last_position()  # ended in its own thread
+        assert failing.position() == 0  # nothing written: the next catch-up replays it
+        assert runner.catch_up() == ledger.last_position()
+        assert tables(failing)[0] == tables(healthy)[0]
+        query = embedder.query("Porto")
+        assert failing.search("u2", query, 2) == healthy.search("u2", query, 2) != []
+    finally:
+        runner.close()
