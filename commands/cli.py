@@ -184,6 +184,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "recall.recall_cli:transcripts",
         "Search the user's ingested conversations (session chunks, scores x 0.6).",
     ),
+    "turns": (
+        "write.turn_queue_cli:turns",
+        "Conversation turns handed over now, extracted once their thread goes quiet.",
+    ),
     "verify": (
         "audit.integrity_cli:verify",
         "Check every stored event, keyed hash chain and seal; name what was changed, forged, "

@@ -4,6 +4,7 @@ over is lost to a restart, and two processes never extract the same turns."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 import time
@@ -13,8 +14,11 @@ from typing import Any
 
 import httpx
 import pytest
+from click.testing import CliRunner
 
 from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
+from mnemoledger.commands.lifecycle.turn_extractor import QuietThreadExtractor
 from mnemoledger.commands.write.turn_queue_api import QueuedExtraction
 from mnemoledger.ledger import InvalidInput, Settings
 from mnemoledger.ledger.policy import EXTRACTION_IDLE_SECONDS
@@ -163,3 +167,39 @@ def test_seed004_s3_trigger1_the_server_extracts_quiet_threads(home: Path) -> No
         assert "as extraction does" in refused.json()["error"]["message"]
         bad = http.post("/threads/chat-1/turns", json={"user_id": "maya", "turns": []})
         assert bad.status_code == 422
+
+
+def test_seed004_s3_trigger1_the_worker_extracts_quiet_threads(home: Path) -> None:
+    with open_ledger(home) as memory:
+        memory.queue_turns(loop("I am a pilot."), user="maya", thread="t1")
+    extracted: list[QueuedExtraction] = []
+    extractor = QuietThreadExtractor(
+        lambda: open_ledger(home), poll=0.05, idle_seconds=0, on_extracted=extracted.append
+    )
+    with extractor.running():
+        deadline = time.monotonic() + 60
+        while not extracted:
+            assert time.monotonic() < deadline, "the worker never extracted the thread"
+            time.sleep(0.05)
+    assert [e.thread_id for e in extracted] == ["t1"]
+    with open_ledger(home) as memory:
+        assert [m.content for m in memory.list(user="maya")] == ["pilot"]
+
+
+def test_seed004_s3_trigger1_on_the_command_line(home: Path, tmp_path: Path) -> None:
+    path = tmp_path / "loop.jsonl"
+    path.write_text("\n".join(json.dumps(t) for t in loop("I live in Oslo.")) + "\n")
+
+    def run(*args: str) -> Any:
+        result = CliRunner().invoke(cli, ["--home", str(home), "--json", *args])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    queued = run("turns", "queue", str(path), "--user", "maya", "--thread", "t1")
+    assert queued["pending_turns"] == 2
+    assert [t["thread_id"] for t in run("turns", "waiting")] == ["t1"]
+    (done,) = run("turns", "extract", "--idle", "0")
+    assert done["result"]["memories"][0]["content"] == "Oslo"
+    assert run("turns", "waiting", "--user", "maya") == []
+    bad = CliRunner().invoke(cli, ["--home", str(home), "turns", "queue", str(path), "--user", "m"])
+    assert bad.exit_code == 2  # --thread is required

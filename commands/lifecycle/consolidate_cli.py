@@ -8,6 +8,7 @@ mnemoledger worker --interval 1800             # a cycle every 30 min until SIGT
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import datetime
 
 import click
@@ -19,8 +20,10 @@ from mnemoledger.commands.lifecycle.consolidate_api import (
     TopicDetail,
     TopicsResult,
 )
+from mnemoledger.commands.lifecycle.turn_extractor import QuietThreadExtractor
 from mnemoledger.commands.lifecycle.worker import Worker
 from mnemoledger.commands.options import CliState, global_options, pass_state
+from mnemoledger.commands.write.turn_queue_api import QueuedExtraction
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import LLM_LEVELS, WORKER_INTERVAL_SECS
 
@@ -113,9 +116,18 @@ def consolidate(
 )
 @click.option("--user", help="Only this user (default: every user with memories).")
 @click.option("--cycles", type=click.IntRange(min=1), help="Stop after this many cycles.")
+@click.option(
+    "--extract-turns/--no-extract-turns",
+    default=True,
+    show_default=True,
+    help="Meanwhile, every second, extract handed-over conversation turns whose thread has "
+    "been quiet for 5 seconds (`turns queue`).",
+)
 @global_options
 @pass_state
-def worker(state: CliState, interval: float, user: str | None, cycles: int | None) -> None:
+def worker(
+    state: CliState, interval: float, user: str | None, cycles: int | None, extract_turns: bool
+) -> None:
     """Run consolidation cycles on an interval until SIGTERM (the running cycle finishes)."""
     memory = state.ledger()
 
@@ -131,8 +143,17 @@ def worker(state: CliState, interval: float, user: str | None, cycles: int | Non
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         click.echo(f"warning: consolidation cycle failed: {first_line}", err=True)
 
+    def extracted(done: QueuedExtraction) -> None:
+        if done.error is not None:
+            failed = f"extraction of thread {done.thread_id} failed: {done.error}"
+            click.echo(f"warning: {failed}", err=True)
+
     runner = Worker(memory, interval, user=user, on_cycle=report, on_error=warn)
-    with runner.stopping_on_signals():
+    extractor = QuietThreadExtractor(
+        lambda: type(memory)(settings=memory.parts.settings, actor=memory.actor),
+        on_extracted=extracted,
+    )
+    with runner.stopping_on_signals(), extractor.running() if extract_turns else nullcontext():
         ran = runner.run(cycles)
     if not state.as_json:
         output.stderr.print(f"worker stopped after {ran} cycle(s)")
