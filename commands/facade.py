@@ -196,6 +196,7 @@ class MnemoLedger:
     topics = verb(Consolidate.topics)
     topic_memories = verb(Consolidate.topic_memories)
     users_with_memories = verb(Consolidate.users_with_memories)
+    topics_due = verb(Consolidate.topics_due)
     consolidation_pipeline = verb(Consolidate.consolidation_pipeline)
 
     # --- audit (commands/audit) ----------------------------------------------------------

@@ -496,6 +496,7 @@ TOPIC_LEAF_BUDGET: Final = 256
 TOPIC_ABSORB_THRESHOLD: Final = 0.40
 TOPIC_NAMING_BATCH: Final = 30
 TOPIC_SPLIT_MERGE_CYCLES: Final = 10
+TOPIC_REBUILD_QUIET_SECONDS: Final = 5.0  # §6.4 "Debounce: 5 second quiet window" after writes
 
 # --- daily worker and insights: seed 003 §3-§4 ----------------------------------------
 # §3: theory-of-mind insights (background, never on the hot path)

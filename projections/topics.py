@@ -20,6 +20,8 @@ _SCHEMA = (
     " PRIMARY KEY (user_id, topic_id))",
     "CREATE TABLE IF NOT EXISTS topic_members (user_id TEXT NOT NULL, topic_id TEXT NOT NULL,"
     " memory_id TEXT NOT NULL, PRIMARY KEY (user_id, topic_id, memory_id))",
+    "CREATE TABLE IF NOT EXISTS topic_builds (user_id TEXT PRIMARY KEY,"
+    " built_position INTEGER NOT NULL)",
 )
 
 
@@ -49,7 +51,7 @@ class TopicsProjection(SQLiteReadModel):
 
     name = "topics"
     schema = _SCHEMA
-    tables = ("topics", "topic_members")
+    tables = ("topics", "topic_members", "topic_builds")
 
     def __init__(self, directory: Path) -> None:
         super().__init__(directory / "topics.sqlite3")
@@ -58,6 +60,9 @@ class TopicsProjection(SQLiteReadModel):
         if record.type != "TopicTreeBuilt":
             return
         user = record.data["user"]
+        self.db.execute(
+            "INSERT OR REPLACE INTO topic_builds VALUES (?, ?)", (user, record.data["position"])
+        )
         self.db.execute("DELETE FROM topics WHERE user_id = ?", (user,))
         self.db.execute("DELETE FROM topic_members WHERE user_id = ?", (user,))
         topics = record.data["topics"]
@@ -92,6 +97,12 @@ class TopicsProjection(SQLiteReadModel):
         ).fetchall()
         found = [TopicRow(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6]) for r in rows]
         return sorted(found, key=lambda t: (bool(t.children), -t.members, _number(t.id)))
+
+    def built_positions(self) -> dict[str, int]:
+        """Per user, the log position the user's newest tree was built from (a tree of no
+        topics included)."""
+        rows = self.db.execute("SELECT user_id, built_position FROM topic_builds").fetchall()
+        return {str(user): int(position) for user, position in rows}
 
     def members(self, user_id: str, topic_id: str) -> builtins.list[str]:
         """Memory ids of a leaf, or of every leaf under a parent."""

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.cli import cli
-from mnemoledger.commands.lifecycle.turn_extractor import QuietThreadExtractor
+from mnemoledger.commands.lifecycle.background import BackgroundJobs
 from mnemoledger.commands.write.turn_queue_api import QueuedExtraction
 from mnemoledger.ledger import InvalidInput, Settings
 from mnemoledger.ledger.policy import EXTRACTION_IDLE_SECONDS
@@ -173,10 +173,11 @@ def test_seed004_s3_trigger1_the_worker_extracts_quiet_threads(home: Path) -> No
     with open_ledger(home) as memory:
         memory.queue_turns(loop("I am a pilot."), user="maya", thread="t1")
     extracted: list[QueuedExtraction] = []
-    extractor = QuietThreadExtractor(
-        lambda: open_ledger(home), poll=0.05, idle_seconds=0, on_extracted=extracted.append
-    )
-    with extractor.running():
+
+    def extract_now(side: MnemoLedger) -> None:
+        extracted.extend(side.extract_queued(idle_seconds=0))
+
+    with BackgroundJobs(lambda: open_ledger(home), [extract_now], poll=0.05).running():
         deadline = time.monotonic() + 60
         while not extracted:
             assert time.monotonic() < deadline, "the worker never extracted the thread"

@@ -27,7 +27,7 @@ from mnemoledger.commands.lifecycle.topics import TopicsPipeline
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.errors import InvalidInput
-from mnemoledger.ledger.policy import ACTIVE, AUDIT_SANDBOX_GUARDS
+from mnemoledger.ledger.policy import ACTIVE, AUDIT_SANDBOX_GUARDS, TOPIC_REBUILD_QUIET_SECONDS
 from mnemoledger.ledger.validation import identifier
 
 
@@ -185,6 +185,28 @@ class Consolidate:
             ]
             found[topic_id] = TopicDetail(name=names[topic_id], memories=memories)
         return found
+
+    def topics_due(
+        self, *, now: datetime | None = None, quiet_seconds: float = TOPIC_REBUILD_QUIET_SECONDS
+    ) -> dict[str, int]:
+        """Users whose memories changed after their topic tree was built (or who have no
+        tree yet) and not in the last `quiet_seconds` (seed 001 §6.4's debounce), each with
+        the log position of the user's newest memory change."""
+        self.parts.refresh()
+        moment = now or self.parts.clock()
+        with self.parts.layers.engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT user_id, MAX(position), MAX(updated_at) FROM memories GROUP BY user_id"
+            ).all()
+        built = self.parts.topics_model.built_positions()
+        return {
+            str(user): int(position)
+            for user, position, last_change in sorted(rows)
+            if position is not None
+            and int(position) > built.get(str(user), -1)
+            and (moment - datetime.fromisoformat(str(last_change))).total_seconds()
+            >= quiet_seconds
+        }
 
     def users_with_memories(self) -> builtins.list[str]:
         """Every user the layers read model knows, ordered."""

@@ -10,22 +10,25 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from mnemoledger.commands import output
+from mnemoledger.commands.lifecycle.background import BackgroundJobs, Job, TopicsAfterWrites
 from mnemoledger.commands.lifecycle.consolidate_api import (
     ConsolidateResult,
     TopicDetail,
     TopicsResult,
 )
-from mnemoledger.commands.lifecycle.turn_extractor import QuietThreadExtractor
 from mnemoledger.commands.lifecycle.worker import Worker
 from mnemoledger.commands.options import CliState, global_options, pass_state
-from mnemoledger.commands.write.turn_queue_api import QueuedExtraction
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import LLM_LEVELS, WORKER_INTERVAL_SECS
+
+if TYPE_CHECKING:
+    from mnemoledger.commands.facade import MnemoLedger
 
 
 def _operations_table(result: ConsolidateResult) -> None:
@@ -123,10 +126,22 @@ def consolidate(
     help="Meanwhile, every second, extract handed-over conversation turns whose thread has "
     "been quiet for 5 seconds (`turns queue`).",
 )
+@click.option(
+    "--topics-after-writes/--no-topics-after-writes",
+    default=True,
+    show_default=True,
+    help="Meanwhile, rebuild a user's topic tree once their memories changed and then stayed "
+    "unchanged for 5 seconds (and at start, for users who have none).",
+)
 @global_options
 @pass_state
 def worker(
-    state: CliState, interval: float, user: str | None, cycles: int | None, extract_turns: bool
+    state: CliState,
+    interval: float,
+    user: str | None,
+    cycles: int | None,
+    extract_turns: bool,
+    topics_after_writes: bool,
 ) -> None:
     """Run consolidation cycles on an interval until SIGTERM (the running cycle finishes)."""
     memory = state.ledger()
@@ -143,17 +158,22 @@ def worker(
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         click.echo(f"warning: consolidation cycle failed: {first_line}", err=True)
 
-    def extracted(done: QueuedExtraction) -> None:
-        if done.error is not None:
-            failed = f"extraction of thread {done.thread_id} failed: {done.error}"
-            click.echo(f"warning: {failed}", err=True)
+    def extract_quiet_threads(side: MnemoLedger) -> None:
+        for done in side.extract_queued():
+            if done.error is not None:
+                failed = f"extraction of thread {done.thread_id} failed: {done.error}"
+                click.echo(f"warning: {failed}", err=True)
 
+    jobs: list[Job] = []
+    if extract_turns:
+        jobs.append(extract_quiet_threads)
+    if topics_after_writes:
+        jobs.append(TopicsAfterWrites())
     runner = Worker(memory, interval, user=user, on_cycle=report, on_error=warn)
-    extractor = QuietThreadExtractor(
-        lambda: type(memory)(settings=memory.parts.settings, actor=memory.actor),
-        on_extracted=extracted,
+    side_jobs = BackgroundJobs(
+        lambda: type(memory)(settings=memory.parts.settings, actor=memory.actor), jobs
     )
-    with runner.stopping_on_signals(), extractor.running() if extract_turns else nullcontext():
+    with runner.stopping_on_signals(), side_jobs.running() if jobs else nullcontext():
         ran = runner.run(cycles)
     if not state.as_json:
         output.stderr.print(f"worker stopped after {ran} cycle(s)")
