@@ -9,7 +9,14 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
 - `fusion="rrf"`: reciprocal-rank fusion, `sum share / (RRF_K + rank)` (RRF_K = 10), each
   list's share leaning halfway from 1 towards the seed's adaptive weights (x2, so the two
   shares sum to 2: `RRF_SHAPE_WEIGHT_SHARE`), divided by its largest possible value (first
-  in both lists) so that it is in 0-1 as well.
+  in both lists) so that it is in 0-1 as well (the default: measured best on LoCoMo);
+- `fusion="engram"` (seed 001 §4.3): the similarity (on the reference scale), boosted when
+  the keywords found the memory too, keyword-only hits capped, similarity-only hits without
+  a query word penalised, short CJK queries boosted (`engram_relevance`); the floor reads
+  the similarity; hits near-duplicating a better one are left out (`RECALL_DEDUP_SIM`).
+
+Memories stating a current fact that one of the query's words names (the fact graph
+channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion.
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
 similarity floor): below it in weighted relevance with the weighted fusion; with rank
@@ -22,20 +29,21 @@ engram's recall score
     score = (0.6 relevance + 0.2 importance + 0.2 recency) x layer bonus, capped at 1.0
 
 where recency halves every week since the memory last changed (faster for episodic, slower
-for procedural memories) and the layer bonus is 0.9 / 1.0 / 1.1 for buffer / working / core.
+for procedural memories; the seed's `exp(-rate x age / 168)` with `recency="exp"`) and the
+layer bonus is 0.9 / 1.0 / 1.1 for buffer / working / core.
 Only active, unexpired memories of the user are returned: superseded, forgotten and
 expired ones never are.
 
-Keyword query (seed 004 §6): the query's words (letters, digits, underscore), quoted.
-Words found in more than 3% of the user's memories are left out (they tell little about
-which of them is meant, and FTS5 would score every memory holding them), and the rest are
-joined with OR, not the seed's AND (measured on LoCoMo: see `FTS_OPERATOR`). If FTS5 fails
+Keyword query (seed 004 §6): the query's words (letters, digits, underscore; a CJK run as
+its bigrams, as the index holds it), quoted. Words found in more than 3% of the user's
+memories are left out (they tell little about which of them is meant, and FTS5 would score
+every memory holding them), and the rest are joined with OR, not the seed's AND (measured
+on LoCoMo: see `FTS_OPERATOR`; AND is the option `fts_operator="AND"`). If FTS5 fails
 (damaged index), a LIKE scan stands in (text score 0.5); if the vector side fails,
-keywords alone answer. When the best match (what the floor reads) is below 0.25 and an
-`expand` hook is given, the query's alternatives are searched too and used when they do
-better (seed 001 §4.4; no expansion by default: the offline provider has nothing to
-paraphrase with). An optional `rerank` hook reorders the scored candidates before the top
-`k` are kept.
+keywords alone answer. When the top result's match (what the floor reads) is below 0.25 and
+an `expand` hook is given, the query's alternatives are searched too and used when they do
+better (seed 001 §4.4; `search_llm.SearchLLM.expand` asks the LLM). An optional `rerank`
+hook reorders the scored candidates before the top `k` are kept (§4.5).
 """
 
 from __future__ import annotations
