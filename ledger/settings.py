@@ -71,14 +71,13 @@ class Settings(BaseSettings):
     audit_model: str | None = None
     """The audit (`MNEMOLEDGER_AUDIT_MODEL`); unset = the gate's model."""
     expand_model: str | None = None
-    """Query expansion (`MNEMOLEDGER_EXPAND_MODEL`); no stage of this version uses it."""
+    """Query expansion (`MNEMOLEDGER_EXPAND_MODEL`): search's `expand` stage."""
     extract_model: str | None = None
     """Extraction from conversations (`MNEMOLEDGER_EXTRACT_MODEL`)."""
     resume_model: str | None = None
     """Resume compression (`MNEMOLEDGER_RESUME_MODEL`): the cycle's Core summary."""
     rerank_model: str | None = None
-    """Re-ranking recall results (`MNEMOLEDGER_RERANK_MODEL`); no stage of this version
-    uses it."""
+    """Re-ranking recall results (`MNEMOLEDGER_RERANK_MODEL`): search's `rerank` stage."""
     naming_model: str | None = None
     """Topic naming (`MNEMOLEDGER_NAMING_MODEL`)."""
     related_top_k: int = Field(default=RELATED_TOP_K, ge=1, le=100)
