@@ -68,7 +68,7 @@ from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.embedder import Embedder
-from mnemoledger.projections.layers import LayersProjection
+from mnemoledger.projections.layers import LayersProjection, MemoryRow
 from mnemoledger.projections.vectors import VectorsProjection
 
 logger = logging.getLogger(__name__)
@@ -289,9 +289,11 @@ class AddPipeline:
         merge the new wording in through the merge stage when similarity > 0.80)."""
         keep: list[int] = []
         for index, (text, vector) in enumerate(zip(contents, vectors, strict=True)):
-            duplicate = self._duplicate_of(provenance.user_id, text, vector, request.namespace)
+            # both checks read the same nearest memories: one vector search per content
+            nearest = self._nearest(provenance.user_id, vector)
+            duplicate = self._duplicate_of(nearest, text, request.namespace)
             if duplicate is None:
-                repeated = self._quick_duplicate_of(provenance.user_id, text, vector, request)
+                repeated = self._quick_duplicate_of(nearest, text, request)
                 if repeated is None:
                     keep.append(index)
                     continue
@@ -320,19 +322,27 @@ class AddPipeline:
                 memory.reinforce(evidence=list(evidence) if evidence else None)
         return [contents[i] for i in keep], vectors[keep]
 
+    def _nearest(
+        self, user_id: str, vector: np.ndarray[Any, Any]
+    ) -> list[tuple[str, float, MemoryRow]]:
+        """The active stored memories nearest `vector`, with their similarity (reference
+        scale), nearest first."""
+        candidates = self.vectors.similar(user_id, vector, QUICK_DEDUP_CANDIDATES)
+        rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
+        return [
+            (memory_id, similarity, rows[memory_id])
+            for memory_id, similarity in candidates
+            if memory_id in rows and rows[memory_id].state == ACTIVE
+        ]
+
     def _duplicate_of(
-        self, user_id: str, text: str, vector: np.ndarray[Any, Any], namespace: str
+        self, nearest: Sequence[tuple[str, float, MemoryRow]], text: str, namespace: str
     ) -> tuple[str, float] | None:
         """The stored memory `text` restates: similar on the reference scale, words in
         common, a namespace it may join (seed 001 §7: its own, or either side `default`),
         and no value of its own that differs ("my number is ...0142" / "...0199" is an
         update for the reconstruction, not a repetition)."""
-        candidates = self.vectors.similar(user_id, vector, 5)
-        rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
-        for memory_id, similarity in candidates:
-            row = rows.get(memory_id)
-            if row is None or row.state != ACTIVE:
-                continue
+        for memory_id, similarity, row in nearest:
             joinable = row.namespace == namespace or SHARED_NAMESPACE in (namespace, row.namespace)
             if (
                 joinable
@@ -344,22 +354,19 @@ class AddPipeline:
         return None
 
     def _quick_duplicate_of(
-        self, user_id: str, text: str, vector: np.ndarray[Any, Any], request: AddRequest
+        self, nearest: Sequence[tuple[str, float, MemoryRow]], text: str, request: AddRequest
     ) -> str | None:
         """engram's `quick_semantic_dup` (seed 001 §2.1 step 2): the stored memory `text`
         repeats at the insert threshold (the proxy's for an extraction), in a namespace it
         may join; in the default `words` mode the words must also say the same thing
-        (`quick_dedup_words_agree`), so an update or a look-alike fact, which share this similarity
-        band, is still added."""
+        (`quick_dedup_words_agree`), so an update or a look-alike fact, which share this
+        similarity band, is still added."""
         mode, namespace = request.quick_dedup or self.settings.quick_dedup, request.namespace
         if mode == "off":
             return None
         threshold = quick_dedup_threshold(request.source)
-        candidates = self.vectors.similar(user_id, vector, QUICK_DEDUP_CANDIDATES)
-        rows = self.layers.get_many([memory_id for memory_id, _ in candidates])
-        for memory_id, similarity in candidates:
-            row = rows.get(memory_id)
-            if row is None or row.state != ACTIVE or similarity < threshold:
+        for memory_id, similarity, row in nearest:
+            if similarity < threshold:
                 continue
             joinable = row.namespace == namespace or SHARED_NAMESPACE in (namespace, row.namespace)
             if joinable and (mode == "similarity" or quick_dedup_words_agree(row.content, text)):
