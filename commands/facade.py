@@ -177,6 +177,7 @@ class MnemoLedger:
     related_edges = verb(Graph.related_edges)
     state_fact = verb(Facts.state_fact)
     end_fact = verb(Facts.end_fact)
+    extract_facts = verb(Facts.extract_facts)
     facts = verb(Facts.facts)
     fact = verb(Facts.fact)
     set_agent_profile = verb(AgentProfiles.set_agent_profile)

@@ -554,6 +554,7 @@ LLM_STAGE_COMPONENT: Final = {
     "resume_compress": "resume",
     "expand": "expand",
     "rerank": "rerank",
+    "fact_extract": "extract",
 }  # §7 table: call site -> model tier; stages it does not name use the general model
 
 # --- steering and file-based context: seed 004 §12 (memoryNudge) and §13 -----------------

@@ -36,6 +36,7 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TopicSample,
     TriageInput,
 )
+from mnemoledger.commands.llm.fact_prompts import FACT_STAGES, FactExtractInput
 from mnemoledger.commands.llm.prompts import (
     CORE_UPDATE,
     EXTRACT,
@@ -563,6 +564,7 @@ SAMPLE_INPUTS: dict[str, Any] = {
     "insight": InsightInput(
         activity=["Maya ran 10 km", "Maya ran 12 km", "Maya ran 15 km"], new_facts=[]
     ),
+    "fact_extract": FactExtractInput(subject="maya", content="I live in Lisbon."),
     "expand": ExpandInput(query="where does Maya live"),
     "rerank": RerankInput(
         query="where does Maya live",
@@ -592,6 +594,7 @@ BOUNDARY_TAGS = {
     "insight": ["activity", "new_facts", "conversation"],
     "expand": ["query"],
     "rerank": ["query", "memories"],
+    "fact_extract": ["subject", "memory"],
 }
 
 
@@ -608,6 +611,7 @@ def test_registry_holds_every_stage_with_a_versioned_prompt() -> None:
         MERGE_NOTES,
         *CONSOLIDATION_STAGES.values(),
         *SEARCH_STAGES.values(),
+        *FACT_STAGES.values(),
     ]
     assert list(STAGES.values()) == constants
     assert set(STAGES) == set(SAMPLE_INPUTS) == set(BOUNDARY_TAGS)

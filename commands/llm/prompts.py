@@ -371,3 +371,7 @@ STAGES.update(CONSOLIDATION_STAGES)
 from mnemoledger.commands.llm.search_prompts import SEARCH_STAGES  # noqa: E402
 
 STAGES.update(SEARCH_STAGES)
+
+from mnemoledger.commands.llm.fact_prompts import FACT_STAGES  # noqa: E402
+
+STAGES.update(FACT_STAGES)

@@ -7,23 +7,29 @@ stated by a user's memories, each valid from a time until another replaces it.
     memory.facts(user="maya", at="2026-05-01T00:00:00+00:00")         # what held then
 
 A fact belongs to the memory that states it (its events are the memory's, so history,
-export and erasure cover it). The seed's engram leaves extraction of facts off ("low
-quality") and keeps the API; so does this.
+export and erasure cover it). The seed's engram leaves extraction of facts out of
+consolidation ("low quality") and keeps the API; so does this: `extract_facts(memory_id)`
+runs the recorded `fact_extract` stage over one memory and states what it finds.
 """
 
 from __future__ import annotations
 
 import builtins
 import uuid
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Final
 
 from pydantic import BaseModel
 
+from mnemoledger.commands.llm.fact_prompts import FACT_EXTRACT, FactExtractInput
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.search import telling_tokens
+from mnemoledger.commands.write.recorded_llm import RecordedLLM
+from mnemoledger.commands.write.replaying import recorded_id
 from mnemoledger.ledger import InvalidInput, Memory, MemoryNotFound, validation
 from mnemoledger.ledger.application import retry_on_conflict
+from mnemoledger.ledger.command import Command
 from mnemoledger.ledger.policy import ACTIVE
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.projections.facts import FactRow, FactsProjection, entity_key
@@ -50,6 +56,18 @@ def fact_linked_memories(model: FactsProjection, user_id: str, query: str, at: s
     return list(dict.fromkeys(found))
 
 
+SINGLE_VALUED_PREDICATES: Final = frozenset(
+    {"lives_in", "works_at", "works_as", "named", "diet", "comes_from"}
+)
+"""Predicates that hold one object at a time: an extracted fact ends the subject's earlier
+one. Any other predicate (speaks, uses, likes, ...) keeps the others."""
+
+
+@dataclass
+class FactExtractCommand(Command, created_event_name="FactExtractRequested"):
+    """One run of the fact-extract stage over a memory: its LLM call and what it stated."""
+
+
 class FactNotFound(MemoryNotFound):
     """No fact with this id (HTTP 404)."""
 
@@ -74,6 +92,13 @@ class FactOut(BaseModel):
     """The fact that replaced it."""
     hop: int = 0
     """In an entity query: 1 about the entity itself, 2 one step further."""
+
+
+class FactExtraction(BaseModel):
+    """What a fact extraction stated (facts already holding are returned as they are)."""
+
+    command_id: str
+    facts: list[FactOut]
 
 
 class Facts:
@@ -126,6 +151,50 @@ class Facts:
             return self._get(fact_id)
 
         return retry_on_conflict(attempt)
+
+    def extract_facts(
+        self, memory: str, *, agent: str | None = None, thread: str | None = None
+    ) -> FactExtraction:
+        """Run the fact-extract stage over one active memory and state each triple it finds
+        (seed 001 §7, §9); the call is recorded on a `FactExtractRequested` command. A
+        predicate that holds one object at a time (lives_in, works_at, ...) ends the
+        user's earlier fact of it; the others add up."""
+        parts = self.parts
+        parts.refresh()
+        stating = parts.ledger.memory(memory)
+        if stating.state != ACTIVE:
+            raise InvalidInput(f"memory {stating.id.hex} is {stating.state}, not active")
+        provenance = replace(parts.provenance("", agent, thread), user_id=stating.user_id)
+        with acting_as(provenance):
+            command = recorded_id(FactExtractCommand(input={"memory_id": stating.id.hex}))
+        parts.ledger.save(command)  # the request is in the log before anything is decided
+        decided = replace(provenance, causation_id=command.id.hex)
+        llm = RecordedLLM(parts.llm, command, decided)
+        try:
+            found = llm.run(
+                FACT_EXTRACT, FactExtractInput(subject=stating.user_id, content=stating.content)
+            )
+        except Exception as error:  # the failure, and any call made, stay on the command
+            with acting_as(decided):
+                command.fail(str(error)[:500] or type(error).__name__, type(error).__name__)
+            parts.ledger.save(command)
+            raise
+        stated = [
+            self.state_fact(
+                triple.subject,
+                triple.predicate,
+                triple.object,
+                memory=stating.id.hex,
+                keep_others=_predicate(triple.predicate) not in SINGLE_VALUED_PREDICATES,
+                agent=agent,
+                thread=thread,
+            )
+            for triple in found.facts
+        ]
+        with acting_as(decided):
+            command.complete({"facts": [fact.id for fact in stated]})
+        parts.ledger.save(command)
+        return FactExtraction(command_id=command.id.hex, facts=stated)
 
     def end_fact(
         self,

@@ -1,4 +1,4 @@
-"""`mnemoledger facts add|end|list`: the fact graph (seed 001 §9) on the command line.
+"""`mnemoledger facts add|extract|end|list`: the fact graph (seed 001 §9) on the command line.
 
     mnemoledger facts add Maya lives_in Lisbon --memory ID
     mnemoledger facts add Maya lives_in Porto --memory ID2    # ends Maya lives_in Lisbon
@@ -93,6 +93,18 @@ def add(
         keep_others=keep_others,
     )
     output.emit(state.as_json, fact, lambda: _facts_table([fact]))
+
+
+@facts.command(name="extract")
+@click.argument("memory_id", type=MEMORY_ID)
+@global_options
+@pass_state
+def extract(state: CliState, memory_id: str) -> None:
+    """Read the facts one memory states (the LLM, or the offline rules) and record them; a
+    fact of the user's that one object at a time holds (lives_in, works_at) replaces the
+    earlier one."""
+    found = state.ledger().extract_facts(memory_id)
+    output.emit(state.as_json, found, lambda: _facts_table(found.facts))
 
 
 @facts.command(name="end")

@@ -13,6 +13,7 @@ import builtins
 from mnemoledger.commands.recall.facts_api import (
     DEFAULT_FACT_HOPS,
     DEFAULT_FACTS_LIMIT,
+    FactExtraction,
     FactNotFound,
     FactOut,
 )
@@ -43,6 +44,13 @@ def state(
             keep_others=keep_others,
             agent=scoped.principal.agent,
         )
+
+
+def extract(scoped: ScopedMemory, memory_id: str) -> FactExtraction:
+    """Extract the facts of a memory the key may see."""
+    scoped.visible(memory_id)
+    with scoped._acting() as memory:
+        return memory.extract_facts(memory_id, agent=scoped.principal.agent)
 
 
 def end(scoped: ScopedMemory, fact_id: str, *, valid_until: str | None = None) -> FactOut:

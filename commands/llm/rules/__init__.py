@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from mnemoledger.commands.llm.rules import consolidation, search
 from mnemoledger.commands.llm.rules.core import core_update
 from mnemoledger.commands.llm.rules.extract import extract
+from mnemoledger.commands.llm.rules.facts import fact_extract
 from mnemoledger.commands.llm.rules.merge import insert_merge, merge_notes
 from mnemoledger.commands.llm.rules.multi_fact import multi_fact
 from mnemoledger.commands.llm.rules.reconstruct import reconstruct, refine
@@ -41,6 +42,7 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "expand": search.expand,
     "rerank": search.rerank,
     "resume_compress": resume_compress,
+    "fact_extract": fact_extract,
 }
 """The rule of each stage, by stage name."""
 

@@ -4,6 +4,7 @@ state, each valid from a time until another replaces it.
     POST /facts                 {"subject", "predicate", "object", "memory_id", ...}
     GET  /facts                 ?user_id=&entity=&predicate=&hops=&at=&history=&limit=
     POST /facts/{id}/end        {"valid_until"?}
+    POST /facts/extract         {"memory_id"}: the fact-extract stage over one memory
 
 A key sees the facts of the memories it may see.
 """
@@ -20,6 +21,7 @@ from mnemoledger.commands.recall.facts_api import (
     DEFAULT_FACTS_LIMIT,
     MAX_FACT_HOPS,
     MAX_FACT_PART_CHARS,
+    FactExtraction,
     FactOut,
 )
 from mnemoledger.commands.service import fact_scope
@@ -75,6 +77,22 @@ async def state_fact(body: StateFactRequest, caller: Authenticated) -> FactOut:
             keep_others=body.keep_others,
         )
     )
+
+
+class ExtractFactsRequest(BaseModel):
+    """`POST /facts/extract`: the memory to read facts from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    memory_id: str = Field(description="An active memory the key may see.")
+
+
+@router.post("/extract")
+async def extract_facts(body: ExtractFactsRequest, caller: Authenticated) -> FactExtraction:
+    """Read the facts one memory states (seed 001's fact-extract stage, recorded) and
+    record them; a fact that holds one object at a time (lives_in, works_at) replaces the
+    user's earlier one."""
+    return await caller.run(lambda scoped: fact_scope.extract(scoped, body.memory_id))
 
 
 @router.get("")
