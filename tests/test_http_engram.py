@@ -165,3 +165,21 @@ def test_openapi_documents_the_engram_routes(server: LiveServer) -> None:
     assert "post" in paths["/recall"] and "get" in paths["/stats"] and "get" in paths["/trash"]
     assert "engram" in paths["/recall"]["post"]["description"]
     assert "restore" in paths["/trash"]["get"]["description"]
+
+
+def test_s4_search_and_query_switches_over_http(server: LiveServer) -> None:
+    http = client(server, server.key("researcher", ["maya"]))
+    ok(http.post("/memories", json={"contents": ["Maya drinks espresso daily"], "user_id": "maya"}))
+    body = {"query": "espresso", "user_id": "maya", "fusion": "engram"}
+    by_post = ok(http.post("/search", json={**body, "expand": True, "rerank": True}))
+    by_get = ok(
+        http.get("/search", params={"q": "espresso", "user_id": "maya", "fusion": "engram"})
+    )
+    assert by_post[0]["content"] == by_get[0]["content"] == "Maya drinks espresso daily"
+    assert by_get[0]["source"] in ("fts", "fts+vector")
+    assert_error(http.post("/search", json={**body, "fusion": "borda"}), 422, "validation_error")
+    query = {"query": "espresso", "filters": {"user_id": "maya"}, "dry": True, "rerank": True}
+    assert ok(http.post("/query", json=query))["results"]
+    assert access_count(server, by_get[0]["id"]) == 0  # dry: no access counted
+    ok(http.post("/query", json={**query, "dry": False}))
+    assert access_count(server, by_get[0]["id"]) == 1  # its relevance is above 0.5

@@ -3,6 +3,7 @@ the seed's behaviours, default or as named search options, row by row."""
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 from collections.abc import Iterator
@@ -11,8 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from mnemoledger import MnemoLedger
+from mnemoledger.commands.cli import cli
 from mnemoledger.commands.llm.prompts import STAGES
 from mnemoledger.commands.llm.rules.search import expand as offline_expand
 from mnemoledger.commands.llm.scripted import ScriptedProvider
@@ -350,3 +353,32 @@ def test_s9_fts5_an_index_of_the_old_shape_is_rebuilt_with_bigrams(tmp_path: Pat
     with sqlite3.connect(path) as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(memories_fts)")]
     assert columns == ["content", "key", "tags"]
+
+
+# --- the switches on the CLI and over HTTP (seed 001 §4.3-4.5) ------------------------------
+
+
+def test_s4_switches_on_the_cli(tmp_path: Path) -> None:
+    home = ["--home", str(tmp_path)]
+    runner = CliRunner(env={"MNEMOLEDGER_EMBEDDER": "hashing"})
+    added = runner.invoke(cli, [*home, "add", "I drink espresso every morning", "--user", "u"])
+    assert added.exit_code == 0, added.output
+    searched = runner.invoke(
+        cli,
+        [*home, "--json", "search", "espresso", "--user", "u", "--fusion", "engram"],
+        catch_exceptions=False,
+    )
+    assert searched.exit_code == 0, searched.output
+    assert json.loads(searched.output)[0]["content"] == "I drink espresso every morning"
+    for switches in (["--expand", "--rerank"], ["--no-expand"]):
+        run = runner.invoke(cli, [*home, "search", "espresso", "--user", "u", *switches])
+        assert run.exit_code == 0, run.output
+    asked = [*home, "--json", "query", "espresso", "--agent", "researcher", "--user", "u"]
+    queried = runner.invoke(cli, [*asked, "--dry", "--rerank", "--fusion", "engram"])
+    assert queried.exit_code == 0, queried.output
+    with MnemoLedger(settings=Settings(home=tmp_path, embedder="hashing")) as memory:
+        stages = [e.data["stage"] for e in memory.log() if e.type == "LLMCallRecorded"]
+        served = [e for e in memory.log() if e.type == "RecallServed"]
+    assert "expand" in stages and served[-1].data["touched"] == []
+    bad = runner.invoke(cli, [*home, "search", "espresso", "--user", "u", "--fusion", "borda"])
+    assert bad.exit_code == 2
