@@ -14,7 +14,6 @@ valid, redacted event: texts read `ERASED_TEXT`, lists `[]`, dicts `{}`.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import os
 from collections.abc import Callable
@@ -137,7 +136,7 @@ class ContentCipher:
         sealed = aead.encrypt(nonce, self._dumps(content), aad)
         state[ENVELOPE_FIELD] = {
             "k": kid,
-            "c": base64.b64encode(nonce + sealed).decode("ascii"),
+            "c": binascii.b2a_base64(nonce + sealed, newline=False).decode("ascii"),
             "f": shapes,
         }
 

@@ -48,17 +48,24 @@ class LedgerMapper(Mapper[UUID]):
         self.keys = keys
         self.chain = HashChain()
         self.content = ContentCipher(keys, transcoder.encode, transcoder.decode)
+        self._kinds: dict[type, tuple[str, int, bool]] = {}
+        """(topic, class version, is a ledger event) by event class."""
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         cls = type(domain_event)
-        topic = get_topic(cls)
+        kind = self._kinds.get(cls)
+        if kind is None:
+            kind = self._kinds[cls] = (
+                get_topic(cls),
+                getattr(cls, "class_version", 1),
+                issubclass(cls, LedgerEvent),
+            )
+        topic, class_version, is_event = kind
         state = dict(vars(domain_event))
         originator_id = _uuid(state.pop("originator_id"))
         version: int = state.pop("originator_version")
-        class_version = getattr(cls, "class_version", 1)
         if class_version > 1:
             state["class_version"] = class_version
-        is_event = isinstance(domain_event, LedgerEvent)
         if is_event:
             user_id = state.get("user_id")
             if user_id:
