@@ -330,6 +330,19 @@ RESUME_REPETITION_WEIGHT: Final = 2.5  # seed 001 §8 REPETITION_WEIGHT
 # call site ("summarize section for context budget"); the seed gives the summary no size: this
 # many tokens of the Core budget are kept for it when Core memories do not all fit
 RESUME_CORE_SUMMARY_BUDGET_TOKENS: Final = 300
+# §8 Other Thresholds, for resume's compact mode (relevance to what the user is doing now: the
+# centroid of the Buffer's and the recent window's vectors; similarity on the reference scale)
+RESUME_HIGH_RELEVANCE: Final = 0.25  # added for identity/constraint/bootstrap tags
+RESUME_LOW_RELEVANCE: Final = 0.10  # added for lesson/procedural/preference tags, procedures
+RESUME_CORE_THRESHOLD: Final = 0.35  # a Core memory below this is left out
+RESUME_WORKING_THRESHOLD: Final = 0.20  # a recent Working memory below this is left out
+RESUME_HIGH_RELEVANCE_TAGS: Final = frozenset({"identity", "constraint", "bootstrap"})
+RESUME_LOW_RELEVANCE_TAGS: Final = frozenset({"lesson", "procedural", "preference"})
+# not in the seed (engram's source): the most Core and Working memories compact mode keeps,
+# and the relevance of a memory without a vector
+RESUME_COMPACT_MAX_CORE: Final = 20
+RESUME_COMPACT_MAX_WORKING: Final = 40
+RESUME_RELEVANCE_WITHOUT_VECTOR: Final = 0.4
 SHARED_NAMESPACE: Final = "default"  # seed 001 §7: a project namespace also reads `default`
 TRIGGER_TAG_PREFIX: Final = "trigger:"  # seed 001 §7: "All `trigger:*` tags"
 

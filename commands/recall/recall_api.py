@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -29,7 +29,10 @@ from mnemoledger.commands.recall.resume import (
     ResumeOut,
     Topic,
     build_resume,
+    context_relevance,
     epochs_window_start,
+    recent_window,
+    resume_namespaces,
     stored_core_summary,
     tree_topics,
 )
@@ -144,13 +147,16 @@ class Recall:
         topics: Sequence[Topic] | None = None,
         now: datetime | None = None,
         epochs: int | None = None,
+        compact: bool = False,
     ) -> ResumeOut:
         """engram's resume (seed 001 §7): Core (core.md + core-layer memories, ~2k tokens),
         Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
         or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
         `default`; without one, only `default` is read. `epochs`: Recent holds the changes
         of the last `epochs` consolidation cycles instead of the last `hours` (seed 001
-        §7). Reads only: nothing is written to the log."""
+        §7). `compact`: Core and recent Working memories are kept only when related to
+        what the user does now (the Buffer and the recent window; seed 001 §8's resume
+        thresholds). Reads only: nothing is written to the log."""
         identifier("user", user)
         identifier("namespace", namespace, required=False)
         if (
@@ -172,8 +178,19 @@ class Recall:
         members = None
         if topics is None and (tree := tree_topics(self.parts.topics_model, user)) is not None:
             topics, members = tree
+        rows = self.parts.layers.list(user, state=ACTIVE)
+        since = None if epochs is None else epochs_window_start(self.parts.ledger, user, epochs)
+        relevance = None
+        if compact:
+            vectors = self.parts.vectors
+            relevance = context_relevance(
+                [row for row in rows if row.namespace in resume_namespaces(namespace)],
+                vectors.vector,
+                vectors.calibration.to_reference,
+                recent_window(now or datetime.now(UTC), hours, epochs, since),
+            )
         return build_resume(
-            self.parts.layers.list(user, state=ACTIVE),
+            rows,
             user_id=user,
             namespace=namespace,
             core_document=markdown,
@@ -184,9 +201,8 @@ class Recall:
             now=now,
             core_summary=stored_core_summary(self.parts.ledger, user, namespace),
             recent_epochs=epochs,
-            recent_since=(
-                None if epochs is None else epochs_window_start(self.parts.ledger, user, epochs)
-            ),
+            recent_since=since,
+            relevance=relevance,
         )
 
     def context(

@@ -42,13 +42,23 @@ STDIN = "-"
     type=click.IntRange(min=1),
     help="Recent shows the changes of the last N consolidation cycles instead of --hours.",
 )
+@click.option(
+    "--compact",
+    is_flag=True,
+    help="Keep only Core and Working memories related to what the user did lately.",
+)
 @global_options
 @pass_state
 def resume(
-    state: CliState, user: str, namespace: str | None, hours: float, epochs: int | None
+    state: CliState,
+    user: str,
+    namespace: str | None,
+    hours: float,
+    epochs: int | None,
+    compact: bool,
 ) -> None:
     """engram's resume: Core, Recent, Topics and Triggers, within their budgets."""
-    result = state.ledger().resume(user, namespace, hours=hours, epochs=epochs)
+    result = state.ledger().resume(user, namespace, hours=hours, epochs=epochs, compact=compact)
     output.emit(state.as_json, result, lambda: output.stdout.out(result.text, end=""))
 
 

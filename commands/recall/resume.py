@@ -28,9 +28,11 @@ context here, it leaves out expired and sensitive memories (seed 002's filter).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
+import numpy.typing as npt
 from eventsourcing.application import AggregateNotFoundError
 from pydantic import BaseModel, Field
 
@@ -43,14 +45,24 @@ from mnemoledger.ledger.policy import (
     BUFFER,
     CHARS_PER_TOKEN,
     CORE,
+    PROCEDURAL,
+    RESUME_COMPACT_MAX_CORE,
+    RESUME_COMPACT_MAX_WORKING,
     RESUME_CORE_BUDGET_TOKENS,
     RESUME_CORE_SUMMARY_BUDGET_TOKENS,
+    RESUME_CORE_THRESHOLD,
+    RESUME_HIGH_RELEVANCE,
+    RESUME_HIGH_RELEVANCE_TAGS,
     RESUME_KIND_BOOST,
+    RESUME_LOW_RELEVANCE,
+    RESUME_LOW_RELEVANCE_TAGS,
     RESUME_RECENT_BUDGET_TOKENS,
     RESUME_RECENT_HOURS,
+    RESUME_RELEVANCE_WITHOUT_VECTOR,
     RESUME_REPETITION_WEIGHT,
     RESUME_TOPICS_BUDGET_TOKENS,
     RESUME_TRIGGERS_BUDGET_TOKENS,
+    RESUME_WORKING_THRESHOLD,
     SEMANTIC,
     SENSITIVE,
     SHARED_NAMESPACE,
@@ -89,6 +101,8 @@ class CoreSection(BaseModel):
     memories: list[ResumeItem] = Field(default_factory=list)
     omitted: int = 0
     """Core memories left out by the budget and not in the summary."""
+    below_relevance: int = 0
+    """Compact mode: Core memories left out as unrelated to what the user does now."""
     summary: str | None = None
     """The compressed summary of the Core memories past the budget (seed 001 §3 step 19),
     written by the last consolidation cycle that found them; shown in their place."""
@@ -109,6 +123,8 @@ class RecentSection(BaseModel):
     """Where an epoch window starts (None with `epochs`: fewer epochs ran, all count)."""
     memories: list[ResumeItem] = Field(default_factory=list)
     omitted: int = 0
+    below_relevance: int = 0
+    """Compact mode: recent Working memories left out as unrelated to the recent context."""
     tokens: int = 0
     budget_tokens: int = RESUME_RECENT_BUDGET_TOKENS
 
@@ -146,6 +162,8 @@ class ResumeOut(BaseModel):
     """None while no topic tree exists (seed 001 §7: the section is omitted)."""
     triggers: list[str] = Field(default_factory=list)
     triggers_omitted: int = 0
+    compact: bool = False
+    """Core and Working memories were kept by relevance to the recent context."""
     text: str = ""
     """The four sections as text, for an agent's prompt."""
 
@@ -256,6 +274,61 @@ def core_weight(row: MemoryRow) -> float:
     return row.importance * boost * (1 + row.repetition_count * RESUME_REPETITION_WEIGHT)
 
 
+def recent_window(
+    now: datetime, hours: float, epochs: int | None, epochs_since: datetime | None
+) -> datetime:
+    """Where Recent starts: `hours` before `now`, or with `epochs` where that many
+    consolidation epochs back ended (`epochs_window_start`; None: every change)."""
+    if epochs is None:
+        return now - timedelta(hours=hours)
+    return epochs_since or datetime.min.replace(tzinfo=UTC)
+
+
+def context_relevance(
+    rows: Iterable[MemoryRow],
+    vector_of: Callable[[str], npt.NDArray[np.float32] | None],
+    to_reference: Callable[[float], float],
+    since: datetime,
+) -> dict[str, float] | None:
+    """Compact mode (seed 001 §8 resume thresholds): each Core and Working memory's
+    similarity (reference scale) to the centroid of the recent context, the Buffer's and
+    the memories changed `since`, plus RESUME_HIGH_RELEVANCE for identity, constraint or
+    bootstrap tags and RESUME_LOW_RELEVANCE for lessons, procedures and preferences. None
+    when no recent memory has a vector (nothing to be relevant to)."""
+    listed = list(rows)
+    context = [
+        vector
+        for row in listed
+        if row.layer == BUFFER or datetime.fromisoformat(row.updated_at) >= since
+        if (vector := vector_of(row.id)) is not None
+    ]
+    if not context:
+        return None
+    centroid = np.mean(np.stack(context), axis=0)
+    centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+    relevance: dict[str, float] = {}
+    for row in listed:
+        if row.layer not in (CORE, WORKING):
+            continue
+        vector = vector_of(row.id)
+        score = (
+            RESUME_RELEVANCE_WITHOUT_VECTOR
+            if vector is None
+            else to_reference(float(np.dot(centroid, vector)))
+        )
+        relevance[row.id] = score + _relevance_boost(row)
+    return relevance
+
+
+def _relevance_boost(row: MemoryRow) -> float:
+    tags = {tag.casefold() for tag in row.tags}
+    if tags & RESUME_HIGH_RELEVANCE_TAGS:
+        return RESUME_HIGH_RELEVANCE
+    if tags & RESUME_LOW_RELEVANCE_TAGS or row.kind == PROCEDURAL:
+        return RESUME_LOW_RELEVANCE
+    return 0.0
+
+
 def build_resume(
     rows: Iterable[MemoryRow],
     *,
@@ -270,17 +343,24 @@ def build_resume(
     core_summary: CoreSummaryView | None = None,
     recent_epochs: int | None = None,
     recent_since: datetime | None = None,
+    relevance: Mapping[str, float] | None = None,
 ) -> ResumeOut:
     """The resume of `user_id` from the user's memory rows (pure: reads nothing else).
     With `topic_members` (memory ids by topic id), a topic counts only its members among
     the rows read (its namespaces, not expired or sensitive), and one with none is left
     out. `core_summary` (the view's stored one) stands in for the Core memories past the
     budget that it covers. With `recent_epochs` (seed 001 §7), Recent holds the changes
-    after `recent_since` (`epochs_window_start`; None: all) instead of the last `hours`."""
+    after `recent_since` (`epochs_window_start`; None: all) instead of the last `hours`.
+    With `relevance` (`context_relevance`), compact mode: at most 20 Core memories at
+    RESUME_CORE_THRESHOLD or more, recent Working ones at RESUME_WORKING_THRESHOLD or more."""
     moment = now or datetime.now(UTC)
     namespaces = resume_namespaces(namespace)
     live = _shown((row for row in rows if row.user_id == user_id), namespaces, moment)
+    dropped: dict[str, int] = {CORE: 0, WORKING: 0}
+    if relevance is not None:
+        live, dropped = _relevant(live, relevance)
     core = _core(live, core_document, core_version, core_summary)
+    core.below_relevance = dropped[CORE]
     if recent_epochs is None:
         recent = _recent(live, hours, moment - timedelta(hours=hours))
     else:
@@ -296,6 +376,7 @@ def build_resume(
             working=sum(row.layer == WORKING for row in live),
             buffer=sum(row.layer == BUFFER for row in live),
         )
+    recent.below_relevance = dropped[WORKING]
     triggers, omitted = _triggers(live)
     out = ResumeOut(
         user_id=user_id,
@@ -306,6 +387,7 @@ def build_resume(
         topics=section,
         triggers=triggers,
         triggers_omitted=omitted,
+        compact=relevance is not None,
     )
     out.text = render_resume(out)
     return out
@@ -353,6 +435,28 @@ def _shown(
         and row.sensitivity != SENSITIVE
         and row.namespace in namespaces
     ]
+
+
+def _relevant(
+    live: list[MemoryRow], relevance: Mapping[str, float]
+) -> tuple[list[MemoryRow], dict[str, int]]:
+    """The rows compact mode keeps, and how many Core and Working rows it dropped."""
+    limits = {
+        CORE: (RESUME_CORE_THRESHOLD, RESUME_COMPACT_MAX_CORE),
+        WORKING: (RESUME_WORKING_THRESHOLD, RESUME_COMPACT_MAX_WORKING),
+    }
+    kept_ids: set[str] = set()
+    dropped: dict[str, int] = {}
+    for layer, (threshold, most) in limits.items():
+        rows = [row for row in live if row.layer == layer]
+        scored = sorted(
+            (relevance.get(row.id, RESUME_RELEVANCE_WITHOUT_VECTOR), row.id) for row in rows
+        )
+        passing = [row_id for score, row_id in reversed(scored) if score >= threshold][:most]
+        kept_ids.update(passing)
+        dropped[layer] = len(rows) - len(passing)
+    kept = [row for row in live if row.layer not in limits or row.id in kept_ids]
+    return kept, dropped
 
 
 def _ranked_core(rows: Iterable[MemoryRow]) -> list[MemoryRow]:

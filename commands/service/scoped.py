@@ -26,6 +26,7 @@ import builtins
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -42,7 +43,14 @@ from mnemoledger.commands.models import AddResult, CoreOut, EdgeOut, EventOut, M
 from mnemoledger.commands.recall.query import FullResult, QueryResult
 from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
-from mnemoledger.commands.recall.resume import ResumeOut, build_resume, tree_topics
+from mnemoledger.commands.recall.resume import (
+    ResumeOut,
+    build_resume,
+    context_relevance,
+    recent_window,
+    resume_namespaces,
+    tree_topics,
+)
 from mnemoledger.commands.recall.search import Fusion
 from mnemoledger.commands.service.keys import Principal
 from mnemoledger.commands.write.ingest_api import StoreResult
@@ -525,12 +533,18 @@ class ScopedMemory:
         return self.memory.core(user=user_id)
 
     def resume(
-        self, *, user: str, namespace: str | None = None, hours: float = RESUME_RECENT_HOURS
+        self,
+        *,
+        user: str,
+        namespace: str | None = None,
+        hours: float = RESUME_RECENT_HOURS,
+        compact: bool = False,
     ) -> ResumeOut:
-        """engram's resume (seed 001 §7) built from the memories the key may read only."""
+        """engram's resume (seed 001 §7) built from the memories the key may read only;
+        `compact`: by relevance to the recent context (seed 001 §8)."""
         user_id = self.check_user(user)
         if self.categories is None:
-            return self.memory.resume(user_id, namespace, hours=hours)
+            return self.memory.resume(user_id, namespace, hours=hours, compact=compact)
         identifier("namespace", namespace, required=False)
         if not 0 < hours <= MAX_RESUME_HOURS:
             raise InvalidInput(f"hours must be above 0 and at most {MAX_RESUME_HOURS}; got {hours}")
@@ -544,6 +558,15 @@ class ScopedMemory:
             if self.may_read(row.effective_category)
         ]
         topics, members = tree_topics(self.memory.topics_model, user_id) or (None, None)
+        relevance = None
+        if compact:
+            vectors = self.memory.vectors
+            relevance = context_relevance(
+                [row for row in rows if row.namespace in resume_namespaces(namespace)],
+                vectors.vector,
+                vectors.calibration.to_reference,
+                recent_window(datetime.now(UTC), hours, None, None),
+            )
         return build_resume(
             rows,
             user_id=user_id,
@@ -553,6 +576,7 @@ class ScopedMemory:
             topics=topics,
             topic_members=members,
             hours=float(hours),
+            relevance=relevance,
         )
 
     def recall(

@@ -107,11 +107,16 @@ async def resume(
     user_id: Annotated[Identifier, Query()],
     namespace: Annotated[Identifier | None, Query()] = None,
     hours: Annotated[float, Query(gt=0, le=MAX_RESUME_HOURS)] = RESUME_RECENT_HOURS,
+    compact: Annotated[
+        bool, Query(description="Keep Core and Working memories related to the recent context.")
+    ] = False,
 ) -> ResumeOut:
     """engram's resume (seed 001 §7): Core, Recent, Topics, Triggers, within fixed budgets,
     from the memories the key may read. Writes nothing."""
     return await caller.run(
-        lambda scoped: scoped.resume(user=user_id, namespace=namespace, hours=hours)
+        lambda scoped: scoped.resume(
+            user=user_id, namespace=namespace, hours=hours, compact=compact
+        )
     )
 
 
