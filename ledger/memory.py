@@ -52,7 +52,8 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     note_kind: str | None = None
     """Luminary note kind (seed 002): log, summary, rule, soul, agent, user."""
     stability: str = DEFAULT_STABILITY
-    """volatile (TTL required), stable or permanent (seed 002)."""
+    """volatile (expires after its TTL; without one, batch-merged after 7 days), stable or
+    permanent (seed 002)."""
     sensitivity: str = NORMAL
     """normal or sensitive; sensitive memories stay out of agent context (seed 002)."""
     confidence: float | None = None

@@ -92,7 +92,7 @@ RRF_SHAPE_WEIGHT_SHARE: Final = 0.5
 
 # --- Luminary notes: seed 002 (kinds, stability, sensitivity) ----------------------------
 NOTE_KINDS: Final = ("log", "summary", "rule", "soul", "agent", "user")
-VOLATILE: Final = "volatile"  # ttlDays required
+VOLATILE: Final = "volatile"  # expires after ttlDays; without it, batch-merged after 7 days
 STABLE: Final = "stable"  # the default
 PERMANENT: Final = "permanent"  # never expires
 STABILITIES: Final = (VOLATILE, STABLE, PERMANENT)

@@ -204,8 +204,7 @@ class Consolidate:
             for user, position, last_change in sorted(rows)
             if position is not None
             and int(position) > built.get(str(user), -1)
-            and (moment - datetime.fromisoformat(str(last_change))).total_seconds()
-            >= quiet_seconds
+            and (moment - datetime.fromisoformat(str(last_change))).total_seconds() >= quiet_seconds
         }
 
     def users_with_memories(self) -> builtins.list[str]:

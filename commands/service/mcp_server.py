@@ -428,7 +428,10 @@ def build_server(
         user_id: UserId = None,
         stability: Annotated[
             Literal["volatile", "stable", "permanent"] | None,
-            Field(description="volatile needs ttl_days; permanent never expires."),
+            Field(
+                description="volatile expires after ttl_days (without one, it is merged with "
+                "others after a week); permanent never expires."
+            ),
         ] = None,
         ttl_days: Annotated[float | None, Field(gt=0)] = None,
         sensitivity: Literal["normal", "sensitive"] = "normal",
