@@ -476,6 +476,14 @@ PROVISIONAL_MAX_CONFIDENCE: Final = 0.65  # 004 §20 CleanProvisionalMemories
 PROVISIONAL_MAX_REINFORCED: Final = 1
 PROVISIONAL_MIN_AGE_DAYS: Final = 30  # in Buffer for more than 30 active days
 PROVISIONAL_MIN_AGE_EPOCHS: Final = PROVISIONAL_MIN_AGE_DAYS * EPOCHS_PER_DAY
+# Who the idle rules above may forget, and how their days are counted. `engram` (default):
+# Buffer memories only, days in consolidation epochs (seed 001 §10: Working and Core are never
+# deleted; §2.4: idle periods cost nothing). `as_written`: seed 003 §7 and 004 §20 as they
+# read, any layer, days on the wall clock (last access, else creation; creation), so an agent
+# that was switched off for two months finds its idle memories soft-deleted.
+Forgetting = Literal["engram", "as_written"]
+FORGETTING_MODES: Final[tuple[Forgetting, ...]] = ("engram", "as_written")
+FORGETTING_DEFAULT: Final[Forgetting] = "engram"
 
 # --- the worker: seed 001 §2 ("every 30 min"), 003 §4 (daily worker) ----------------------
 WORKER_INTERVAL_SECS: Final = 1800.0

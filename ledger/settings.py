@@ -11,12 +11,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
+    FORGETTING_DEFAULT,
     LLM_LEVEL_AUTO,
     NUDGE_DISCLOSURE_DEFAULT,
     QUICK_DEDUP_DEFAULT,
     RELATED_EMBEDDING_DEFAULT,
     RELATED_MIN_SIMILARITY,
     RELATED_TOP_K,
+    Forgetting,
     NudgeDisclosure,
     QuickDedupMode,
     RelatedEmbedding,
@@ -85,6 +87,10 @@ class Settings(BaseSettings):
     related_min_similarity: float = Field(default=RELATED_MIN_SIMILARITY, ge=-1.0, le=1.0)
     """HAEMA add() step 3: the similarity (reference scale) from which a stored memory
     counts as related."""
+    forgetting: Forgetting = FORGETTING_DEFAULT
+    """Who consolidation's idle rules (soft delete, provisional cleanup) may forget
+    (`MNEMOLEDGER_FORGETTING`): `engram` (Buffer memories, days counted in cycles) or
+    `as_written` (any layer, days on the clock)."""
     nudge_disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAULT
     """When a user message's self-disclosure counts for the memoryNudge
     (`MNEMOLEDGER_NUDGE_DISCLOSURE`): `facts` (the offline extraction finds a fact in it)

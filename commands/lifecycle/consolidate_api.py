@@ -124,6 +124,7 @@ class Consolidate:
                 buffer_cap=self.parts.settings.buffer_cap,
                 llm_level=llm_level or self.parts.settings.llm_level,
                 sandbox_guards=audit_guards,
+                forgetting=self.parts.settings.forgetting,
             )
             outcomes.append(pipeline.run(request, self.parts.provenance(name, agent, None)))
         return ConsolidateResult(

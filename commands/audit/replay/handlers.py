@@ -16,11 +16,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemoledger.commands.audit.replay.source import RecordedCommand
+from mnemoledger.commands.lifecycle.consolidation.cycle import forgetting_mode
 from mnemoledger.commands.write.add import AddRequest, quick_dedup_mode
 from mnemoledger.commands.write.ingest_api import ingest_pipeline
 from mnemoledger.commands.write.notes import WriteNoteRequest
 from mnemoledger.commands.write.notes_api import notes_pipeline
-from mnemoledger.ledger.policy import BUFFER_CAP, LLM_LEVEL_AUTO
+from mnemoledger.ledger.policy import BUFFER_CAP, FORGETTING_DEFAULT, LLM_LEVEL_AUTO
 
 if TYPE_CHECKING:
     from mnemoledger.commands.facade import MnemoLedger
@@ -140,6 +141,7 @@ def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
         sandbox_guards=bool(given.get("sandbox_guards", False)),
         # recorded since the Core summary step exists; a cycle recorded before had none
         core_summary=bool(given.get("core_summary", False)),
+        forgetting=forgetting_mode(given.get("forgetting", FORGETTING_DEFAULT)),
     )
     target.refresh()
     return target.consolidation_pipeline().run(request, command.provenance())

@@ -17,6 +17,7 @@ from mnemoledger.commands.llm.stage import Stage
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
+    FORGETTING_DEFAULT,
     LAYER_RANK,
     LLM_HEURISTIC_STAGES,
     LLM_LEVEL_AUTO,
@@ -24,6 +25,7 @@ from mnemoledger.ledger.policy import (
     MAX_EVIDENCE_ITEMS,
     MAX_MERGED_TAGS,
     SUPERSEDED,
+    Forgetting,
 )
 from mnemoledger.projections.embeddings.embedder import Embedder
 
@@ -39,6 +41,8 @@ class Cycle:
     embedder: Embedder
     buffer_cap: int = BUFFER_CAP
     llm_level: str = LLM_LEVEL_AUTO
+    forgetting: Forgetting = FORGETTING_DEFAULT
+    """Who the idle rules may forget and how they count days (`ledger.policy`)."""
     """Seed 001 §7: `auto` asks the LLM stages; `off` decides triage and the gate by their
     heuristics and runs no other LLM stage (`run_rules` skips them)."""
 

@@ -45,9 +45,12 @@ from mnemoledger.ledger.policy import (
     AUDIT_SANDBOX_GUARDS,
     BUFFER_CAP,
     DAILY_FINGERPRINT_DAYS,
+    FORGETTING_DEFAULT,
+    FORGETTING_MODES,
     IMPORTANCE_DECAY,
     LLM_LEVEL_AUTO,
     LLM_LEVELS,
+    Forgetting,
 )
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.user import UserStream
@@ -81,6 +84,9 @@ class ConsolidationRequest:
     core_summary: bool = True
     """Seed 001 §3 step 19: keep resume's compressed Core summary up to date; recorded
     with the command when on (earlier cycles, which had no such step, have no such input)."""
+    forgetting: Forgetting = FORGETTING_DEFAULT
+    """Who the idle rules may forget and how they count days (a setting; recorded with the
+    command when not the default)."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -96,7 +102,17 @@ class ConsolidationRequest:
             given["sandbox_guards"] = True
         if self.core_summary:
             given["core_summary"] = True
+        if self.forgetting != FORGETTING_DEFAULT:
+            given["forgetting"] = self.forgetting
         return given
+
+
+def forgetting_mode(value: object) -> Forgetting:
+    """`value` as a forgetting mode; `InvalidInput` naming the modes otherwise."""
+    for mode in FORGETTING_MODES:
+        if value == mode:
+            return mode
+    raise InvalidInput(f"forgetting must be one of {', '.join(FORGETTING_MODES)}; got {value!r}")
 
 
 @dataclass
@@ -130,6 +146,7 @@ class ConsolidationPipeline:
     refresh: Callable[[], object] = lambda: None
 
     def run(self, request: ConsolidationRequest, provenance: Provenance) -> CycleOutcome:
+        forgetting_mode(request.forgetting)
         if request.llm_level not in LLM_LEVELS:
             raise InvalidInput(
                 f"llm_level must be one of {', '.join(LLM_LEVELS)}; got {request.llm_level!r}"
@@ -173,6 +190,7 @@ class ConsolidationPipeline:
             self.embedder,
             request.buffer_cap,
             request.llm_level,
+            request.forgetting,
         )
         run_rules(cycle, request.audit, request.sandbox_guards)
         if cycle.llm_on and daily.due(clock.last_daily_at, request.now, request.daily):

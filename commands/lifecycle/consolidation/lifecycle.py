@@ -18,7 +18,8 @@ counted in consolidation epochs (cycles that ran; a day of the seeds' daily work
 see `ledger.policy`), never on the wall clock: Buffer eviction is epoch-based and idle
 periods cost nothing (seed 001 §2.4), so a memory survives the agent's downtime. TTL
 expiry and the purge of an already lapsed memory keep the clock: the writer, or the restore
-window, named a date.
+window, named a date. The seeds' own form, any layer and wall-clock days, is the option
+`forgetting="as_written"` (setting `forgetting`, recorded with the cycle).
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ from mnemoledger.ledger.policy import (
     PROMOTION_TAG,
     PROVISIONAL_MAX_CONFIDENCE,
     PROVISIONAL_MAX_REINFORCED,
+    PROVISIONAL_MIN_AGE_DAYS,
     PROVISIONAL_MIN_AGE_EPOCHS,
     PURGE_AFTER_DAYS,
     PURGED,
+    SOFT_DELETE_IDLE_DAYS,
     SOFT_DELETE_IDLE_EPOCHS,
     SOFT_DELETE_MAX_IMPORTANCE,
     WORKING,
@@ -65,10 +68,30 @@ def epochs_since(cycle: Cycle, epoch: int) -> int:
     return cycle.epoch - 1 - epoch
 
 
+def forgettable(cycle: Cycle) -> list[MemoryState]:
+    """The memories the idle rules may forget: Buffer ones, or any (`as_written`)."""
+    return cycle.state.active() if cycle.forgetting == "as_written" else cycle.state.active(BUFFER)
+
+
+def idle_too_long(cycle: Cycle, memory: MemoryState) -> bool:
+    """Soft delete's idle rule: not used for 60 days, counted in epochs or on the clock."""
+    if cycle.forgetting == "as_written":
+        used = memory.last_accessed or memory.created_at
+        return cycle.now - used > timedelta(days=SOFT_DELETE_IDLE_DAYS)
+    return epochs_since(cycle, memory.used_epoch) > SOFT_DELETE_IDLE_EPOCHS
+
+
+def provisional_too_old(cycle: Cycle, memory: MemoryState) -> bool:
+    """CleanProvisionalMemories' age rule: older than 30 days, in epochs or on the clock."""
+    if cycle.forgetting == "as_written":
+        return cycle.now - memory.created_at > timedelta(days=PROVISIONAL_MIN_AGE_DAYS)
+    return epochs_since(cycle, memory.entered_epoch) > PROVISIONAL_MIN_AGE_EPOCHS
+
+
 def soft_delete(cycle: Cycle) -> None:
-    for memory in cycle.state.active(BUFFER):
+    for memory in forgettable(cycle):
         if (
-            epochs_since(cycle, memory.used_epoch) > SOFT_DELETE_IDLE_EPOCHS
+            idle_too_long(cycle, memory)
             and memory.importance < SOFT_DELETE_MAX_IMPORTANCE
             and PINNED_TAG not in memory.tags
         ):
@@ -89,12 +112,12 @@ def purge_due(cycle: Cycle) -> None:
 
 
 def clean_provisional(cycle: Cycle) -> None:
-    for memory in cycle.state.active(BUFFER):
+    for memory in forgettable(cycle):
         if (
             memory.confidence is not None
             and memory.confidence < PROVISIONAL_MAX_CONFIDENCE
             and memory.repetition_count <= PROVISIONAL_MAX_REINFORCED
-            and epochs_since(cycle, memory.entered_epoch) > PROVISIONAL_MIN_AGE_EPOCHS
+            and provisional_too_old(cycle, memory)
         ):
             purge(cycle, memory, "provisional-cleanup")
 
