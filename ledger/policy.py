@@ -310,6 +310,8 @@ ENGRAM_SHORT_CJK_MAX_CHARS: Final = 10  # §4.3 "short CJK queries (<10 chars)"
 ENGRAM_FTS_ONLY_CAP: Final = 0.25  # §4.3 FTS-only hits capped at fts_rel x 0.25
 ENGRAM_FTS_ONLY_CAP_SHORT_CJK: Final = 0.40  # §4.3 short CJK: fts_rel x 0.40
 ENGRAM_KEYWORD_PENALTY: Final = 0.7  # §4.3 semantic-only hits without a query term: x 0.7
+ENGRAM_FILTERED_SEMANTIC_SHARE: Final = 2  # §4.1 >= fetch_limit x 2 FTS + fact candidates:
+# the similarity is computed for those alone (filtered mode), not over the whole index
 RECALL_DEDUP_SIM: Final = 0.78  # §8 = MERGE_SIM, reference scale: a hit this similar to a
 # better one is left out of an engram-fused answer
 RECALL_TOUCH_MIN_RELEVANCE: Final = 0.5  # §4.5 only results with relevance > 0.5 are touched

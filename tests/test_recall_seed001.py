@@ -382,3 +382,24 @@ def test_s4_switches_on_the_cli(tmp_path: Path) -> None:
     assert "expand" in stages and served[-1].data["touched"] == []
     bad = runner.invoke(cli, [*home, "search", "espresso", "--user", "u", "--fusion", "borda"])
     assert bad.exit_code == 2
+
+
+def test_s4_1_filtered_semantic_mode_with_enough_keyword_candidates(memory: MnemoLedger) -> None:
+    memory.store("plural", "espressos", user="u")  # similar to the query, not its keyword
+    tail = "while the rain kept falling on the old tram lines and the river boats waited"
+    texts = (
+        f"The Lisbon cafe near the museum served a quick espresso after the tour {tail}",
+        f"The office machine on the third floor makes a bitter espresso daily {tail}",
+        f"Grandma never touched espresso because her doctor warned about her heart {tail}",
+        f"Our wedding cake hid an espresso layer between two chocolate sponges {tail}",
+    )
+    ask = {"user": "u", "k": 2, "fusion": "engram", "expand": False, "min_score": 0.0}
+    for number, text in enumerate(texts[:3]):
+        memory.store(f"k{number}", text, user="u")
+    # 3 keyword candidates < 2 x k: the similarity reads the whole index
+    assert memory.search("espresso", **ask)[0].content == "espressos"  # type: ignore[arg-type]
+    memory.store("k3", texts[3], user="u")
+    # 4 keyword candidates >= 2 x k: the similarity ranks those alone (filtered mode)
+    found = memory.search("espresso", **ask)  # type: ignore[arg-type]
+    assert "espressos" not in [h.content for h in found]
+    assert all(h.source == "fts+vector" for h in found)

@@ -71,6 +71,7 @@ from mnemoledger.ledger.policy import (
     CORE,
     ENGRAM_DUAL_HIT_BOOST,
     ENGRAM_DUAL_HIT_BOOST_SHORT_CJK,
+    ENGRAM_FILTERED_SEMANTIC_SHARE,
     ENGRAM_FTS_ONLY_CAP,
     ENGRAM_FTS_ONLY_CAP_SHORT_CJK,
     ENGRAM_KEYWORD_PENALTY,
@@ -714,12 +715,17 @@ class _Search:
         keyword, keyword_rows = keyword_job.result()
         rows.update(keyword_rows)
         fusion = self.options.fusion
+        fact_linked = self._fact_linked(query)
+        rows.update(self.layers.recall_rows([i for i in fact_linked if i not in rows]))
+        named = list(dict.fromkeys([*(memory_id for memory_id, _ in keyword), *fact_linked]))
+        if fusion == "engram" and len(named) >= ENGRAM_FILTERED_SEMANTIC_SHARE * self.keep:
+            # seed 001 §4.1 filtered mode: enough keyword and fact candidates, so the
+            # similarity ranks those alone
+            vector = self._similarities(query, query_vector, named)
         candidates = _fuse(keyword, vector, fusion, self.weights or query_weights(query))
         if fusion == "engram":
             to_reference = self.vectors.calibration.to_reference
             _engram_fuse(candidates, rows, query, to_reference, self.min_score)
-        fact_linked = self._fact_linked(query)
-        rows.update(self.layers.recall_rows([i for i in fact_linked if i not in rows]))
         for memory_id in fact_linked:
             c = candidates.setdefault(memory_id, _Candidate())
             c.relevance = c.match = 1.0
@@ -744,6 +750,25 @@ class _Search:
 
     def vector_query(self, query: str) -> str:
         return vector_query(self.layers, self.user_id, query)
+
+    def _similarities(
+        self, query: str, query_vector: npt.ArrayLike | None, memory_ids: Sequence[str]
+    ) -> list[tuple[str, float]]:
+        """(memory id, cosine with the query) of `memory_ids`' stored vectors, best first."""
+        try:
+            text = self.vector_query(query) if query_vector is None else query
+            vector = self.embedder.query(text) if query_vector is None else query_vector
+            wanted = np.asarray(vector, dtype=np.float32).reshape(-1)
+        except Exception as error:  # seed 004 §6: keywords alone still answer
+            logger.warning("vector search failed (%s); keywords only", error)
+            return []
+        scored = []
+        for memory_id in memory_ids:
+            stored = self.vectors.vector(memory_id)
+            if stored is not None and stored.shape == wanted.shape:
+                scored.append((memory_id, float(stored @ wanted)))
+        scored.sort(key=lambda hit: (-hit[1], hit[0]))
+        return scored
 
     def _fact_linked(self, query: str) -> list[str]:
         if self.facts is None:
