@@ -13,7 +13,9 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
 - `fusion="engram"` (seed 001 §4.3): the similarity (on the reference scale), boosted when
   the keywords found the memory too, keyword-only hits capped, similarity-only hits without
   a query word penalised, short CJK queries boosted (`engram_relevance`); the floor reads
-  the similarity; hits near-duplicating a better one are left out (`RECALL_DEDUP_SIM`).
+  the similarity; hits near-duplicating a better one are left out (`RECALL_DEDUP_SIM`);
+  with at least 2 x k keyword and fact candidates, the similarity is read for those alone
+  (the seed's filtered mode).
 
 Memories stating a current fact that one of the query's words names (the fact graph
 channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion.
