@@ -28,7 +28,7 @@ from mnemoledger.ledger.chain_secret import CHAIN_FILE, open_store
 from mnemoledger.ledger.command import Command
 from mnemoledger.ledger.core import CoreDocument
 from mnemoledger.ledger.data_keys import KEYS_FILE as KEYS_FILE  # where integrity_api finds it
-from mnemoledger.ledger.data_keys import key_file, open_key_store
+from mnemoledger.ledger.data_keys import creating_library_tables, key_file, open_key_store
 from mnemoledger.ledger.epoch import EngramClock
 from mnemoledger.ledger.erasure import Erasure, ErasureOutcome, erasure_id
 from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound, UnknownUser
@@ -144,14 +144,15 @@ class Ledger(Application[UUID]):
         env = dict(persistence_env(self.settings))
         env.update(kwargs.pop("env", None) or {})
         self.keys = open_key_store(self.settings)
-        super().__init__(env=env, **kwargs)
-        mapper = self.mapper
-        assert isinstance(mapper, LedgerMapper)
-        self._mapper: LedgerMapper = mapper
-        keys = key_file(self.settings)
-        self._evidence = TamperEvidence(
-            self.recorder, mapper, open_store(self.recorder, keys.parent / CHAIN_FILE, keys)
-        )
+        with creating_library_tables(self.settings):  # and the chain secret's table
+            super().__init__(env=env, **kwargs)
+            mapper = self.mapper
+            assert isinstance(mapper, LedgerMapper)
+            self._mapper: LedgerMapper = mapper
+            keys = key_file(self.settings)
+            self._evidence = TamperEvidence(
+                self.recorder, mapper, open_store(self.recorder, keys.parent / CHAIN_FILE, keys)
+            )
         self._decoder = RecordDecoder(mapper, mapper.content)
         self._served_wal: str | None = None
         """The SQLite log's WAL file, when served recalls are group-committed (PostgreSQL:

@@ -29,7 +29,7 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +39,7 @@ import psycopg
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from psycopg import sql
 
-from mnemoledger.ledger.pg_connection import SharedConnection
+from mnemoledger.ledger.pg_connection import SharedConnection, connect
 from mnemoledger.ledger.policy import DATA_KEY_BITS
 from mnemoledger.ledger.settings import Settings
 from mnemoledger.ledger.sqlite_files import connect_shared
@@ -532,6 +532,28 @@ def key_file(settings: Settings) -> Path:
     url = settings.db
     log = Path(url.removeprefix("sqlite:///")) if url else settings.sqlite_path
     return log.parent / KEYS_FILE
+
+
+LIBRARY_TABLES_LOCK = 2
+"""Second key of the advisory lock held while the event store creates its own tables (the
+first, 0, guards the data key tables; 1 the API keys' table)."""
+
+
+@contextlib.contextmanager
+def creating_library_tables(settings: Settings) -> Iterator[None]:
+    """On PostgreSQL, one process at a time through the creation of the log's tables (the
+    library's events and snapshots, the chain secret's): `CREATE TABLE IF NOT EXISTS` races
+    on the catalog when two server workers start on a fresh schema together
+    (UniqueViolation on pg_type, seen in the two-worker test)."""
+    if not is_postgres(settings.db):
+        yield
+        return
+    with connect(str(settings.db)) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s, %s)", (PG_LOCK_CLASS, LIBRARY_TABLES_LOCK))
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", (PG_LOCK_CLASS, LIBRARY_TABLES_LOCK))
 
 
 def open_key_store(settings: Settings) -> KeyStore:

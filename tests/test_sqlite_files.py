@@ -67,3 +67,29 @@ def test_api_key_stores_opened_at_once_on_a_fresh_log_all_open(
 
     with ThreadPoolExecutor(openers) as pool:
         assert list(pool.map(open_one, range(openers))) == [0] * openers
+
+
+def test_ledgers_opened_at_once_on_a_fresh_log_all_open(
+    tmp_path: Path, postgres_url: str | None
+) -> None:
+    # PostgreSQL: the event store library's own CREATE TABLE IF NOT EXISTS (events,
+    # snapshots) raced the same way when two server workers started on a fresh schema
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from mnemoledger.ledger import Ledger, Settings
+
+    settings = Settings(home=tmp_path / "home", db=postgres_url, embedder="hashing")
+    openers = 6
+    barrier = Barrier(openers)
+
+    def open_one(_: int) -> int:
+        barrier.wait()
+        ledger = Ledger(settings)
+        try:
+            return ledger.last_position()
+        finally:
+            ledger.close()
+
+    with ThreadPoolExecutor(openers) as pool:
+        assert list(pool.map(open_one, range(openers))) == [0] * openers
