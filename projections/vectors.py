@@ -142,7 +142,8 @@ CREATE TABLE IF NOT EXISTS vectors (
     faiss_id INTEGER NOT NULL,
     active INTEGER NOT NULL,
     vector BLOB NOT NULL,
-    changed_at INTEGER NOT NULL
+    changed_at INTEGER NOT NULL,
+    key TEXT
 );
 CREATE INDEX IF NOT EXISTS vectors_by_user ON vectors (user_id, faiss_id);
 CREATE INDEX IF NOT EXISTS vectors_names ON vectors (user_id, faiss_id, active, memory_id);
@@ -157,11 +158,21 @@ INSERT OR IGNORE INTO position (id, position, generation)
     VALUES (1, 0, lower(hex(randomblob(16))));
 """
 _UPSERT = (
-    "INSERT INTO vectors (memory_id, user_id, faiss_id, active, vector, changed_at) "
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
+    "INSERT INTO vectors (memory_id, user_id, faiss_id, active, vector, changed_at, key) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET "
     "user_id = excluded.user_id, faiss_id = excluded.faiss_id, active = excluded.active, "
-    "vector = excluded.vector, changed_at = excluded.changed_at"
+    "vector = excluded.vector, changed_at = excluded.changed_at, key = excluded.key"
 )
+TEXT_SCHEME = "key: value"
+"""Seed 004 §5 Embedding on Write: a memory stored under a key is embedded as `key: value`
+("gives semantic context for short memories"), one without as its content. Part of the
+model label the table records, so vectors made another way are dropped and made again."""
+
+
+def embedding_text(key: str | None, content: str) -> str:
+    """What a memory is embedded as (see `TEXT_SCHEME`)."""
+    return f"{key}: {content}" if key else content
+
 
 Vector = npt.NDArray[np.float32]
 FaissIndex = Any
@@ -194,6 +205,8 @@ class _Row:
     """In the user's FAISS index before this page (i.e. stored and active)."""
     text: str | None = None
     """New content whose vector the page still has to compute."""
+    key: str | None = None
+    """The memory's key (Nebo), part of the text it is embedded as."""
 
 
 @dataclass
@@ -573,13 +586,20 @@ class VectorsProjection:
         rows: dict[str, _Row] = {}
         for chunk in _chunks(memory_ids, MAX_PARAMETERS):
             marks = ", ".join("?" * len(chunk))
-            for memory_id, user_id, fid, active, blob, changed_at in self._db.execute(
-                "SELECT memory_id, user_id, faiss_id, active, vector, changed_at "
+            for memory_id, user_id, fid, active, blob, changed_at, key in self._db.execute(
+                "SELECT memory_id, user_id, faiss_id, active, vector, changed_at, key "
                 f"FROM vectors WHERE memory_id IN ({marks})",
                 tuple(chunk),
             ):
                 rows[memory_id] = _Row(
-                    memory_id, user_id, fid, bool(active), blob, changed_at, indexed=bool(active)
+                    memory_id,
+                    user_id,
+                    fid,
+                    bool(active),
+                    blob,
+                    changed_at,
+                    indexed=bool(active),
+                    key=key,
                 )
         return rows
 
@@ -766,19 +786,20 @@ class VectorsProjection:
 
     def _adopt_embedder(self) -> None:
         """Vectors of another model are useless: drop them, so the runner replays the log."""
+        label = f"{self.embedder.model} ({TEXT_SCHEME})"
         with self._lock:
             (model,) = self._db.execute("SELECT model FROM position").fetchone()
-            if model == self.embedder.model:
+            if model == label:
                 return
             if model is not None:
                 logger.warning(
                     "vectors were made by %s and the embedder is now %s: dropping them to rebuild",
                     model,
-                    self.embedder.model,
+                    label,
                 )
                 self.reset()
             with self._transaction("IMMEDIATE"):
-                self._db.execute("UPDATE position SET model = ?", (self.embedder.model,))
+                self._db.execute("UPDATE position SET model = ?", (label,))
 
     @contextmanager
     def _transaction(self, mode: str = "") -> Iterator[None]:
@@ -800,6 +821,8 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
     """Apply one event to the page's rows."""
     position = _position_of(record)
     if record.type == ADDED:
+        key = record.data.get("key")
+        key = str(key) if key else None
         rows[record.stream_id] = _Row(
             record.stream_id,
             record.user_id,
@@ -807,7 +830,8 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
             active=True,
             vector=None,
             changed_at=position,
-            text=str(record.data["content"]),
+            text=embedding_text(key, str(record.data["content"])),
+            key=key,
         )
         return
     row = rows.get(record.stream_id)
@@ -815,7 +839,7 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
         logger.warning("%s at %d for unknown memory %s", record.type, position, record.stream_id)
         return
     if record.type in (UPDATED, MERGED):
-        row.text = str(record.data["content"])
+        row.text = embedding_text(row.key, str(record.data["content"]))
         row.vector = None
     elif record.type in (SOFT_DELETED, SUPERSEDED) or record.type in ENDED:
         row.active = False
@@ -824,7 +848,7 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
     row.changed_at = position
 
 
-def _values(row: _Row) -> tuple[str, str, int, int, bytes, int]:
+def _values(row: _Row) -> tuple[str, str, int, int, bytes, int, str | None]:
     if row.vector is None:
         raise RuntimeError(f"memory {row.memory_id} has no vector")
     return (
@@ -834,6 +858,7 @@ def _values(row: _Row) -> tuple[str, str, int, int, bytes, int]:
         int(row.active),
         row.vector,
         row.changed_at,
+        row.key,
     )
 
 
@@ -1012,5 +1037,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     db = connect_shared(path, page_size=32768)  # measured: big pages suit 1.5 KB rows best
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("PRAGMA cache_size = -65536")
+    columns = {row[1] for row in db.execute("PRAGMA table_info(vectors)")}
+    if columns and "key" not in columns:  # made before keys were embedded: the label differs
+        db.execute("ALTER TABLE vectors ADD COLUMN key TEXT")
     db.executescript(_SCHEMA)
     return db
