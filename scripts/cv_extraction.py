@@ -8,8 +8,10 @@ tagger is fitted on all the others and `ingest` is scored on that set
 (`scripts/eval_extraction.py`), with the tagger and without it (rules and clause classifier
 only). The rules were written on every set but `extraction_holdout4.jsonl` (blind when they
 were), so only that set's row measures the whole extractor on unseen text; the other rows
-measure what the tagger adds where the rules already know the phrasing. The blind
-`extraction_holdout5.jsonl` is not part of this.
+measure what the tagger adds where the rules already know the phrasing (`extraction_dev8.jsonl`
+to `extraction_dev10.jsonl` were scored before any rule was fitted to them, then developed on).
+The clause classifier is not refitted per set. The blind `extraction_holdout5.jsonl` is not
+part of this.
 """
 
 from __future__ import annotations

