@@ -60,6 +60,7 @@ from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.calibration import calibration_for
 from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.transcripts import split_text
 
 logger = logging.getLogger(__name__)
 
@@ -148,6 +149,15 @@ CREATE TABLE IF NOT EXISTS vectors (
 CREATE INDEX IF NOT EXISTS vectors_by_user ON vectors (user_id, faiss_id);
 CREATE INDEX IF NOT EXISTS vectors_names ON vectors (user_id, faiss_id, active, memory_id);
 CREATE INDEX IF NOT EXISTS vectors_by_change ON vectors (changed_at);
+CREATE TABLE IF NOT EXISTS chunks (
+    memory_id TEXT NOT NULL,
+    chunk INTEGER NOT NULL,
+    faiss_id INTEGER NOT NULL,
+    live INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (memory_id, chunk)
+);
+CREATE INDEX IF NOT EXISTS chunks_names ON chunks (faiss_id, memory_id);
 CREATE TABLE IF NOT EXISTS position (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     position INTEGER NOT NULL,
@@ -163,10 +173,36 @@ _UPSERT = (
     "user_id = excluded.user_id, faiss_id = excluded.faiss_id, active = excluded.active, "
     "vector = excluded.vector, changed_at = excluded.changed_at, key = excluded.key"
 )
-TEXT_SCHEME = "key: value"
+CHUNK_SEARCH_FACTOR = 2
+"""A search fetches this many entries per memory wanted (a long memory's chunks are
+entries of their own)."""
+_UPSERT_CHUNK = (
+    "INSERT INTO chunks (memory_id, chunk, faiss_id, live, vector) VALUES (?, ?, ?, 1, ?) "
+    "ON CONFLICT (memory_id, chunk) DO UPDATE SET live = 1, vector = excluded.vector"
+)
+_CHANGED_CHUNKS = (
+    "SELECT v.user_id, c.faiss_id, v.active AND c.live, c.vector FROM chunks c "
+    "JOIN vectors v ON v.memory_id = c.memory_id WHERE v.changed_at > ?"
+)
+TEXT_SCHEME = "key: value, chunked"
 """Seed 004 §5 Embedding on Write: a memory stored under a key is embedded as `key: value`
-("gives semantic context for short memories"), one without as its content. Part of the
-model label the table records, so vectors made another way are dropped and made again."""
+("gives semantic context for short memories"), one without as its content. A text longer
+than one chunk of Nebo's SplitText (1,600 characters, 320 of overlap) also gets a vector per
+chunk (table `chunks`), each searchable for its memory: a long memory is found by any of its
+parts, as Nebo's `memory_chunks`. Part of the model label the table records, so vectors made
+another way are dropped and made again."""
+
+
+def chunk_texts(text: str) -> list[str]:
+    """The chunks a memory's text is embedded as besides the whole (none when it is one)."""
+    chunks = split_text(text)
+    return [chunk.text for chunk in chunks] if len(chunks) > 1 else []
+
+
+def chunk_faiss_id(memory_id: str, chunk: int) -> int:
+    """The FAISS id of one chunk of a memory (63 bits of a hash of the memory and chunk)."""
+    digest = hashlib.sha256(f"{memory_id}#{chunk}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def embedding_text(key: str | None, content: str) -> str:
@@ -207,6 +243,10 @@ class _Row:
     """New content whose vector the page still has to compute."""
     key: str | None = None
     """The memory's key (Nebo), part of the text it is embedded as."""
+    chunks: list[str] | None = None
+    """The chunk texts of new content (empty: it is one chunk); None: unchanged."""
+    chunk_vectors: list[bytes] | None = None
+    """Their vectors once computed (stored vectors are read from the table)."""
 
 
 @dataclass
@@ -303,6 +343,7 @@ class VectorsProjection:
         with self._lock:
             with self._transaction("IMMEDIATE"):
                 self._db.execute("DELETE FROM vectors")
+                self._db.execute("DELETE FROM chunks")
                 self._db.execute(
                     "UPDATE position SET position = 0, generation = lower(hex(randomblob(16)))"
                 )
@@ -378,11 +419,19 @@ class VectorsProjection:
         rows = sorted(load.rows.values(), key=lambda row: row.memory_id)
         pending = [row for row in rows if row.text is not None]
         if pending:
-            texts = list(dict.fromkeys(row.text for row in pending if row.text is not None))
+            texts = list(
+                dict.fromkeys(
+                    text
+                    for row in pending
+                    if row.text is not None
+                    for text in (row.text, *(row.chunks or ()))
+                )
+            )
             blobs = dict(zip(texts, self._vector_blobs(texts), strict=True))
             for row in pending:
                 assert row.text is not None
                 row.vector = blobs[row.text]
+                row.chunk_vectors = [blobs[text] for text in row.chunks or ()]
                 row.text = None
         with self._transaction("IMMEDIATE"):
             moved = self._db.execute(
@@ -395,6 +444,7 @@ class VectorsProjection:
                     "the runner, which holds a lock"
                 )
             self._db.executemany(_UPSERT, [_values(row) for row in rows])
+            self._write_chunks(rows)
         self._indices.clear()  # none is loaded during a bulk load; never a stale one
         self._dirty.clear()
         self._position = load.last_position
@@ -416,6 +466,9 @@ class VectorsProjection:
                     fids, blobs = by_user.setdefault(row.user_id, ([], []))
                     fids.append(row.faiss_id)
                     blobs.append(row.vector)
+                    for number, vector in enumerate(row.chunk_vectors or ()):
+                        fids.append(chunk_faiss_id(row.memory_id, number))
+                        blobs.append(vector)
             for user_id in sorted(load.written):
                 fids, blobs = by_user.get(user_id, ([], []))
                 self._indices[user_id] = self._index_from_vectors(user_id, fids, blobs)
@@ -460,14 +513,15 @@ class VectorsProjection:
                 raise ValueError(
                     f"query vector has {query.shape[1]} dimensions; the index has {index.d}"
                 )
-            scores, ids = _search_with_ties(index, query, k)
+            # a long memory's chunks are entries of their own: fetch enough for k memories
+            scores, ids = _search_with_ties(index, query, k * CHUNK_SEARCH_FACTOR)
             names = self._memory_ids(user_id, [int(i) for i in ids if i >= 0])
-        hits = [
-            (names[int(i)], float(score))
-            for i, score in zip(ids, scores, strict=True)
-            if int(i) in names
-        ]
-        hits.sort(key=lambda hit: (-hit[1], hit[0]))
+        best: dict[str, float] = {}
+        for i, score in zip(ids, scores, strict=True):
+            name = names.get(int(i))
+            if name is not None and float(score) > best.get(name, -math.inf):
+                best[name] = float(score)
+        hits = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))
         return hits[:k]
 
     def similar(
@@ -541,7 +595,14 @@ class VectorsProjection:
         return page
 
     def _embed(self, page: _Page) -> None:
-        texts = list(dict.fromkeys(r.text for r in page.rows.values() if r.text is not None))
+        texts = list(
+            dict.fromkeys(
+                text
+                for row in page.rows.values()
+                if row.text is not None
+                for text in (row.text, *(row.chunks or ()))
+            )
+        )
         if not texts:
             return
         matrix = np.ascontiguousarray(self.embedder.passages(texts), dtype=np.float32)
@@ -554,6 +615,7 @@ class VectorsProjection:
         for row in page.rows.values():
             if row.text is not None:
                 row.vector = blobs[row.text]
+                row.chunk_vectors = [blobs[text] for text in row.chunks or ()]
 
     def _write_page(self, page: _Page) -> bool:
         """Write rows and position, then update the indices; False if the read model moved
@@ -570,6 +632,7 @@ class VectorsProjection:
                 if moved.rowcount != 1:
                     raise _Moved
                 self._db.executemany(_UPSERT, [_values(row) for row in rows])
+                self._write_chunks(rows)
         except _Moved:
             return False
         try:
@@ -603,10 +666,49 @@ class VectorsProjection:
                 )
         return rows
 
-    def _update_indices(self, rows: Iterable[_Row]) -> None:
+    def _update_indices(self, rows: Sequence[_Row]) -> None:
         self._change_indices(
             (r.user_id, r.faiss_id, r.indexed, r.vector if r.active else None) for r in rows
         )
+        users = {row.memory_id: row.user_id for row in rows}
+        self._replay_rows(
+            (users[memory_id], fid, live, vector)
+            for memory_id, fid, live, vector in self._chunk_rows(list(users))
+        )
+
+    def _write_chunks(self, rows: Sequence[_Row]) -> None:
+        """Store the chunk vectors of rows with new content (the old chunks stop being live);
+        inside the page's transaction."""
+        changed = [row for row in rows if row.chunks is not None]
+        self._db.executemany(
+            "UPDATE chunks SET live = 0 WHERE memory_id = ?", [(row.memory_id,) for row in changed]
+        )
+        self._db.executemany(
+            _UPSERT_CHUNK,
+            [
+                (row.memory_id, number, chunk_faiss_id(row.memory_id, number), vector)
+                for row in changed
+                for number, vector in enumerate(row.chunk_vectors or ())
+            ],
+        )
+        for row in changed:
+            row.chunks = None
+
+    def _chunk_rows(self, memory_ids: Sequence[str]) -> list[tuple[str, int, int, bytes]]:
+        """(memory id, FAISS id, searchable, vector) of every stored chunk of these memories
+        (searchable: live and its memory active)."""
+        found: list[tuple[str, int, int, bytes]] = []
+        for part in _chunks(memory_ids, MAX_PARAMETERS):
+            marks = ", ".join("?" * len(part))
+            found.extend(
+                self._db.execute(
+                    "SELECT c.memory_id, c.faiss_id, v.active AND c.live, c.vector FROM chunks c "
+                    "JOIN vectors v ON v.memory_id = c.memory_id "
+                    f"WHERE c.memory_id IN ({marks})",
+                    tuple(part),
+                )
+            )
+        return found
 
     def _change_indices(self, changes: Iterable[tuple[str, int, bool, bytes | None]]) -> None:
         """Apply (user, FAISS id, remove it first?, vector to add or None) to the loaded
@@ -653,6 +755,13 @@ class VectorsProjection:
             self._replay_rows(
                 (user_id, fid, active, blob)
                 for user_id, fid, active, blob in changed
+                if user_id in self._indices
+            )
+            self._replay_rows(
+                (user_id, fid, searchable, blob)
+                for user_id, fid, searchable, blob in self._db.execute(
+                    _CHANGED_CHUNKS, (self._position,)
+                )
                 if user_id in self._indices
             )
         self._position = position
@@ -710,11 +819,19 @@ class VectorsProjection:
                 (saved_at, user_id),
             )
             self._replay_rows(changed)
+            self._replay_rows(
+                self._db.execute(_CHANGED_CHUNKS + " AND v.user_id = ?", (saved_at, user_id))
+            )
         return True, self._indices[user_id]
 
     def _index_from_table(self, user_id: str) -> FaissIndex | None:
         rows = self._db.execute(
             "SELECT faiss_id, vector FROM vectors WHERE user_id = ? AND active = 1", (user_id,)
+        ).fetchall()
+        rows += self._db.execute(
+            "SELECT c.faiss_id, c.vector FROM chunks c JOIN vectors v ON v.memory_id = c.memory_id "
+            "WHERE v.user_id = ? AND v.active = 1 AND c.live = 1",
+            (user_id,),
         ).fetchall()
         return self._index_from_vectors(
             user_id, [fid for fid, _ in rows], [blob for _, blob in rows]
@@ -771,6 +888,14 @@ class VectorsProjection:
                 self._db.execute(
                     "SELECT faiss_id, memory_id FROM vectors "
                     f"WHERE user_id = ? AND active = 1 AND faiss_id IN ({marks})",
+                    (user_id, *chunk),
+                )
+            )
+            found.update(
+                self._db.execute(
+                    "SELECT c.faiss_id, c.memory_id FROM chunks c "
+                    "JOIN vectors v ON v.memory_id = c.memory_id WHERE v.user_id = ? "
+                    f"AND v.active = 1 AND c.live = 1 AND c.faiss_id IN ({marks})",
                     (user_id, *chunk),
                 )
             )
@@ -833,6 +958,7 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
             text=embedding_text(key, str(record.data["content"])),
             key=key,
         )
+        rows[record.stream_id].chunks = chunk_texts(rows[record.stream_id].text or "")
         return
     row = rows.get(record.stream_id)
     if row is None:
@@ -840,6 +966,8 @@ def _fold(rows: dict[str, _Row], record: EventRecord) -> None:
         return
     if record.type in (UPDATED, MERGED):
         row.text = embedding_text(row.key, str(record.data["content"]))
+        row.chunks = chunk_texts(row.text)
+        row.chunk_vectors = None
         row.vector = None
     elif record.type in (SOFT_DELETED, SUPERSEDED) or record.type in ENDED:
         row.active = False
