@@ -200,3 +200,23 @@ def test_several_relatives_or_pets_named_at_once() -> None:
     }
     assert _related("I've been married to Ahmed for 20 years") == {"person/ahmed"}
     assert _related("I read Tolstoy and Chekhov") == set()
+
+
+def test_an_aside_is_no_liking_and_an_ended_past_no_current_fact() -> None:
+    assert _extracted("I don't drink coffee, only rooibos") == {
+        "coffee": "User does not drink coffee",
+        "rooibos": "User likes rooibos",
+    }
+    assert _extracted("I can't stand musicals, just saying") == {
+        "musicals": "User dislikes musicals"
+    }
+    assert _facts("I worked at Siemens until March") == set()
+    assert _facts("spent six years at Ikea before this") == set()
+    assert _facts("I've worked at Ikea for six years") == {("employer", "Ikea")}
+
+
+def test_two_scheduled_things_in_one_sentence() -> None:
+    assert _facts("Choir is on Mondays and the book club meets every other Thursday") == {
+        ("schedule", "choir on Mondays"),
+        ("schedule", "book club every other Thursday"),
+    }

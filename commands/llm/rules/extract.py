@@ -855,7 +855,11 @@ _PREFERENCE_FIELD: Final = re.compile(
 )
 """A preference said as a form's field: "likes: cats, jazz", "fav food = sushi"."""
 _OWN: Final = re.compile(r"^(?:my|our)\b", _I)
-_ONLY: Final = re.compile(r"^(?:only|just|but) (?P<object>[\w' -]+)$", _I)
+_ONLY: Final = re.compile(
+    r"^(?:only|just|but) (?!(?:so|saying|fyi|in case|kidding|joking|to be clear|to let you)\b)"
+    r"(?P<object>[\w' -]+)$",
+    _I,
+)
 """After a dislike, what the user has instead: "I don't drink coffee, only green tea"."""
 _A_FAN: Final = re.compile(
     r"\bI(?:'m| am) (?:an? )?(?:huge |big |massive |total |die-?hard |lifelong )?"

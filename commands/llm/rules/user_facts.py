@@ -1059,7 +1059,21 @@ _WORK_DAYS: Final = re.compile(
 """The days the user works: "I work Monday to Thursday", "i work tues wed fri"."""
 
 
+_AND_NEXT_SCHEDULED: Final = re.compile(
+    r",?\s+and\s+(?=(?:the |my |our )?(?:[\w-]+ ){0,2}[\w-]+ (?:is|are|starts?|begins?|happens?"
+    r"|runs?|meets?)"
+    r" (?:always |usually |now )?(?:at|on|every|each|from|daily|weekly)\b)",
+    _I,
+)
+"""Where a second scheduled thing begins: "standup is at 9:15 and retro is every Friday"."""
+
+
 def _schedule(clause: str) -> Iterator[Stated]:
+    parts = _AND_NEXT_SCHEDULED.split(clause)
+    if len(parts) > 1:
+        for part in parts:
+            yield from _schedule(part)
+        return
     work = _WORK_DAYS.search(clause)
     if work is not None and not NEGATION.search(clause[: work.start()]):
         verb = work.group("verb").lower()
@@ -1696,6 +1710,7 @@ def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
         or ENDED.search(clause)
         or NEGATION.search(clause)
         or _LOST_JOB.search(clause)
+        or _BOUNDED_PAST.search(clause)
     ):
         return
     spoken = {f.attribute for f in facts_of(clause) if not f.holder}
@@ -1710,6 +1725,14 @@ def _catalogued(clause: str, have: set[str]) -> Iterator[Stated]:
             yield Stated(attribute, value.group("value").rstrip("."))
 
 
+_BOUNDED_PAST: Final = re.compile(
+    r"(?:^|(?<!'ve )(?<!have )(?<!I've ))\b(?:lived|worked|stayed|studied|was based|spent)\b"
+    r"(?=.*\b(?:until|till|for (?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+"
+    r"|many|several|a few|a couple of) (?:decades?|years?|months?)|before|back then)\b)",
+    _I,
+)
+"""A past that ended ("I worked at Amazon until last month", "lived in London for a decade");
+"I've lived in Leeds for ten years" still holds."""
 _SUPPOSING: Final = re.compile(
     r"^(?:and |but |so )?if\b|\bif (?:I|we)\b|\b(?:would|could|should) I\b", _I
 )
