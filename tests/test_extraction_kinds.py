@@ -220,3 +220,11 @@ def test_two_scheduled_things_in_one_sentence() -> None:
         ("schedule", "choir on Mondays"),
         ("schedule", "book club every other Thursday"),
     }
+
+
+def test_where_the_user_grew_up_is_no_town_they_live_in() -> None:
+    found = _extracted("I was born in Tartu but grew up in Riga.")
+    assert found.get("user/hometown") == "Tartu"
+    assert "user/location" not in found
+    moved = _extracted("I grew up in Kumasi and moved to Ottawa for work and stayed.")
+    assert moved.get("user/location") == "Ottawa"

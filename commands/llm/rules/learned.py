@@ -76,6 +76,11 @@ _NOT_THE_USER: Final = re.compile(
     re.IGNORECASE,
 )
 """Clauses about someone else, questions, plans, the past and likes: no learned fact."""
+ORIGIN: Final = re.compile(
+    r"\b(?:grew up|growing up|born|raised|originally|hometown|home town)\b(?:\W+\w+){0,2}\W*$",
+    re.IGNORECASE,
+)
+"""Text ending where the user comes from ("I grew up in "): the town after it is no home now."""
 
 
 def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
@@ -119,5 +124,7 @@ def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
             continue
         have.add(attribute)
         value = (places or names)[-1] if attribute == "location" else others[-1]
+        if attribute == "location" and ORIGIN.search(clause[: clause.rfind(value)]):
+            continue  # "I was born in Tartu but grew up in Riga"
         found.append(Stated(attribute, value))
     return found

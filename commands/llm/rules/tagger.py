@@ -24,7 +24,7 @@ from typing import Final
 import numpy as np
 
 from mnemoledger.commands.llm.rules.attributes import ENDED
-from mnemoledger.commands.llm.rules.learned import _NOT_THE_USER
+from mnemoledger.commands.llm.rules.learned import _NOT_THE_USER, ORIGIN
 from mnemoledger.commands.llm.rules.user_facts import (
     _A_JOB_NOUN,
     _DIETS,
@@ -339,6 +339,7 @@ def _gated(sentence: str, span: Span) -> bool:
         or (span.attribute in ("employer", "occupation") and _LOST_JOB.search(clause))
         or NEGATION.search(before)
         or (span.attribute == "name" and _PET.search(clause))
+        or (span.attribute == "location" and ORIGIN.search(before) is not None)
     )
 
 
