@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from threading import Barrier
 
+from mnemoledger.commands.service.keys import open_api_key_store
+from mnemoledger.ledger import Ledger, Settings
 from mnemoledger.ledger.sqlite_files import connect_shared
 
 OPENERS = 4
@@ -42,54 +47,48 @@ def test_page_size_is_set_on_a_new_file(tmp_path: Path) -> None:
     assert db.execute("PRAGMA page_size").fetchone()[0] == 16384
 
 
+def opened_at_once(open_one: Callable[[], int], openers: int = 6) -> list[int]:
+    """`open_one()` from `openers` threads released at the same moment."""
+    barrier = Barrier(openers)
+
+    def run(_: int) -> int:
+        barrier.wait()
+        return open_one()
+
+    with ThreadPoolExecutor(openers) as pool:
+        return list(pool.map(run, range(openers)))
+
+
 def test_api_key_stores_opened_at_once_on_a_fresh_log_all_open(
     tmp_path: Path, postgres_url: str | None
 ) -> None:
     # PostgreSQL: CREATE TABLE IF NOT EXISTS from two sessions at once raised UniqueViolation
     # on pg_type (a server worker died at start-up, 1 run in 5); SQLite: the WAL switch race
-    from concurrent.futures import ThreadPoolExecutor
-    from threading import Barrier
-
-    from mnemoledger.commands.service.keys import open_api_key_store
-    from mnemoledger.ledger import Settings
-
     settings = Settings(home=tmp_path / "home", db=postgres_url, embedder="hashing")
-    openers = 6
-    barrier = Barrier(openers)
 
-    def open_one(_: int) -> int:
-        barrier.wait()
+    def open_one() -> int:
         store = open_api_key_store(settings)
         try:
             return len(store.list())
         finally:
             store.close()
 
-    with ThreadPoolExecutor(openers) as pool:
-        assert list(pool.map(open_one, range(openers))) == [0] * openers
+    assert opened_at_once(open_one) == [0] * 6
 
 
 def test_ledgers_opened_at_once_on_a_fresh_log_all_open(
     tmp_path: Path, postgres_url: str | None
 ) -> None:
     # PostgreSQL: the event store library's own CREATE TABLE IF NOT EXISTS (events,
-    # snapshots) raced the same way when two server workers started on a fresh schema
-    from concurrent.futures import ThreadPoolExecutor
-    from threading import Barrier
-
-    from mnemoledger.ledger import Ledger, Settings
-
+    # snapshots) and the chain secret's raced the same way when two server workers started
+    # on a fresh schema
     settings = Settings(home=tmp_path / "home", db=postgres_url, embedder="hashing")
-    openers = 6
-    barrier = Barrier(openers)
 
-    def open_one(_: int) -> int:
-        barrier.wait()
+    def open_one() -> int:
         ledger = Ledger(settings)
         try:
             return ledger.last_position()
         finally:
             ledger.close()
 
-    with ThreadPoolExecutor(openers) as pool:
-        assert list(pool.map(open_one, range(openers))) == [0] * openers
+    assert opened_at_once(open_one) == [0] * 6

@@ -29,10 +29,9 @@ from mnemoledger.commands.recall.resume import (
     ResumeOut,
     Topic,
     build_resume,
-    context_relevance,
+    compact_relevance,
     epochs_window_start,
     recent_window,
-    resume_namespaces,
     stored_core_summary,
     tree_topics,
 )
@@ -180,15 +179,10 @@ class Recall:
             topics, members = tree
         rows = self.parts.layers.list(user, state=ACTIVE)
         since = None if epochs is None else epochs_window_start(self.parts.ledger, user, epochs)
-        relevance = None
-        if compact:
-            vectors = self.parts.vectors
-            relevance = context_relevance(
-                [row for row in rows if row.namespace in resume_namespaces(namespace)],
-                vectors.vector,
-                vectors.calibration.to_reference,
-                recent_window(now or datetime.now(UTC), hours, epochs, since),
-            )
+        window = recent_window(now or datetime.now(UTC), hours, epochs, since)
+        relevance = (
+            compact_relevance(rows, self.parts.vectors, namespace, window) if compact else None
+        )
         return build_resume(
             rows,
             user_id=user,

@@ -72,6 +72,7 @@ from mnemoledger.ledger.policy import (
 from mnemoledger.projections.engram_state import EPOCH_EVENT
 from mnemoledger.projections.layers import MemoryRow
 from mnemoledger.projections.topics import TopicsProjection
+from mnemoledger.projections.vectors import VectorsProjection
 
 TRIGGERS_LABEL = "Triggers: "
 
@@ -282,6 +283,20 @@ def recent_window(
     if epochs is None:
         return now - timedelta(hours=hours)
     return epochs_since or datetime.min.replace(tzinfo=UTC)
+
+
+def compact_relevance(
+    rows: Sequence[MemoryRow], vectors: VectorsProjection, namespace: str | None, since: datetime
+) -> dict[str, float] | None:
+    """`context_relevance` of the rows a resume of `namespace` reads, with the stored
+    vectors read on the seeds' reference scale."""
+    shown = resume_namespaces(namespace)
+    return context_relevance(
+        [row for row in rows if row.namespace in shown],
+        vectors.vector,
+        vectors.calibration.to_reference,
+        since,
+    )
 
 
 def context_relevance(

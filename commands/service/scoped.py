@@ -46,9 +46,8 @@ from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import (
     ResumeOut,
     build_resume,
-    context_relevance,
+    compact_relevance,
     recent_window,
-    resume_namespaces,
     tree_topics,
 )
 from mnemoledger.commands.recall.search import Fusion
@@ -558,15 +557,10 @@ class ScopedMemory:
             if self.may_read(row.effective_category)
         ]
         topics, members = tree_topics(self.memory.topics_model, user_id) or (None, None)
-        relevance = None
-        if compact:
-            vectors = self.memory.vectors
-            relevance = context_relevance(
-                [row for row in rows if row.namespace in resume_namespaces(namespace)],
-                vectors.vector,
-                vectors.calibration.to_reference,
-                recent_window(datetime.now(UTC), hours, None, None),
-            )
+        window = recent_window(datetime.now(UTC), hours, None, None)
+        relevance = (
+            compact_relevance(rows, self.memory.vectors, namespace, window) if compact else None
+        )
         return build_resume(
             rows,
             user_id=user_id,
