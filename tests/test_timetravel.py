@@ -66,3 +66,14 @@ def test_as_of_on_the_command_line(home: Path) -> None:
     assert [h["id"] for h in hits] == [memory_id]
     assert run(home, "get", memory_id, "--as-of", "0").exit_code == 2
     assert run(home, "list", "--as-of", "not-a-time").exit_code == 2
+
+
+def test_a_view_of_the_past_writes_nothing_to_the_live_log(memory: MnemoLedger) -> None:
+    memory.add(["Maya keeps bees on the roof"], user="maya")
+    position = memory.ledger.last_position()
+    with memory.as_of(position, search=True) as past:
+        assert past.settings.search_expand == "off"  # automatic expansion records a call
+        assert [h.content for h in past.search("bees", user="maya")]
+        with pytest.raises(InvalidInput, match="read-only"):  # asked for: refused, not written
+            past.search("bees on the roof", user="maya", expand=True)
+    assert memory.ledger.last_position() == position

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mnemoledger.commands.audit.timepoints import Point, parse_point
-from mnemoledger.ledger import EventRecord, Ledger
+from mnemoledger.ledger import EventRecord, InvalidInput, Ledger
 
 if TYPE_CHECKING:
     from mnemoledger.commands.facade import MnemoLedger
@@ -42,6 +42,10 @@ class LogUpTo:
         if end <= after:
             return []
         return self._ledger.read(after, limit, end)
+
+    def save(self, *_objs: Any, **_kwargs: Any) -> Any:
+        """A view of the past writes nothing (the live log would take it)."""
+        raise InvalidInput("a view of the ledger as it was is read-only")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ledger, name)
@@ -76,7 +80,10 @@ def read_models_at(
     try:
         # The scratch ledger's own (empty) log is never read: the view of the live one
         # replaces it, so whatever the live ledger needs to decode its events still holds.
-        settings = live.settings.model_copy(update={"home": scratch, "db": None})
+        # no query expansion in the past: its LLM call would be recorded, a write
+        settings = live.settings.model_copy(
+            update={"home": scratch, "db": None, "search_expand": "off"}
+        )
         past = type(live)(settings=settings, actor=live.actor)
         past.ledger.close()
         view = cast(Ledger, LogUpTo(live.ledger, position))
