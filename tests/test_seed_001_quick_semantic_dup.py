@@ -75,9 +75,10 @@ def test_s2_1_quick_semantic_dup_keeps_look_alike_facts_apart_by_default(
         result = memory.add([look_alike], user=USER)
         assert [m.content for m in result.memories] == [look_alike] and result.reinforced == []
         assert sorted(m.content for m in memory.list(user=USER)) == sorted([stored, look_alike])
+    # another user: on PostgreSQL a second home shares the log, and the first user's facts
     with open_memory(home.with_name("seed"), "similarity") as seed:
-        [first] = seed.add([stored], user=USER).memories
-        result = seed.add([look_alike], user=USER)
+        [first] = seed.add([stored], user="seed-user").memories
+        result = seed.add([look_alike], user="seed-user")
         assert result.memories == [] and [m.id for m in result.reinforced] == [first.id]
 
 
