@@ -57,3 +57,43 @@ def test_s6_4_a_build_tried_at_a_position_is_not_retried_there(memory: MnemoLedg
     memory.add(["I play go on Sundays."], user="maya")
     later = last_change(memory, "maya") + timedelta(seconds=TOPIC_REBUILD_QUIET_SECONDS)
     assert memory.topics_due(now=later)["maya"] > position  # a new change: tried again
+
+
+class CountingLooks:
+    """The ledger, counting the job's looks at which users are due."""
+
+    def __init__(self, memory: MnemoLedger) -> None:
+        self.memory = memory
+        self.looks = 0
+
+    def topics_due(self) -> dict[str, int]:
+        self.looks += 1
+        return self.memory.topics_due()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.memory, name)
+
+
+def test_s6_4_an_idle_log_is_not_looked_at_every_second(memory: MnemoLedger) -> None:
+    memory.add(["I play the cello."], user="maya")
+    changed = last_change(memory, "maya")
+    spy = CountingLooks(memory)
+    job = TopicsAfterWrites()
+    memory.parts.clock = lambda: changed + timedelta(seconds=1)
+    job(spy)  # type: ignore[arg-type]
+    assert spy.looks == 1 and topic_builds(memory) == 0  # not quiet yet
+    memory.parts.clock = lambda: changed + timedelta(seconds=TOPIC_REBUILD_QUIET_SECONDS + 1)
+    job(spy)  # type: ignore[arg-type]
+    assert spy.looks == 2 and topic_builds(memory) == 1
+    job(spy)  # type: ignore[arg-type]  # the build wrote: a new window opens
+    quiet_again = changed + timedelta(seconds=2 * TOPIC_REBUILD_QUIET_SECONDS + 2)
+    memory.parts.clock = lambda: quiet_again
+    job(spy)  # type: ignore[arg-type]  # the window after the build is over: one last look
+    looks = spy.looks
+    for _ in range(5):
+        job(spy)  # type: ignore[arg-type]
+    assert spy.looks == looks and topic_builds(memory) == 1  # idle: no look, no build
+    memory.parts.clock = lambda: datetime.now(UTC)
+    memory.add(["I live in Lyon."], user="maya")
+    job(spy)  # type: ignore[arg-type]
+    assert spy.looks == looks + 1  # the log moved: looking again

@@ -16,9 +16,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from mnemoledger.ledger.policy import EXTRACTION_POLL_SECONDS
+from mnemoledger.ledger.policy import EXTRACTION_POLL_SECONDS, TOPIC_REBUILD_QUIET_SECONDS
 
 if TYPE_CHECKING:
     from mnemoledger.commands.facade import MnemoLedger
@@ -36,11 +37,28 @@ class TopicsAfterWrites:
 
     tried: dict[str, int] = field(default_factory=dict)
     """Per user, the memory position of the last build tried."""
+    seen_position: int | None = None
+    """The log's position at the last look (None before the first: at start every user
+    without a tree is due)."""
+    moved_at: datetime | None = None
+    """When the log was first seen at that position."""
+    settled: bool = False
+    """A look ran after the quiet window that followed the last move: until the log moves
+    again, every user due then was seen."""
 
     def __call__(self, memory: MnemoLedger) -> None:
-        for user, position in memory.topics_due().items():
-            if self.tried.get(user) != position:
-                self.tried[user] = position
+        # a look reads every memory's position: only while a change may still be going
+        # quiet, not every second of an idle log
+        position, now = memory.parts.ledger.last_position(), memory.parts.clock()
+        if position != self.seen_position or self.moved_at is None:
+            self.seen_position, self.moved_at, self.settled = position, now, False
+        elif self.settled:
+            return
+        if (now - self.moved_at).total_seconds() >= TOPIC_REBUILD_QUIET_SECONDS:
+            self.settled = True
+        for user, latest in memory.topics_due().items():
+            if self.tried.get(user) != latest:
+                self.tried[user] = latest
                 memory.build_topics(user=user)
 
 

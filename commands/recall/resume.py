@@ -311,11 +311,12 @@ def context_relevance(
     bootstrap tags and RESUME_LOW_RELEVANCE for lessons, procedures and preferences. None
     when no recent memory has a vector (nothing to be relevant to)."""
     listed = list(rows)
+    vectors = {row.id: vector_of(row.id) for row in listed}  # each read once
     context = [
         vector
         for row in listed
         if row.layer == BUFFER or datetime.fromisoformat(row.updated_at) >= since
-        if (vector := vector_of(row.id)) is not None
+        if (vector := vectors[row.id]) is not None
     ]
     if not context:
         return None
@@ -325,7 +326,7 @@ def context_relevance(
     for row in listed:
         if row.layer not in (CORE, WORKING):
             continue
-        vector = vector_of(row.id)
+        vector = vectors[row.id]
         score = (
             RESUME_RELEVANCE_WITHOUT_VECTOR
             if vector is None
