@@ -28,6 +28,13 @@ from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import PROCEDURAL_CATEGORY, QUERY_DEFAULT_RETURN, QUERY_DEFAULT_TOP_K
 from mnemoledger.ledger.validation import identifier
 
+QUERY_READS = ("layers", "vectors", "delta", "graph", "facts")
+"""The read models `memory.query` answers from (its memories, their vectors and keywords,
+the delta header, the relations, the fact channel): a query catches up only these, so its
+catch-up of the `RecallServed` the previous query wrote skips the nine others (core,
+consent, transcripts, history, topics, latest, checkpoints, flushes, turn queue), which
+follow at the next read that needs them."""
+
 
 class DeltaOut(BaseModel):
     """A thread's revision and its delta header since `since` (None: nothing changed)."""
@@ -67,11 +74,14 @@ class Query:
             delta=self.parts.delta_model,
             categories=self.parts.categories_config,
             actor=self.parts.actor,
-            refresh=self.parts.refresh,
+            refresh=self._refresh_for_query,
             graph=self.parts.graph_model,
             options=SearchOptions.of(self.parts.settings),
             hooks=hooks,
         )
+
+    def _refresh_for_query(self) -> int:
+        return self.parts.runner.catch_up(names=QUERY_READS)
 
     def query(
         self,
