@@ -51,6 +51,7 @@ from mnemoledger.ledger.recall import Recall
 from mnemoledger.ledger.records import EventRecord, RecordDecoder
 from mnemoledger.ledger.seal import Seal
 from mnemoledger.ledger.settings import Settings
+from mnemoledger.ledger.sqlite_recorder import WITHIN_TRANSACTION, LedgerSQLiteRecorder
 from mnemoledger.ledger.store import persistence_env
 from mnemoledger.ledger.tamper import TamperEvidence
 from mnemoledger.ledger.transcoding import OrjsonTranscoder
@@ -169,6 +170,9 @@ class Ledger(Application[UUID]):
             if not self.recorder.datastore.pool.is_sqlite_memory_mode:
                 _commit_unsynced_on_request(self.recorder.datastore)
                 self._served_wal = f"{database}-wal"
+        self._seals_within = isinstance(self.recorder, LedgerSQLiteRecorder)
+        """Whether the automatic seal can be written in the transaction of the save it
+        follows (`ledger.sqlite_recorder`)."""
         self._unsynced: list[Recording[UUID]] = []
         """Served-recall recordings in the log not yet synced to disk, nor witnessed by the
         tamper evidence (its witness must never name an event a machine crash can lose)."""
@@ -216,14 +220,23 @@ class Ledger(Application[UUID]):
             else:
                 processing_event.collect_events(obj)
         processing_event.saved_kwargs.update(kwargs)
+        within = None
+        if self._seals_within and not self._evidence.sealing and WITHIN_TRANSACTION not in kwargs:
+            # the automatic seal, when due, commits with this save (one synced commit less)
+            with self._witness_lock:
+                within = self._evidence.seal_within(self._unsynced)
+            processing_event.saved_kwargs[WITHIN_TRANSACTION] = within
         with self._mapper.chain.batch():
             recordings = self._record(processing_event)
         with self._witness_lock:
             # this commit synced the log file, and with it every served recall before it
             witnessed, self._unsynced = [*self._unsynced, *recordings], []
-            self._evidence.saved(witnessed, self.save)  # the tip; a seal every N events
+            self._evidence.saved(witnessed, self.save, within)  # the tip; a seal every N
         self._take_snapshots(processing_event)
-        self._notify(recordings)
+        if within is not None and within.written is not None:
+            self._notify([*recordings, *within.written.recordings])
+        else:
+            self._notify(recordings)
         self.notify(processing_event.events)  # deprecated in the library, still called
         return recordings
 

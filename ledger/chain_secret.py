@@ -111,6 +111,12 @@ class ChainSecretStore(Protocol):
         """Remember the newest seal unless a later one is remembered already."""
         ...
 
+    def advance_tip_sealed(
+        self, tip: Tip, first: int, events: int, sealed_through: int, seal_position: int
+    ) -> None:
+        """`advance_tip` and `sealed` in one write (a save that wrote its own seal)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -197,6 +203,11 @@ _SQLITE_CREATE = (
 )
 
 
+_SQLITE_SEALED = (
+    f"UPDATE {TABLE} SET sealed_through = ?, last_seal = ? WHERE id = 1 AND last_seal < ?"
+)
+
+
 class SQLiteChainSecrets:
     """The row in the chain file beside a SQLite log (`CHAIN_FILE`), in WAL mode.
 
@@ -270,11 +281,23 @@ class SQLiteChainSecrets:
 
     def sealed(self, sealed_through: int, seal_position: int) -> None:
         with self._lock:
-            self._db.execute(
-                f"UPDATE {TABLE} SET sealed_through = ?, last_seal = ?"
-                " WHERE id = 1 AND last_seal < ?",
-                (sealed_through, seal_position, seal_position),
-            )
+            self._db.execute(_SQLITE_SEALED, (sealed_through, seal_position, seal_position))
+
+    def advance_tip_sealed(
+        self, tip: Tip, first: int, events: int, sealed_through: int, seal_position: int
+    ) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    _ADVANCE.format(table=TABLE, p="?", gone=""),
+                    _advance_parameters(tip, first, events),
+                )
+                self._db.execute(_SQLITE_SEALED, (sealed_through, seal_position, seal_position))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -367,6 +390,14 @@ class PostgresChainSecrets:
 
     def sealed(self, sealed_through: int, seal_position: int) -> None:
         with self._datastore.transaction(commit=True) as curs:
+            curs.execute(self._seal, (sealed_through, seal_position, seal_position))
+
+    def advance_tip_sealed(
+        self, tip: Tip, first: int, events: int, sealed_through: int, seal_position: int
+    ) -> None:
+        with self._datastore.transaction(commit=True) as curs:
+            curs.execute(self._lock_row)
+            curs.execute(self._tip, _advance_parameters(tip, first, events))
             curs.execute(self._seal, (sealed_through, seal_position, seal_position))
 
     def close(self) -> None:

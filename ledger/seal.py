@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from uuid import UUID, uuid5
 
 from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import ApplicationRecorder
+from eventsourcing.persistence import ApplicationRecorder, Notification
 
 from mnemoledger.ledger.errors import IntegrityViolation
 from mnemoledger.ledger.event import LedgerEvent
@@ -97,17 +97,28 @@ class SealRange:
         return base64.b64encode(b"".join(x[:SEAL_LEAF_BYTES] for x in self.leaves)).decode()
 
 
+SelectSeals = Callable[[int, int, Sequence[str]], Sequence[Notification]]
+"""(after, limit, topics) -> the notifications of those topics after `after`."""
+
+
 def last_sealed_position(
-    recorder: ApplicationRecorder, mapper: LedgerMapper, scanned: tuple[int, int] = (0, 0)
+    recorder: ApplicationRecorder,
+    mapper: LedgerMapper,
+    scanned: tuple[int, int] = (0, 0),
+    select: SelectSeals | None = None,
 ) -> tuple[int, int]:
     """(the last position covered by any seal, 0 when nothing was sealed; the position of
     the newest seal read). `scanned`: what an earlier call returned, so only the seals
-    written since are read (positions are handed out in commit order on both stores)."""
+    written since are read (positions are handed out in commit order on both stores).
+    `select`: reads the log instead of the recorder (inside a save's transaction)."""
     last, after = scanned
     while True:
-        page = recorder.select_notifications(
-            after, VERIFY_PAGE_SIZE, topics=SEALED_TOPICS, inclusive_of_start=False
-        )
+        if select is not None:
+            page = select(after, VERIFY_PAGE_SIZE, SEALED_TOPICS)
+        else:
+            page = recorder.select_notifications(
+                after, VERIFY_PAGE_SIZE, topics=SEALED_TOPICS, inclusive_of_start=False
+            )
         if not page:
             return last, after
         for notification in page:
@@ -136,7 +147,7 @@ def ranges_to_seal(
     sealed from it without reading the log: a seal then binds the hashes as written, so a
     row changed since still fails `verify` against its own hash and against the seal."""
     if written is not None and start <= end and all(p in written for p in range(start, end + 1)):
-        yield from _ranges_written(start, end, written)
+        yield from ranges_written(start, end, written)
         return
     leaves: list[bytes] = []
     gaps: list[int] = []
@@ -179,7 +190,7 @@ def ranges_to_seal(
         yield SealRange(first, end, leaves, gaps, others)
 
 
-def _ranges_written(
+def ranges_written(
     start: int, end: int, written: Mapping[int, tuple[str, bool]]
 ) -> Iterator[SealRange]:
     """`ranges_to_seal` of a range of positions all in `written` (no gaps)."""

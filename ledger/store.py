@@ -36,6 +36,11 @@ POSTGRES_RECORDER = "mnemoledger.ledger.postgres_recorder:LedgerPostgresRecorder
 ledger/postgres_recorder.py)."""
 
 
+SQLITE_RECORDER = "mnemoledger.ledger.sqlite_recorder:LedgerSQLiteRecorder"
+"""The library's recorder, running a save's hook inside its transaction (the automatic
+seal; see ledger/sqlite_recorder.py)."""
+
+
 def is_postgres(url: str | None) -> bool:
     return bool(url) and str(url).startswith(POSTGRES_SCHEMES)
 
@@ -49,7 +54,11 @@ def persistence_env(settings: Settings) -> dict[str, str]:
         path = private_file(sqlite_file(settings))
         # the library's own switch to WAL is not retried when another process races it
         connect_shared(path).close()
-        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(path)}
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(path),
+            "APPLICATION_RECORDER_TOPIC": SQLITE_RECORDER,
+        }
     if is_postgres(url):
         return postgres_env(url)
     raise InvalidInput(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://")

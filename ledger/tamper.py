@@ -13,11 +13,19 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import ApplicationRecorder, IntegrityError, Recording
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    IntegrityError,
+    Notification,
+    Recording,
+    StoredEvent,
+)
 
 from mnemoledger.ledger.chain_secret import ChainSecretStore, ChainState, Tip
 from mnemoledger.ledger.errors import IntegrityViolation, LedgerError
@@ -25,7 +33,15 @@ from mnemoledger.ledger.integrity import ChainKey, link_of, stored_link, unchain
 from mnemoledger.ledger.mapper import LedgerMapper
 from mnemoledger.ledger.policy import SEAL_EVERY_EVENTS
 from mnemoledger.ledger.provenance import Provenance, acting_as
-from mnemoledger.ledger.seal import SEALED_TOPICS, Seal, last_sealed_position, ranges_to_seal
+from mnemoledger.ledger.seal import (
+    SEALED_TOPICS,
+    Seal,
+    SealRange,
+    last_sealed_position,
+    ranges_to_seal,
+    ranges_written,
+)
+from mnemoledger.ledger.sqlite_recorder import InTransaction
 from mnemoledger.ledger.verify import SECRET_MISSING, Problem, Progress, Report, Verifier
 
 Save = Callable[..., list[Recording[UUID]]]
@@ -116,19 +132,50 @@ class TamperEvidence:
 
     # --- after every save ------------------------------------------------------------------
 
-    def saved(self, recordings: Sequence[Recording[UUID]], save: Save) -> None:
-        """Remember the newest event written; seal when enough events are unsealed."""
+    @property
+    def sealing(self) -> bool:
+        """Whether the save under way is a seal's own."""
+        return self._sealing
+
+    def seal_within(self, unsynced: Sequence[Recording[UUID]]) -> SealWithin:
+        """A hook for a save's transaction (`ledger.sqlite_recorder`) that writes the
+        automatic seal there when one is due; `unsynced`: events written before without a
+        sync, which the save's commit makes durable."""
+        return SealWithin(self, unsynced)
+
+    def saved(
+        self,
+        recordings: Sequence[Recording[UUID]],
+        save: Save,
+        within: SealWithin | None = None,
+    ) -> None:
+        """Remember the newest event written; seal when enough events are unsealed.
+        `within`: the save's hook, if it ran (a seal it wrote is witnessed with the save,
+        tip and seal in one write of the store)."""
         if not recordings:
             return
+        sealed = None if within is None else within.written
+        if sealed is not None:
+            recordings = [*recordings, *sealed.recordings]
         last = max(recordings, key=lambda r: r.notification.id)
         oid = last.domain_event.originator_id
         version = last.domain_event.originator_version
         known = self.mapper.chain.known(oid)
         if known is None or known[0] != version:
             known = self.last_hash(oid)
-        if known is not None:
-            first = min(r.notification.id for r in recordings)
-            tip = Tip(last.notification.id, oid.hex, version, known[1])
+        first = min(r.notification.id for r in recordings)
+        tip = None if known is None else Tip(last.notification.id, oid.hex, version, known[1])
+        if sealed is not None:
+            self._remember_written(recordings)
+            self._sealed_by_this_process(sealed.through, sealed.newest)
+            if tip is None:
+                self.store.sealed(sealed.through, sealed.newest)
+            else:
+                self.store.advance_tip_sealed(
+                    tip, first, len(recordings), sealed.through, sealed.newest
+                )
+            return
+        if tip is not None:
             self.store.advance_tip(tip, first, len(recordings))
         self._remember_written(recordings)
         position = last.notification.id
@@ -180,19 +227,7 @@ class TamperEvidence:
             del written[position]
         if not any(sealed.unsealed_events for sealed in ranges):
             return []  # only seals since the last seal: the witness keeps the newest
-        seals: list[Seal] = []
-        with acting_as(replace(provenance, user_id="")):
-            for sealed in ranges:
-                seals.append(
-                    Seal(
-                        from_position=sealed.from_position,
-                        to_position=sealed.to_position,
-                        events=len(sealed.leaves),
-                        root=sealed.root,
-                        leaves=sealed.encoded_leaves(),
-                        gaps=sealed.gaps,
-                    )
-                )
+        seals = self._new_seals(ranges, provenance)
         if not seals:
             return seals
         self._sealing = True
@@ -204,6 +239,29 @@ class TamperEvidence:
         self._sealed_through = max(self._sealed_through, seals[-1].to_position)
         self.store.sealed(seals[-1].to_position, newest)
         return seals
+
+    def _sealed_by_this_process(self, through: int, newest: int) -> None:
+        """Note a seal this process committed: through `through`, at position `newest`."""
+        written = self._written
+        for position in [p for p in written if p <= through]:
+            del written[position]
+        self._sealed_through = max(self._sealed_through, through)
+        if newest > self._seals_scanned[1]:
+            self._seals_scanned = (max(self._seals_scanned[0], through), newest)
+
+    def _new_seals(self, ranges: Sequence[SealRange], provenance: Provenance) -> list[Seal]:
+        with acting_as(replace(provenance, user_id="")):
+            return [
+                Seal(
+                    from_position=sealed.from_position,
+                    to_position=sealed.to_position,
+                    events=len(sealed.leaves),
+                    root=sealed.root,
+                    leaves=sealed.encoded_leaves(),
+                    gaps=sealed.gaps,
+                )
+                for sealed in ranges
+            ]
 
     def verify(
         self,
@@ -250,3 +308,95 @@ class TamperEvidence:
 
 def _verifier() -> Provenance:
     return Provenance(actor="verify")
+
+
+@dataclass(frozen=True)
+class WrittenSeal:
+    """The seal a save wrote in its own transaction."""
+
+    recordings: list[Recording[UUID]]
+    through: int
+    """The last position it covers (the save's newest event)."""
+    newest: int
+    """The position of its newest `Sealed` event."""
+
+
+class SealWithin:
+    """The automatic seal, written inside a save's transaction (SQLite) when one is due and
+    every position to seal is one this process wrote itself (the save's events among them,
+    so the log is not read for their hashes): the seal commits, and is synced, with the
+    save. Otherwise nothing is written here and the save seals afterwards, as before."""
+
+    def __init__(self, evidence: TamperEvidence, unsynced: Sequence[Recording[UUID]]) -> None:
+        self._evidence = evidence
+        self._unsynced = list(unsynced)
+        self.written: WrittenSeal | None = None
+        """Set once the seal is inserted (it counts only if the save commits)."""
+
+    def __call__(
+        self, stored_events: Sequence[StoredEvent], positions: Sequence[int], log: InTransaction
+    ) -> None:
+        self.written = None
+        evidence = self._evidence
+        if not positions or evidence.sealing:
+            return
+        end = max(positions)
+        if (
+            end - evidence._sealed_through < SEAL_EVERY_EVENTS
+            or end - evidence._seal_refused_at < SEAL_EVERY_EVENTS
+        ):
+            return
+        # the save holds the log's write lock: the seals read here are all there are
+        evidence._seals_scanned = scanned = last_sealed_position(
+            evidence.recorder, evidence.mapper, evidence._seals_scanned, log.select_notifications
+        )
+        evidence._sealed_through = max(evidence._sealed_through, scanned[0])
+        start = scanned[0] + 1
+        if end - scanned[0] < SEAL_EVERY_EVENTS:
+            return
+        ours = dict(self._hashes(stored_events, positions))
+        ours.update(
+            self._hashes(
+                [r.notification for r in self._unsynced],
+                [r.notification.id for r in self._unsynced],
+            )
+        )
+        written = ChainMap(ours, evidence._written)
+        if not all(p in written for p in range(start, end + 1)):
+            return  # others wrote some: the save seals afterwards, reading the log
+        ranges = list(ranges_written(start, end, written))
+        if not any(sealed.unsealed_events for sealed in ranges):
+            return
+        seals = evidence._new_seals(ranges, Provenance())
+        events = [event for seal in seals for event in seal.collect_events()]
+        stored = [evidence.mapper.to_stored_event(event) for event in events]
+        inserted = log.insert_unless_conflicting(stored)
+        if inserted is None:
+            return  # cannot happen under the write lock; the save stands either way
+        recordings = [
+            Recording(event, _notification(row, position))
+            for event, row, position in zip(events, stored, inserted, strict=True)
+        ]
+        self.written = WrittenSeal(recordings, ranges[-1].to_position, max(inserted))
+
+    def _hashes(
+        self, stored_events: Sequence[Any], positions: Sequence[int]
+    ) -> list[tuple[int, tuple[str, bool]]]:
+        """(position, (hash as written, is a seal)) of chained stored events."""
+        document = self._evidence.mapper.document
+        found = []
+        for row, position in zip(stored_events, positions, strict=True):
+            link = stored_link(document(row.state))
+            if link is not None:
+                found.append((position, (link[1], row.topic in SEALED_TOPICS)))
+        return found
+
+
+def _notification(stored: StoredEvent, position: int) -> Notification:
+    return Notification(
+        id=position,
+        originator_id=stored.originator_id,
+        originator_version=stored.originator_version,
+        topic=stored.topic,
+        state=stored.state,
+    )
