@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from mnemoledger.commands.llm.rules.attributes import CORRECTION, ENDED, facts_of, replaces
+from mnemoledger.commands.llm.rules.attributes import CORRECTION, ENDED, facts_of
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
+from mnemoledger.commands.llm.rules.updates import supersedes
 from mnemoledger.commands.llm.schemas import (
     Coverage,
     ReconstructedMemory,
@@ -45,7 +46,7 @@ overlap."""
 
 def is_older_version(memory: RelatedMemory, content: str) -> bool:
     """Whether the related `memory` is an older version of the new `content`."""
-    if replaces(memory.content, content):
+    if supersedes(memory.content, content):
         return True
     old_speaker, old_body = speaker_and_body(memory.content)
     new_speaker, new_body = speaker_and_body(content)

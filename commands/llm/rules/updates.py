@@ -1,0 +1,363 @@
+"""When a newer statement replaces an older one, beyond the attribute catalogue.
+
+`attributes.replaces` reads the catalogue's attributes (residence, employer, phone, ...).
+People also keep one value of many things the catalogue does not name: a landlord, a
+child's coach, a gate code, a Discord handle, the head of their department. This module
+reads those from the sentence's shape, "<my|our|the|Name's> <thing> is <value>": a later
+statement that names the same thing of the same holder with a sign of change ("my new
+landlord is ...", "Theo has a new coach this season, Ms. Adebayo", "Dr. Farah took over as
+head of my department") and a value the older did not state, while the older value is no
+longer said, replaces it. It also reads corrections the catalogue's cue misses ("Scratch
+that, ...", "No wait, I had the digits mixed up, ..."), a new job that names the new role
+("I have a new job, I'm at ABB now as a controls engineer"), and a retraining ("Ama
+retrained and she's a health visitor now").
+
+It also keeps facts that are all true at once apart when the catalogue would call them two
+values of one attribute: "On weekdays I work the early shift at the bakery" / "On Saturdays
+I do a late shift at the pub", "I have an old Land Rover for the farm" / "For the school run
+I use a Toyota Yaris": each holds for its own days or purpose, and nothing says the older
+one changed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from mnemoledger.commands.llm.rules.attributes import (
+    ADDITIVE,
+    CHANGE,
+    CORRECTION,
+    ENDED,
+    JOB_NOUNS,
+    KIN,
+    facts_of,
+    replaces,
+    values_of,
+)
+from mnemoledger.commands.llm.rules.text import overlap
+from mnemoledger.commands.write.attribution import different_speakers, speaker_and_body
+
+_I = re.IGNORECASE
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+MORE_CORRECTIONS: Final = re.compile(
+    r"\b(?:scratch that|no wait|wait,|mixed (?:\w+ ){0,3}up|had (?:\w+ ){1,3}wrong"
+    r"|got (?:\w+ ){1,3}wrong|misread|misheard|i misspoke|wrong (?:\w+ ){0,2}(?:code|time"
+    r"|day|date|year|spelling|digits?)|let me fix|i should have said|rather than)\b",
+    _I,
+)
+"""Ways of saying an earlier statement was wrong that the catalogue's cue does not list."""
+MORE_CHANGES: Final = re.compile(
+    r"\b(?:lately|recently|become|becomes|retired|renamed|sold|traded|former|previous"
+    r"|(?:is|are|was) (?:now )?(?:gone|over)|these days|this (?:season|year|term|semester)"
+    r"|took over|taken over|(?:has|have|got) a new|new one)\b",
+    _I,
+)
+"""Signs of change the catalogue's CHANGE does not list ("Lately X have become my favourite
+band", "my old dentist retired")."""
+
+
+PROSPECTIVE: Final = re.compile(
+    r"\b(?:interviewing|applying|applied|thinking (?:of|about)|considering|planning to"
+    r"|plan to|hoping to|hope to|want to|would like to|might|may be)\b",
+    _I,
+)
+"""What may happen: not yet a new value."""
+
+
+def is_correction(text: str) -> bool:
+    return CORRECTION.search(text) is not None or MORE_CORRECTIONS.search(text) is not None
+
+
+def _says_change(text: str) -> bool:
+    return (
+        is_correction(text)
+        or CHANGE.search(text) is not None
+        or MORE_CHANGES.search(text) is not None
+    )
+
+
+def supersedes(older: str, newer: str) -> bool:
+    """Whether `newer` gives a newer value of what `older` states, so `older` may go."""
+    old_speaker, old_body = speaker_and_body(older)
+    new_speaker, new_body = speaker_and_body(newer)
+    if different_speakers(old_speaker, new_speaker):
+        return False
+    if PROSPECTIVE.search(old_body) or PROSPECTIVE.search(new_body):
+        return False  # "I'm interviewing with Northwind for a new job" changes nothing yet
+    if replaces(older, newer):
+        return _says_change(new_body) or not held_apart(old_body, new_body)
+    return (
+        slot_update(old_body, new_body)
+        or moved_thing(old_body, new_body)
+        or left_for_another(old_body, new_body)
+        or new_job(old_body, new_body)
+        or retrained(old_body, new_body)
+        or corrected_frame(old_body, new_body)
+    )
+
+
+# --- facts held apart by their days or purpose --------------------------------------------
+
+_SCOPE: Final = re.compile(
+    r"\b(?:on|at|every|for|during)\s+(?:the\s+)?"
+    r"((?:week(?:day|end)s?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mornings?|evenings?"
+    r"|nights?|afternoons?|work|home|school|weekdays|holidays?|trips?)\b(?:\s+run)?"
+    r"|(?:the\s+)?(?:farm|school run|commute|office|gym|garden|summer|winter))",
+    _I,
+)
+
+
+def _scopes(text: str) -> set[str]:
+    return {m.group(1).lower().removesuffix("s") for m in _SCOPE.finditer(text)}
+
+
+def held_apart(older: str, newer: str) -> bool:
+    """Both statements are scoped ("on weekdays", "for the farm") and by other scopes: two
+    values that hold side by side."""
+    old_scopes, new_scopes = _scopes(older), _scopes(newer)
+    return bool(old_scopes) and bool(new_scopes) and not (old_scopes & new_scopes)
+
+
+# --- "<my|the|Name's> <thing> is <value>" ------------------------------------------------
+
+_SLOT: Final = re.compile(
+    r"(?:^|(?<=\s))(?P<det>my|our|the|his|her|(?-i:[A-Z][\w-]*)'s)\s+"
+    r"(?P<phrase>(?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:is|are|was)\s+"
+    r"(?P<value>(?:(?:dr|mr|mrs|ms|prof|st)\.\s*)?[^,;.!?]+)",
+    _I,
+)
+_ADJECTIVES: Final = _word_set(
+    "new old current usual regular main former previous own favourite favorite the a an my"
+    " our his her their"
+)
+_SAME_HEAD: Final = {
+    "username": "handle",
+    "account": "handle",
+    "gamertag": "handle",
+    "tag": "handle",
+    "nickname": "handle",
+    "favorite": "favourite",
+    "landlady": "landlord",
+    "gp": "doctor",
+    "pill": "medication",
+    "tablet": "medication",
+    "medicine": "medication",
+    "med": "medication",
+    "meds": "medication",
+}
+_NOT_SLOTS: Final = (KIN - frozenset({"landlord", "boss", "manager", "mentor"})) | frozenset(
+    {"name", "it", "one", "thing", "plan", "idea", "problem", "favourite", "favorite"}
+)
+"""Heads that name a person or nothing in particular: what is said of them is not one
+value of one thing ("My sister is a nurse", "My sister is 30")."""
+_VALUE_STOP: Final = _word_set(
+    "a an the my our his her their is are was now still also just really very at in on of"
+    " to for from with and or called named dr mr mrs ms prof"
+)
+_PHRASE_PREPOSITIONS: Final = frozenset({"of", "at", "in", "for", "on"})
+""""head of my department", "gate code at my building": the thing is the word before."""
+_WORD: Final = re.compile(r"[A-Za-z0-9][\w'@.+-]*")
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower().rstrip(".").removesuffix("'s") for w in _WORD.findall(text)]
+
+
+def _head(word: str) -> str:
+    word = word.lower().removesuffix("'s")
+    word = _SAME_HEAD.get(word, word)
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def _slot_of(body: str) -> tuple[str, set[str], set[str], set[str]] | None:
+    """The head of the thing, its qualifiers, its holder's names and the stated value's
+    words, of the first "<det> <thing> is <value>" of `body`."""
+    for match in _SLOT.finditer(body):
+        phrase = _words(match.group("phrase"))
+        det = match.group("det")
+        cut_at = [i for i, w in enumerate(phrase) if w in _PHRASE_PREPOSITIONS and i > 0]
+        if cut_at:
+            cut = cut_at[0]
+            head_word, qualifiers = phrase[cut - 1] if cut else phrase[0], phrase[cut + 1 :]
+            qualifiers += phrase[: max(cut - 1, 0)]
+        else:
+            head_word, qualifiers = phrase[-1], phrase[:-1]
+        head = _head(head_word)
+        if head in _NOT_SLOTS or not head.isalpha():
+            continue
+        names = {w.lower().removesuffix("'s") for w in match.group("phrase").split() if _named(w)}
+        if det.endswith("'s"):
+            names.add(det[:-2].lower())
+        value = {w for w in _words(match.group("value")) if w not in _VALUE_STOP}
+        if not value or len(value) > 6:
+            continue
+        quals = {w for w in qualifiers if w not in _ADJECTIVES} - names
+        return head, quals, names, value
+    return None
+
+
+def _named(word: str) -> bool:
+    bare = word.removesuffix("'s")
+    return bare[:1].isupper() and bare.lower() not in _ADJECTIVES and bare.lower() not in KIN
+
+
+def slot_update(older: str, newer: str) -> bool:
+    """`older` says "<my|the|Name's> <thing> is <value>"; `newer` names the same thing of
+    the same holder, says it changed, and states another value without the older one."""
+    slot = _slot_of(older)
+    if slot is None or (ADDITIVE.search(newer) and not is_correction(newer)):
+        return False
+    head, qualifiers, names, old_value = slot
+    new_words = _words(newer)
+    if not _says_change(newer) or any(w in new_words for w in old_value):
+        return False
+    if any(name not in new_words for name in names):
+        return False
+    if not names and {w for w in new_words if w in KIN} - qualifiers - {head}:
+        return False  # "my son's coach" is not "my daughter's coach"
+    for at, word in enumerate(new_words):
+        if _head(word) != head:
+            continue
+        before = _modifiers(new_words, at)
+        other_kind = {
+            w for w in before if w not in qualifiers and w not in names and w not in _FILLER
+        }
+        if other_kind and qualifiers:
+            continue  # "my work phone" is not "my personal phone"
+        told = set(new_words) - set(_words(older)) - _FILLER - _VALUE_STOP
+        if told:
+            return True
+    return False
+
+
+_DETERMINERS: Final = _word_set("the a an my our his her their your this that")
+
+
+def _modifiers(words: list[str], at: int) -> set[str]:
+    """The words between the determiner and the noun at `words[at]` ("my blood pressure
+    pill": blood, pressure), adjectives left out."""
+    found: set[str] = set()
+    for word in reversed(words[max(at - 3, 0) : at]):
+        if word in _DETERMINERS:
+            break
+        if word not in _ADJECTIVES:
+            found.add(word)
+    return found
+
+
+_FILLER: Final = _word_set(
+    "i i'm i've we we're so and but has have had got get now new old this that these days"
+    " lately recently since because as over took take taken become became retired sold"
+    " renamed switched changed moved season year week month ago last instead no wait"
+    " sorry actually correction oops scratch"
+)
+
+
+_MOVED_THING: Final = re.compile(
+    r"\b(?:moved|switched|transferred|changed|took) (?:my|our) ((?:[\w'-]+ ){0,2}?[\w'-]+)"
+    r" (?:over )?(?:to|with) ",
+    _I,
+)
+
+
+def moved_thing(older: str, newer: str) -> bool:
+    """ "I pick up my prescriptions at the CVS on Fifth Avenue" / "I moved my prescriptions to
+    Walgreens": the newer moves a thing of the older's to another named place."""
+    match = _MOVED_THING.search(newer)
+    if match is None:
+        return False
+    head = _head(match.group(1).split()[-1])
+    old_words = _words(older)
+    if not any(
+        _head(w) == head
+        for at, w in enumerate(old_words)
+        if at and old_words[at - 1] in {"my", "our"}
+    ):
+        return False
+    old_values, new_values = values_of(older), values_of(newer)
+    return bool(new_values - old_values) and not (old_values & new_values)
+
+
+_LEFT: Final = re.compile(
+    r"\b(?:quit|left|resigned from|stopped working (?:at|for)|no longer (?:work|am) (?:at|with))"
+    r" (?:my job (?:at|with) )?([A-Z][\w&.-]*)",
+)
+
+
+def left_for_another(older: str, newer: str) -> bool:
+    """ "I'm a software tester at Ubisoft" / "I quit Ubisoft and I've been at Spotify since
+    March": the newer names the employer the older states as one the speaker left."""
+    old_facts = facts_of(older)
+    if not old_facts or {f.attribute for f in old_facts} - {"employer", "occupation"}:
+        return False
+    if any(f.holder for f in old_facts):
+        return False
+    left = _LEFT.search(newer)
+    return left is not None and left.group(1).lower() in values_of(older)
+
+
+# --- a new job that names the new role, a retraining --------------------------------------
+
+_JOB: Final = re.compile(rf"\bas an? (?:[\w-]+ ){{0,2}}(?:{JOB_NOUNS})\b", _I)
+_RETRAINED: Final = re.compile(
+    r"\b(?:retrained|requalified|qualified|changed careers?|career change|new career"
+    r"|trained (?:up )?as)\b",
+    _I,
+)
+_IS_NOW_A: Final = re.compile(
+    r"\b(?:i'm|i am|he's|he is|she's|she is|they're|they are) (?:now )?an? [\w -]+", _I
+)
+
+
+def new_job(older: str, newer: str) -> bool:
+    """ "I'm an electrical engineer at Siemens" / "I have a new job, I'm at ABB now as a
+    controls engineer": the employer changed and the newer names the role as well."""
+    old_attributes = {f.attribute for f in facts_of(older)}
+    new_facts = {f.attribute: f for f in facts_of(newer)}
+    if not old_attributes or not old_attributes <= {"employer", "occupation"}:
+        return False
+    if "employer" not in new_facts or _JOB.search(newer) is None:
+        return False
+    old_holders = {f.holder for f in facts_of(older)}
+    return old_holders == {new_facts["employer"].holder} and _says_change(newer)
+
+
+def retrained(older: str, newer: str) -> bool:
+    """ "My wife Ama works as a midwife" / "Ama retrained and she's a health visitor now"."""
+    old_facts = facts_of(older)
+    if not old_facts or {f.attribute for f in old_facts} != {"occupation"}:
+        return False
+    if _RETRAINED.search(newer) is None or _IS_NOW_A.search(newer) is None:
+        return False
+    holder = old_facts[0].holder
+    names = {w for w in holder if w not in KIN}
+    new_words = set(_words(newer))
+    if names:
+        return names <= new_words
+    return not holder and not ({"he's", "she's", "he", "she"} & new_words)
+
+
+# --- a correction that says the same thing with another value ------------------------------
+
+SAME_FRAME_OVERLAP: Final = 0.3
+"""Word overlap (Jaccard) from which a correction and an older statement are taken to be
+about the same thing; the reconstruction's SAME_THING_OVERLAP."""
+
+
+def corrected_frame(older: str, newer: str) -> bool:
+    """ "I'm flying out to Lisbon on the 12th" / "Scratch that, I'm flying out to Lisbon on
+    the 15th": a correction, words in common, and a value the older did not state (or an
+    end of what the older said)."""
+    if not (is_correction(newer) or ENDED.search(newer)):
+        return False
+    if facts_of(older) and facts_of(newer):
+        return False  # the catalogue's attributes decide between those
+    if overlap(older, newer) < SAME_FRAME_OVERLAP:
+        return False
+    return bool(values_of(newer) - values_of(older)) or ENDED.search(newer) is not None
