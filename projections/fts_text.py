@@ -30,6 +30,9 @@ CJK_RUN: Final = re.compile(
 )
 
 
+_NO_TAGS = "[]"
+
+
 def has_cjk(text: str) -> bool:
     return CJK_RUN.search(text) is not None
 
@@ -46,14 +49,14 @@ def fts_text(text: str | None) -> str:
     apart from the text around it); other text unchanged."""
     if not text:
         return ""
-    if not has_cjk(text):
+    if text.isascii() or not has_cjk(text):  # isascii: a C scan, no regex (rebuilds)
         return text
     return CJK_RUN.sub(lambda match: " " + " ".join(cjk_bigrams(match[0])) + " ", text)
 
 
 def fts_tags(tags_json: str | None) -> str:
     """A memory's tags (a JSON list) as one indexed text: the tags spaced apart."""
-    if not tags_json:
+    if not tags_json or tags_json == _NO_TAGS:
         return ""
     try:
         tags = json.loads(tags_json)

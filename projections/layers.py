@@ -111,6 +111,8 @@ _UPSERT = (
     f"INSERT OR REPLACE INTO memories ({', '.join(_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(_COLUMNS))})"
 )
+_NO_TAGS = json.dumps([])
+"""The `tags` column of a memory without tags (most of them: written without encoding)."""
 _FTS_COLUMNS = ["content", "key", "tags"]
 """Seed 004 §16 indexes key, value and tags; each holds `fts_text` of the memory's field
 (CJK runs as bigrams), which is what `finish_bulk` rebuilds it from."""
@@ -649,7 +651,7 @@ class _Page:
             record.user_id,
             d["content"],
             d["kind"],
-            json.dumps(d["tags"]),
+            json.dumps(d["tags"]) if d["tags"] else _NO_TAGS,
             d["source"],
             d["namespace"],
             d["importance"],
