@@ -58,6 +58,7 @@ from mnemoledger.ledger.policy import (
 from mnemoledger.ledger.sqlite_files import switch_journal_mode
 from mnemoledger.projections import engram_state
 from mnemoledger.projections.fts_text import fts_tags, fts_text
+from mnemoledger.projections.sqlite_model import larger_cache
 from mnemoledger.projections.user_terms import UserTermCounts
 
 metadata = MetaData()
@@ -364,9 +365,10 @@ class LayersProjection:
             ).first()
             if pending is None:
                 return
-            # not FTS5's 'rebuild', which would index the raw fields: CJK runs as bigrams
-            conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
-            conn.exec_driver_sql(_FTS_REBUILD)
+            with larger_cache(conn.exec_driver_sql):
+                # not FTS5's 'rebuild', which would index the raw fields: CJK runs as bigrams
+                conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
+                conn.exec_driver_sql(_FTS_REBUILD)
             conn.exec_driver_sql("DELETE FROM projection_position WHERE name = ?", (_FTS_PENDING,))
         self._df_cache.clear()
         self._df_counted_at = 0
@@ -375,7 +377,7 @@ class LayersProjection:
     def apply(self, records: Sequence[EventRecord]) -> None:
         if not records:
             return
-        with self.engine.begin() as conn:
+        with self.engine.begin() as conn, _bulk_cache(conn, self._bulk):
             if self._bulk:
                 conn.exec_driver_sql(
                     "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, 0)",
@@ -830,6 +832,16 @@ class _Page:
             self.conn.exec_driver_sql(
                 "INSERT INTO memories_fts (rowid, content, key, tags) VALUES (?, ?, ?, ?)", fresh
             )
+
+
+@contextmanager
+def _bulk_cache(conn: Connection, bulk: bool) -> Iterator[None]:
+    """A larger page cache for the page's transaction inside a bulk load."""
+    if not bulk:
+        yield
+        return
+    with larger_cache(conn.exec_driver_sql):
+        yield
 
 
 def _indexed_fields(row: Sequence[Any]) -> tuple[str, str, str]:

@@ -6,11 +6,33 @@ page's last position, so a crash never leaves the rows ahead of or behind the po
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from mnemoledger.ledger import EventRecord
 from mnemoledger.ledger.sqlite_files import connect_shared
+
+BULK_CACHE_KIB = 65_536
+"""SQLite's page cache, in KiB, for a connection while it bulk-loads a read model (a
+rebuild; SQLite's default is 2,000). The randomly keyed indexes of 100k memories (~5 MB)
+then stay cached instead of being read back from the OS, and a page's transaction is not
+spilled to the WAL before it commits (measured: inserting 100k memory rows into a table
+shaped like `layers`, 19 -> 14 µs CPU per row)."""
+
+
+@contextmanager
+def larger_cache(execute: Callable[[str], Any], kib: int | None = None) -> Iterator[None]:
+    """The connection whose `execute` is given has a `kib` (default `BULK_CACHE_KIB`) page
+    cache inside the block (it shrinks back to what it was after it, freeing the memory)."""
+    (before,) = execute("PRAGMA cache_size").fetchone()
+    execute(f"PRAGMA cache_size = {-int(BULK_CACHE_KIB if kib is None else kib)}")
+    try:
+        yield
+    finally:
+        execute(f"PRAGMA cache_size = {int(before)}")
+
 
 _POSITION_TABLE = (
     "CREATE TABLE IF NOT EXISTS projection_position (name TEXT PRIMARY KEY, position INTEGER)"

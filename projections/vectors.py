@@ -60,6 +60,7 @@ from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.calibration import calibration_for
 from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.sqlite_model import larger_cache
 from mnemoledger.projections.transcripts import split_text
 
 logger = logging.getLogger(__name__)
@@ -433,7 +434,7 @@ class VectorsProjection:
                 row.vector = blobs[row.text]
                 row.chunk_vectors = [blobs[text] for text in row.chunks or ()]
                 row.text = None
-        with self._transaction("IMMEDIATE"):
+        with larger_cache(self._db.execute), self._transaction("IMMEDIATE"):
             moved = self._db.execute(
                 "UPDATE position SET position = ? WHERE position = ? AND generation = ?",
                 (load.last_position, self._position, self._generation),
