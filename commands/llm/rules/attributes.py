@@ -272,7 +272,13 @@ ATTRIBUTES: Final = (
         ),
     ),
     Attribute("shift", _cue(r"\b(?:night|day|early|late) shifts?\b|\bworks? nights\b")),
-    Attribute("sports_team", _cue(r"\bplay(?:s|ing)? for\b|\bsupport(?:er|s)?\b|\bfan of\b")),
+    Attribute(
+        "sports_team",
+        _cue(
+            r"\bplay(?:s|ing)? for\b|\bsupport(?:er|s)?\b|\bfan of\b"
+            r"|\b(?:root|cheer)(?:s|ing|ed)? for\b"
+        ),
+    ),
     Attribute("bank", _cue(r"\bmy bank\b|\bbank account\b|\bmoved my account\b")),
     Attribute(
         "main_language",
