@@ -46,9 +46,9 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 MORE_CORRECTIONS: Final = re.compile(
-    r"\b(?:scratch that|no wait|wait,|mixed (?:\w+ ){0,3}up|had (?:\w+ ){1,3}wrong"
+    r"\b(?:scratch that|no wait|mixed (?:\w+ ){0,3}up|had (?:\w+ ){1,3}wrong"
     r"|got (?:\w+ ){1,3}wrong|misread|misheard|i misspoke|wrong (?:\w+ ){0,2}(?:code|time"
-    r"|day|date|year|spelling|digits?)|let me fix|i should have said|rather than)\b",
+    r"|day|date|year|spelling|digits?)|let me fix|i should have said)\b",
     _I,
 )
 """Ways of saying an earlier statement was wrong that the catalogue's cue does not list."""
@@ -86,6 +86,8 @@ def supersedes(older: str, newer: str) -> bool:
     """Whether `newer` gives a newer value of what `older` states, so `older` may go."""
     old_speaker, old_body = speaker_and_body(older)
     new_speaker, new_body = speaker_and_body(newer)
+    if new_speaker is not None and is_correction(f"{new_speaker}:"):
+        new_speaker, new_body = None, newer  # "Correction: my parking space is B41"
     if different_speakers(old_speaker, new_speaker):
         return False
     if PROSPECTIVE.search(old_body) or PROSPECTIVE.search(new_body):
@@ -99,6 +101,7 @@ def supersedes(older: str, newer: str) -> bool:
         or new_job(old_body, new_body)
         or retrained(old_body, new_body)
         or corrected_frame(old_body, new_body)
+        or same_words_new_value(old_body, new_body)
     )
 
 
@@ -113,8 +116,17 @@ _SCOPE: Final = re.compile(
 )
 
 
+_SEASON: Final = re.compile(
+    r"\bin\s+(?:the\s+)?(summer|winter|spring|autumn|fall|football|soccer|rugby|cricket"
+    r"|basketball|baseball|hockey|tennis|golf|f1|formula 1|the nba|the nfl|the premier league)\b",
+    _I,
+)
+"""Seasons and sports: "In rugby I follow Glasgow Warriors" is not a new football team."""
+
+
 def _scopes(text: str) -> set[str]:
-    return {m.group(1).lower().removesuffix("s") for m in _SCOPE.finditer(text)}
+    found = {m.group(1).lower().removesuffix("s") for m in _SCOPE.finditer(text)}
+    return found | {m.group(1).lower() for m in _SEASON.finditer(text)}
 
 
 def held_apart(older: str, newer: str) -> bool:
@@ -129,7 +141,7 @@ def held_apart(older: str, newer: str) -> bool:
 _SLOT: Final = re.compile(
     r"(?:^|(?<=\s))(?P<det>my|our|the|his|her|(?-i:[A-Z][\w-]*)'s)\s+"
     r"(?P<phrase>(?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:is|are|was)\s+"
-    r"(?P<value>(?:(?:dr|mr|mrs|ms|prof|st)\.\s*)?[^,;.!?]+)",
+    r"(?P<value>(?:[^,;.!?]|(?<=\b(?:dr|mr|ms|st))\.|(?<=\bmrs)\.|(?<=\bprof)\.)+)",
     _I,
 )
 _ADJECTIVES: Final = _word_set(
@@ -215,14 +227,17 @@ def slot_update(older: str, newer: str) -> bool:
         return False
     head, qualifiers, names, old_value = slot
     new_words = _words(newer)
-    if not _says_change(newer) or any(w in new_words for w in old_value):
+    if not _says_change(newer) or (old_value <= set(new_words) and not GONE.search(newer)):
         return False
     if any(name not in new_words for name in names):
         return False
     if not names and {w for w in new_words if w in KIN} - qualifiers - {head}:
         return False  # "my son's coach" is not "my daughter's coach"
+    heads = {head} | (
+        {_head(sorted(qualifiers)[0])} if head in _GENERIC and len(qualifiers) == 1 else set()
+    )
     for at, word in enumerate(new_words):
-        if _head(word) != head:
+        if _head(word) not in heads:
             continue
         before = _modifiers(new_words, at)
         other_kind = {
@@ -237,6 +252,10 @@ def slot_update(older: str, newer: str) -> bool:
 
 
 _DETERMINERS: Final = _word_set("the a an my our his her their your this that")
+_BEFORE_PHRASE: Final = _word_set(
+    "to at in on for with from of by is are was me him her them us i we he she they has have"
+)
+"""Words a noun phrase does not hold: where its modifiers end."""
 
 
 def _modifiers(words: list[str], at: int) -> set[str]:
@@ -244,12 +263,19 @@ def _modifiers(words: list[str], at: int) -> set[str]:
     pill": blood, pressure), adjectives left out."""
     found: set[str] = set()
     for word in reversed(words[max(at - 3, 0) : at]):
-        if word in _DETERMINERS:
+        if word in _DETERMINERS or word in _BEFORE_PHRASE:
             break
         if word not in _ADJECTIVES:
             found.add(word)
     return found
 
+
+_GENERIC: Final = _word_set("number code id name")
+"""Heads whose one qualifier names the thing as well ("my locker number": "locker 240")."""
+GONE: Final = re.compile(
+    r"\b(?:left|retired|moved away|quit|no longer|not|instead of|replaced|gone)\b", _I
+)
+"""Words by which the newer says the older value is over while still naming it."""
 
 _FILLER: Final = _word_set(
     "i i'm i've we we're so and but has have had got get now new old this that these days"
@@ -361,3 +387,28 @@ def corrected_frame(older: str, newer: str) -> bool:
     if overlap(older, newer) < SAME_FRAME_OVERLAP:
         return False
     return bool(values_of(newer) - values_of(older)) or ENDED.search(newer) is not None
+
+
+# --- the same sentence with another value ---------------------------------------------------
+
+_VALUE_WORD: Final = re.compile(
+    r"^(?:\d[\w:./-]*|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|jan\w*|feb\w*|mar\w*"
+    r"|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|noon|midnight"
+    r"|morning|mornings|evening|evenings|afternoon|afternoons|am|pm|[a-z]\d\w*)$"
+)
+
+
+def same_words_new_value(older: str, newer: str) -> bool:
+    """ "Our cleaner comes on Tuesdays" / "Our cleaner comes on Fridays now": the newer says
+    the older's sentence again with another time, day, number or name, and says it
+    changed."""
+    if not _says_change(newer) or ADDITIVE.search(newer):
+        return False
+    old_words = _words(older)
+    new_words = [w for w in _words(newer) if w not in _FILLER or w in old_words]
+    names = values_of(older) | values_of(newer)
+    gone = [w for w in old_words if w not in new_words]
+    added = [w for w in new_words if w not in old_words]
+    if not gone or not added or len(gone) > 2 or len(added) > 2:
+        return False
+    return all(_VALUE_WORD.match(w) or w in names for w in gone + added)

@@ -1,0 +1,85 @@
+"""The offline rule that decides whether a newer statement replaces an older one
+(`commands.llm.rules.updates.supersedes`), on everyday pairs outside the attribute
+catalogue: a newer value of the same thing of the same person replaces the older; facts
+that are all true at once never do, whichever comes first."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemoledger.commands.llm.rules.updates import supersedes
+
+UPDATES = [
+    ("My landlord is Mr. Patel", "The building got sold and my new landlord is Greystar"),
+    ("My dentist is Dr. Marsh", "My old dentist retired, so I see Dr. Okonjo now"),
+    ("My son Theo's football coach is Mr. Brennan", "Theo has a new coach this season, Ms. Ade"),
+    ("The head of my department is Dr. Lowe", "Dr. Farah took over as head of my department"),
+    ("My favourite band is Arctic Monkeys", "Lately Khruangbin have become my favourite band"),
+    ("My Discord handle is pixelmoth", "I renamed my Discord account to tidewalker"),
+    ("My hairdresser is Kelly at Snips", "I've got a new hairdresser now, Marco at Cutting Room"),
+    ("Our nanny is called Rosa", "Rosa left us in June, our new nanny is Agnieszka"),
+    ("My son's piano teacher is Mrs. Ellery", "My son has a new piano teacher, Mr. Quayle"),
+    ("The wifi password at home is sunflower22", "I changed the wifi password to bluebird77"),
+    ("My locker number is 112", "They moved me to locker 240"),
+    ("My bank is Barclays", "I moved my account to Monzo last month"),
+    ("My son Milo's school is Greenfield Primary", "Milo moved schools, he's at Ashdown Primary"),
+    ("My vet is Dr. Kline", "We switched vets, our vet is now Dr. Osei"),
+    ("Our cleaner comes on Tuesdays", "Our cleaner comes on Fridays now"),
+    ("My sister Lotte works at IKEA", "Lotte left IKEA and joined H&M"),
+    ("I'm a software tester at Ubisoft", "I quit Ubisoft and I've been at Spotify since March"),
+    ("I'm an electrical engineer at Siemens", "I hve a new job, I'm at ABB as a controls engineer"),
+    ("My wife Ama works as a midwife", "Ama retrained and she's a health visitor now"),
+    ("I pick up my prescriptions at the CVS", "I moved my prescriptions to Walgreens"),
+    ("My parking space is B14", "Correction: my parking space is B41"),
+    ("My flight lands at 6:20", "Oops, I misread it, my flight lands at 8:20"),
+    ("I'm flying out to Lisbon on the 12th", "Scratch that, I'm flying out to Lisbon on the 15th"),
+    ("The gate code is 2580", "No wait, I had the digits mixed up, the gate code is 2850"),
+    (
+        "My blood pressure medication is amlodipine",
+        "I misspoke, my blood pressure pill is lisinopril",
+    ),
+    ("My office is on the third floor", "We moved offices, I'm on the seventh floor now"),
+    ("I support Arsenal", "I root for Chelsea these days"),
+]
+
+TRUE_AT_ONCE = [
+    ("On weekdays I work the early shift at the bakery", "On Saturdays I do a late shift at a pub"),
+    ("I have an old Land Rover for the farm", "For the school run I use a Toyota Yaris"),
+    ("I cycle to work in summer", "In winter I take the bus to work"),
+    ("My hairdresser is Kelly", "My barber is Dom"),
+    ("My son's piano teacher is Mrs. Ellery", "My daughter's piano teacher is Mr. Quayle"),
+    ("My work laptop is a MacBook", "My personal laptop is a ThinkPad"),
+    ("My mum's birthday is June 2", "My dad's birthday is August 19"),
+    ("My bank is Barclays", "I also have a savings account with Nationwide"),
+    ("My wifi password is sunflower22", "My Netflix password is bluebird77"),
+    ("Our cleaner comes on Tuesdays", "Our gardener comes on Fridays"),
+    ("My landlord is Mr. Ferris", "My neighbour is Mrs. Dunne"),
+    ("My GP is Dr. Kline", "My son's GP is Dr. Osei"),
+    ("My favourite band is Blur", "My favourite singer is Adele"),
+    ("Sam's phone number is 555-0101", "Jo's phone number is 555-0202"),
+    ("My Instagram handle is @sunnyfern", "My Twitter handle is @fernbrook"),
+    ("My manager is Sunita", "Sunita's manager is Raj"),
+    ("My locker number is 112", "My employee number is 4471"),
+    ("My dentist is Dr. Marsh", "My dentist appointment is on Friday"),
+    ("My flight to Rome leaves at 9", "My flight to Oslo leaves at 14:00"),
+    ("I'm interviewing with Northwind for a new job", "I work at Contoso as a product designer"),
+    ("My sister is a nurse", "My sister is 30 and lives in Leeds now"),
+    ("I support Celtic in football", "In rugby I follow Glasgow Warriors"),
+    ("I support Celtic in football", "In rugby I root for Glasgow Warriors"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), UPDATES)
+def test_a_newer_value_of_the_same_thing_replaces_the_older(older: str, newer: str) -> None:
+    assert supersedes(older, newer)
+
+
+@pytest.mark.parametrize(("first", "second"), TRUE_AT_ONCE)
+def test_facts_true_at_once_never_replace_each_other(first: str, second: str) -> None:
+    assert not supersedes(first, second)
+    assert not supersedes(second, first)
+
+
+def test_a_speakers_statement_never_replaces_another_speakers() -> None:
+    assert not supersedes("Anna: my landlord is Mr. Patel", "Ben: my new landlord is Greystar")
+    assert supersedes("Anna: my landlord is Mr. Patel", "Anna: my new landlord is Greystar")
