@@ -11,11 +11,21 @@ within 5 minutes on a 2-core machine. Each is the full-size variant of a test th
 run keeps at a smaller size (fewer crashes, writers' adds, labelled pairs or cases, days),
 so every behaviour is still tested there. `pytest --run-slow` runs everything; `pytest -m
 slow` runs only them. CI (`.ci/run`) runs both tiers.
+
+Temporary directories (every `tmp_path`, and `tempfile` in the tests and in the processes
+they start) go to `/dev/shm` when it is a memory-backed file system with room and `TMPDIR`
+is not set: the suite creates some twenty thousand SQLite files, and on a disk the fsyncs
+of their creation and WAL switch are most of its time. Nothing the tests assert depends on
+the medium (a process killed mid-write leaves the same files on either); durability across
+a power loss is not something a test run can show. A passed test's directory is removed
+when it ends (`tmp_path_retention_policy = "failed"`), so the run needs little room.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +40,39 @@ from mnemoledger.ledger.pg_connection import connect
 from mnemoledger.ledger.store import is_postgres
 
 TEST_DB = "MNEMOLEDGER_TEST_DB"
+MEMORY_TEMP = Path("/dev/shm")
+MEMORY_TEMP_ROOM_BYTES = 2 * 1024**3
+"""Free room `/dev/shm` must have to take the suite's temporary files (a container's
+default 64 MB is too small; then the disk's temp dir is used)."""
+
+
+def _is_tmpfs(path: Path) -> bool:
+    """Whether `path` is the mount point of a tmpfs (Linux's /proc/mounts says so)."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    return any(
+        fields[1] == str(path) and fields[2] == "tmpfs"
+        for fields in (line.split() for line in mounts)
+        if len(fields) > 2
+    )
+
+
+def _use_memory_backed_temp() -> None:
+    """Point `tempfile` (and, through `TMPDIR`, child processes) at `/dev/shm` when it is a
+    writable memory file system with room, unless the user chose a temp dir."""
+    if os.environ.get("TMPDIR") or not _is_tmpfs(MEMORY_TEMP):
+        return
+    if not os.access(MEMORY_TEMP, os.W_OK):
+        return
+    try:
+        if shutil.disk_usage(MEMORY_TEMP).free < MEMORY_TEMP_ROOM_BYTES:
+            return
+    except OSError:
+        return
+    os.environ["TMPDIR"] = str(MEMORY_TEMP)
+    tempfile.tempdir = str(MEMORY_TEMP)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,7 +89,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    _use_memory_backed_temp()
     config.addinivalue_line(
         "markers", "sqlite_only: about the SQLite file itself; runs in the SQLite run only"
     )
