@@ -40,6 +40,12 @@ UPDATES = [
     ),
     ("My office is on the third floor", "We moved offices, I'm on the seventh floor now"),
     ("I support Arsenal", "I root for Chelsea these days"),
+    ("My physio is Hannah", "Hannah went on maternity leave so my physio is Tom now"),
+    ("The kids' bedtime is 8pm", "We've pushed the kids' bedtime to 8:30pm"),
+    ("My manager is Olu", "Olu left, my manager is now Greta"),
+    ("My uncle Ray lives in Perth", "Uncle Ray has moved to Darwin"),
+    ("My Spotify username is greenowl", "Sorry, my Spotify username is greenowl7, not greenowl"),
+    ("My son's nursery is Little Acorns", "My son started at a new nursery, Busy Bees"),
 ]
 
 TRUE_AT_ONCE = [
@@ -64,6 +70,11 @@ TRUE_AT_ONCE = [
     ("My flight to Rome leaves at 9", "My flight to Oslo leaves at 14:00"),
     ("I'm interviewing with Northwind for a new job", "I work at Contoso as a product designer"),
     ("My sister is a nurse", "My sister is 30 and lives in Leeds now"),
+    ("My daughter's best friend is Poppy", "My son's best friend is Raj"),
+    ("The kids' bedtime is 8pm", "My bedtime is 11pm"),
+    ("Dad's care home is Willow Court", "Mum's care home is Elm House"),
+    ("I get up at 6 on weekdays", "At weekends I get up at 9"),
+    ("My home number is 01632 960001", "My mobile number is 07700 900002"),
     ("I support Celtic in football", "In rugby I follow Glasgow Warriors"),
     ("I support Celtic in football", "In rugby I root for Glasgow Warriors"),
 ]

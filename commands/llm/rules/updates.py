@@ -55,7 +55,8 @@ MORE_CORRECTIONS: Final = re.compile(
 MORE_CHANGES: Final = re.compile(
     r"\b(?:lately|recently|become|becomes|retired|renamed|sold|traded|former|previous"
     r"|(?:is|are|was) (?:now )?(?:gone|over)|these days|this (?:season|year|term|semester)"
-    r"|took over|taken over|(?:has|have|got) a new|new one)\b",
+    r"|took over|taken over|(?:has|have|got) a new|new one|pushed|brought forward|upped"
+    r"|raised|lowered|increased|decreased|reduced|cut|put up)\b",
     _I,
 )
 """Signs of change the catalogue's CHANGE does not list ("Lately X have become my favourite
@@ -190,6 +191,12 @@ def _head(word: str) -> str:
 def _slot_of(body: str) -> tuple[str, set[str], set[str], set[str]] | None:
     """The head of the thing, its qualifiers, its holder's names and the stated value's
     words, of the first "<det> <thing> is <value>" of `body`."""
+    return next(iter(_slots_of(body)), None)
+
+
+def _slots_of(body: str) -> list[tuple[str, set[str], set[str], set[str]]]:
+    """Every "<det> <thing> is <value>" of `body`, read as `_slot_of` reads the first."""
+    found = []
     for match in _SLOT.finditer(body):
         phrase = _words(match.group("phrase"))
         det = match.group("det")
@@ -210,8 +217,8 @@ def _slot_of(body: str) -> tuple[str, set[str], set[str], set[str]] | None:
         if not value or len(value) > 6:
             continue
         quals = {w for w in qualifiers if w not in _ADJECTIVES} - names
-        return head, quals, names, value
-    return None
+        found.append((head, quals, names, value))
+    return found
 
 
 def _named(word: str) -> bool:
@@ -227,8 +234,14 @@ def slot_update(older: str, newer: str) -> bool:
         return False
     head, qualifiers, names, old_value = slot
     new_words = _words(newer)
-    if not _says_change(newer) or (old_value <= set(new_words) and not GONE.search(newer)):
+    if not _says_change(newer):
         return False
+    if old_value <= set(new_words) and not GONE.search(newer):
+        # the older value is still said, unless the newer states the thing's value apart
+        # ("Hannah went on maternity leave so my physio is Tom now")
+        given = [value for other in _slots_of(newer) if other[0] == head for value in [other[3]]]
+        if not any(value and not value & old_value for value in given):
+            return False
     if any(name not in new_words for name in names):
         return False
     if not names and {w for w in new_words if w in KIN} - qualifiers - {head}:
