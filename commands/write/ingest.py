@@ -67,7 +67,7 @@ from mnemoledger.commands.llm.render import (
     SKIPPED_ROLES,
 )
 from mnemoledger.commands.llm.rules.attributes import replaces, says_the_same
-from mnemoledger.commands.llm.rules.text import words
+from mnemoledger.commands.llm.rules.text import OWN_WORDS_TAG, words
 from mnemoledger.commands.llm.schemas import (
     ConversationTurn,
     ExtractInput,
@@ -970,6 +970,9 @@ class _Decisions:
         planned = self.keyed.get(slot)
         if planned is not None:
             return self._again(planned, entry, holder)
+        if OWN_WORDS_TAG in entry.tags and self._says_again(entry):
+            self.skip(entry, "duplicate: another memory already says most of its words")
+            return False
         row = self.by_key.get(slot)
         self._counted.add(slot)
         if row is not None and self.restating and (entry.is_style or _same(row.content) == value):
@@ -991,6 +994,18 @@ class _Decisions:
             self._release(entry.namespace, row.content, entry.key)
         self.holders[(entry.namespace, value)] = entry.key
         return True
+
+    def _says_again(self, entry: MemoryEntry) -> bool:
+        """Whether a stored or planned memory holds most of a kept clause's words ("I drink
+        green tea every day" after "User enjoys green tea")."""
+        said = _fact_words(entry.value)
+        held = [row.content for row in self.active.values()]
+        held += [d.entry.value for d in self.keyed.values()] + [e.value for e in self.keyless]
+        for text in held:
+            other = _fact_words(text)
+            if said and other and len(said & other) * 2 >= min(len(said), len(other)):
+                return True
+        return False
 
     def _release(self, namespace: str, content: str, holder: str) -> None:
         if self.holders.get((namespace, _same(content))) == holder:

@@ -20,9 +20,9 @@ from typing import Final
 
 from mnemoledger.commands.llm.render import conversation_excerpt
 from mnemoledger.commands.llm.rules.attributes import CORRECTION
-from mnemoledger.commands.llm.rules.learned import learned_facts
+from mnemoledger.commands.llm.rules.learned import kept_clauses, learned_facts
 from mnemoledger.commands.llm.rules.tagger import tagged_facts
-from mnemoledger.commands.llm.rules.text import sentences, single_line, slug
+from mnemoledger.commands.llm.rules.text import OWN_WORDS_TAG, sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import (
     DEADLINE_HEADER,
     NEGATION,
@@ -421,17 +421,22 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
         if t.role == "user"
     ]
     tagged: list[Fact] = []
+    kept: list[Fact] = []
     for index, text in enumerate(user_texts):
         corrects = CORRECTION.search(text) is not None or _WAIT_NO.search(text) is not None
         said = answered(asked[index], text)
         for category, fact in _facts_of_turn(said, user_texts[:index]):
             if category == TAGGED:
                 tagged.append(fact)
+            elif category == KEPT:
+                kept.append(fact)
             elif corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
                 found[category][fact.key] = fact  # "Sorry, I meant Braga": the value said last
             else:
                 found[category].setdefault(fact.key, fact)
     for fact in _fallbacks(tagged, found["preferences"]):
+        found["preferences"][fact.key] = fact
+    for fact in _new_statements(kept, found["preferences"]):
         found["preferences"][fact.key] = fact
     if any(EMOJI.search(text) for text in user_texts):
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
@@ -626,7 +631,59 @@ def _fallbacks(tagged: Sequence[Fact], found: dict[str, Fact]) -> Iterator[Fact]
         yield fact
 
 
+KEPT: Final = "kept"
+"""The category under which `_facts_of_turn` yields clauses kept in the user's own words
+(`learned.kept_clauses`): only those saying something no other fact of theirs says."""
+_MINOR_WORDS: Final = frozenset(
+    re.findall(
+        r"\S+",
+        "a an the is are am be to of in on at by for and or my our i i'm it its it's this that"
+        " when which has have had need needs must should due every each",
+    )
+)
+
+
+def _content_words(text: str) -> set[str]:
+    found = re.findall(r"[\w:]+", text.casefold())
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in found} - _MINOR_WORDS
+
+
+_USER_WORDS: Final = frozenset(("user", "likes", "dislikes", "enjoys", "loves", "hates"))
+
+
+def _new_statements(kept: Sequence[Fact], found: dict[str, Fact]) -> Iterator[Fact]:
+    """The kept clauses whose words are not, for the most part, those of another fact ("October
+    15 is when the Q3 report is due" after "Q3 report due October 15": said again, not a second
+    deadline; "I drink green tea every day" after "I enjoy green tea")."""
+    others = [_content_words(f.value) - _USER_WORDS for f in found.values()]
+    for fact in kept:
+        said = _content_words(fact.value)
+        if fact.key in found or not said:
+            continue
+        if any(len(said & w) * 2 >= min(len(said), len(w)) for w in others if w):
+            continue
+        others.append(said)
+        yield fact
+
+
 def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
+    found = list(_read_facts_of_sentence(sentence, earlier))
+    yield from found
+    if not found:  # nothing read: a schedule or deadline in words no rule knows is kept
+        for kept in kept_clauses(sentence, []):
+            yield (
+                KEPT,
+                Fact(
+                    key=kept.key,
+                    value=kept.value,
+                    category="preference",
+                    tags=["user", kept.attribute, OWN_WORDS_TAG],
+                    explicit=True,
+                ),
+            )
+
+
+def _read_facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
     stated = stated_facts(sentence, earlier)
     stated += learned_facts(sentence, stated)
     for fact in stated:

@@ -13,6 +13,9 @@ _ONLY_PUNCTUATION = re.compile(r"^[\W_]*$")
 _INITIAL = re.compile(r"[a-z]\.")
 """A name's initial ("Ursula K. Le Guin"): no sentence ends after it."""
 
+OWN_WORDS_TAG: Final = "own-words"
+"""The tag of a fact kept in the user's own words (a clause the extraction's classifier read as
+a schedule or a deadline): ingest keeps it only when no other memory already says it."""
 ABBREVIATIONS: Final = frozenset(
     {"dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "e.g.", "i.e.", "vs.", "approx.", "no."}
 )

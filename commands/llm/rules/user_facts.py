@@ -54,11 +54,25 @@ class Stated:
     def key(self) -> str:
         """`user/<attribute>`, `user/<attribute>/<item>` for one of several values, and
         `user/<attribute>/not-<value>` for a single-valued attribute said not to hold."""
+        if self.item is not None and self.attribute in _ACTIVITIES:
+            return f"user/{self.attribute}/{_key_words(' '.join(map(stem, self.item.split())))}"
         if self.item is not None:
             return f"user/{self.attribute}/{_key_words(self.item)}"
         if not self.positive:
             return f"user/{self.attribute}/{_key_words(self.value)}"
         return f"user/{self.attribute}"
+
+
+_ACTIVITIES: Final = ("schedule", "deadline")
+"""Attributes whose item is an activity: its key words are stemmed ("running", "a run")."""
+
+
+def stem(word: str) -> str:
+    """'running', 'runs': run."""
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+        return word[:-1] if word[-1] == word[-2] else word
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
 
 def _key_words(text: str) -> str:
@@ -279,9 +293,12 @@ def _is_name(word: str) -> bool:
 # --- name ------------------------------------------------------------------------------------
 
 _TITLES: Final = _word_set("Dr Dr. Mr Mr. Mrs Mrs. Ms Ms. Prof Prof. Professor Miss Sir Madam")
+_TITLE: Final = r"(?:Dr|Mr|Mrs|Ms|Prof|Professor)\.?"
+"""A title before a name, which the name leaves out ("I am Dr. Helena Varga")."""
 _NAME_IS: Final = re.compile(
     r"(?:^(?i:(?:hi|hello|hey|yo)[\s,!.]+)?|\b(?i:my|the) )(?i:(?P<full>full |real |first |given )?"
-    r"name(?:'s| is))\s+(?P<name>[A-Za-z][a-zA-Z'-]+(?: [A-Z][a-zA-Z'-]+)?)"
+    r"name(?:'s| is))\s+(?P<name>[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*(?: [A-Z][^\W\d_'-]*"
+    r"(?:['-][^\W\d_]+)*)?)"
 )
 """'My name is Bilal', 'name's Bilal', 'my full name is Kofi Mensah'."""
 _CALL_ME: Final = re.compile(
@@ -291,8 +308,10 @@ _CALL_ME: Final = re.compile(
 )
 """'Call me Sam', 'please address me as Ms. Tanaka' (the surname), 'I am called Wei'."""
 _I_AM_NAME: Final = re.compile(
-    rf"^(?:(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+)?(?:I'm|I am)"
-    rf"\s+(?P<name>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b"
+    rf"^(?:(?:hi|hello|hey|yo|oh|hallo|hola|ciao|salut|bonjour)(?: there| all| everyone)?[\s,!.]+)?"
+    rf"(?:I'm|I am|ich bin|je suis|soy|sono|ik ben|eu sou|jag är|jeg er|me llamo|mi chiamo"
+    rf"|je m'appelle|ich heiße|ich heisse)\s+(?:(?-i:{_TITLE}) )?(?P<name>{_NAME}(?: {_NAME})?)"
+    rf"(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b"
     rf"|I'm\b|I\b|(?:[\w-]+ ){{0,2}}(?:{_JOBS})\b))"
     rf"|^(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+(?:it's|its|this is)"
     rf"\s+(?P<name2>{_NAME}(?: {_NAME})?)(?=\s*(?:[,.!;]|$|here\b|again\b|btw\b))"
