@@ -15,7 +15,7 @@ import pytest
 from eventsourcing.persistence import StoredEvent
 
 from mnemoledger.ledger import Ledger, NewMemory, Provenance, Settings
-from mnemoledger.ledger.chain_secret import CHAIN_FILE, SQLiteChainSecrets
+from mnemoledger.ledger.chain_secret import CHAIN_FILE, SQLiteChainSecrets, Tip
 from mnemoledger.ledger.policy import SEAL_EVERY_EVENTS
 from mnemoledger.ledger.seal import SEALED_TOPICS
 from mnemoledger.ledger.sqlite_recorder import WITHIN_TRANSACTION, InTransaction
@@ -130,3 +130,24 @@ def test_a_hook_reads_the_save_uncommitted_and_skips_a_conflicting_insert(
     assert seen == [1, 2, 3, 4], "the hook sees the save's own rows before the commit"
     assert skipped == [None]
     assert [p for p, *_ in log_rows(tmp_path)] == [1, 2, 3, 4]
+
+
+def test_the_store_takes_the_tip_and_the_seal_in_one_write(tmp_path: Path) -> None:
+    """On the store the environment names (PostgreSQL under MNEMOLEDGER_TEST_DB): the tip,
+    the count and the seal mark move together, and an older seal never replaces a newer."""
+    with Ledger(Settings(home=tmp_path, embedder="hashing")) as ledger:
+        add_batch(ledger, 0, size=3)
+        store = ledger._evidence.store
+        before = store.load()
+        assert before is not None and before.tip is not None
+        last = ledger.last_position()
+        tip = Tip(last + 1, "ab" * 16, 1, "cd" * 32)
+        store.advance_tip_sealed(tip, last + 1, 1, last, last + 1)
+        after = store.load()
+        assert after is not None
+        assert after.tip == tip
+        assert after.written == before.written + 1
+        assert (after.sealed_through, after.last_seal) == (last, last + 1)
+        store.advance_tip_sealed(tip, last + 1, 0, 1, last)  # an older seal: kept out
+        kept = store.load()
+        assert kept is not None and (kept.sealed_through, kept.last_seal) == (last, last + 1)
