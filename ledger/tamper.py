@@ -8,7 +8,10 @@
   seal and rows deleted anywhere; a save that finds the former tip gone (rows were
   deleted, then written on) leaves that tip for `verify` to name.
 - Seals, written automatically: by a writer once SEAL_EVERY_EVENTS events are unsealed,
-  and by every `verify` that found nothing wrong.
+  and by every `verify` that found nothing wrong. On SQLite a writer that wrote every
+  unsealed event itself writes the seal in the transaction of the save that makes it due
+  (`SealWithin`), and the store takes the tip and the seal in one write: a batch then costs
+  two synced commits (log, witness) instead of five.
 """
 
 from __future__ import annotations
