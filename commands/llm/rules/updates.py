@@ -71,6 +71,14 @@ PROSPECTIVE: Final = re.compile(
 """What may happen: not yet a new value."""
 
 
+_LEADING_ADVERBIAL: Final = re.compile(
+    r"^(?:ever since|since|after|when|now that|following)\b[^,;]*?\s(?=(?:i|we|i'm|we're|i've)\b)",
+    _I,
+)
+"""A leading "Since moving to the Bay Area" before the speaker: the place it names is not
+whose fact the sentence states."""
+
+
 def is_correction(text: str) -> bool:
     return CORRECTION.search(text) is not None or MORE_CORRECTIONS.search(text) is not None
 
@@ -93,16 +101,18 @@ def supersedes(older: str, newer: str) -> bool:
         return False
     if PROSPECTIVE.search(old_body) or PROSPECTIVE.search(new_body):
         return False  # "I'm interviewing with Northwind for a new job" changes nothing yet
-    if replaces(older, newer):
+    if replaces(older, newer) or replaces(older, _LEADING_ADVERBIAL.sub("", new_body)):
         return _says_change(new_body) or not held_apart(old_body, new_body)
     return (
         slot_update(old_body, new_body)
         or moved_thing(old_body, new_body)
         or left_for_another(old_body, new_body)
+        or moved_in(old_body, new_body)
         or new_job(old_body, new_body)
         or retrained(old_body, new_body)
         or corrected_frame(old_body, new_body)
         or same_words_new_value(old_body, new_body)
+        or not_the_old_value(old_body, new_body)
     )
 
 
@@ -323,6 +333,28 @@ def moved_thing(older: str, newer: str) -> bool:
     return bool(new_values - old_values) and not (old_values & new_values)
 
 
+_MOVED_IN: Final = re.compile(
+    r"\bmoved in (?:with|together)\b.*?\b(?:in|to) (?P<place>(?-i:[A-Z])[\w'-]+)", _I
+)
+
+
+def moved_in(older: str, newer: str) -> bool:
+    """ "My partner Dev lives in Bristol" / "Dev's moved in with me in Bath": the holder
+    of the older residence moved in with someone, in another place."""
+    old_facts = facts_of(older)
+    if not old_facts or {f.attribute for f in old_facts} != {"residence"}:
+        return False
+    match = _MOVED_IN.search(newer)
+    if match is None or match.group("place").lower() in values_of(older):
+        return False
+    names = {w for f in old_facts for w in f.holder if w not in KIN}
+    subject = set(_words(newer[: match.start()]))
+    if names:
+        return names <= subject
+    # the speaker's own residence: "I" or "we" moved in, not "my brother"
+    return not old_facts[0].holder and bool(subject & {"i", "we"}) and not subject & KIN
+
+
 _LEFT: Final = re.compile(
     r"\b(?:quit|left|resigned from|stopped working (?:at|for)|no longer (?:work|am) (?:at|with))"
     r" (?:my job (?:at|with) )?([A-Z][\w&.-]*)",
@@ -405,8 +437,9 @@ def corrected_frame(older: str, newer: str) -> bool:
 # --- the same sentence with another value ---------------------------------------------------
 
 _VALUE_WORD: Final = re.compile(
-    r"^(?:\d[\w:./-]*|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|jan\w*|feb\w*|mar\w*"
-    r"|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|noon|midnight"
+    r"^(?:\d[\w:./-]*|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|jan(?:uary)?|feb(?:ruary)?"
+    r"|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?"
+    r"|nov(?:ember)?|dec(?:ember)?|noon|midnight"
     r"|morning|mornings|evening|evenings|afternoon|afternoons|am|pm|[a-z]\d\w*)$"
 )
 
@@ -425,3 +458,65 @@ def same_words_new_value(older: str, newer: str) -> bool:
     if not gone or not added or len(gone) > 2 or len(added) > 2:
         return False
     return all(_VALUE_WORD.match(w) or w in names for w in gone + added)
+
+
+def _value_words(text: str) -> set[str]:
+    words = {w.removesuffix("s") for w in _words(text) if _VALUE_WORD.match(w)}
+    return words | values_of(text)
+
+
+def states_another_value(older: str, newer: str) -> bool:
+    """Each states a time, day or number the other does not: "My spin class is on
+    Tuesday evenings" / "... on Thursday evenings now" are not one fact said twice."""
+    old_values, new_values = _time_words(older), _time_words(newer)
+    return bool(old_values - new_values) and bool(new_values - old_values)
+
+
+def _time_words(text: str) -> set[str]:
+    """Days, dates, times and numbers (`values_of` reads names and numbers, not weekdays)."""
+    found = set()
+    for word in _words(text):
+        word = _NUMBER_WORDS.get(word, word)
+        if _VALUE_WORD.match(word):
+            word = word[:3] if _MONTH.match(word) else _ORDINAL.sub(r"\1", word)
+            found.add(word.removesuffix("s"))
+    return found
+
+
+_MONTH: Final = re.compile(r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*$")
+_ORDINAL: Final = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+_NUMBER_WORDS: Final = {
+    word: str(number)
+    for number, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+}
+
+
+_NOT_VALUE: Final = re.compile(r"\bnot (?:the |on |at |in )?([\w'-]+)", _I)
+
+
+def not_the_old_value(older: str, newer: str) -> bool:
+    """ "My new address is 12 Rowan Close" / "Oops, it's 21 Rowan Close, not 12": the newer
+    puts a value of its own in place of one the older states, about the same thing."""
+    if not is_correction(newer) and ", not " not in newer:
+        return False
+    old_values = _value_words(older)
+    denied = {m.group(1).lower().removesuffix("s") for m in _NOT_VALUE.finditer(newer)}
+    if not denied & old_values or not (_value_words(newer) - old_values - denied):
+        return False
+    return overlap(older, newer) >= SAME_FRAME_OVERLAP / 2
