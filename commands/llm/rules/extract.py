@@ -669,18 +669,30 @@ def _new_statements(kept: Sequence[Fact], found: dict[str, Fact]) -> Iterator[Fa
 def _facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:
     found = list(_read_facts_of_sentence(sentence, earlier))
     yield from found
-    if not found:  # nothing read: a schedule or deadline in words no rule knows is kept
-        for kept in kept_clauses(sentence, []):
-            yield (
-                KEPT,
-                Fact(
-                    key=kept.key,
-                    value=kept.value,
-                    category="preference",
-                    tags=["user", kept.attribute, OWN_WORDS_TAG],
-                    explicit=True,
-                ),
-            )
+    # a schedule or deadline in words no rule knows is kept, from a clause nothing was read from
+    stated = [
+        Stated(f.key.split("/")[1], f.value)
+        for category, f in found
+        if category in ("preferences", TAGGED) and f.key.startswith(USER_KEY_PREFIX)
+    ]
+    read = frozenset(
+        w
+        for _, f in found
+        for w in re.findall(r"\w+", f"{f.key.replace('-', ' ')} {f.value}".casefold())
+        if w not in _READ_NOTHING
+    )
+    for kept in kept_clauses(sentence, stated, read):
+        tags = ["user", kept.attribute, OWN_WORDS_TAG]
+        yield (
+            KEPT,
+            Fact(key=kept.key, value=kept.value, category="preference", tags=tags, explicit=True),
+        )
+
+
+_READ_NOTHING: Final = frozenset(
+    ("user", "likes", "dislikes", "loves", "enjoys", "hates", "prefers", "does", "not", "no")
+)
+"""Words of a fact's key and value that say nothing of where in the sentence it was read."""
 
 
 def _read_facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str, Fact]]:

@@ -182,11 +182,14 @@ _LEAD: Final = re.compile(
 _TRAIL: Final = re.compile(r"[\s,;:.!\-]+$|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*$")
 
 
-def kept_clauses(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
+def kept_clauses(
+    sentence: str, stated: Sequence[Stated], read: frozenset[str] = frozenset()
+) -> list[Stated]:
     """The schedule or deadline `sentence` states in words no rule read: the words of its
     clause (or of the whole sentence, when no one clause says it) that the classifier scores
     KEEP_CUT or more for the attribute, their leading "and"/"also" left out, when the rules
-    found no fact of it in the sentence. Not in a question, nor about someone else, a plan or
+    found no fact of it in the sentence and no other fact was read from that clause (`read`:
+    the words of their values). Not in a question, nor about someone else, a plan or
     the past."""
     if sentence.rstrip().endswith("?"):
         return []
@@ -206,6 +209,8 @@ def kept_clauses(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
     for unit in units:
         if _NOT_THE_USER.search(unit) or _SOMEONE_ELSE.search(unit):
             continue
+        if read & set(re.findall(r"\w+", unit.casefold())):
+            continue  # a clause another fact was read from
         said = _TRAIL.sub("", _LEAD.sub("", unit)).strip()
         if len(said.split()) < 2:
             continue
