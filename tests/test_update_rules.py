@@ -52,6 +52,12 @@ UPDATES = [
     ("My new address is 12 Rowan Close", "Oops, it's 21 Rowan Close, not 12"),
     ("My partner Dev lives in Bristol", "Dev's moved in with me in Bath"),
     ("I live in Leeds", "I moved in with my girlfriend in York"),
+    ("My hairdresser is Shona at Cut Above", "Shona moved away, so I go to Rico at Fade now"),
+    ("My accountant is Prakash Shah", "Prakash retired, so Helen Cho does my accounts now"),
+    ("Our book group meets at the Red Lion", "Our book group meets at the library now"),
+    ("My sister Maya is a paramedic", "Maya retrained as a midwife last year"),
+    ("My daughter's violin teacher is Ms. Petrova", "Ms. Petrova left, so Mr. Addo teaches her"),
+    ("My car insurance is with Aviva", "I switched my car insurance to Admiral"),
 ]
 
 TRUE_AT_ONCE = [
@@ -83,6 +89,11 @@ TRUE_AT_ONCE = [
     ("My home number is 01632 960001", "My mobile number is 07700 900002"),
     ("I live in Leeds", "My brother moved in with his girlfriend in York"),
     ("I like tea, not coffee", "I drink coffee every morning"),
+    ("The school pickup is at 3:15", "The school drop-off is at 8:45"),
+    ("My car insurance is with Aviva", "My home insurance is with Admiral"),
+    ("Prakash retired last year", "My accountant is Helen Cho"),
+    ("My manager is Olu", "Olu went to Lisbon on holiday with Greta"),
+    ("My brother Luis drives a Fiat Panda", "My sister Ana drives a Skoda Fabia"),
     ("I support Celtic in football", "In rugby I follow Glasgow Warriors"),
     ("I support Celtic in football", "In rugby I root for Glasgow Warriors"),
 ]

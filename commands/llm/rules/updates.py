@@ -102,12 +102,16 @@ def supersedes(older: str, newer: str) -> bool:
     if PROSPECTIVE.search(old_body) or PROSPECTIVE.search(new_body):
         return False  # "I'm interviewing with Northwind for a new job" changes nothing yet
     if replaces(older, newer) or replaces(older, _LEADING_ADVERBIAL.sub("", new_body)):
-        return _says_change(new_body) or not held_apart(old_body, new_body)
+        if _says_change(new_body):
+            return True
+        return not held_apart(old_body, new_body) and not other_things(old_body, new_body)
     return (
         slot_update(old_body, new_body)
         or moved_thing(old_body, new_body)
         or left_for_another(old_body, new_body)
         or moved_in(old_body, new_body)
+        or value_gone(old_body, new_body)
+        or same_opening_new_object(old_body, new_body)
         or new_job(old_body, new_body)
         or retrained(old_body, new_body)
         or corrected_frame(old_body, new_body)
@@ -145,6 +149,13 @@ def held_apart(older: str, newer: str) -> bool:
     values that hold side by side."""
     old_scopes, new_scopes = _scopes(older), _scopes(newer)
     return bool(old_scopes) and bool(new_scopes) and not (old_scopes & new_scopes)
+
+
+def other_things(older: str, newer: str) -> bool:
+    """Each says "<the> <thing> is <value>" of another thing: "The school pickup is at 3:15"
+    / "The school drop-off is at 8:45"."""
+    old_slot, new_slot = _slot_of(older), _slot_of(newer)
+    return old_slot is not None and new_slot is not None and old_slot[0] != new_slot[0]
 
 
 # --- "<my|the|Name's> <thing> is <value>" ------------------------------------------------
@@ -218,7 +229,7 @@ def _slots_of(body: str) -> list[tuple[str, set[str], set[str], set[str]]]:
         else:
             head_word, qualifiers = phrase[-1], phrase[:-1]
         head = _head(head_word)
-        if head in _NOT_SLOTS or not head.isalpha():
+        if head in _NOT_SLOTS or not head.replace("-", "").isalpha():
             continue
         names = {w.lower().removesuffix("'s") for w in match.group("phrase").split() if _named(w)}
         if det.endswith("'s"):
@@ -333,6 +344,39 @@ def moved_thing(older: str, newer: str) -> bool:
     return bool(new_values - old_values) and not (old_values & new_values)
 
 
+_GONE_AFTER_NAME: Final = re.compile(
+    r"^(?:'s|has|had|have)?\s*(?:just |recently )?(?:retired|left|quit|resigned|stepped down"
+    r"|moved (?:away|on|abroad|out)|went on (?:\w+ )?leave)\b",
+    _I,
+)
+
+
+def value_gone(older: str, newer: str) -> bool:
+    """ "My hairdresser is Shona at Cut Above" / "Shona moved away, so I go to Rico at Fade
+    Studio now": the person the older names as the thing's value is gone, and the newer
+    names who or what took their place."""
+    slot = _slot_of(older)
+    if slot is None:
+        return False
+    old_value = slot[3]
+    named = [w for w in _WORD.findall(newer) if w.lower() in old_value and w[:1].isupper()]
+    for name in named:
+        after = newer[newer.find(name) + len(name) :]
+        if _GONE_AFTER_NAME.match(after.lstrip()):
+            return bool(_capitalised(newer) - _capitalised(older) - _TITLES - {name.lower()})
+    return False
+
+
+_TITLES: Final = _word_set("dr mr mrs ms prof st i i'm i've")
+
+
+def _capitalised(text: str) -> set[str]:
+    """Capitalised words after the first ("Mr. Addo teaches ...": mr, addo)."""
+    return {
+        w.lower().rstrip(".").removesuffix("'s") for w in _WORD.findall(text)[1:] if w[:1].isupper()
+    }
+
+
 _MOVED_IN: Final = re.compile(
     r"\bmoved in (?:with|together)\b.*?\b(?:in|to) (?P<place>(?-i:[A-Z])[\w'-]+)", _I
 )
@@ -381,6 +425,9 @@ _RETRAINED: Final = re.compile(
     r"|trained (?:up )?as)\b",
     _I,
 )
+_RETRAINED_AS: Final = re.compile(
+    r"\b(?:retrained|requalified|qualified|trained(?: up)?) as an? [\w-]+", _I
+)
 _IS_NOW_A: Final = re.compile(
     r"\b(?:i'm|i am|he's|he is|she's|she is|they're|they are) (?:now )?an? [\w -]+", _I
 )
@@ -404,7 +451,9 @@ def retrained(older: str, newer: str) -> bool:
     old_facts = facts_of(older)
     if not old_facts or {f.attribute for f in old_facts} != {"occupation"}:
         return False
-    if _RETRAINED.search(newer) is None or _IS_NOW_A.search(newer) is None:
+    if _RETRAINED.search(newer) is None:
+        return False
+    if _IS_NOW_A.search(newer) is None and _RETRAINED_AS.search(newer) is None:
         return False
     holder = old_facts[0].holder
     names = {w for w in holder if w not in KIN}
@@ -520,3 +569,30 @@ def not_the_old_value(older: str, newer: str) -> bool:
     if not denied & old_values or not (_value_words(newer) - old_values - denied):
         return False
     return overlap(older, newer) >= SAME_FRAME_OVERLAP / 2
+
+
+_PREPOSITION_ENDS: Final = _word_set("at in on to with from for by")
+MIN_SHARED_OPENING: Final = 3
+"""Words the two sentences must open with, the last a preposition (before any article):
+"Our book group meets at (the)"."""
+
+
+def same_opening_new_object(older: str, newer: str) -> bool:
+    """ "Our book group meets at the Red Lion" / "Our book group meets at the library now":
+    the same opening up to a preposition, another place or thing after it, and a word
+    that says it changed."""
+    if not _says_change(newer) or ADDITIVE.search(newer):
+        return False
+    old_words, new_words = _words(older), _words(newer)
+    shared = 0
+    while shared < min(len(old_words), len(new_words)) and old_words[shared] == new_words[shared]:
+        shared += 1
+    opening = [w for w in old_words[:shared] if w not in _ARTICLES]
+    if len(opening) < MIN_SHARED_OPENING or opening[-1] not in _PREPOSITION_ENDS:
+        return False
+    old_tail = set(old_words[shared:]) - _FILLER
+    new_tail = set(new_words[shared:]) - _FILLER
+    return bool(old_tail - new_tail) and bool(new_tail - old_tail) and not old_tail <= new_tail
+
+
+_ARTICLES: Final = _word_set("a an the")
