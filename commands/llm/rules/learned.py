@@ -23,6 +23,7 @@ from mnemoledger.commands.llm.rules.user_facts import (
     _ASIDE_START,
     _NOT_NAMES,
     _SOMEONE_ELSE,
+    NEGATION,
     Stated,
     clauses,
     clean,
@@ -129,6 +130,8 @@ def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
         clause = _ASIDE_START.sub("", clause)  # "so my girlfriend Mei just got a job at ..."
         if _NOT_THE_USER.search(clause) or _SOMEONE_ELSE.search(clause):
             continue
+        if NEGATION.search(clause):
+            continue  # "I avoid Excel whenever I can": no tool of theirs
         names = [
             m.group(0)
             for m in _NAME.finditer(clause)

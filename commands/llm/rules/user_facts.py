@@ -1410,10 +1410,13 @@ def _deliverable(clause: str, earlier: Sequence[str]) -> str:
 _TOOL: Final = r"(?:[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)*|[\w.+#-]+)"
 _TOOL_LIST: Final = rf"(?P<tools>{_TOOL}(?:(?:,| and| &| plus) {_TOOL})*)"
 _USE: Final = re.compile(
-    r"\b(?:I|[Ww]e|(?i:my|our) (?i:team|company|office|lab|studio|shop))(?:'m| am| are|'re)?"
-    r" (?P<not>(?i:don't |do not |never |no longer |can't ))?"
+    r"\b(?:I|[Ww]e|(?i:my|our) (?i:team|company|office|lab|studio|shop))(?:'m| am| are|'re)? "
+    + _ADVERB
+    + r"(?P<not>(?i:don't |do not |never |no longer |can't |refuse to |won't |will not "
+    r"|avoid ))?"
     + _ADVERB
     + r"(?i:use|using|rely on|work (?:mostly |mainly |a lot |daily )?with|swear by|switched to"
+    r"|get on with|get along with"
     r"|uses|is using|been using|have been using|touch|switched from [\w.+# -]+? to"
     r"|moved from [\w.+# -]+? to"
     r") " + _TOOL_LIST
