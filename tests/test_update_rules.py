@@ -122,6 +122,21 @@ def test_a_time_said_otherwise_is_another_value_and_a_paraphrase_is_not() -> Non
         "Tuesday and Thursday mornings are my swimming days",
     )
     assert not states_another_value("My birthday is on the 14th of February", "I was born Feb 14")
+    # a conversation turn's date says when it was said, not what
+    assert not states_another_value(
+        "[8 May 2023] Caroline: I love my kids", "[25 June 2023] Caroline: I love my kids"
+    )
+
+
+def test_how_a_thing_is_and_what_happened_are_no_new_values() -> None:
+    assert not supersedes(
+        "Yay! My online clothes store is open!", "I got some new offers going on my online store"
+    )
+    assert not supersedes(
+        "Seeing my mentee's face light up when they saw the support was the best!",
+        "I just joined a new LGBTQ activist group last Tuesday, so much support",
+    )
+    assert not supersedes("I went to a support group yesterday", "I went to the beach recently")
 
 
 def test_an_add_that_moves_a_class_to_another_day_replaces_it_instead_of_merging(

@@ -161,7 +161,9 @@ def other_things(older: str, newer: str) -> bool:
 # --- "<my|the|Name's> <thing> is <value>" ------------------------------------------------
 
 _SLOT: Final = re.compile(
-    r"(?:^|(?<=\s))(?P<det>my|our|the|his|her|(?-i:[A-Z][\w-]*)'s)\s+"
+    r"(?:^|(?<=[,;:.!?]\s)|(?<=\band\s)|(?<=\bbut\s)|(?<=\bso\s)|(?<=\bnow\s)"
+    r"|(?<=\bthen\s)|(?<=\balso\s))"
+    r"(?P<det>my|our|the|his|her|(?-i:[A-Z][\w-]*)'s)\s+"
     r"(?P<phrase>(?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:is|are|was)\s+"
     r"(?P<value>(?:[^,;.!?]|(?<=\b(?:dr|mr|ms|st))\.|(?<=\bmrs)\.|(?<=\bprof)\.)+)",
     _I,
@@ -194,6 +196,14 @@ _VALUE_STOP: Final = _word_set(
     "a an the my our his her their is are was now still also just really very at in on of"
     " to for from with and or called named dr mr mrs ms prof"
 )
+_NOT_VALUES: Final = _word_set(
+    "so very really too such not never always quite pretty super kind sort best worst great"
+    " good bad nice cool fun awesome amazing awful beautiful lovely special hard tough easy"
+    " important fine ok okay true right wrong important crazy wild huge big small different"
+    " same mine yours ours there here gone over done going getting being what how why open"
+    " closed ready busy available happy sad excited tired proud glad sure"
+)
+"""How a thing is, not which it is: "is the best", "are so bright"."""
 _PHRASE_PREPOSITIONS: Final = frozenset({"of", "at", "in", "for", "on"})
 """"head of my department", "gate code at my building": the thing is the word before."""
 _WORD: Final = re.compile(r"[A-Za-z0-9][\w'@.+-]*")
@@ -234,9 +244,10 @@ def _slots_of(body: str) -> list[tuple[str, set[str], set[str], set[str]]]:
         names = {w.lower().removesuffix("'s") for w in match.group("phrase").split() if _named(w)}
         if det.endswith("'s"):
             names.add(det[:-2].lower())
-        value = {w for w in _words(match.group("value")) if w not in _VALUE_STOP}
-        if not value or len(value) > 6:
-            continue
+        value_words = _words(match.group("value"))
+        value = {w for w in value_words if w not in _VALUE_STOP}
+        if not value or len(value) > 6 or value_words[0] in _NOT_VALUES or value <= _NOT_VALUES:
+            continue  # "the love around you is awesome", "the colours are so bright"
         quals = {w for w in qualifiers if w not in _ADJECTIVES} - names
         found.append((head, quals, names, value))
     return found
@@ -273,6 +284,8 @@ def slot_update(older: str, newer: str) -> bool:
     for at, word in enumerate(new_words):
         if _head(word) not in heads:
             continue
+        if at and not _DETERMINED.intersection(new_words[max(at - 4, 0) : at]):
+            continue  # "my new landlord", "as head of", "switched trainers": the thing itself
         before = _modifiers(new_words, at)
         other_kind = {
             w for w in before if w not in qualifiers and w not in names and w not in _FILLER
@@ -286,6 +299,7 @@ def slot_update(older: str, newer: str) -> bool:
 
 
 _DETERMINERS: Final = _word_set("the a an my our his her their your this that")
+_DETERMINED: Final = _DETERMINERS | _word_set("as new to switched changed moved")
 _BEFORE_PHRASE: Final = _word_set(
     "to at in on for with from of by is are was me him her them us i we he she they has have"
 )
@@ -517,7 +531,9 @@ def _value_words(text: str) -> set[str]:
 def states_another_value(older: str, newer: str) -> bool:
     """Each states a time, day or number the other does not: "My spin class is on
     Tuesday evenings" / "... on Thursday evenings now" are not one fact said twice."""
-    old_values, new_values = _time_words(older), _time_words(newer)
+    # what is said, not when: "[8 May 2023] Caroline: ..." carries its date
+    old_values = _time_words(speaker_and_body(older)[1])
+    new_values = _time_words(speaker_and_body(newer)[1])
     return bool(old_values - new_values) and bool(new_values - old_values)
 
 
@@ -590,9 +606,12 @@ def same_opening_new_object(older: str, newer: str) -> bool:
     opening = [w for w in old_words[:shared] if w not in _ARTICLES]
     if len(opening) < MIN_SHARED_OPENING or opening[-1] not in _PREPOSITION_ENDS:
         return False
+    if opening[0] not in _OWNERS and not older.split()[0].endswith("'s"):
+        return False  # a thing's ("Our book group meets at"), not what someone did or does
     old_tail = set(old_words[shared:]) - _FILLER
     new_tail = set(new_words[shared:]) - _FILLER
     return bool(old_tail - new_tail) and bool(new_tail - old_tail) and not old_tail <= new_tail
 
 
 _ARTICLES: Final = _word_set("a an the")
+_OWNERS: Final = _word_set("my our the his her their")
