@@ -58,6 +58,7 @@ UPDATES = [
     ("My sister Maya is a paramedic", "Maya retrained as a midwife last year"),
     ("My daughter's violin teacher is Ms. Petrova", "Ms. Petrova left, so Mr. Addo teaches her"),
     ("My car insurance is with Aviva", "I switched my car insurance to Admiral"),
+    ("My usual coffee order is a cappuccino", "These days I order an oat milk latte"),
 ]
 
 TRUE_AT_ONCE = [

@@ -285,7 +285,7 @@ def slot_update(older: str, newer: str) -> bool:
         if _head(word) not in heads:
             continue
         if at and not _DETERMINED.intersection(new_words[max(at - 4, 0) : at]):
-            continue  # "my new landlord", "as head of", "switched trainers": the thing itself
+            continue  # "my new landlord", "as head of", "switched trainers", "I order"
         before = _modifiers(new_words, at)
         other_kind = {
             w for w in before if w not in qualifiers and w not in names and w not in _FILLER
@@ -299,7 +299,7 @@ def slot_update(older: str, newer: str) -> bool:
 
 
 _DETERMINERS: Final = _word_set("the a an my our his her their your this that")
-_DETERMINED: Final = _DETERMINERS | _word_set("as new to switched changed moved")
+_DETERMINED: Final = _DETERMINERS | _word_set("as new to switched changed moved i we")
 _BEFORE_PHRASE: Final = _word_set(
     "to at in on for with from of by is are was me him her them us i we he she they has have"
 )
