@@ -59,6 +59,11 @@ UPDATES = [
     ("My daughter's violin teacher is Ms. Petrova", "Ms. Petrova left, so Mr. Addo teaches her"),
     ("My car insurance is with Aviva", "I switched my car insurance to Admiral"),
     ("My usual coffee order is a cappuccino", "These days I order an oat milk latte"),
+    ("I go to Anytime Fitness on Main Street", "I switched gyms, I'm a member at Gold's Gym now"),
+    (
+        "My daughter Nell goes to St Mary's Primary",
+        "Nell changed schools, she's at Riverside Academy",
+    ),
 ]
 
 TRUE_AT_ONCE = [
@@ -91,6 +96,10 @@ TRUE_AT_ONCE = [
     ("I live in Leeds", "My brother moved in with his girlfriend in York"),
     ("I like tea, not coffee", "I drink coffee every morning"),
     ("The school pickup is at 3:15", "The school drop-off is at 8:45"),
+    ("I go to Anytime Fitness on Main Street", "I switched banks, I'm with Monzo now"),
+    ("My son Rory goes to Hillside Primary", "Nell changed schools, she's at Riverside Academy"),
+    ("I go to St Paul's Church on Sundays", "I switched gyms, I'm a member at Gold's Gym now"),
+    ("My daughter Nell goes to St Mary's Primary", "I changed schools, I teach at Oak Academy"),
     ("My car insurance is with Aviva", "My home insurance is with Admiral"),
     ("Prakash retired last year", "My accountant is Helen Cho"),
     ("My manager is Olu", "Olu went to Lisbon on holiday with Greta"),

@@ -117,6 +117,7 @@ def supersedes(older: str, newer: str) -> bool:
         or corrected_frame(old_body, new_body)
         or same_words_new_value(old_body, new_body)
         or not_the_old_value(old_body, new_body)
+        or switched_kind(old_body, new_body)
     )
 
 
@@ -615,3 +616,48 @@ def same_opening_new_object(older: str, newer: str) -> bool:
 
 _ARTICLES: Final = _word_set("a an the")
 _OWNERS: Final = _word_set("my our the his her their")
+
+
+# --- "I switched gyms": a place of that kind the older names ---------------------------------
+
+KINDS_OF_PLACE: Final = {
+    "gym": _word_set("gym gyms fitness leisure crossfit"),
+    "school": _word_set("school primary academy college high nursery kindergarten"),
+    "surgery": _word_set("surgery practice clinic medical"),
+    "dentist": _word_set("dental dentist dentistry"),
+    "bank": _word_set("bank"),
+    "pharmacy": _word_set("pharmacy chemist pharmacist"),
+    "church": _word_set("church chapel parish"),
+    "club": _word_set("club"),
+}
+"""Words by which a place's name says its kind ("Anytime Fitness" is a gym, "St Mary's
+Primary" a school)."""
+_SWITCHED_KIND: Final = re.compile(
+    r"\b(?:switched|changed|moved|swapped)\s+(?P<kind>[a-z]+?)e?s\b", _I
+)
+
+
+def switched_kind(older: str, newer: str) -> bool:
+    """ "I go to Anytime Fitness on Main Street" / "I switched gyms, I'm a member at Gold's
+    Gym now": the newer changed its place of a kind, and the older names one of that kind
+    for the same person."""
+    match = _SWITCHED_KIND.search(newer)
+    if match is None:
+        return False
+    kind = match.group("kind").lower()
+    kind_words = KINDS_OF_PLACE.get(kind) or KINDS_OF_PLACE.get(kind + "e")
+    if kind_words is None:
+        return False
+    named = [w for w in _WORD.findall(older)[1:] if w[:1].isupper()]
+    if not any(w.lower().rstrip(".") in kind_words for w in named):
+        return False  # the older names no place of that kind
+    old_names = {w for w in _capitalised(older) if w not in kind_words} - _TITLES
+    new_names = _capitalised(newer) - _TITLES
+    holders = old_names & {w for w in _words(newer[: match.start()])}
+    people = {w for w in old_names if w in _capitalised(newer[: match.start()])}
+    if not (new_names - _capitalised(older)) or (old_names & new_names) - holders - people:
+        return False
+    old_speaker = not any(w in KIN for w in _words(older)) and bool(
+        {"i", "i'm", "we", "my", "our"} & set(_words(older))
+    )
+    return old_speaker == (not holders and not people)
