@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_memory_cases import ABOUTS, first_of_each_kind, load_cases, run_case
+from tests.test_memory_cases import ABOUTS, first_of_each_kind, load_cases, pass_rate
 
 CASES = Path(__file__).parent / "data" / "memory_cases_blind2.jsonl"
 MIN_PASS_RATE = 0.9
@@ -40,15 +40,6 @@ def test_the_cases_are_well_formed_and_of_every_kind() -> None:
 @pytest.mark.parametrize("every", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_the_cases_pass_at_a_rate_of_at_least_ninety_percent(tmp_path: Path, every: bool) -> None:
     cases = load_cases(CASES) if every else first_of_each_kind(load_cases(CASES))
-    failed: dict[str, list[str]] = {}
-    for number, case in enumerate(cases):
-        try:
-            failures = run_case(case, tmp_path / f"home-{number:02d}")
-        except Exception as error:  # a crash is a failed case, with its reason
-            failures = [f"error: {type(error).__name__}: {error}"]
-        if failures:
-            failed[case["id"]] = failures
-    rate = (len(cases) - len(failed)) / len(cases)
-    report = "\n".join(f"FAIL {name}: " + "; ".join(f) for name, f in failed.items())
-    print(f"pass rate {rate:.3f} ({len(cases) - len(failed)}/{len(cases)})\n{report}")
+    rate, report = pass_rate(cases, tmp_path)
+    print(report)
     assert rate >= MIN_PASS_RATE, f"pass rate {rate:.3f} < {MIN_PASS_RATE}:\n{report}"
