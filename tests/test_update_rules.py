@@ -64,6 +64,73 @@ UPDATES = [
         "My daughter Nell goes to St Mary's Primary",
         "Nell changed schools, she's at Riverside Academy",
     ),
+    *[  # leaving a job (notice, resignation) and starting at another employer
+        ("I'm an accountant at Deloitte", "I resigned in May and now I'm at KPMG"),
+        ("My sister Ruth works for Tesco", "Ruth handed in her notice and started at Aldi"),
+        ("I work at Acme Corp", "I gave notice last month and began at Globex this week"),
+        ("I'm a developer at Shopify", "I put in my notice and I've started at Stripe"),
+        ("Bob is a chef at the Ivy", "Bob handed in his notice and is now cooking at Nobu"),
+    ],
+    *[  # the place one trains, shops or banks at, replaced
+        ("I work out at Gold's Gym", "Now I go to the gym at Planet Fitness"),
+        ("My brother Jamal lifts at Iron Temple", "Jamal trains at Muscle Factory these days"),
+        ("I do my weekly shop at Tesco", "I shop at Lidl now instead"),
+        ("We get our groceries from Sainsbury's", "These days we buy our groceries at Aldi"),
+        ("I bank with Lloyds", "I bank with Monzo these days"),
+        ("I exercise at the YMCA", "I've been working out at Anytime Fitness instead"),
+    ],
+    *[  # promotions and other job titles
+        ("I'm a staff nurse on the cardiac ward", "I've just been promoted to ward manager"),
+        (
+            "My brother Sam is a junior associate at Linklaters",
+            "Sam was promoted to senior associate",
+        ),
+        ("I work as a junior developer at Monzo", "My title is now senior developer"),
+        ("My wife Priya is a deputy head teacher", "Priya became head teacher in September"),
+        ("I'm an assistant manager at Boots", "I got bumped up to store manager last month"),
+    ],
+    *[  # a service's provider switched
+        ("Our energy supplier is British Gas", "We moved our electricity and gas over to Octopus"),
+        ("My phone contract is with Vodafone", "I've switched my mobile network to EE"),
+        ("Mum's internet is with BT", "Mum switched her broadband to Sky"),
+        ("We're with Aviva for home insurance", "We changed our home insurer to Direct Line"),
+        (
+            "Our broadband provider is Virgin Media",
+            "We've been with Hyperoptic for internet since May",
+        ),
+    ],
+    *[  # the time of a daily routine, said again in other tenses
+        ("I go to bed at 11pm", "Lately I've been going to bed around 10"),
+        (
+            "My husband leaves for work at 7:30",
+            "My husband has been leaving for work at 6:45 since the roadworks began",
+        ),
+        ("I have lunch at 12:30", "I've started taking my lunch at 1:30"),
+        ("I finish work at 5pm", "These days I'm finishing work at 4"),
+        ("Tom gets up at 6", "Tom has been getting up at 8 since he retired"),
+        ("I usually wake up at 7", "Since the baby arrived I've been waking up at 5"),
+    ],
+    *[  # an office, site or branch transfer
+        ("I work at the Manchester branch", "I've been moved to the Leeds branch"),
+        ("My sister Jo is based at the Bristol site", "Jo got transferred to the Swindon site"),
+        ("I'm at our Canary Wharf office", "I'm working from our Reading office now"),
+        ("Bob works in the Chicago office", "Bob's been posted to the Denver office"),
+        ("I'm based in our Paris office", "I relocated to the Lyon office in June"),
+    ],
+    *[  # a name's spelling corrected
+        ("My boss is called Stephen", "It's Steven with a v, sorry"),
+        ("Our dog is named Rolo", "Sorry, it's Rollo, spelled with two Ls"),
+        ("My colleague's surname is Thompson", "I spelled that wrong, it's Thomson without the p"),
+        ("My daughter's teacher is Mrs. Philips", "Correction: it's Mrs. Phillips with two Ls"),
+        ("Bob's wife is called Sara", "Sorry, Bob's wife spells it Sarah, with an h"),
+    ],
+    *[  # a value typed, said or read wrong, corrected
+        ("My employee ID is 48213", "I misspoke, my staff ID is actually 48231"),
+        ("Bob's phone number is 555-0142", "I typed Bob's number wrong, it's 555-0124"),
+        ("The wifi password is Tulip88", "Typo on my part: the wifi password is actually Tulip89"),
+        ("My booking reference is XK4P2Q", "I got that wrong, the reference is actually XK4P2G"),
+        ("My sister's flight number is BA2490", "Sorry, I got that wrong, her flight is BA2940"),
+    ],
 ]
 
 TRUE_AT_ONCE = [
@@ -106,6 +173,64 @@ TRUE_AT_ONCE = [
     ("My brother Luis drives a Fiat Panda", "My sister Ana drives a Skoda Fabia"),
     ("I support Celtic in football", "In rugby I follow Glasgow Warriors"),
     ("I support Celtic in football", "In rugby I root for Glasgow Warriors"),
+    *[  # jobs: another person's, one that may come, one beside the first
+        (
+            "I'm a nurse at Westbrook Hospital",
+            "My husband handed in his notice and started at Aldi",
+        ),
+        ("I work at Acme Corp", "I started volunteering at Oxfam on Saturdays"),
+        ("I'm a nurse at Westbrook Hospital", "I'm thinking of handing in my notice"),
+        ("I work at Acme Corp", "I also started a weekend job at Waitrose"),
+    ],
+    *[  # places of other activities, other people's, one used as well
+        ("I train at PureGym", "I also work out at the hotel gym when I travel"),
+        ("I work out at Gold's Gym", "My wife works out at Planet Fitness now"),
+        ("I do my weekly shop at Tesco", "These days I get my coffee at Pret"),
+        ("I bank with Lloyds", "My daughter banks with Monzo now"),
+        ("I train at PureGym", "I shop at Lidl now"),
+        ("I train at PureGym", "I work at Lidl now"),
+    ],
+    *[  # someone else's promotion, one hoped for, a second role
+        ("I'm a sous chef at a bistro in Lyon", "My sister got promoted to head chef"),
+        ("I'm a teacher at Oakwood School", "My son got promoted to the first team"),
+        ("I'm an assistant manager at Boots", "I'm hoping to be promoted to store manager"),
+        ("I'm an assistant manager at Boots", "I'm also a volunteer coach at the rugby club"),
+    ],
+    *[  # providers of other services, someone else's, a second one
+        ("Our internet provider is Comcast", "Our energy supplier is Octopus"),
+        ("My mobile network is EE", "We switched our broadband to Sky"),
+        ("My car insurance is with Aviva", "I switched my pet insurance to Petplan"),
+        ("Our broadband is with BT", "My mum switched her broadband to Virgin Media"),
+        ("Our internet provider is Comcast", "We also have a backup 4G router from T-Mobile"),
+        ("My phone contract is with Vodafone", "My phone number is 07700 900123"),
+    ],
+    *[  # other routines, other days, other people, one morning
+        ("I wake up at 6:30 on weekdays", "I also wake up at 7 on weekends"),
+        ("I wake up at 6:30 on weekdays", "On weekends I've been waking up at 9 lately"),
+        ("I go to bed at 11pm", "I've been getting up at 7am"),
+        ("I wake up at 6:30", "My son has been waking up at 5 lately"),
+        ("I have lunch at 12:30", "I've been leaving work at 5:30"),
+        ("I get up at 6:30 on weekdays", "I got up at 9 this morning because it was a holiday"),
+    ],
+    *[  # offices: someone else's, a visit, a home, a second one
+        ("I'm based in our London office", "My manager is based in the Paris office"),
+        ("I'm based in our London office", "I live in Croydon"),
+        ("I'm based in our London office", "I'm visiting the Dublin office next week"),
+        ("I work at the Manchester branch", "I also cover the Stockport branch on Fridays"),
+    ],
+    *[  # another person with a name like it, another name, another pet
+        ("My niece is called Katherine", "My friend Catherine spells her name with a C"),
+        ("My boss is called Stephen", "My brother Steven lives in Leeds"),
+        ("My niece is called Katherine", "Sorry, my nephew is called Kevin"),
+        ("Our dog is named Rolo", "Sorry, my cat is named Rollo"),
+        ("Bob's wife is called Sara", "Sorry, Tim's wife is called Sarah"),
+    ],
+    *[  # a correction of something else, or of someone else's
+        ("My car's licence plate is KT19 XRW", "I typed that wrong, my gym locker is actually 214"),
+        ("My employee ID is 48213", "Sorry, my mistake: my sister's employee ID is 48231"),
+        ("Bob's phone number is 555-0142", "Actually, Alice's number is 555-0124"),
+        ("My booking reference is XK4P2Q", "I got that wrong, my seat is actually 14C"),
+    ],
 ]
 
 
