@@ -66,6 +66,7 @@ import numpy.typing as npt
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from mnemoledger.commands.models import SearchHit
+from mnemoledger.commands.recall.asked import answers, asked
 from mnemoledger.ledger.policy import (
     ACTIVE,
     AUTO_EXPAND_THRESHOLD,
@@ -548,7 +549,10 @@ def _fuse(
     vector: list[tuple[str, float]],
     fusion: Fusion,
     weights: tuple[float, float],
+    answering: frozenset[str] = frozenset(),
 ) -> dict[str, _Candidate]:
+    """Each candidate's relevance. A memory in `answering` states what the question asks
+    for (`asked.py`): it weighs as much as the first keyword hit."""
     candidates: dict[str, _Candidate] = {}
     for rank, (memory_id, score) in _tied_ranks(vector):
         candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=score)
@@ -565,7 +569,11 @@ def _fuse(
     fused_of = {
         memory_id: sum(
             share / (RRF_K + rank)
-            for share, rank in zip(rank_shares, (c.vector_rank, c.text_rank), strict=True)
+            for share, rank in zip(
+                rank_shares,
+                (c.vector_rank, 1 if memory_id in answering else c.text_rank),
+                strict=True,
+            )
             if rank is not None
         )
         for memory_id, c in candidates.items()
@@ -576,12 +584,12 @@ def _fuse(
             fused = fused_of[memory_id]
             # relative to this query's best candidate, sharpened: see RRF_RELEVANCE_SHARPNESS
             c.relevance = (fused / _RRF_BEST) * (fused / best_fused) ** RRF_RELEVANCE_SHARPNESS
-            evidence = 1.0 if c.text_rank is not None else max(0.0, c.vector_score or 0.0)
+            keyword_evidence = c.text_rank is not None or memory_id in answering
+            evidence = 1.0 if keyword_evidence else max(0.0, c.vector_score or 0.0)
             c.match = max(c.relevance, evidence)
         else:
-            c.relevance = vector_weight * max(0.0, c.vector_score or 0.0) + text_weight * (
-                c.text_score or 0.0
-            )
+            text_score = 1.0 if memory_id in answering else (c.text_score or 0.0)
+            c.relevance = vector_weight * max(0.0, c.vector_score or 0.0) + text_weight * text_score
             c.match = c.relevance
     return candidates
 
@@ -724,7 +732,9 @@ class _Search:
             # seed 001 §4.1 filtered mode: enough keyword and fact candidates, so the
             # similarity ranks those alone
             vector = self._similarities(query, query_vector, named)
-        candidates = _fuse(keyword, vector, fusion, self.weights or query_weights(query))
+        answering = self._answering(query, rows) if fusion != "engram" else frozenset()
+        weights = self.weights or query_weights(query)
+        candidates = _fuse(keyword, vector, fusion, weights, answering)
         if fusion == "engram":
             to_reference = self.vectors.calibration.to_reference
             _engram_fuse(candidates, rows, query, to_reference, self.min_score)
@@ -771,6 +781,13 @@ class _Search:
                 scored.append((memory_id, float(stored @ wanted)))
         scored.sort(key=lambda hit: (-hit[1], hit[0]))
         return scored
+
+    def _answering(self, query: str, rows: dict[str, RecallRow]) -> frozenset[str]:
+        """The candidates that state what the query asks for (`asked.py`)."""
+        question = asked(query)
+        if question is None:
+            return frozenset()
+        return frozenset(i for i, row in rows.items() if answers(question, row.content))
 
     def _fact_linked(self, query: str) -> list[str]:
         if self.facts is None:
