@@ -78,6 +78,9 @@ UPDATES = [
         ("We get our groceries from Sainsbury's", "These days we buy our groceries at Aldi"),
         ("I bank with Lloyds", "I bank with Monzo these days"),
         ("I exercise at the YMCA", "I've been working out at Anytime Fitness instead"),
+        ("I train at Third Space", "I switched to PureGym last month"),
+        ("My gym is PureGym", "I go to Anytime Fitness now"),
+        ("We do our food shopping at Waitrose", "We've switched to Ocado for groceries"),
     ],
     *[  # promotions and other job titles
         ("I'm a staff nurse on the cardiac ward", "I've just been promoted to ward manager"),
@@ -98,6 +101,7 @@ UPDATES = [
             "Our broadband provider is Virgin Media",
             "We've been with Hyperoptic for internet since May",
         ),
+        ("Our mobile provider is O2", "We moved to Three for our phones"),
     ],
     *[  # the time of a daily routine, said again in other tenses
         ("I go to bed at 11pm", "Lately I've been going to bed around 10"),
@@ -123,6 +127,7 @@ UPDATES = [
         ("My colleague's surname is Thompson", "I spelled that wrong, it's Thomson without the p"),
         ("My daughter's teacher is Mrs. Philips", "Correction: it's Mrs. Phillips with two Ls"),
         ("Bob's wife is called Sara", "Sorry, Bob's wife spells it Sarah, with an h"),
+        ("My manager is Siobhan", "Correction: it's spelled Shivaun"),
     ],
     *[  # a value typed, said or read wrong, corrected
         ("My employee ID is 48213", "I misspoke, my staff ID is actually 48231"),
@@ -181,6 +186,7 @@ TRUE_AT_ONCE = [
         ("I work at Acme Corp", "I started volunteering at Oxfam on Saturdays"),
         ("I'm a nurse at Westbrook Hospital", "I'm thinking of handing in my notice"),
         ("I work at Acme Corp", "I also started a weekend job at Waitrose"),
+        ("I work for Google", "My wife left Google and joined Meta"),
     ],
     *[  # places of other activities, other people's, one used as well
         ("I train at PureGym", "I also work out at the hotel gym when I travel"),
@@ -230,6 +236,7 @@ TRUE_AT_ONCE = [
         ("My employee ID is 48213", "Sorry, my mistake: my sister's employee ID is 48231"),
         ("Bob's phone number is 555-0142", "Actually, Alice's number is 555-0124"),
         ("My booking reference is XK4P2Q", "I got that wrong, my seat is actually 14C"),
+        ("My postcode is SW1A 1AA", "Sorry, my work postcode is SW1A 2AA"),
     ],
 ]
 

@@ -47,6 +47,9 @@ class Attribute:
     value_is_name: bool = False
     """Its value is a proper name ("Leeds", "Spotify"): the extraction may read the name
     right after one of its cues as the value ("I ended up settling in Leeds")."""
+    replaced_on_change_only: bool = False
+    """People often have two at once (a gym, a supermarket, a bank): a newer value replaces
+    the older only when it says the older changed ("I work out at Anytime Fitness instead")."""
 
 
 def _cue(pattern: str) -> re.Pattern[str]:
@@ -85,13 +88,30 @@ _TRANSPORT: Final = (
     r"|scooter|motorbike|motorcycle|carpool\w*|run\w*"
 )
 
+_SITES: Final = r"office|branch|site|campus|depot|plant|warehouse|headquarters|hq|factory"
+NOT_A_SITE: Final = rf"(?! (?:the|our|my|his|her|their|a|an) (?:[\w-]+ ){{0,2}}(?:{_SITES})s?\b)"
+"""Not before "the Leeds branch", "our London office": a place of work, not a home, an
+employer or a school ("I'm based in our London office", "I moved to the Leeds branch")."""
+_GYM_NAME: Final = (
+    r"(?=(?-i:[A-Z]))(?:(?-i:[A-Z])[\w'&-]*\s){0,2}(?:(?-i:[A-Z])[\w'&-]*?)?"
+    r"(?:gym|fitness|leisure|crossfit)\b"
+)
+"""A gym by a name that says so: "PureGym", "Anytime Fitness", "Gold's Gym"."""
+_ROUTINE_TIME: Final = (
+    r"(?:at|around|about|by|before|after|from|for|until|till) (?:\d|half|quarter|noon|midday)"
+)
+"""A time of day after a routine's verb ("getting up at 5:15", "going to bed around 10")."""
+
 ATTRIBUTES: Final = (
     Attribute(
         "residence",
         _cue(
             r"\b(?:live|lives|living|lived|reside|resides|residing|settled) in\b"
             r"|\b(?:moved|moving|move|relocated|relocating|relocate) (?:back )?to\b"
-            r"|\bbased in\b|\bhome for (?:me|us) is\b|\b(?:our|my) (?:new )?(?:home|place) is in\b"
+            + NOT_A_SITE
+            + r"|\bbased in\b"
+            + NOT_A_SITE
+            + r"|\bhome for (?:me|us) is\b|\b(?:our|my) (?:new )?(?:home|place) is in\b"
             r"|\b(?:after|since) (?:our|my|the) move\b"
             r"|\bmoved (?:out|away|house|home|back|there|from)\b|\blive with\b"
             r"|\b(?:rent|own|bought|renting) (?:a|an|the|my|our)"
@@ -110,7 +130,9 @@ ATTRIBUTES: Final = (
     Attribute(
         "employer",
         _cue(
-            r"\b(?:work|works|working|worked) (?:at|for)\b|\bemployed (?:at|by)\b"
+            r"\b(?:work|works|working|worked) (?:at|for)\b"
+            + NOT_A_SITE
+            + r"|\bemployed (?:at|by)\b"
             r"|\b(?:joined|joining)\b|\bchanged (?:jobs|employers|companies)\b"
             r"|\b(?:new|old|current|day) job\b|\bjob at\b|\bhired (?:at|by)\b"
             r"|\b(?:quit|left|leaving|resigned from)\b (?:(?:my|the|his|her|that|a|an|old) )?"
@@ -129,7 +151,8 @@ ATTRIBUTES: Final = (
         "occupation",
         _cue(
             r"\b(?:work|works|working|worked) as\b|\bjob (?:title )?is\b|\bprofession\b"
-            r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\bretired\b|\b(?:job )?title\b"
+            r"|\bfreelanc\w*(?: as)?\b|\bpromot(?:ed|ion)\b|\b(?:bumped|moved|stepped) up to\b"
+            r"|\bretired\b|\b(?:job )?title\b"
             r"|\bteach(?:es|ing)?\b(?! \w+ (?:lessons|classes))"
             r"|\b(?:i'm|i am|am|is|are|'s|'m|became|become) (?:now |currently |still |the )?"
             rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{JOB_NOUNS})s?\b"
@@ -245,20 +268,100 @@ ATTRIBUTES: Final = (
         "operating_system",
         _cue(r"\b(?:windows|macos|mac os|ubuntu|fedora|debian|arch linux|chromeos|linux mint)\b"),
     ),
-    Attribute("gym", _cue(r"\b(?:my|our) gym\b|\bgym membership\b|\b\w*gym\b membership")),
+    Attribute(
+        "gym",
+        _cue(
+            r"\b(?:my|our) gym\b|\bgym membership\b|\b\w*gym\b membership"
+            r"|\b(?:train|trains|training|trained|lift|lifts|lifting|lifted|exercis(?:e|es|ing|ed)"
+            r"|work(?:s|ing|ed)? out|go(?:es|ing)? to the gym|went to the gym|been going to the gym"
+            r"|(?:a|am a|is a|'m a|'s a) member) at"
+            r" (?:(?:the|a|an|my|our) )?(?:(?-i:[A-Z])|(?:[\w'-]+ ){0,3}(?:gym|fitness|leisure))"
+            r"|\b(?:join|joins|joined|joining|switch(?:ed|ing)? to|mov(?:e|es|ed|ing) to"
+            r"|go(?:es)? to|going to|went to|signed up (?:at|with|to)|member (?:at|of))"
+            rf" (?:the )?{_GYM_NAME}"
+        ),
+        replaced_on_change_only=True,
+    ),
+    Attribute(
+        "shopping",
+        _cue(
+            r"\b(?:shop|shops|shopping|shopped) (?:at|in)\b"
+            r"|\b(?:do|does|doing|did|get|gets|getting|got|buy|buys|buying|bought)"
+            r" (?:(?:my|our|his|her|their|the) )?(?:weekly |food |grocery |big )?"
+            r"(?:groceries|grocery shopping|food shopping|shopping|shop|food shop) (?:at|from|in)\b"
+            r"|\b(?:my|our) (?:usual |local )?supermarket\b"
+            r"|\bfor (?:(?:our|my|the) )?(?:groceries|grocery shopping|food shopping|weekly shop"
+            r"|food shop|big shop)\b"
+        ),
+        replaced_on_change_only=True,
+    ),
     Attribute("shoe_size", _cue(r"\bshoe size\b|\bsize \d+ shoes?\b")),
     Attribute("weight", _cue(r"\bi weigh\b|\b\d+ ?(?:kilos|kg|pounds|lbs)\b")),
     Attribute("smoking", _cue(r"\bsmok(?:e|es|er|ing)\b")),
-    Attribute("bedtime", _cue(r"\bgo(?:es)? to bed\b|\bbedtime\b")),
-    Attribute("wake_time", _cue(r"\b(?:wake|get) up at\b|\bmy alarm\b")),
+    Attribute(
+        "bedtime",
+        _cue(
+            r"\b(?:go|goes|going|went|gone) to (?:bed|sleep)\b|\bbedtime\b"
+            rf"|\b(?:turn|turns|turning|turned) in {_ROUTINE_TIME}"
+        ),
+    ),
+    Attribute(
+        "wake_time",
+        _cue(
+            r"\b(?:wake|wakes|waking|woke|woken|get|gets|getting|got|gotten) up"
+            rf" (?:{_ROUTINE_TIME}|at\b)|\bmy alarm\b"
+        ),
+    ),
+    Attribute(
+        "lunch_time",
+        _cue(
+            r"\b(?:have|has|having|had|eat|eats|eating|ate|take|takes|taking|took|grab|grabs"
+            r"|grabbing|grabbed) (?:(?:my|our|his|her|their) )?lunch(?: break)?"
+            rf" {_ROUTINE_TIME}|\blunch(?: break)? is {_ROUTINE_TIME}"
+        ),
+    ),
+    Attribute(
+        "leave_for_work",
+        _cue(
+            r"\b(?:leave|leaves|leaving|left|head|heads|heading|headed|set|sets|setting)"
+            r" (?:off |out )?(?:for|to) (?:work|the office)\b"
+            rf"|\b(?:leave|leaves|leaving|left) (?:the house|home) {_ROUTINE_TIME}"
+        ),
+    ),
+    Attribute(
+        "work_start",
+        _cue(
+            r"\b(?:start|starts|starting|started|begin|begins|beginning|began) work"
+            rf" {_ROUTINE_TIME}|\b(?:clock|clocks|clocking|clocked|log|logs|logging|logged)"
+            rf" (?:in|on) {_ROUTINE_TIME}"
+        ),
+    ),
+    Attribute(
+        "work_end",
+        _cue(
+            r"\b(?:finish|finishes|finishing|finished|leave|leaves|leaving|left) work\b"
+            rf"|\b(?:clock|clocks|clocking|clocked|log|logs|logging|logged) (?:off|out)"
+            rf" {_ROUTINE_TIME}|\b(?:finish|finishes|finishing|finished) {_ROUTINE_TIME}"
+        ),
+    ),
     Attribute(
         "school",
         _cue(
             r"\bschool is\b|\b(?:studies|study|studying) (?:in|at)\b|\btransferred to\b"
-            r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
+            + NOT_A_SITE
+            + r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
         ),
     ),
     Attribute("study_subject", _cue(r"\bmy major\b|\bmajor(?:ing)? in\b|\bi'm studying\b")),
+    Attribute(
+        "work_site",
+        _cue(
+            r"\b(?:based|work|works|working|worked|transferr(?:ed|ing)|transfers?|moved|moving"
+            r"|relocat(?:ed|ing|es?)|posted|stationed|sent|seconded|i'm|i am|he's|she's|is)"
+            r" (?=(?:(?:over|back|out|down|up|across|permanently) )?(?:in|at|to|from|out of|into)"
+            rf" (?:the|our|my|his|her|their|a|an) (?:[\w-]+ ){{0,2}}(?:{_SITES})s?\b)"
+        ),
+    ),
     Attribute(
         "work_location",
         _cue(r"\bwork (?:from|at) (?:home|the office)\b|\bfrom the office\b|\bremotely\b"),
@@ -279,7 +382,11 @@ ATTRIBUTES: Final = (
             r"|\b(?:root|cheer)(?:s|ing|ed)? for\b"
         ),
     ),
-    Attribute("bank", _cue(r"\bmy bank\b|\bbank account\b|\bmoved my account\b")),
+    Attribute(
+        "bank",
+        _cue(r"\bmy bank\b|\bbank account\b|\bmoved my account\b|\bbank(?:s|ing|ed)? with\b"),
+        replaced_on_change_only=True,
+    ),
     Attribute(
         "main_language",
         _cue(r"\b(?:main|primary) (?:programming )?language\b|\bmostly (?:write|code in)\b"),
@@ -307,6 +414,12 @@ ATTRIBUTES: Final = (
 """The catalogue. Single-valued unless marked: one value replaces the other. The offline
 extraction (`commands.llm.rules.user_facts`) reads it too: which attributes the user profile
 keeps (`profile`), whose cues name a value (`value_is_name`), and the job nouns."""
+
+_ON_CHANGE_ONLY: Final = frozenset(a.name for a in ATTRIBUTES if a.replaced_on_change_only)
+ROUTINES: Final = frozenset(
+    {"bedtime", "wake_time", "lunch_time", "leave_for_work", "work_start", "work_end"}
+)
+"""The times of a daily routine: a morning that went otherwise is no new routine."""
 
 PROFILE_ATTRIBUTES: Final = {a.profile: a for a in ATTRIBUTES if a.profile is not None}
 """The catalogue's attributes the user profile keeps, by profile name ("location": residence)."""
@@ -368,6 +481,8 @@ ENDED: Final = re.compile(
 """Words by which a statement says an older value no longer holds."""
 ADDITIVE: Final = re.compile(r"\b(?:also|too|as well|another|second|other|both|besides)\b", _I)
 """Words by which a statement adds a value beside the older ones."""
+ALSO: Final = re.compile(r"\b(?:also|as well|in addition|besides)\b", _I)
+"""Additive words a change word does not undo ("I also started a weekend job at Waitrose")."""
 
 QUALIFIERS: Final = {
     "work": re.compile(r"\b(?:work|office|business|professional|company)\b", _I),
@@ -398,6 +513,8 @@ _NOT_NAMES: Final = _word_set(
     " chinese japanese korean dutch contact call email text reach use send write ask tell"
     " remember note keep find"
 )
+NOT_NAMES: Final = _NOT_NAMES
+"""Capitalised words that name no one and nothing in particular ("Sorry", "Monday")."""
 _CLAUSE: Final = re.compile(r"[,;:](?=\s|$)|\s+(?:and|but|so|because)\s+", _I)
 _WORD: Final = re.compile(r"[A-Za-z][\w'&.-]*")
 _VALUE: Final = re.compile(r"\d[\d:./-]*|[A-Z][\w&.-]*|[\w.+-]+@[\w.-]+")
@@ -464,7 +581,59 @@ def _facts_of(text: str) -> tuple[Fact, ...]:
     schedule = _schedule_of(body)
     if schedule is not None:
         found[schedule.attribute] = schedule
+    provider = _provider_of(body)
+    if provider is not None:
+        found.setdefault(provider.attribute, provider)
     return tuple(found.values())
+
+
+_SERVICES: Final = (
+    ("internet", r"internet|broadband|wi-?fi|fib(?:re|er)(?: broadband)?|isp"),
+    (
+        "mobile",
+        r"mobile(?: phone)?(?: network| plan| contract| provider| carrier)?"
+        r"|(?:phone|cell) (?:contract|plan|provider|carrier|network)|carrier|sim(?: card)?|phones",
+    ),
+    ("energy", r"energy|electricity|electric|gas(?: and electric(?:ity)?)?|power"),
+    ("tv", r"tv|television|cable|satellite"),
+    ("water", r"water"),
+)
+_SERVICE_WORDS: Final = "|".join(f"(?P<{name}>{words})" for name, words in _SERVICES)
+_SERVICE: Final = re.compile(
+    r"\b(?:(?P<insured>car|motor|home|house|contents|buildings|health|pet|travel|life|van"
+    rf"|dental) (?:insurance|insurer|cover|policy)|{_SERVICE_WORDS})\b",
+    _I,
+)
+_PROVIDER_CUE: Final = re.compile(
+    r"\b(?:provider|supplier|carrier|network|insurer|contract|tariff|package|company)\b"
+    r"|\b(?:is|are|was|'s|'re|am|be|been|go|goes|went|gone|going|stay|stayed|signed up)"
+    r" (?:with|on|through)\b|\b(?:switch|switched|switching|move|moved|moving|change|changed"
+    r"|changing|swap|swapped|swapping|port|ported|porting)\b"
+    r"|\b(?:from|through|via|with|to) (?-i:[A-Z])",
+    _I,
+)
+"""Words by which a statement names who provides a service ("Our internet provider is
+Comcast", "We switched our broadband to Verizon Fios")."""
+
+
+def _provider_of(body: str) -> Fact | None:
+    """'Our internet provider is Comcast', 'Mum switched her broadband to Sky': who provides
+    a household service, one provider per service (internet, mobile, energy, each kind of
+    insurance), keyed by the service."""
+    service = _SERVICE.search(body)
+    if service is None or _PROVIDER_CUE.search(body) is None:
+        return None
+    names = [
+        w
+        for w in _WORD.findall(body[service.end() :] + " " + body[: service.start()])
+        if _is_name(w) and not _SERVICE.fullmatch(w)
+    ]
+    if not names:
+        return None
+    kind = service.lastgroup or ""
+    if kind == "insured":
+        kind = f"insurance:{service.group('insured').lower()}"
+    return Fact(f"provider:{kind}", _holder(body, service.start(), service.end()))
 
 
 _GENERIC_KINDS: Final = _word_set("tv all time ever")
@@ -560,6 +729,11 @@ def _holder(body: str, start: int, end: int) -> frozenset[str]:
         if _ends_at_speaker(body[clause_start:start]):
             holder = set()  # "I started cycling to work"
     return frozenset(holder)
+
+
+def holder_of(body: str, start: int, end: int) -> frozenset[str]:
+    """Whose fact the words at body[start:end] state (see `facts_of`): empty for the speaker."""
+    return _holder(body, start, end)
 
 
 def _thing_of(words: list[str]) -> set[str]:
@@ -703,8 +877,12 @@ def replaces(older: str, newer: str) -> bool:
         return False
     corrected = CORRECTION.search(new_body) is not None
     changed = corrected or CHANGE.search(new_body) is not None
+    if not changed and ADDITIVE.search(old_body):
+        return False  # the older was held beside another ("I also work at Waitrose")
     ended = corrected or ENDED.search(new_body) is not None
-    additive = ADDITIVE.search(new_body) is not None and not changed
+    additive = ADDITIVE.search(new_body) is not None and (
+        not changed or ALSO.search(new_body) is not None
+    )
     for old in old_facts:
         match = next(
             (
@@ -716,4 +894,6 @@ def replaces(older: str, newer: str) -> bool:
         )
         if match is None or additive or (not old.single_valued and not ended):
             return False
+        if old.attribute in _ON_CHANGE_ONLY and not changed:
+            return False  # "I shop at Lidl" beside "I shop at Tesco"
     return True  # a restatement replaced by itself loses nothing either

@@ -22,6 +22,7 @@ one changed.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from typing import Final
 
 from mnemoledger.commands.llm.rules.attributes import (
@@ -31,8 +32,13 @@ from mnemoledger.commands.llm.rules.attributes import (
     ENDED,
     JOB_NOUNS,
     KIN,
+    NOT_NAMES,
+    QUALIFIERS,
+    ROUTINES,
     facts_of,
+    holder_of,
     replaces,
+    same_holder,
     values_of,
 )
 from mnemoledger.commands.llm.rules.text import overlap
@@ -48,7 +54,9 @@ def _word_set(text: str) -> frozenset[str]:
 MORE_CORRECTIONS: Final = re.compile(
     r"\b(?:scratch that|no wait|mixed (?:\w+ ){0,3}up|had (?:\w+ ){1,3}wrong"
     r"|got (?:\w+ ){1,3}wrong|misread|misheard|i misspoke|wrong (?:\w+ ){0,2}(?:code|time"
-    r"|day|date|year|spelling|digits?)|let me fix|i should have said)\b",
+    r"|day|date|year|spelling|digits?)|let me fix|i should have said"
+    r"|(?:typed|spelled|spelt|wrote|written|said|put|entered|gave you|told you|read)"
+    r" (?:[\w']+ ){0,3}wrong|misspelled|misspelt|mistyped|mis-typed)\b",
     _I,
 )
 """Ways of saying an earlier statement was wrong that the catalogue's cue does not list."""
@@ -102,6 +110,10 @@ def supersedes(older: str, newer: str) -> bool:
     if PROSPECTIVE.search(old_body) or PROSPECTIVE.search(new_body):
         return False  # "I'm interviewing with Northwind for a new job" changes nothing yet
     if replaces(older, newer) or replaces(older, _LEADING_ADVERBIAL.sub("", new_body)):
+        if held_apart(old_body, new_body, _KINDS_OF_DAY) and not is_correction(new_body):
+            return False  # "On weekends I've been waking up at 9 lately": other days
+        if one_off(old_body, new_body):
+            return False
         if _says_change(new_body):
             return True
         return not held_apart(old_body, new_body) and not other_things(old_body, new_body)
@@ -118,7 +130,32 @@ def supersedes(older: str, newer: str) -> bool:
         or same_words_new_value(old_body, new_body)
         or not_the_old_value(old_body, new_body)
         or switched_kind(old_body, new_body)
+        or left_and_started(old_body, new_body)
+        or promoted(old_body, new_body)
+        or corrected_value(old_body, new_body)
     )
+
+
+# --- a morning that went otherwise ------------------------------------------------------------
+
+_ONE_OFF: Final = re.compile(
+    r"\b(?:today|this morning|this evening|tonight|last night|yesterday|the other day"
+    r"|for once|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b",
+    _I,
+)
+_HABIT: Final = re.compile(
+    r"\b(?:now|these days|nowadays|lately|since|been|usually|always|every|from now on"
+    r"|any ?more|started|start)\b",
+    _I,
+)
+
+
+def one_off(older: str, newer: str) -> bool:
+    """ "I get up at 6:30 on weekdays" / "I got up at 9 this morning": the time of a daily
+    routine on one day, not a new routine."""
+    if not {f.attribute for f in facts_of(older)} & ROUTINES:
+        return False
+    return any(_ONE_OFF.search(text) and not _HABIT.search(text) for text in (older, newer))
 
 
 # --- facts held apart by their days or purpose --------------------------------------------
@@ -145,10 +182,17 @@ def _scopes(text: str) -> set[str]:
     return found | {m.group(1).lower() for m in _SEASON.finditer(text)}
 
 
-def held_apart(older: str, newer: str) -> bool:
+_KINDS_OF_DAY: Final = _word_set("weekday weekend holiday summer winter spring autumn fall")
+"""Scopes that name a kind of day, never one day: "on Tuesdays" may be the value that
+changed ("my spin class is on Thursdays now"), "on weekends" never is."""
+
+
+def held_apart(older: str, newer: str, among: frozenset[str] | None = None) -> bool:
     """Both statements are scoped ("on weekdays", "for the farm") and by other scopes: two
-    values that hold side by side."""
+    values that hold side by side. `among`: only these scopes count."""
     old_scopes, new_scopes = _scopes(older), _scopes(newer)
+    if among is not None:
+        old_scopes, new_scopes = old_scopes & among, new_scopes & among
     return bool(old_scopes) and bool(new_scopes) and not (old_scopes & new_scopes)
 
 
@@ -265,6 +309,8 @@ def slot_update(older: str, newer: str) -> bool:
     slot = _slot_of(older)
     if slot is None or (ADDITIVE.search(newer) and not is_correction(newer)):
         return False
+    if other_qualifier(older, newer):
+        return False  # "My postcode is ..." / "Sorry, my work postcode is ..."
     head, qualifiers, names, old_value = slot
     new_words = _words(newer)
     if not _says_change(newer):
@@ -429,7 +475,9 @@ def left_for_another(older: str, newer: str) -> bool:
     if any(f.holder for f in old_facts):
         return False
     left = _LEFT.search(newer)
-    return left is not None and left.group(1).lower() in values_of(older)
+    if left is None or holder_of(newer, left.start(), left.end()):
+        return False  # "My wife left Google and joined Meta"
+    return left.group(1).lower() in values_of(older)
 
 
 # --- a new job that names the new role, a retraining --------------------------------------
@@ -493,6 +541,8 @@ def corrected_frame(older: str, newer: str) -> bool:
         return False
     if facts_of(older) and facts_of(newer):
         return False  # the catalogue's attributes decide between those
+    if (set(_words(newer)) & KIN) - set(_words(older)) or other_qualifier(older, newer):
+        return False  # "Sorry, my mistake: my sister's employee ID is 48231"
     if overlap(older, newer) < SAME_FRAME_OVERLAP:
         return False
     return bool(values_of(newer) - values_of(older)) or ENDED.search(newer) is not None
@@ -661,3 +711,133 @@ def switched_kind(older: str, newer: str) -> bool:
         {"i", "i'm", "we", "my", "our"} & set(_words(older))
     )
     return old_speaker == (not holders and not people)
+
+
+# --- leaving a job and starting at another ---------------------------------------------------
+
+_LEAVING: Final = re.compile(
+    r"\b(?:(?:hand|hands|handed|handing|put|puts|putting|gave|give|gives|given|giving|turned"
+    r"|turn|turning) in (?:my|his|her|their) (?:notice|resignation)|(?:gave|give|given|giving"
+    r"|served|serving|working) (?:(?:my|his|her|their) )?notice|resign(?:s|ed|ing)?|quit|left"
+    r"|moved on from|stepped down)\b",
+    _I,
+)
+_NEXT_EMPLOYER: Final = re.compile(
+    r"\b(?:start|starts|started|starting|began|begun|begin|beginning|joined|joining|now|am|'m"
+    r"|is|'s|are|'re|been)(?: (?:now|work|working|\w+ing))* (?:(?:at|with|for) )?"
+    r"(?:the )?(?-i:[A-Z])",
+    _I,
+)
+"""Where the leaver went: "started at the Mayo Clinic", "now I'm at KPMG", "is now cooking
+at Nobu"."""
+
+
+def left_and_started(older: str, newer: str) -> bool:
+    """ "I'm a nurse at Westbrook General Hospital" / "I handed in my notice and started at the
+    Mayo Clinic": the holder of the older job left a job and names where they went."""
+    old_facts = facts_of(older)
+    if not old_facts or {f.attribute for f in old_facts} - {"employer", "occupation"}:
+        return False
+    if "employer" not in {f.attribute for f in old_facts} or ADDITIVE.search(newer):
+        return False
+    leaving = _LEAVING.search(newer)
+    if leaving is None or _NEXT_EMPLOYER.search(newer, leaving.end()) is None:
+        return False
+    holder = holder_of(newer, leaving.start(), leaving.end())
+    if not all(same_holder(f.holder, holder) for f in old_facts):
+        return False
+    return bool(values_of(newer) - values_of(older))
+
+
+# --- a promotion ----------------------------------------------------------------------------
+
+_PROMOTED: Final = re.compile(
+    r"\b(?:promoted|promotion|bumped up|moved up|stepped up|made up|made|became|become"
+    r"|(?:job )?title is now|(?:is|am|'m|'s) now)\b",
+    _I,
+)
+
+
+def promoted(older: str, newer: str) -> bool:
+    """ "I'm a sous chef at a bistro in Lyon" / "I got promoted to head chef last month": the
+    same holder has a new title, the older's workplace unnamed (nothing says it changed)."""
+    old_facts = facts_of(older)
+    old_attributes = {f.attribute for f in old_facts}
+    if "occupation" not in old_attributes or old_attributes - {"employer", "occupation"}:
+        return False
+    new_facts = [f for f in facts_of(newer) if f.attribute in {"employer", "occupation"}]
+    if [f.attribute for f in new_facts] != ["occupation"] or ADDITIVE.search(newer):
+        return False
+    if not all(same_holder(f.holder, new_facts[0].holder) for f in old_facts):
+        return False
+    return _PROMOTED.search(newer) is not None
+
+
+def other_qualifier(older: str, newer: str) -> bool:
+    """The newer names a kind of the thing the older does not: "my work postcode", "my home
+    number" after "my postcode", "my number"."""
+    return any(p.search(newer) and not p.search(older) for p in QUALIFIERS.values())
+
+
+# --- a value corrected letter by letter ------------------------------------------------------
+
+_SPELLING: Final = re.compile(
+    r"\b(?:spell|spells|spelled|spelt|spelling)\b"
+    r"|\b(?:with|without)(?: (?:an?|two|double|one|a single|the))? (?:[A-Za-z])(?:'?s)?\b",
+    _I,
+)
+"""How a name is spelled: "with a C", "spelled with two Ls", "without the p"."""
+_CODE_OR_NAME: Final = re.compile(r"\b(?:[A-Za-z]*\d[\w:./-]*|[A-Z][\w&-]*)")
+_POSSESSED: Final = re.compile(
+    r"\b(?:my|our|his|her|their|\w+'s)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    r"(?=\s+(?:is|are|was|were|spells?|spelled|wrong)\b)",
+    _I,
+)
+_SPELLED: Final = re.compile(r"\b(?:spell|spells|spelled|spelt|spelling)\b", _I)
+SPELLED_RATIO: Final = 0.5
+"""The similarity that suffices when the newer says how the name is spelled ("Siobhan" /
+"Correction: it's spelled Shivaun": 0.57)."""
+NEAR_VALUE_RATIO: Final = 0.65
+"""Similarity (difflib ratio, 0-1) from which a corrected value is a respelling or a retyping of
+the older one ("Katherine" / "Catherine": 0.89, "XRW" / "XRV": 0.67, "48213" / "48231": 0.8)."""
+
+
+def _tokens(text: str) -> dict[str, str]:
+    text = _SPELLING.sub(" ", text)
+    found = {}
+    for match in _CODE_OR_NAME.finditer(text):
+        token = match.group(0).rstrip(".").removesuffix("'s")
+        if len(token) > 1 and token.lower() not in NOT_NAMES and token.lower() not in _TITLES:
+            found[token.lower()] = token
+    return found
+
+
+def _near(old: str, new: str, ratio: float) -> bool:
+    if old == new or abs(len(old) - len(new)) > 2:
+        return False
+    if any(c.isdigit() for c in old) != any(c.isdigit() for c in new):
+        return False
+    return SequenceMatcher(None, old, new).ratio() >= ratio
+
+
+def corrected_value(older: str, newer: str) -> bool:
+    """ "My niece is called Katherine" / "Oops, it's Catherine with a C, that's how my niece
+    spells it"; "My car's licence plate is KT19 XRW" / "I typed that wrong, my number plate is
+    actually KT19 XRV": a correction (or a spelling) whose value is a near copy of the
+    older's, of the same thing of the same person."""
+    if not is_correction(newer) and not _SPELLING.search(newer):
+        return False
+    old_tokens, new_tokens = _tokens(older), _tokens(newer)
+    gone = [t for t in old_tokens if t not in new_tokens]
+    added = [t for t in new_tokens if t not in old_tokens]
+    ratio = SPELLED_RATIO if _SPELLED.search(newer) else NEAR_VALUE_RATIO
+    near = {new for new in added if any(_near(old, new, ratio) for old in gone)}
+    if not near:
+        return False
+    old_words, new_words = set(_words(older)), set(_words(newer))
+    if (new_words & KIN) - old_words or other_qualifier(older, newer):
+        return False  # "Sorry, my nephew is called Kevin", "my work postcode is ..."
+    if {t for t in added if t not in near and not any(c.isdigit() for c in t)}:
+        return False  # another person named ("Actually, Alice's number is 555-0124")
+    things = {_head(m.group(1).split()[-1]) for m in _POSSESSED.finditer(newer)}
+    return not things or bool(things & {_head(w) for w in old_words})
