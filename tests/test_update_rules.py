@@ -81,6 +81,9 @@ UPDATES = [
         ("I train at Third Space", "I switched to PureGym last month"),
         ("My gym is PureGym", "I go to Anytime Fitness now"),
         ("We do our food shopping at Waitrose", "We've switched to Ocado for groceries"),
+        ("I swim at the Oasis Leisure Centre", "These days I swim at Kings Hall instead"),
+        ("I volunteer at Oxfam", "I volunteer at the Red Cross now"),
+        ("I get my hair cut at Toni & Guy", "I get my hair cut at Rush these days"),
     ],
     *[  # promotions and other job titles
         ("I'm a staff nurse on the cardiac ward", "I've just been promoted to ward manager"),
@@ -113,6 +116,8 @@ UPDATES = [
         ("I finish work at 5pm", "These days I'm finishing work at 4"),
         ("Tom gets up at 6", "Tom has been getting up at 8 since he retired"),
         ("I usually wake up at 7", "Since the baby arrived I've been waking up at 5"),
+        ("I walk the dog at 7am", "I've been walking the dog at 6 lately"),
+        ("I feed the cat at 6pm", "These days I'm feeding the cat at 7pm"),
     ],
     *[  # an office, site or branch transfer
         ("I work at the Manchester branch", "I've been moved to the Leeds branch"),
@@ -128,6 +133,7 @@ UPDATES = [
         ("My daughter's teacher is Mrs. Philips", "Correction: it's Mrs. Phillips with two Ls"),
         ("Bob's wife is called Sara", "Sorry, Bob's wife spells it Sarah, with an h"),
         ("My manager is Siobhan", "Correction: it's spelled Shivaun"),
+        ("My grandson is called Aiden", "It's actually spelled Aidan"),
     ],
     *[  # a value typed, said or read wrong, corrected
         ("My employee ID is 48213", "I misspoke, my staff ID is actually 48231"),
@@ -195,6 +201,10 @@ TRUE_AT_ONCE = [
         ("I bank with Lloyds", "My daughter banks with Monzo now"),
         ("I train at PureGym", "I shop at Lidl now"),
         ("I train at PureGym", "I work at Lidl now"),
+        ("I buy bread at Gail's", "Now I buy coffee at Pret"),
+        ("I swim at the Oasis Leisure Centre", "I also swim at Kings Hall"),
+        ("I swim at the Oasis Leisure Centre", "My son swims at Kings Hall now"),
+        ("I volunteer at Oxfam", "I shop at Oxfam now"),
     ],
     *[  # someone else's promotion, one hoped for, a second role
         ("I'm a sous chef at a bistro in Lyon", "My sister got promoted to head chef"),
@@ -216,6 +226,9 @@ TRUE_AT_ONCE = [
         ("I go to bed at 11pm", "I've been getting up at 7am"),
         ("I wake up at 6:30", "My son has been waking up at 5 lately"),
         ("I have lunch at 12:30", "I've been leaving work at 5:30"),
+        ("I walk the dog at 7am", "Tom has been walking the dog at 6 lately"),
+        ("I walk the dog at 7am", "I feed the cat at 6 now"),
+        ("I walk the dog at 7am", "I walked the dog at 9 today because it rained"),
         ("I get up at 6:30 on weekdays", "I got up at 9 this morning because it was a holiday"),
     ],
     *[  # offices: someone else's, a visit, a home, a second one

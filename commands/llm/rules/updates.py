@@ -133,6 +133,7 @@ def supersedes(older: str, newer: str) -> bool:
         or left_and_started(old_body, new_body)
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
+        or same_verb_new_place(old_body, new_body)
     )
 
 
@@ -564,14 +565,42 @@ def same_words_new_value(older: str, newer: str) -> bool:
     changed."""
     if not _says_change(newer) or ADDITIVE.search(newer):
         return False
-    old_words = _words(older)
-    new_words = [w for w in _words(newer) if w not in _FILLER or w in old_words]
     names = values_of(older) | values_of(newer)
+    old_words = [_plain(w, names) for w in _words(older)]
+    new_words = [
+        _plain(w, names)
+        for w in _words(newer)
+        if (w not in _FILLER and w not in _AUXILIARY) or _plain(w, names) in old_words
+    ]
     gone = [w for w in old_words if w not in new_words]
     added = [w for w in new_words if w not in old_words]
     if not gone or not added or len(gone) > 2 or len(added) > 2:
         return False
     return all(_VALUE_WORD.match(w) or w in names for w in gone + added)
+
+
+_AUXILIARY: Final = _word_set(
+    "be been being am is are was were have has having do does usually normally generally"
+    " typically always often"
+)
+"""Words of a tense or a habit: "I've been walking the dog at 6" says "I walk the dog at 7"
+again."""
+_SUBJECT_FORMS: Final = {"i'm": "i", "i've": "i", "we're": "we", "we've": "we"}
+
+
+def _plain(word: str, names: set[str]) -> str:
+    """A word without its tense or number ("walking", "walks": walk), values and names as
+    they are."""
+    if word in names or _VALUE_WORD.match(word):
+        return word
+    word = _SUBJECT_FORMS.get(word, word)
+    for ending in ("ing", "ed"):
+        if word.endswith(ending) and len(word) > len(ending) + 2:
+            stem = word[: -len(ending)]
+            return stem[:-1] if stem[-1] == stem[-2] and stem[-1] not in "ls" else stem
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]
+    return word.removesuffix("e") if len(word) > 3 else word  # "leaves", "leaving": leav
 
 
 def _value_words(text: str) -> set[str]:
@@ -789,7 +818,8 @@ _SPELLING: Final = re.compile(
 """How a name is spelled: "with a C", "spelled with two Ls", "without the p"."""
 _CODE_OR_NAME: Final = re.compile(r"\b(?:[A-Za-z]*\d[\w:./-]*|[A-Z][\w&-]*)")
 _POSSESSED: Final = re.compile(
-    r"\b(?:my|our|his|her|their|\w+'s)\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
+    r"\b(?:my|our|his|her|their|(?!(?:it|that|he|she|there|what|who|here|let|where)'s)\w+'s)"
+    r"\s+((?:[\w-]+\s+){0,2}?[\w-]+)"
     r"(?=\s+(?:is|are|was|were|spells?|spelled|wrong)\b)",
     _I,
 )
@@ -841,3 +871,38 @@ def corrected_value(older: str, newer: str) -> bool:
         return False  # another person named ("Actually, Alice's number is 555-0124")
     things = {_head(m.group(1).split()[-1]) for m in _POSSESSED.finditer(newer)}
     return not things or bool(things & {_head(w) for w in old_words})
+
+
+# --- the same activity at another place -------------------------------------------------------
+
+_AT_PLACE: Final = re.compile(
+    r"\b(?P<key>[a-z][\w'-]*)\s+(?:at|with|from)\s+(?:the\s+)?"
+    r"(?P<place>[A-Z][\w'&-]*(?:\s+(?:&\s+|of\s+)?[A-Z][\w'&-]*)*)"
+)
+"""'swim at the Oasis Centre', 'get my hair cut at Toni & Guy': the word before the place
+says what one does there."""
+
+
+def _places(text: str) -> list[tuple[str, set[str], frozenset[str]]]:
+    names = values_of(text)
+    return [
+        (
+            _plain(m.group("key").lower(), names),
+            {w.lower() for w in m.group("place").split()} - {"&", "of"},
+            holder_of(text, m.start(), m.end("key")),
+        )
+        for m in _AT_PLACE.finditer(text)
+    ]
+
+
+def same_verb_new_place(older: str, newer: str) -> bool:
+    """ "I swim at the Oasis leisure centre" / "These days I swim at Kings Hall instead": the
+    same holder does the same thing at another named place, and the newer says it changed."""
+    if not _says_change(newer) or ADDITIVE.search(newer):
+        return False
+    new_places = _places(newer)
+    for key, place, holder in _places(older):
+        for new_key, new_place, new_holder in new_places:
+            if key == new_key and not place & new_place and same_holder(holder, new_holder):
+                return True
+    return False
