@@ -205,6 +205,9 @@ TRUE_AT_ONCE = [
         ("I swim at the Oasis Leisure Centre", "I also swim at Kings Hall"),
         ("I swim at the Oasis Leisure Centre", "My son swims at Kings Hall now"),
         ("I volunteer at Oxfam", "I shop at Oxfam now"),
+        ("I play at the Blue Note", "Recently I played at the Jazz Cafe"),
+        ("I hang out with Tom", "Lately I've been hanging out with Sarah"),
+        ("I buy my coffee at Pret", "Last week I bought a sandwich at Greggs"),
     ],
     *[  # someone else's promotion, one hoped for, a second role
         ("I'm a sous chef at a bistro in Lyon", "My sister got promoted to head chef"),

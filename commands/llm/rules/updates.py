@@ -576,7 +576,12 @@ def same_words_new_value(older: str, newer: str) -> bool:
     added = [w for w in new_words if w not in old_words]
     if not gone or not added or len(gone) > 2 or len(added) > 2:
         return False
-    return all(_VALUE_WORD.match(w) or w in names for w in gone + added)
+    if not all(_VALUE_WORD.match(w) or w in names for w in gone + added):
+        return False
+    if all(_VALUE_WORD.match(w) for w in gone + added):
+        return True
+    # another name: "Lately I've been hanging out with Sarah" adds a friend, "now" replaces
+    return CHANGE.search(newer) is not None or is_correction(newer)
 
 
 _AUXILIARY: Final = _word_set(
@@ -876,14 +881,23 @@ def corrected_value(older: str, newer: str) -> bool:
 # --- the same activity at another place -------------------------------------------------------
 
 _AT_PLACE: Final = re.compile(
-    r"\b(?P<key>[a-z][\w'-]*)\s+(?:at|with|from)\s+(?:the\s+)?"
+    r"\b(?P<key>[a-z][\w'-]*)\s+(?:at|from)\s+(?:the\s+)?"
     r"(?P<place>[A-Z][\w'&-]*(?:\s+(?:&\s+|of\s+)?[A-Z][\w'&-]*)*)"
 )
 """'swim at the Oasis Centre', 'get my hair cut at Toni & Guy': the word before the place
 says what one does there."""
 
 
+_PAST: Final = _word_set(
+    "went had was were saw met got took made did came left played visited stayed spent ate"
+    " bought found gave"
+)
+"""What happened once ("I played at the Blue Note"), not what one does."""
+_NOW_HABIT: Final = re.compile(r"\b(?:been|keep|always|usually|every)\b", _I)
+
+
 def _places(text: str) -> list[tuple[str, set[str], frozenset[str]]]:
+    """What one does at which named place, and who does it; events in the past left out."""
     names = values_of(text)
     return [
         (
@@ -892,14 +906,19 @@ def _places(text: str) -> list[tuple[str, set[str], frozenset[str]]]:
             holder_of(text, m.start(), m.end("key")),
         )
         for m in _AT_PLACE.finditer(text)
+        if m.group("key").lower() not in _PAST and not m.group("key").lower().endswith("ed")
     ]
 
 
 def same_verb_new_place(older: str, newer: str) -> bool:
     """ "I swim at the Oasis leisure centre" / "These days I swim at Kings Hall instead": the
     same holder does the same thing at another named place, and the newer says it changed."""
-    if not _says_change(newer) or ADDITIVE.search(newer):
+    if ADDITIVE.search(newer):
         return False
+    if CHANGE.search(newer) is None and not (
+        MORE_CHANGES.search(newer) and _NOW_HABIT.search(newer)
+    ):
+        return False  # "Recently I played at the Jazz Cafe" is an event
     new_places = _places(newer)
     for key, place, holder in _places(older):
         for new_key, new_place, new_holder in new_places:
