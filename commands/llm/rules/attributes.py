@@ -151,7 +151,7 @@ ATTRIBUTES: Final = (
         "occupation",
         _cue(
             r"\b(?:work|works|working|worked) as\b|\bjob (?:title )?is\b|\bprofession\b"
-            r"|\bfreelanc\w*(?: as)?\b|\bpromot(?:ed|ion)\b|\b(?:bumped|moved|stepped) up to\b"
+            r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\b(?:bumped|moved|stepped) up to\b"
             r"|\bretired\b|\b(?:job )?title\b"
             r"|\bteach(?:es|ing)?\b(?! \w+ (?:lessons|classes))"
             r"|\b(?:i'm|i am|am|is|are|'s|'m|became|become) (?:now |currently |still |the )?"

@@ -786,7 +786,7 @@ def left_and_started(older: str, newer: str) -> bool:
 # --- a promotion ----------------------------------------------------------------------------
 
 _PROMOTED: Final = re.compile(
-    r"\b(?:promoted|promotion|bumped up|moved up|stepped up|made up|made|became|become"
+    r"\b(?:promoted|bumped up|moved up|stepped up|made up|became|become"
     r"|(?:job )?title is now|(?:is|am|'m|'s) now)\b",
     _I,
 )
@@ -817,7 +817,8 @@ def other_qualifier(older: str, newer: str) -> bool:
 
 _SPELLING: Final = re.compile(
     r"\b(?:spell|spells|spelled|spelt|spelling)\b"
-    r"|\b(?:with|without)(?: (?:an?|two|double|one|a single|the))? (?:[A-Za-z])(?:'?s)?\b",
+    r"|\bwith (?:an?|one|a single) [A-Za-z]\b(?!')|\bwith (?:two|double|a double) [A-Za-z]'?s?\b"
+    r"|\bwithout (?:the |an? )?[A-Za-z]\b(?!')",
     _I,
 )
 """How a name is spelled: "with a C", "spelled with two Ls", "without the p"."""
@@ -832,16 +833,26 @@ _SPELLED: Final = re.compile(r"\b(?:spell|spells|spelled|spelt|spelling)\b", _I)
 SPELLED_RATIO: Final = 0.5
 """The similarity that suffices when the newer says how the name is spelled ("Siobhan" /
 "Correction: it's spelled Shivaun": 0.57)."""
+_AFTER_TITLE: Final = re.compile(r"\b(?:mr|mrs|ms|dr|prof|st)\.$", _I)
+MAX_BARE_CORRECTION_WORDS: Final = 12
+"""A correction that names no thing ("It's Steven with a v, sorry") is about the older
+statement only when it says little else."""
 NEAR_VALUE_RATIO: Final = 0.65
 """Similarity (difflib ratio, 0-1) from which a corrected value is a respelling or a retyping of
 the older one ("Katherine" / "Catherine": 0.89, "XRW" / "XRV": 0.67, "48213" / "48231": 0.8)."""
 
 
-def _tokens(text: str) -> dict[str, str]:
+def _tokens(text: str, openers: bool = True) -> dict[str, str]:
+    """Codes, numbers and names, not the letters of a spelling ("with a C"); without
+    `openers`, not the capitalised words that open a sentence ("Wow, Caroline")."""
     text = _SPELLING.sub(" ", text)
     found = {}
     for match in _CODE_OR_NAME.finditer(text):
         token = match.group(0).rstrip(".").removesuffix("'s")
+        before = text[: match.start()].rstrip()
+        opens = not before or (before[-1] in ".!?" and not _AFTER_TITLE.search(before))
+        if opens and not openers and not any(c.isdigit() for c in token):
+            continue
         if len(token) > 1 and token.lower() not in NOT_NAMES and token.lower() not in _TITLES:
             found[token.lower()] = token
     return found
@@ -863,8 +874,8 @@ def corrected_value(older: str, newer: str) -> bool:
     if not is_correction(newer) and not _SPELLING.search(newer):
         return False
     old_tokens, new_tokens = _tokens(older), _tokens(newer)
-    gone = [t for t in old_tokens if t not in new_tokens]
-    added = [t for t in new_tokens if t not in old_tokens]
+    gone = [t for t in _tokens(older, openers=False) if t not in new_tokens]
+    added = [t for t in _tokens(newer, openers=False) if t not in old_tokens]
     ratio = SPELLED_RATIO if _SPELLED.search(newer) else NEAR_VALUE_RATIO
     near = {new for new in added if any(_near(old, new, ratio) for old in gone)}
     if not near:
@@ -875,7 +886,9 @@ def corrected_value(older: str, newer: str) -> bool:
     if {t for t in added if t not in near and not any(c.isdigit() for c in t)}:
         return False  # another person named ("Actually, Alice's number is 555-0124")
     things = {_head(m.group(1).split()[-1]) for m in _POSSESSED.finditer(newer)}
-    return not things or bool(things & {_head(w) for w in old_words})
+    if things:
+        return bool(things & {_head(w) for w in old_words})
+    return len(new_words) <= MAX_BARE_CORRECTION_WORDS  # "It's Steven with a v, sorry"
 
 
 # --- the same activity at another place -------------------------------------------------------
