@@ -70,6 +70,7 @@ UPDATES = [
         ("I work at Acme Corp", "I gave notice last month and began at Globex this week"),
         ("I'm a developer at Shopify", "I put in my notice and I've started at Stripe"),
         ("Bob is a chef at the Ivy", "Bob handed in his notice and is now cooking at Nobu"),
+        ("I work for the NHS as a nurse", "I've handed in my notice and joined a private clinic"),
     ],
     *[  # the place one trains, shops or banks at, replaced
         ("I work out at Gold's Gym", "Now I go to the gym at Planet Fitness"),
@@ -118,6 +119,8 @@ UPDATES = [
         ("I usually wake up at 7", "Since the baby arrived I've been waking up at 5"),
         ("I walk the dog at 7am", "I've been walking the dog at 6 lately"),
         ("I feed the cat at 6pm", "These days I'm feeding the cat at 7pm"),
+        ("I usually have dinner at 7", "We've been eating dinner at 6 since the baby came"),
+        ("I have breakfast at 8", "These days I'm having breakfast at 6:30"),
     ],
     *[  # an office, site or branch transfer
         ("I work at the Manchester branch", "I've been moved to the Leeds branch"),
@@ -191,6 +194,7 @@ TRUE_AT_ONCE = [
         ),
         ("I work at Acme Corp", "I started volunteering at Oxfam on Saturdays"),
         ("I'm a nurse at Westbrook Hospital", "I'm thinking of handing in my notice"),
+        ("I'm a nurse at Westbrook Hospital", "I handed in my notice on the flat"),
         ("I work at Acme Corp", "I also started a weekend job at Waitrose"),
         ("I work for Google", "My wife left Google and joined Meta"),
     ],
@@ -231,6 +235,8 @@ TRUE_AT_ONCE = [
         ("I have lunch at 12:30", "I've been leaving work at 5:30"),
         ("I walk the dog at 7am", "Tom has been walking the dog at 6 lately"),
         ("I walk the dog at 7am", "I feed the cat at 6 now"),
+        ("I have lunch at 12:30", "I have dinner at 7 now"),
+        ("I have breakfast at 8", "My son has breakfast at 7 now"),
         ("I walk the dog at 7am", "I walked the dog at 9 today because it rained"),
         ("I get up at 6:30 on weekdays", "I got up at 9 this morning because it was a holiday"),
     ],

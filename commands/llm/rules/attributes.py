@@ -56,7 +56,7 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _I)
 
 
-_ORG_WORDS: Final = (
+ORG_WORDS: Final = (
     r"job|company|startup|start-up|firm|agency|studio|shop|store|restaurant|caf[eé]|bank"
     r"|office|practice|clinic|hospital|school|university|lab|team|business|employer|role"
 )
@@ -102,6 +102,16 @@ _ROUTINE_TIME: Final = (
 )
 """A time of day after a routine's verb ("getting up at 5:15", "going to bed around 10")."""
 
+
+def _meal_cue(meal: str) -> re.Pattern[str]:
+    """When one has a meal: "I have lunch at 12:30", "I've started taking my lunch at 1:30"."""
+    return _cue(
+        r"\b(?:have|has|having|had|eat|eats|eating|ate|take|takes|taking|took|grab|grabs"
+        rf"|grabbing|grabbed) (?:(?:my|our|his|her|their) )?{meal}(?: break)?"
+        rf" {_ROUTINE_TIME}|\b{meal}(?: break)? is {_ROUTINE_TIME}"
+    )
+
+
 ATTRIBUTES: Final = (
     Attribute(
         "residence",
@@ -136,7 +146,7 @@ ATTRIBUTES: Final = (
             r"|\b(?:joined|joining)\b|\bchanged (?:jobs|employers|companies)\b"
             r"|\b(?:new|old|current|day) job\b|\bjob at\b|\bhired (?:at|by)\b"
             r"|\b(?:quit|left|leaving|resigned from)\b (?:(?:my|the|his|her|that|a|an|old) )?"
-            rf"(?:(?-i:[A-Z])[\w&.-]*|(?:\w+ )?(?:{_ORG_WORDS}))"
+            rf"(?:(?-i:[A-Z])[\w&.-]*|(?:\w+ )?(?:{ORG_WORDS}))"
             r"|\b(?:i'm|i am|she's|she is|he's|he is|they're|they are) (?:now )?(?:at|with)"
             r" (?-i:[A-Z])"
             r"|\bemployer\b|\bmoved (?:schools|companies|firms|jobs)\b|\bteach(?:es|ing)? at\b"
@@ -312,13 +322,9 @@ ATTRIBUTES: Final = (
             rf" (?:{_ROUTINE_TIME}|at\b)|\bmy alarm\b"
         ),
     ),
-    Attribute(
-        "lunch_time",
-        _cue(
-            r"\b(?:have|has|having|had|eat|eats|eating|ate|take|takes|taking|took|grab|grabs"
-            r"|grabbing|grabbed) (?:(?:my|our|his|her|their) )?lunch(?: break)?"
-            rf" {_ROUTINE_TIME}|\blunch(?: break)? is {_ROUTINE_TIME}"
-        ),
+    *(
+        Attribute(f"{meal}_time", _meal_cue(meal))
+        for meal in ("breakfast", "lunch", "dinner", "supper")
     ),
     Attribute(
         "leave_for_work",
@@ -417,7 +423,8 @@ keeps (`profile`), whose cues name a value (`value_is_name`), and the job nouns.
 
 _ON_CHANGE_ONLY: Final = frozenset(a.name for a in ATTRIBUTES if a.replaced_on_change_only)
 ROUTINES: Final = frozenset(
-    {"bedtime", "wake_time", "lunch_time", "leave_for_work", "work_start", "work_end"}
+    {"bedtime", "wake_time", "leave_for_work", "work_start", "work_end"}
+    | {a.name for a in ATTRIBUTES if a.name.endswith("_time")}
 )
 """The times of a daily routine: a morning that went otherwise is no new routine."""
 

@@ -33,6 +33,7 @@ from mnemoledger.commands.llm.rules.attributes import (
     JOB_NOUNS,
     KIN,
     NOT_NAMES,
+    ORG_WORDS,
     QUALIFIERS,
     ROUTINES,
     facts_of,
@@ -566,7 +567,7 @@ def same_words_new_value(older: str, newer: str) -> bool:
     if not _says_change(newer) or ADDITIVE.search(newer):
         return False
     names = values_of(older) | values_of(newer)
-    old_words = [_plain(w, names) for w in _words(older)]
+    old_words = [_plain(w, names) for w in _words(older) if w not in _AUXILIARY]
     new_words = [
         _plain(w, names)
         for w in _words(newer)
@@ -766,6 +767,14 @@ _NEXT_EMPLOYER: Final = re.compile(
 at Nobu"."""
 
 
+_NEXT_WORKPLACE: Final = re.compile(
+    r"\b(?:start|starts|started|starting|began|begun|joined|joining|now at|moved to|went to)"
+    rf" (?:at |with )?(?:a|an|the) (?:[\w-]+ ){{0,2}}(?:{ORG_WORDS})\b",
+    _I,
+)
+"""An unnamed next workplace: "joined a private clinic", "started at a startup"."""
+
+
 def left_and_started(older: str, newer: str) -> bool:
     """ "I'm a nurse at Westbrook General Hospital" / "I handed in my notice and started at the
     Mayo Clinic": the holder of the older job left a job and names where they went."""
@@ -775,12 +784,12 @@ def left_and_started(older: str, newer: str) -> bool:
     if "employer" not in {f.attribute for f in old_facts} or ADDITIVE.search(newer):
         return False
     leaving = _LEAVING.search(newer)
-    if leaving is None or _NEXT_EMPLOYER.search(newer, leaving.end()) is None:
+    if leaving is None or not (
+        _NEXT_EMPLOYER.search(newer, leaving.end()) or _NEXT_WORKPLACE.search(newer, leaving.end())
+    ):
         return False
     holder = holder_of(newer, leaving.start(), leaving.end())
-    if not all(same_holder(f.holder, holder) for f in old_facts):
-        return False
-    return bool(values_of(newer) - values_of(older))
+    return all(same_holder(f.holder, holder) for f in old_facts)
 
 
 # --- a promotion ----------------------------------------------------------------------------
