@@ -106,6 +106,7 @@ UPDATES = [
             "We've been with Hyperoptic for internet since May",
         ),
         ("Our mobile provider is O2", "We moved to Three for our phones"),
+        ("My energy company is E.ON", "We switched to Octopus Energy"),
     ],
     *[  # the time of a daily routine, said again in other tenses
         ("I go to bed at 11pm", "Lately I've been going to bed around 10"),
@@ -117,6 +118,8 @@ UPDATES = [
         ("I finish work at 5pm", "These days I'm finishing work at 4"),
         ("Tom gets up at 6", "Tom has been getting up at 8 since he retired"),
         ("I usually wake up at 7", "Since the baby arrived I've been waking up at 5"),
+        ("I start work at 9", "These days I'm starting work at 8"),
+        ("I get the 7:45 train to work", "Now I'm getting the 7:15 train to work"),
         ("I walk the dog at 7am", "I've been walking the dog at 6 lately"),
         ("I feed the cat at 6pm", "These days I'm feeding the cat at 7pm"),
         ("I usually have dinner at 7", "We've been eating dinner at 6 since the baby came"),
@@ -128,6 +131,8 @@ UPDATES = [
         ("I'm at our Canary Wharf office", "I'm working from our Reading office now"),
         ("Bob works in the Chicago office", "Bob's been posted to the Denver office"),
         ("I'm based in our Paris office", "I relocated to the Lyon office in June"),
+        ("I work at HQ in Leeds", "I've been transferred to our Manchester office"),
+        ("I'm in the Leeds office", "I moved over to the Sheffield office last month"),
     ],
     *[  # a name's spelling corrected
         ("My boss is called Stephen", "It's Steven with a v, sorry"),
@@ -137,6 +142,7 @@ UPDATES = [
         ("Bob's wife is called Sara", "Sorry, Bob's wife spells it Sarah, with an h"),
         ("My manager is Siobhan", "Correction: it's spelled Shivaun"),
         ("My grandson is called Aiden", "It's actually spelled Aidan"),
+        ("My mother-in-law is called Brigid", "Actually it's Bridget, I spelled it wrong before"),
     ],
     *[  # a value typed, said or read wrong, corrected
         ("My employee ID is 48213", "I misspoke, my staff ID is actually 48231"),
@@ -144,6 +150,8 @@ UPDATES = [
         ("The wifi password is Tulip88", "Typo on my part: the wifi password is actually Tulip89"),
         ("My booking reference is XK4P2Q", "I got that wrong, the reference is actually XK4P2G"),
         ("My sister's flight number is BA2490", "Sorry, I got that wrong, her flight is BA2940"),
+        ("My PIN for the alarm is 4432", "Sorry, the alarm code is 4423, I mixed up the digits"),
+        ("The dentist's number is 020 7946 0321", "I wrote that down wrong, it's 020 7946 0312"),
     ],
 ]
 
@@ -236,6 +244,7 @@ TRUE_AT_ONCE = [
         ("I walk the dog at 7am", "Tom has been walking the dog at 6 lately"),
         ("I walk the dog at 7am", "I feed the cat at 6 now"),
         ("I have lunch at 12:30", "I have dinner at 7 now"),
+        ("I start work at 9", "My wife starts work at 8 now"),
         ("I have breakfast at 8", "My son has breakfast at 7 now"),
         ("I walk the dog at 7am", "I walked the dog at 9 today because it rained"),
         ("I get up at 6:30 on weekdays", "I got up at 9 this morning because it was a holiday"),
@@ -245,6 +254,7 @@ TRUE_AT_ONCE = [
         ("I'm based in our London office", "I live in Croydon"),
         ("I'm based in our London office", "I'm visiting the Dublin office next week"),
         ("I work at the Manchester branch", "I also cover the Stockport branch on Fridays"),
+        ("I work at HQ in Leeds", "My sister was transferred to our Manchester office"),
     ],
     *[  # another person with a name like it, another name, another pet
         ("My niece is called Katherine", "My friend Catherine spells her name with a C"),
@@ -259,6 +269,7 @@ TRUE_AT_ONCE = [
         ("Bob's phone number is 555-0142", "Actually, Alice's number is 555-0124"),
         ("My booking reference is XK4P2Q", "I got that wrong, my seat is actually 14C"),
         ("My postcode is SW1A 1AA", "Sorry, my work postcode is SW1A 2AA"),
+        ("My PIN for the alarm is 4432", "Sorry, my bike lock code is 4423"),
     ],
 ]
 

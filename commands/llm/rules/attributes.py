@@ -89,7 +89,11 @@ _TRANSPORT: Final = (
 )
 
 _SITES: Final = r"office|branch|site|campus|depot|plant|warehouse|headquarters|hq|factory"
-NOT_A_SITE: Final = rf"(?! (?:the|our|my|his|her|their|a|an) (?:[\w-]+ ){{0,2}}(?:{_SITES})s?\b)"
+_SITE: Final = (
+    rf"(?:(?:the|our|my|his|her|their|a|an) (?:[\w-]+ ){{0,2}}(?:{_SITES})s?"
+    r"|(?-i:HQ)|head ?office|headquarters)\b"
+)
+NOT_A_SITE: Final = rf"(?! {_SITE})"
 """Not before "the Leeds branch", "our London office": a place of work, not a home, an
 employer or a school ("I'm based in our London office", "I moved to the Leeds branch")."""
 _GYM_NAME: Final = (
@@ -365,7 +369,7 @@ ATTRIBUTES: Final = (
             r"\b(?:based|work|works|working|worked|transferr(?:ed|ing)|transfers?|moved|moving"
             r"|relocat(?:ed|ing|es?)|posted|stationed|sent|seconded|i'm|i am|he's|she's|is)"
             r" (?=(?:(?:over|back|out|down|up|across|permanently) )?(?:in|at|to|from|out of|into)"
-            rf" (?:the|our|my|his|her|their|a|an) (?:[\w-]+ ){{0,2}}(?:{_SITES})s?\b)"
+            rf" {_SITE})"
         ),
     ),
     Attribute(
