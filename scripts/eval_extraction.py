@@ -28,7 +28,8 @@ the user stated). Its reading:
 
 An extracted memory matches a labelled fact when the attribute is the same, the polarity
 is the same, and every word of the labelled value is among the memory's words (case
-aside, a final plural `s` and `-ing` aside, small function words ignored). Style values are compared
+aside, a final plural `s` and `-ing` aside, a weekday's abbreviation read as the weekday, small
+function words ignored). Style values are compared
 as families (`STYLE_FAMILIES`: "short", "brief", "concise" and "to the point" are one
 family), because the labels use the user's own word for a style. Matching is one to one:
 a memory matches at most one labelled fact and a fact is matched by at most one memory, so
@@ -86,6 +87,20 @@ DIRECTIVE_KEY: Final = "directive"
 _PREFERENCE_VERB: Final = re.compile(r"User(?:'s)? (\w+)", re.IGNORECASE)
 _NEGATIVE_VERBS: Final = _word_set("dislikes hates does no avoids")
 """A preference's polarity is its verb's ("User likes my news without opinions": +)."""
+_DAY_NAMES: Final = {
+    short: f"{day}day"
+    for day, shorts in (
+        ("mon", "mon"),
+        ("tues", "tue tues"),
+        ("wednes", "wed weds"),
+        ("thurs", "thu thur thurs"),
+        ("fri", "fri"),
+        ("satur", "sat"),
+        ("sun", "sun"),
+    )
+    for short in shorts.split()
+}
+"""A weekday and its abbreviation are one word ("tues", "Tuesday")."""
 _WORD: Final = re.compile(r"[a-z0-9]+(?:[:'][a-z0-9]+)*")
 
 
@@ -138,6 +153,7 @@ def words(text: str) -> frozenset[str]:
         if word in FUNCTION_WORDS:
             continue
         word = word[:-1] if len(word) > 3 and word.endswith("s") else word
+        word = _DAY_NAMES.get(word, word)
         if len(word) > 5 and word.endswith("ing"):
             word = word[:-3]
             word = word[:-1] if word[-1] == word[-2] else word

