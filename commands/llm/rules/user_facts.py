@@ -1842,9 +1842,16 @@ _GREETING: Final = re.compile(r"^(?i:dear|hi|hello|hey|hiya|thanks|thank you|che
 """'Dear assistant': whom the user writes to, not their job."""
 
 
+def _greeted(sentence: str, clause: str) -> bool:
+    """Whether `clause` is whom a greeting addresses ("Hello doctor, ...")."""
+    return _GREETING.match(clause) is not None or (
+        re.match(rf"{_GREETING.pattern},? {re.escape(clause)}\b", sentence.strip()) is not None
+    )
+
+
 def _bare_job(sentence: str, clause: str) -> Iterator[Stated]:
     match = _BARE_JOB.match(clause)
-    if match is not None and _ABOUT_ME.search(sentence) and not _GREETING.match(clause):
+    if match is not None and _ABOUT_ME.search(sentence) and not _greeted(sentence, clause):
         yield Stated("occupation", _job(match.group("job")))
         yield from _where_the_job_is(match)
 
@@ -2157,6 +2164,7 @@ def _fragments(sentence: str, have: set[str]) -> Iterator[Stated]:
             "occupation" not in have
             and job is not None
             and not _NOT_JOB_WORDS & set(job.group("job").lower().split())
+            and not _GREETING.match(clause)  # "Hello doctor, ..."
         ):
             have.add("occupation")
             yield Stated("occupation", _job(job.group("job")))
