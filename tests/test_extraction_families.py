@@ -86,6 +86,28 @@ def test_a_family_of_phrasing_is_read_on_new_sentences(
     assert _facts(sentence) == expected
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("im emily, from york", {("name", "Emily"), ("hometown", "York")}),
+        ("ok so im ahmed btw", {("name", "Ahmed")}),
+        (
+            "nadia here, pharmacist in leeds",
+            {("name", "Nadia"), ("occupation", "pharmacist"), ("location", "Leeds")},
+        ),
+        ("im knackered", set()),
+        ("im starving", set()),
+        ("im canadian", set()),
+        ("im married", set()),
+        ("im plumber", {("occupation", "plumber")}),
+    ],
+)
+def test_a_lower_case_introduction_names_the_user(
+    sentence: str, expected: set[tuple[str, str]]
+) -> None:
+    assert _facts(sentence) == expected
+
+
 def test_a_diet_the_assistant_asked_about_replaces_the_one_said_before() -> None:
     found = _extracted(
         ("user", "I'm vegan most of the time but I eat eggs"),

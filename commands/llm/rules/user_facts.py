@@ -2201,9 +2201,14 @@ _NAME_SLOT: Final = re.compile(
     r" (?:at|for|by)|(?:drive|driving|deliver|delivering) for|(?:" + _JOBS + r") (?:at|for|in)"
     r"|(?:" + _ORG_NOUNS + r"|shop|business) in"
     r"|my name is|name's|call me|^(?:hi|hey|hello|yo)[ ,!]+(?:I'm|I am|this is|it's|myself))"
-    r" (?P<value>[a-z][\w'-]*(?: [a-z][\w'-]*)?)",
+    r" (?P<value>[a-z][\w'-]*(?: [a-z][\w'-]*)?)"
+    r"|^(?:(?:ok|okay|so|well|oh|anyway|right|um+)[ ,]+)*(?P<intro>I'm|I am) (?P<value2>[a-z]+)"
+    r"(?=,| and\b| here\b| btw\b| by the way\b| from\b|$)"
+    r"|^(?P<value3>[a-z]+)(?= here(?:[,!.]|$| btw\b| again\b))",
     _I,
 )
+"""A name's slot in a lower-case sentence: "i live in bristol", "hey im kofi", "im jess, 24",
+"jess here"."""
 _NOT_LOWER_CASE_NAMES: Final = _word_set(
     "a an the my our your his her their this that these those home work night nights day days"
     " weekends weekdays moment least now too also and with for at in on to from near since"
@@ -2217,11 +2222,41 @@ _NOT_LOWER_CASE_NAMES: Final = _word_set(
 )
 
 
+_NOT_LOWER_CASE_INTROS: Final = _word_set(
+    "hungry thirsty starving broke cold hot warm ill unwell great awesome fab grand knackered"
+    " shattered away bad fat old young divorced engaged separated widowed homesick skint fine"
+    " good okay ok alright here home back new me anyone nobody someone everyone somebody you"
+    " this that what who why how when where which also just still only even sorry afraid"
+    " tired exhausted stressed worried scared nervous confused lost stuck sick lonely bored"
+    " married retired divorced interested excited annoyed relaxed qualified employed unemployed"
+    " based located pleased delighted indian syrian better older younger sober silly lovely"
+    " friendly early late active creative positive sure"
+)
+
+
+def _could_be_a_name(word: str) -> bool:
+    """A lower-case word introduced as the user ("im jess") that is no state, job or diet."""
+    return (
+        word not in _NOT_LOWER_CASE_NAMES
+        and word not in _NOT_LOWER_CASE_INTROS
+        and not re.search(r"(?:ful|ous|able|less|ish|ese)$|^\w{3,}ing$|^\w{5,}ian$", word)
+        and not _A_JOB_NOUN.fullmatch(word)
+        and word.capitalize() not in _NOT_NAMES
+    )
+
+
 def _names_capitalised(sentence: str) -> str:
     """Where a lower-case sentence names a place, an employer or the user ("i live in
     bristol", "backend dev at flipkart"), the name capitalised, as the patterns expect."""
 
     def capitalised(match: re.Match[str]) -> str:
+        if match.group("value") is None:  # "im jess, from leeds", "jess here": one word
+            group = "value2" if match.group("value2") else "value3"
+            word = match.group(group)
+            if not _could_be_a_name(word):
+                return match.group(0)
+            head = match.group(0)[: match.start(group) - match.start()]
+            return f"{head}{word[:1].upper()}{word[1:]}"
         words = match.group("value").split()
         if words[0] in _NOT_LOWER_CASE_NAMES:
             return match.group(0)
