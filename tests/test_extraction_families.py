@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoledger.commands.llm.rules.extract import extract
-from mnemoledger.commands.llm.rules.user_facts import stated_facts
+from mnemoledger.commands.llm.rules.extract import _fallbacks, _user_fact, extract
+from mnemoledger.commands.llm.rules.user_facts import Stated, stated_facts
 from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput
 
 
@@ -142,3 +142,14 @@ def test_a_hated_tool_among_tools_is_a_tool_not_a_taste() -> None:
     found = _extracted(("user", "I write Go and Rust, and I hate Java"))
     assert found["user/tool/java"] == "dislikes Java"
     assert "java" not in found
+
+
+def test_a_people_is_no_tool_employer_or_town() -> None:
+    """What the value tagger offers for an unseen sentence ("American spellings make me
+    twitch") is dropped when it names a people or their spelling."""
+    tagged = [
+        _user_fact(Stated("tool", "American", item="American")),
+        _user_fact(Stated("employer", "British")),
+        _user_fact(Stated("tool", "Figma", item="Figma")),
+    ]
+    assert [f.value for f in _fallbacks(tagged, {})] == ["Figma"]

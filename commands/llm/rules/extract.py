@@ -25,6 +25,7 @@ from mnemoledger.commands.llm.rules.tagger import tagged_facts
 from mnemoledger.commands.llm.rules.text import OWN_WORDS_TAG, sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import (
     DEADLINE_HEADER,
+    DEMONYMS,
     NEGATION,
     Stated,
     clauses,
@@ -651,11 +652,14 @@ def _fallbacks(tagged: Sequence[Fact], found: dict[str, Fact]) -> Iterator[Fact]
             continue
         if set(fact.value.casefold().split()) & said:
             continue
+        if attribute in _NAMED_VALUES and fact.value.casefold() in DEMONYMS:
+            continue  # "American spellings make me twitch"
         taken.add(fact.key)
         said |= set(fact.value.casefold().split())
         yield fact
 
 
+_NAMED_VALUES: Final = frozenset({"tool", "employer", "location", "hometown"})
 KEPT: Final = "kept"
 """The category under which `_facts_of_turn` yields clauses kept in the user's own words
 (`learned.kept_clauses`): only those saying something no other fact of theirs says."""

@@ -24,6 +24,7 @@ from mnemoledger.commands.llm.rules.user_facts import (
     _ASIDE_START,
     _NOT_NAMES,
     _SOMEONE_ELSE,
+    DEMONYMS,
     NEGATION,
     Stated,
     clauses,
@@ -139,6 +140,7 @@ def learned_facts(sentence: str, stated: Sequence[Stated]) -> list[Stated]:
             for m in _NAME.finditer(clause)
             if m.group(0).split()[0] not in _NOT_NAMES
             and not set(m.group(0).lower().split()) & said
+            and m.group(0).casefold() not in DEMONYMS  # "American spellings make me twitch"
         ]
         if not names:
             continue

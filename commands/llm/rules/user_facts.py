@@ -2234,6 +2234,21 @@ _NOT_LOWER_CASE_INTROS: Final = _word_set(
 )
 
 
+DEMONYMS: Final = _word_set(
+    "american british english scottish welsh irish canadian australian kiwi french german"
+    " dutch belgian swiss austrian italian spanish portuguese greek turkish polish czech"
+    " slovak hungarian romanian bulgarian serbian croatian ukrainian russian swedish"
+    " norwegian danish finnish icelandic estonian latvian lithuanian mexican brazilian"
+    " argentinian argentine chilean colombian peruvian venezuelan cuban chinese japanese"
+    " korean vietnamese thai filipino indonesian malaysian indian pakistani bangladeshi"
+    " nepali sri lankan iranian iraqi syrian lebanese israeli egyptian moroccan algerian"
+    " tunisian nigerian ghanaian kenyan ethiopian somali south african european asian"
+    " african latin arab arabic"
+)
+"""What a people or their spelling is called ("British spelling", "American spellings"): never
+a tool, an employer or a town."""
+
+
 def _could_be_a_name(word: str) -> bool:
     """A lower-case word introduced as the user ("im jess") that is no state, job or diet."""
     return (
