@@ -67,6 +67,11 @@ def _extracted(*turns: tuple[str, str]) -> dict[str, str]:
         # tools the user is done with, goes without, or hates among tools
         ("Asana never again", {("tool", "does not use Asana")}),
         ("Paris never again", set()),
+        ("Ryanair never again", set()),
+        (
+            "I use Notion every day, Coda never again",
+            {("tool", "Notion"), ("tool", "does not use Coda")},
+        ),
         ("I don't own a smartwatch", {("tool", "does not use smartwatch")}),
         (
             "I mostly use Excel, and I hate Tableau",

@@ -1618,14 +1618,7 @@ def _tools(clause: str) -> Iterator[Stated]:
         yield Stated("tool", f"does not use {name}", item=name, positive=False)
         return
     done = _DONE_WITH.match(clause)
-    if (
-        done is not None
-        and (
-            _is_tool_name(done["tool"])
-            or (done["tool"][:1].isupper() and done["tool"] not in _NOT_NAMES)
-        )
-        and not known_place(done["tool"])
-    ):
+    if done is not None and _is_tool_name(done["tool"]):
         yield Stated("tool", f"does not use {done['tool']}", item=done["tool"], positive=False)
         return
     named = _LIVE_IN_TOOL.search(clause)
@@ -2499,6 +2492,15 @@ def _more_tools(clause: str, previous: Stated) -> Iterator[Stated]:
     hated = list(_hated_tool(clause, clause, among_tools=True))
     if hated:
         yield from hated
+        return
+    done = _DONE_WITH.match(clause)
+    if (
+        done is not None
+        and done["tool"][:1].isupper()
+        and done["tool"].split()[0] not in _NOT_NAMES
+        and not known_place(done["tool"])
+    ):  # "I use Notion every day, Coda never again"
+        yield Stated("tool", f"does not use {done['tool']}", item=done["tool"], positive=False)
         return
     match = _MORE_TOOLS.match(clause)
     if match is None and (previous.item or "").islower():
