@@ -107,8 +107,11 @@ _ASKS: Final = tuple(
         ),
         (
             "phone",
-            r"\bX'?s? (?:(?:phone|mobile|cell|contact|telephone) )?(?:number|phone)\b"
-            r"|\bhow (?:can|do) (?:i|we|you|one) (?:reach|call|phone|text) X\b",
+            r"\bX'?s? (?:(?:personal|private|work|office|home|new|main) )?(?:(?:phone|mobile|cell"
+            r"|contact|telephone|landline) )?(?:number|phone)\b"
+            r"|\bhow (?:can|do) (?:i|we|you|one) (?:reach|call|phone|text) X\b"
+            r"|\bwhat number (?:can|should|do) (?:i|we|you|one )?(?:reach|call|text"
+            r"|X be reached)\b",
         ),
         ("email", r"\bX'?s? (?:\w+ )?e-?mail\b|\b(?:what|which) e-?mail\b"),
         (
@@ -126,8 +129,9 @@ _ASKS: Final = tuple(
         (
             "car",
             r"\b(?:what|which) (?:kind of |sort of |type of |make of |model of )?"
-            r"(?:car|vehicle|motor)\b[^?]*\bX\b|\bX'?s? (?:car|vehicle)\b"
-            r"|\bwhat does X drive\b",
+            r"(?:car|vehicle|motor|truck|van|motorbike|motorcycle)\b[^?]*\bX\b"
+            r"|\bX'?s? (?:car|vehicle|truck|van|motorbike|motorcycle)\b|\bwhat does X drive\b"
+            r"|\bdoes X (?:have|own|drive) an? (?:car|truck|van|motorbike|motorcycle)\b",
         ),
         (
             "commute",
@@ -191,7 +195,8 @@ _ASKS: Final = tuple(
         ("shift", r"\bX'?s? shifts?\b|\b(?:what|which) shifts?\b|\bdoes X work nights\b"),
         (
             "sports_team",
-            r"\b(?:what|which) (?:team|club|side)\b[^?]*\bX (?:support|follow|root for|cheer"
+            r"\b(?:what|which) (?:(?:football|soccer|baseball|basketball|hockey|rugby|cricket"
+            r"|sports?) )?(?:team|club|side)\b[^?]*\bX (?:support|follow|root for|cheer"
             r" for|play for)\b|\bX'?s? (?:favou?rite )?(?:football|soccer|baseball|basketball"
             r"|hockey|rugby|cricket|sports?) (?:team|club)\b",
         ),
@@ -208,7 +213,8 @@ _ASKS: Final = tuple(
         (
             "language",
             r"\b(?:what|which) languages?\b[^?]*\bX (?:speak|know|learning|study)\b"
-            r"|\bdoes X speak\b|\bX'?s? languages\b|\bwhat languages? (?:does|do|can) X\b",
+            r"|\bdoes X speak\b|\bX'?s? languages\b|\bwhat languages? (?:does|do|can) X\b"
+            r"|\b(?:what|which) languages? (?:is|are) X (?:learning|studying)\b",
         ),
         (
             "favourite",
@@ -271,15 +277,15 @@ def asked(question: str) -> Asked | None:
         ),
         None,
     )
-    if whose is None:
-        return None
-    if whose.group(1) is not None:
-        holder = _family(whose.group(1))
-    elif whose.group(2) is not None:
-        holder = frozenset({whose.group(2).lower()})
+    holder: frozenset[str] = frozenset()
+    if whose is None:  # "what is the wifi password": the user's, as the memories say "our"
+        placed = text
     else:
-        holder = frozenset()
-    placed = f"{text[: whose.start()]}X{text[whose.end() :]}"
+        if whose.group(1) is not None:
+            holder = _family(whose.group(1))
+        elif whose.group(2) is not None:
+            holder = frozenset({whose.group(2).lower()})
+        placed = f"{text[: whose.start()]}X{text[whose.end() :]}"
     attributes = frozenset(
         attribute for names, pattern in _ASKS if pattern.search(placed) for attribute in names
     )
