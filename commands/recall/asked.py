@@ -247,7 +247,8 @@ class Asked:
     """Whose: empty for the user, else the words that name them (a name, or a relation
     word and the words of its family)."""
     relation: frozenset[str] = frozenset()
-    """"who is the user's mother": the words that name that relation."""
+    """The words naming the relation asked for ("who is the user's mother": mother, mum,
+    mom, ...); empty when an attribute is asked for."""
 
 
 def _family(word: str) -> frozenset[str]:
