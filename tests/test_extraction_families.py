@@ -83,6 +83,9 @@ def _extracted(*turns: tuple[str, str]) -> dict[str, str]:
         ("I'm lactose intolerant so no cream", {("allergy", "lactose"), ("diet", "no cream")}),
         ("green tea, no milk", set()),
         ("honestly I can't do gluten", {("diet", "no gluten")}),
+        # the last of a list of languages after ", and"; a degree by its letters
+        ("I speak Polish, and some Czech", {("language", "Polish"), ("language", "Czech")}),
+        ("I'm doing a BA in music", {("occupation", "BA student in music")}),
     ],
 )
 def test_a_family_of_phrasing_is_read_on_new_sentences(

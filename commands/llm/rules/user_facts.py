@@ -426,7 +426,8 @@ _TEACH: Final = re.compile(
 _STUDY: Final = re.compile(
     r"\bI(?:'m| am) " + _ADVERB + r"(?:doing|studying for|taking|pursuing|in the middle of)"
     r" (?:an? |my )?(?P<degree>masters?|master's|ph\.?d|doctorate|mba|bachelor'?s|undergrad"
-    r"|degree|msc|bsc)\b(?: (?:degree )?in (?P<subject>[a-z]+(?: (?!at\b|for\b|with\b)[a-z]+)?))?"
+    r"|degree|msc|bsc|ma|ba|mphil|mres|llm|pgce|meng|beng)\b"
+    r"(?: (?:degree )?in (?P<subject>[a-z]+(?: (?!at\b|for\b|with\b)[a-z]+)?))?"
     r"|(?:\bI(?:'m| am) |^)(?:doing|studying for|taking) (?:an? |my )?(?P<subject2>[a-z]+)"
     r" (?P<degree2>degree|course|diploma|apprenticeship)\b",
     _I,
@@ -964,8 +965,8 @@ _SPEAK: Final = re.compile(
     r"(?P<langs6>[A-Z][a-z]+(?:(?:,|,? and) (?:a little |some |basic )?[A-Z][a-z]+)*)|"
     r"(?:\bI |^)(?P<not>(?i:don't |do not |can't ))?(?:also )?(?:am |can |could )?"
     r"(?i:speak|speaking)"
-    r" (?:fluent )?(?P<langs>[A-Za-z][a-z]+(?:(?:,| and| &| \+) (?:some |a little |fluent |a bit of"
-    r" |a little bit of |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
+    r" (?:fluent )?(?P<langs>[A-Za-z][a-z]+(?:(?:,? and|,| &| \+) (?:some |a little |fluent"
+    r" |a bit of |a little bit of |basic |conversational |broken |decent |good )?[A-Za-z][a-z]+)*)"
     r"|(?:\b(?:I'm|I am) |^)(?i:fluent) in (?P<langs2>[A-Z][a-z]+(?:(?:,| and) [A-Z][a-z]+)*)"
     r"|\b(?i:my (?:native|first|mother) (?:language|tongue) is) (?P<langs3>[A-Z][a-z]+)"
     r"|\b(?i:(?:I'm|I am) an?) (?i:native|fluent) (?P<langs4>[A-Z][a-z]+) (?i:speaker)\b"
@@ -981,7 +982,7 @@ def _languages(sentence: str) -> Iterator[Stated]:
     for match in _SPEAK.finditer(sentence):
         langs = next((g for g in match.group(*_LANGUAGE_GROUPS) if g), "")
         positive = match.group("not") is None
-        for lang in re.split(r",\s*|\s+and\s+|\s+[&+]\s+", langs):
+        for lang in re.split(r",\s*(?:and\s+)?|\s+and\s+|\s+[&+]\s+", langs):
             lang = re.sub(
                 r"^(?:some|a little|fluent|a bit of|a little bit of|basic|conversational|broken"
                 r"|decent|good|native|also) ",
