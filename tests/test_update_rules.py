@@ -153,6 +153,18 @@ UPDATES = [
         ("My PIN for the alarm is 4432", "Sorry, the alarm code is 4423, I mixed up the digits"),
         ("The dentist's number is 020 7946 0321", "I wrote that down wrong, it's 020 7946 0312"),
     ],
+    # diets named in more words, a best friend, a school one is moved to, an age about to
+    # change, where a flight leaves from, working days and hours (added after blind5's
+    # first run, in other wordings than its cases)
+    ("I'm doing intermittent fasting", "I stopped fasting and I'm gluten-free now instead"),
+    ("I eat a low-fat diet", "These days I'm vegan"),
+    ("My best friend is Tamsin", "My best friend these days is Oluwaseun"),
+    ("My son Arlo's best friend is Benji", "Arlo's best friend now is a boy called Kofi"),
+    ("My daughter Iris goes to Maple Grove Primary", "We moved Iris, she's at Hillcrest Prep now"),
+    ("My grandson turns five in June", "Sorry, my grandson is turning six in June, not five"),
+    ("I fly out of Luton for work", "These days my work flights leave from Stansted"),
+    ("I work 8 to 4 at the depot", "Since the new rota I work 10 to 6"),
+    ("I work Monday to Thursday", "I've changed my hours and now work Tuesday to Friday"),
 ]
 
 TRUE_AT_ONCE = [
@@ -271,6 +283,13 @@ TRUE_AT_ONCE = [
         ("My postcode is SW1A 1AA", "Sorry, my work postcode is SW1A 2AA"),
         ("My PIN for the alarm is 4432", "Sorry, my bike lock code is 4423"),
     ],
+    ("My best friend is Sara", "My best friend Sara just had a baby"),
+    ("My daughter Nell's best friend is Poppy", "My son Theo's best friend is Max"),
+    ("My son Theo goes to Oakridge Elementary", "My daughter Ivy goes to Lincoln Academy"),
+    ("I work 9 to 5, Monday to Friday", "I also work Saturdays at the market"),
+    ("I'm on a keto diet", "My husband eats Mediterranean-style"),
+    ("My niece Clara turns seven next week", "My nephew Sam turns ten in May"),
+    ("I'm flying out of Gatwick on Thursday", "My sister flies from Heathrow on Friday"),
 ]
 
 

@@ -185,7 +185,9 @@ ATTRIBUTES: Final = (
         "diet",
         _cue(
             r"\b(?:vegetarian|vegan|pescatarian|pescetarian|keto|paleo|carnivore|omnivore"
-            r"|plant-based|flexitarian)\b|\bdiet\b|\beat(?:s|ing)? (?:meat|fish|chicken)\b"
+            r"|plant-based|flexitarian|low-carb|low-fat|gluten-free|dairy-free|sugar-free"
+            r"|whole30|intermittent fasting|mediterranean(?:-style)?)\b|\bdiet\b"
+            r"|\beat(?:s|ing)? (?:meat|fish|chicken)\b"
             r"|\beat (?:everything|anything)\b"
         ),
         profile="diet",
@@ -247,7 +249,14 @@ ATTRIBUTES: Final = (
         ),
     ),
     Attribute("therapist", _cue(r"\b(?:my|our|his|her) (?:new )?therapist\b")),
-    Attribute("airport", _cue(r"\bhome airport\b|\bfly (?:out of|from)\b")),
+    Attribute(
+        "airport",
+        _cue(
+            r"\bhome airport\b|\bfl(?:y|ies|ying|ew) (?:out of|from)\b"
+            r"|\bflights? (?:leaves?|departs?|leaving|departing|goes|go) (?:out of|from)\b"
+            r"|\bdepart(?:s|ing)? from\b"
+        ),
+    ),
     Attribute("birthday", _cue(r"\bbirthday\b|\bborn on\b|\bdate of birth\b")),
     Attribute(
         "name",
@@ -266,7 +275,7 @@ ATTRIBUTES: Final = (
         "age",
         _cue(
             rf"\b(?:\d{{1,3}}|{_NUMBER_WORDS}) years? old\b|\bmy age\b"
-            rf"|\bturned (?:\d{{1,3}}|{_NUMBER_WORDS})\b"
+            rf"|\b(?:turned|turns|turning|will be) (?:\d{{1,3}}|{_NUMBER_WORDS})\b"
         ),
     ),
     Attribute("rent", _cue(r"\b(?:my|our|the) rent\b|\braised (?:my|our|the) rent\b")),
@@ -357,7 +366,11 @@ ATTRIBUTES: Final = (
     Attribute(
         "school",
         _cue(
-            r"\bschool is\b|\b(?:studies|study|studying) (?:in|at)\b|\btransferred to\b"
+            r"\bschool is\b|\b(?:studies|study|studying) (?:in|at)\b"
+            r"|\btransferred (?:(?-i:[A-Z])[\w'-]+ |him |her |them )?to\b"
+            r"|\b(?:go|goes|going|started|starts|is|'s|are) (?:now )?(?:at |to )"
+            r"(?:(?-i:[A-Z])[\w'.-]+ )+"
+            r"(?:Elementary|Primary|Academy|High|School|College|Nursery|Kindergarten|Prep)\b"
             + NOT_A_SITE
             + r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
         ),
@@ -376,7 +389,15 @@ ATTRIBUTES: Final = (
         "work_location",
         _cue(r"\bwork (?:from|at) (?:home|the office)\b|\bfrom the office\b|\bremotely\b"),
     ),
-    Attribute("work_hours", _cue(r"\b(?:part|full)[- ]time\b")),
+    Attribute(
+        "work_hours",
+        _cue(
+            r"\b(?:part|full)[- ]time\b"
+            r"|\bwork(?:s|ing)? (?:from )?\d{1,2}(?::\d\d)? ?(?:am|pm)? (?:to|till|until|-) \d"
+            r"|\bwork(?:s|ing)? (?:only )?(?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+            r"s? (?:to|through|till|until|-) (?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+        ),
+    ),
     Attribute(
         "employment_status",
         _cue(
@@ -564,6 +585,10 @@ def facts_of(text: str) -> list[Fact]:
     return list(_facts_of(text))
 
 
+_NAMED_OBJECT: Final = re.compile(r"\w+ ((?-i:[A-Z])[\w'-]+) (?:to|from)\b", _I)
+"""A cue whose verb takes the person it is about as its object ("transferred Theo to")."""
+
+
 @lru_cache(maxsize=FACTS_CACHE_SIZE)
 def _facts_of(text: str) -> tuple[Fact, ...]:
     # one add compares each new statement with every related memory: the same texts are
@@ -577,9 +602,11 @@ def _facts_of(text: str) -> tuple[Fact, ...]:
         name = attribute.name
         if name in _QUALIFIED:
             name = f"{name}:{_qualifier(_clause_around(body, match.start(), match.end()))}"
-        found.setdefault(
-            name, Fact(name, _holder(body, match.start(), match.end()), attribute.single_valued)
-        )
+        holder = _holder(body, match.start(), match.end())
+        moved = _NAMED_OBJECT.match(match.group(0))
+        if moved and not holder and _is_name(moved.group(1)):
+            holder = frozenset({moved.group(1).lower()})  # "We transferred Theo to ..."
+        found.setdefault(name, Fact(name, holder, attribute.single_valued))
     favourite = _FAVOURITE.search(body)
     if favourite is not None:
         noun = (favourite.group(2) or favourite.group(3) or "").lower()

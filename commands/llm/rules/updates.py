@@ -286,7 +286,9 @@ def _slots_of(body: str) -> list[tuple[str, set[str], set[str], set[str]]]:
         else:
             head_word, qualifiers = phrase[-1], phrase[:-1]
         head = _head(head_word)
-        if head in _NOT_SLOTS or not head.replace("-", "").isalpha():
+        if head in _NOT_SLOTS and not (head == "friend" and "best" in phrase):
+            continue  # a relation, not a slot; but one's best friend is one at a time
+        if not head.replace("-", "").isalpha():
             continue
         names = {w.lower().removesuffix("'s") for w in match.group("phrase").split() if _named(w)}
         if det.endswith("'s"):
@@ -315,6 +317,7 @@ def slot_update(older: str, newer: str) -> bool:
         return False  # "My postcode is ..." / "Sorry, my work postcode is ..."
     head, qualifiers, names, old_value = slot
     new_words = _words(newer)
+    new_raw = _WORD.findall(newer)
     if not _says_change(newer):
         return False
     if old_value <= set(new_words) and not GONE.search(newer):
@@ -333,8 +336,12 @@ def slot_update(older: str, newer: str) -> bool:
     for at, word in enumerate(new_words):
         if _head(word) not in heads:
             continue
-        if at and not _DETERMINED.intersection(new_words[max(at - 4, 0) : at]):
-            continue  # "my new landlord", "as head of", "switched trainers", "I order"
+        if (
+            at
+            and not _DETERMINED.intersection(new_words[max(at - 4, 0) : at])
+            and not any(raw.endswith("'s") for raw in new_raw[max(at - 4, 0) : at])
+        ):
+            continue  # "my new landlord", "Nell's best friend", not "switched trainers"
         before = _modifiers(new_words, at)
         other_kind = {
             w for w in before if w not in qualifiers and w not in names and w not in _FILLER
