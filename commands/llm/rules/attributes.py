@@ -368,11 +368,11 @@ ATTRIBUTES: Final = (
         _cue(
             r"\bschool is\b|\b(?:studies|study|studying) (?:in|at)\b"
             r"|\btransferred (?:(?-i:[A-Z])[\w'-]+ |him |her |them )?to\b"
-            r"|\b(?:go|goes|going|started|starts|is|'s|are) (?:now )?(?:at |to )"
-            r"(?:(?-i:[A-Z])[\w'.-]+ )+"
-            r"(?:Elementary|Primary|Academy|High|School|College|Nursery|Kindergarten|Prep)\b"
             + NOT_A_SITE
-            + r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
+            + r"|\b(?:go|goes|going|started|starts|is|'s|are) (?:now )?(?:at |to )"
+            r"(?:(?-i:[A-Z])[\w'.-]+ )+"
+            r"(?-i:Elementary|Primary|Academy|High|School|College|Nursery|Kindergarten|Prep)\b"
+            r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
         ),
     ),
     Attribute("study_subject", _cue(r"\bmy major\b|\bmajor(?:ing)? in\b|\bi'm studying\b")),
