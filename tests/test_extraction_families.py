@@ -32,11 +32,13 @@ def _extracted(*turns: tuple[str, str]) -> dict[str, str]:
         ("Kraków born, Oslo based", {("hometown", "Kraków"), ("location", "Oslo")}),
         ("a London based startup hired me", set()),
         ("we relocated from Leeds to Bergen in May", {("location", "Bergen")}),
+        ("we moved out of Paris to Lille", {("location", "Lille")}),
         ("I'm Ines, from Portugal, from Braga", {("name", "Ines"), ("hometown", "Braga")}),
         ("Nope, I'm in Quito, not Lima", {("location", "Quito")}),
         ("No, I don't live in Quito", set()),
         # the part of the employer one works in; forms; an employer named after its kind
         ("I work at Barclays in audit", {("employer", "Barclays"), ("occupation", "audit")}),
+        ("I work for the NHS in pharmacy", {("employer", "NHS"), ("occupation", "pharmacy")}),
         ("I work for Ford in Cologne", {("employer", "Ford"), ("location", "Cologne")}),
         (
             "work: porter at Addenbrooke's",
@@ -73,6 +75,7 @@ def _extracted(*turns: tuple[str, str]) -> dict[str, str]:
             {("tool", "Notion"), ("tool", "does not use Coda")},
         ),
         ("I don't own a smartwatch", {("tool", "does not use smartwatch")}),
+        ("I don't use a phone at dinner", set()),
         (
             "I mostly use Excel, and I hate Tableau",
             {("tool", "Excel"), ("tool", "dislikes Tableau")},

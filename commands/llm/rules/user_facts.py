@@ -236,7 +236,9 @@ _ORG_NOUNS: Final = (
     r"|newspaper|paper|charity|church|zoo|airport|airline|railway|factory|warehouse|mine"
     r"|supermarket|bakery|cafe|restaurant|hotel|pharmacy|clinic|practice|firm|lab|studio"
 )
-_THE_ORG: Final = rf"the (?P<org_lower>(?:[\w-]+ ){{0,2}}(?:{_ORG_NOUNS}))\b"
+_THE_ORG: Final = (
+    rf"the (?P<org_lower>(?:(?!(?:in|at|for|with|on)\b)[\w-]+ ){{0,2}}(?:{_ORG_NOUNS}))\b"
+)
 """An employer named by what it is ("the city council"): only with "the"."""
 _SUBJECT_I: Final = r"(?:\bI|^)"
 """The user as subject: "I", or nothing at the start of a clause ("work at Sony ...")."""
@@ -697,8 +699,8 @@ _BASED_IN: Final = re.compile(
 """'Based in X'; 'I write from Hanoi' (where the user is as they write)."""
 _MOVED_TO: Final = re.compile(
     r"(?:\b(?:I|[Ww]e)(?:'ve| have)? |^)(?:just |recently |finally )?(?:[Mm]oved|[Rr]elocated)"
-    r" (?:back |here |over )?(?:from (?:the )?[A-Z][\w'.\u00c0-\u017f-]*(?: [A-Z][\w'.-]*)*"
-    r" (?:back |over )?)?to " + _PLACE
+    r" (?:back |here |over )?(?:(?:from|out of) (?:the )?[A-Z][\w'.\u00c0-\u017f-]*"
+    r"(?: [A-Z][\w'.-]*)* (?:back |over )?)?to " + _PLACE
 )
 """'We moved to Leeds', "we moved from Dublin to Galway" (where they are now)."""
 _BORN_BASED: Final = re.compile(
@@ -1588,7 +1590,8 @@ _TOOL_STOP: Final = _word_set(
 _NO_DEVICE: Final = re.compile(
     r"\bI (?:don't|do not|never|no longer|refuse to) (?:use|own|have|carry|bother with)"
     r" (?:an? |any )?(?P<device>smart ?phone|mobile phone|mobile|cell ?phone|phone|laptop|tablet"
-    r"|ipad|iphone|computer|pc|desktop|smart ?watch|kindle|e-reader|printer)\b",
+    r"|ipad|iphone|computer|pc|desktop|smart ?watch|kindle|e-reader|printer)\b"
+    r"(?=\s*(?:$|[,.;!]|anymore|any more|at all|only|though|tho|lol))",
     _I,
 )
 """A device the user goes without: "I don't use a smartphone"."""
