@@ -296,30 +296,9 @@ def asked(question: str) -> Asked | None:
 _CONTRACTED: Final = re.compile(r"\b(what|who|where|when|how|which)'s\b", _I)
 _THE_USER: Final = re.compile(r"\bthe user\b", _I)
 _NOT_A_NAME: Final = frozenset(
-    {
-        "what",
-        "which",
-        "where",
-        "who",
-        "whom",
-        "when",
-        "how",
-        "does",
-        "did",
-        "is",
-        "are",
-        "i",
-        "can",
-        "do",
-        "should",
-        "would",
-        "will",
-        "has",
-        "have",
-        "was",
-        "were",
-    }
-)
+    re.findall(r"\w+", "what which where who whom when how does did is are i can do should")
+) | frozenset(re.findall(r"\w+", "would will has have was were"))
+"""Capitalised words of a question that name no one."""
 
 _OWN_RELATION: Final = re.compile(r"\b(?:my|our)\s+([\w-]+)(?:\s+([\w-]+))?", _I)
 """The (up to two) words after "my": "my husband", "my late wife"."""
