@@ -18,7 +18,10 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
   (the seed's filtered mode).
 
 Memories stating a current fact that one of the query's words names (the fact graph
-channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion.
+channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion. With the rank and the
+weighted fusion, a candidate that states what the question asks for ("what is the user's
+profession": a memory giving the user's occupation; `asked.py`) counts as the first keyword
+hit (ours, not the seeds': a small embedder ranks every everyday fact almost alike).
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
 similarity floor): below it in weighted relevance with the weighted fusion; with rank
