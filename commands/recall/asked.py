@@ -55,9 +55,10 @@ _RELATION: Final = (
 )
 _WHOSE: Final = re.compile(
     rf"\bthe user's (?:(?:older|younger|big|little|eldest|oldest|youngest|new|best|late) )?"
-    rf"({_RELATION})\b|\b(?:the user|they|he|she)\b|\b([A-Z][\w'-]+?)(?:'s)?\b(?=[^?]*\?*$)",
+    rf"({_RELATION})\b|\b(?:the user|they|he|she)\b|\b([A-Z][\w'-]+?)(?:'s)?\b",
 )
-"""Whose attribute: a relation of the user's, the user, or a capitalised name."""
+"""Whose attribute: a relation of the user's, the user (a pronoun too: the memories are one
+user's), or a capitalised name."""
 
 _NOT_COMPOUND: Final = r"(?!'?s?\s+(?:appointment|visit|surgery|office|practice|bill|check))"
 """After a person's role: "the user's dentist" asks who; "the user's dentist appointment"
