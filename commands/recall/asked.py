@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from mnemoledger.commands.llm.rules.attributes import facts_of
+from mnemoledger.commands.llm.rules.attributes import KIN, facts_of
 
 _I = re.IGNORECASE
 
@@ -43,16 +43,24 @@ RELATION_FAMILIES: Final = (
 )
 """Words that name the same relation to the user ("the user's mother" is "my mum")."""
 
+_MORE_RELATIONS: Final = frozenset(
+    {"kids", "children", "sibling", "siblings", "in-laws", "team lead", "landlady", "housemate"}
+)
 _MARRIED: Final = frozenset({"husband", "wife", "spouse", "partner"})
 """Whom "married to" asks about."""
 
-_RELATION: Final = (
-    r"(?:husband|wife|spouse|partner|fianc[eé]e?|boyfriend|girlfriend|mother|mum|mom|mam"
-    r"|father|dad|son|daughter|kids?|child(?:ren)?|sister|brother|sibling|grand\w+|niece"
-    r"|nephew|aunt|uncle|cousin|friend|boss|manager|supervisor|team lead|colleague|coworker"
-    r"|neighbou?r|roommate|flatmate|housemate|landlord|landlady|mentor|teammate|in-laws?"
-    r"|baby|stepson|stepdaughter|stepmother|stepfather)"
+_RELATION: Final = "(?:{})".format(
+    "|".join(
+        re.escape(word)
+        for word in sorted(
+            KIN | {word for family in RELATION_FAMILIES for word in family} | _MORE_RELATIONS,
+            key=len,
+            reverse=True,  # "grandmother" before "grandma", "sons" before "son"
+        )
+    )
 )
+"""The relation words of the update rules' catalogue (`KIN`), their families and a few
+plurals and roles it leaves out."""
 _WHOSE: Final = re.compile(
     rf"\bthe user's (?:(?:older|younger|big|little|eldest|oldest|youngest|new|best|late) )?"
     rf"({_RELATION})\b|\b(?:the user|they|he|she)\b|\b([A-Z][\w'-]+?)(?:'s)?\b",

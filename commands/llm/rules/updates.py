@@ -831,9 +831,11 @@ def other_qualifier(older: str, newer: str) -> bool:
 
 # --- a value corrected letter by letter ------------------------------------------------------
 
+_SPELLED_WORDS: Final = r"\b(?:spell|spells|spelled|spelt|spelling)\b"
+_SPELLED: Final = re.compile(_SPELLED_WORDS, _I)
 _SPELLING: Final = re.compile(
-    r"\b(?:spell|spells|spelled|spelt|spelling)\b"
-    r"|\bwith (?:an?|one|a single) [A-Za-z]\b(?!')|\bwith (?:two|double|a double) [A-Za-z]'?s?\b"
+    _SPELLED_WORDS + r"|\bwith (?:an?|one|a single) [A-Za-z]\b(?!')"
+    r"|\bwith (?:two|double|a double) [A-Za-z]'?s?\b"
     r"|\bwithout (?:the |an? )?[A-Za-z]\b(?!')",
     _I,
 )
@@ -845,7 +847,6 @@ _POSSESSED: Final = re.compile(
     r"(?=\s+(?:is|are|was|were|spells?|spelled|wrong)\b)",
     _I,
 )
-_SPELLED: Final = re.compile(r"\b(?:spell|spells|spelled|spelt|spelling)\b", _I)
 SPELLED_RATIO: Final = 0.5
 """The similarity that suffices when the newer says how the name is spelled ("Siobhan" /
 "Correction: it's spelled Shivaun": 0.57)."""

@@ -240,8 +240,6 @@ _THE_ORG: Final = (
     rf"the (?P<org_lower>(?:(?!(?:in|at|for|with|on)\b)[\w-]+ ){{0,2}}(?:{_ORG_NOUNS}))\b"
 )
 """An employer named by what it is ("the city council"): only with "the"."""
-_SUBJECT_I: Final = r"(?:\bI|^)"
-"""The user as subject: "I", or nothing at the start of a clause ("work at Sony ...")."""
 _ADVERB: Final = (
     r"(?:(?:currently|now|still|also|just|really|actually|myself|mostly|mainly|usually"
     r"|always|recently|happily|full-time|part-time|remotely|already|basically|only|like"
@@ -838,7 +836,6 @@ _I_EAT: Final = re.compile(r"\bI (?:do )?eat\b", _I)
 _BUT_NOT_FOOD: Final = re.compile(
     r"^(?:but |except )?not (?:any )?(?P<food>" + FOOD_GROUPS + r")$", _I
 )
-_ALLERGY_WORD: Final = re.compile(r"\ballerg|\bintoleran", _I)
 _NOT_DIET: Final = re.compile(rf"\bnot (?:an? )?(?P<diet>{_DIETS})\b", _I)
 _DONT_EAT: Final = re.compile(
     r"(?:\bI |^(?=(?:also|and|plus|just) ))(?:(?:just|also|really|generally|usually|mostly"
