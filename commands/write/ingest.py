@@ -85,7 +85,12 @@ from mnemoledger.commands.write.command_run import decide_until_saved
 from mnemoledger.commands.write.constraints import conform
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
-from mnemoledger.commands.write.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VALUE_CHARS, screen
+from mnemoledger.commands.write.sanitize import (
+    MAX_TOOL_KEY_CHARS,
+    MAX_TOOL_VALUE_CHARS,
+    instructs_the_agent,
+    screen,
+)
 from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from mnemoledger.ledger.command import Command, IngestCommand
 from mnemoledger.ledger.errors import InvalidInput
@@ -107,6 +112,7 @@ from mnemoledger.ledger.policy import (
     MULTI_FACT_NEIGHBOURS,
     MULTI_FACT_RECREATE_SIM,
     MULTI_FACT_UPDATE_SIM,
+    PERSONALITY_NAMESPACE,
     SEMANTIC,
 )
 from mnemoledger.ledger.provenance import acting_as
@@ -128,7 +134,6 @@ EXTRACTION_WINDOW_MESSAGES: Final = 6
 PREFERENCES_NAMESPACE: Final = "tacit/preferences"
 ENTITIES_NAMESPACE: Final = "entity/default"
 DAILY_LAYER: Final = "daily"  # decisions: daily/<YYYY-MM-DD>
-PERSONALITY_NAMESPACE: Final = "tacit/personality"  # styles (IsStyle)
 ARTIFACTS_NAMESPACE: Final = "tacit/artifacts"
 STYLE_KEY_PREFIX: Final = "style/"  # seed 004 §4: observations are tacit/personality/style/*
 EXTRACTION_SOURCE: Final = "extraction"
@@ -507,7 +512,7 @@ def sanitize_entry(entry: MemoryEntry) -> MemoryEntry:
     if len(value) > MAX_TOOL_VALUE_CHARS:
         raise FactRefused(f"value has {len(value)} characters; the limit is {MAX_TOOL_VALUE_CHARS}")
     try:
-        screen(value)
+        screen(value, instructs=entry.is_style or instructs_the_agent(None, entry.namespace))
     except InvalidInput as error:
         raise FactRefused(str(error)) from None
     tags: list[str] = []

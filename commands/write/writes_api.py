@@ -18,7 +18,7 @@ from mnemoledger.commands.models import AddResult, EdgeOut, MemoryOut, memory_ou
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.relations import update_linked
 from mnemoledger.commands.write.add import AddRequest
-from mnemoledger.commands.write.sanitize import screen
+from mnemoledger.commands.write.sanitize import instructs_the_agent, screen
 from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
@@ -99,11 +99,13 @@ class Writes:
         parts = self.parts
         provenance = parts.provenance("", agent, thread)
         parts.refresh()
+        row = parts.layers.get(memory_id)
+        instructs = row is not None and instructs_the_agent(row.note_kind, row.namespace)
         memory = update_linked(
             parts.ledger,
             provenance,
             memory_id,
-            screen(content),
+            screen(content, instructs=instructs),
             tags,
             parts.embedder,
             parts.vectors,

@@ -431,7 +431,7 @@ DELIMITER: Final = [
 EXFILTRATION: Final = [
     _c(
         rf"\b(?:reveal|print|output|show|display|repeat|recite|echo|leak|dump|expose|"
-        rf"disclose|divulge|tell|give|share|send|e-?mail|post|forward|upload|transmit|"
+        rf"disclose|divulge|tell|give|share|send|e-?mail(?!\s+(?:from|about|saying|that|which|who|asking|address|thread|chain))|post|forward|upload|transmit|"
         rf"write\s+(?:out|down)|paste|copy|return|list|export|exfiltrate|read\s+(?:out|back)|"
         rf"spell\s+out|include|append|summari[sz]e|translate|type\s+out|provide|state)\b"
         rf"(?:\s+(?:me|us|back|out|verbatim|word\s+for\s+word))?[^.\n]{{0,40}}?"
@@ -439,7 +439,7 @@ EXFILTRATION: Final = [
     ),
     _c(
         rf"\b(?:reveal|print|output|show|display|repeat|leak|dump|expose|disclose|divulge|"
-        rf"tell|give|share|send|e-?mail|post|forward|upload|transmit|paste|copy|list|export|"
+        rf"tell|give|share|send|e-?mail(?!\s+(?:from|about|saying|that|which|who|asking|address|thread|chain))|post|forward|upload|transmit|paste|copy|list|export|"
         rf"exfiltrate|provide)\b[^.\n]{{0,40}}?\b(?:your|stored|saved|cached|the\s+system'?s|"
         rf"the\s+assistant'?s|the\s+server'?s|the\s+app'?s|the\s+user'?s|users'|other\s+"
         rf"users'?|every\s+user'?s|all\s+users'?|admin)\s+(?:\w+\s+)?{SECRET}"
@@ -460,12 +460,12 @@ EXFILTRATION: Final = [
     ),
     _c(
         rf"\b(?:reveal|print|output|show|display|repeat|leak|dump|expose|disclose|divulge|"
-        rf"tell|give|share|send|e-?mail|post|forward|upload|transmit|paste|copy|list|export|"
+        rf"tell|give|share|send|e-?mail(?!\s+(?:from|about|saying|that|which|who|asking|address|thread|chain))|post|forward|upload|transmit|paste|copy|list|export|"
         rf"exfiltrate|provide|summari[sz]e|read|retrieve|fetch|access|include)\b"
         rf"[^.\n]{{0,60}}?\b{OTHERS_DATA}\b"
     ),
     _c(
-        rf"\b(?:send|post|forward|upload|transmit|exfiltrate|leak|copy|submit|e-?mail|"
+        rf"\b(?:send|post|forward|upload|transmit|exfiltrate|leak|copy|submit|e-?mail(?!\s+(?:from|about|saying|that|which|who|asking|address|thread|chain))|"
         rf"beacon|ping|report|sync|mirror|append|encode|attach|relay|pipe|push|dump|"
         rf"include|embed)\b[^\n]{{0,100}}?\b{PAYLOAD}\b[^\n]{{0,100}}?{DESTINATION}"
     ),
@@ -696,7 +696,7 @@ MULTILINGUAL: Final = [
     ),
     # German
     _c(
-        r"\b(?:ignoriere|ignorieren|ignorier|ignoriert|vergiss|vergessen\s+sie|vergesst|"
+        r"\b(?:ignoriere|ignorieren|ignorier|ignoriert|vergiss(?!\s+nicht)|vergessen\s+sie|vergesst|"
         r"missachte|missachten|verwirf|verwerfen|uberschreibe|uberschreiben|umgehe|umgehen|"
         r"setze|setzen)\b(?!\s+(?:nicht|nie|niemals)\b)[^.\n]{0,50}\b(?:anweisungen|instruktionen|regeln|vorgaben|"
         r"richtlinien|befehle|anordnungen|systemprompt|system-prompt|prompt|"
@@ -832,7 +832,7 @@ MULTILINGUAL: Final = [
     ),
     # Dutch
     _c(
-        r"\b(?:negeer|vergeet|verwaarloos|omzeil)\b[^.\n]{0,40}\b(?:instructies|regels|"
+        r"\b(?:negeer|vergeet(?!\s+niet)|verwaarloos|omzeil)\b[^.\n]{0,40}\b(?:instructies|regels|"
         r"richtlijnen|opdrachten|prompt)\b"
     ),
     _c(
@@ -844,8 +844,8 @@ MULTILINGUAL: Final = [
     ),
     # Polish
     _c(
-        r"\b(?:zignoruj|ignoruj|zapomnij|pomin|olej)\b[^.\n]{0,40}\b(?:instrukcje|instrukcji"
-        r"|polecenia|polecen|zasady|regu[lł]y|wytyczne)\b|\bod\s+teraz\s+(?:jestes|"
+        r"\b(?:zignoruj|ignoruj|(?<!nie )zapomnij|pomin|olej)\b[^.\n]{0,40}\b"
+        r"(?:instrukcje|instrukcji|polecenia|polecen|zasady|regu[lł]y|wytyczne)\b|\bod\s+teraz\s+(?:jestes|"
         r"odpowiadasz|udawaj)\b|\budawaj,?\s+ze\s+jestes\b|\b(?:poka[zż]|ujawnij|wy[sś]lij)"
         r"\b[^.\n]{0,40}\b(?:prompt\s+systemowy|instrukcje\s+systemowe|klucze\s+api|"
         r"has[lł]a)\b"
@@ -859,7 +859,7 @@ MULTILINGUAL: Final = [
     ),
     # Russian (the views keep Cyrillic words that hold no Latin letter)
     _c(
-        r"(?:игнорируй|проигнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте|"
+        r"(?:игнорируй|проигнорируй|игнорируйте|(?<!не )забудь|(?<!не )забудьте|отбрось|отбросьте|"
         r"не\s+обращай\s+внимания\s+на|пренебреги|отмени|обойди)[^.\n]{0,40}"
         r"(?:инструкци|указани|правил|директив|промпт|установк|ограничени)"
     ),
