@@ -456,13 +456,28 @@ class LayersProjection:
         """Ids of `user_id`'s memories in `state` whose effective category is one of
         `categories` (seed 003 §5), ordered by id."""
         wanted = set(categories)
+        # A user has thousands of memories but a handful of (category, kind, namespace,
+        # note_kind) combinations: the category is derived once per combination.
         with self.engine.connect() as conn:
-            result = conn.exec_driver_sql(
-                "SELECT id, category, kind, namespace, note_kind FROM memories "
-                "WHERE user_id = ? AND state = ? ORDER BY id",
+            combinations = conn.exec_driver_sql(
+                "SELECT DISTINCT category, kind, namespace, note_kind FROM memories "
+                "WHERE user_id = ? AND state = ?",
                 (user_id, state),
-            )
-            return [r[0] for r in result if effective_category(r[1], r[2], r[3], r[4]) in wanted]
+            ).fetchall()
+            matching = [c for c in combinations if effective_category(*c) in wanted]
+            if not matching:
+                return []
+            ids: builtins.list[str] = []
+            for combination in matching:
+                ids += [
+                    row[0]
+                    for row in conn.exec_driver_sql(
+                        "SELECT id FROM memories WHERE user_id = ? AND state = ? AND "
+                        "category IS ? AND kind IS ? AND namespace IS ? AND note_kind IS ?",
+                        (user_id, state, *combination),
+                    )
+                ]
+            return sorted(ids)
 
     def keyword_search(self, user_id: str, query: str, k: int) -> builtins.list[tuple[str, float]]:
         """Active memories of `user_id` matching any word of `query`, best BM25 first."""

@@ -34,6 +34,8 @@ ASKS = [
     ("what time does the user clock off", {"work_end"}, set()),
     ("when does Ama usually start work", {"work_start"}, {"ama"}),
     ("when does the user have dinner", {"dinner_time"}, set()),
+    ("which degree is the user studying for", {"study_subject"}, set()),
+    ("what course is Lina taking at college", {"study_subject"}, {"lina"}),
 ]
 
 
@@ -73,6 +75,18 @@ def test_who_someones_relation_is_asks_for_the_memory_naming_that_relation() -> 
     assert not answers(married, "My sister Sunita teaches chemistry")
     mother = asked("what is the name of the user's mother")
     assert mother is not None and answers(mother, "My mum is called Brigid")
+
+
+def test_a_job_or_a_degree_said_with_words_between_is_still_stated() -> None:
+    job = asked("what is the user's profession")
+    assert job is not None
+    assert answers(job, "I work weekends as a paramedic")
+    assert answers(job, "I work part time as a sign language interpreter")
+    assert not answers(job, "I work out at the gym on weekends")
+    degree = asked("what degree is the user doing")
+    assert degree is not None
+    assert answers(degree, "I'm halfway through a bachelor's in marine biology")
+    assert not answers(degree, "I tutor chemistry on Saturdays")
 
 
 def test_a_statement_answers_only_for_its_own_holder() -> None:

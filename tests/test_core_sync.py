@@ -94,6 +94,14 @@ def test_a_new_job_leaves_core_with_the_new_employer_only(memory: MnemoLedger) -
     assert acme.id not in active and globex.id in active  # the new job replaced Acme
 
 
+def test_a_new_job_said_with_its_day_still_enters_core(memory: MnemoLedger) -> None:
+    memory.add(["I work at Initech"], user="u")
+    [hooli] = memory.add(["I gave notice and started at Hooli this Monday"], user="u").memories
+    assert user_bullets(memory) == [hooli.content]
+    memory.add(["My interview moved to this Monday"], user="u")
+    assert user_bullets(memory) == [hooli.content]
+
+
 def test_transient_facts_never_enter_core(memory: MnemoLedger) -> None:
     memory.add(["The meeting moved to 3pm"], user="u")
     memory.add(["Dentist appointment on Friday at 10"], user="u")

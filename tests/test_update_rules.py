@@ -165,6 +165,17 @@ UPDATES = [
     ("I fly out of Luton for work", "These days my work flights leave from Stansted"),
     ("I work 8 to 4 at the depot", "Since the new rota I work 10 to 6"),
     ("I work Monday to Thursday", "I've changed my hours and now work Tuesday to Friday"),
+    # a new value of something both name: a number in the same unit, a day, a name
+    ("My gym membership costs £35 a month", "They raised the gym membership, it's £42 a month now"),
+    ("Choir practice is every Tuesday evening", "Choir practice is on Thursdays instead"),
+    ("Quokka's frontend is built with Angular", "I rewrote Quokka's frontend in Svelte"),
+    ("My boyfriend is called Idris", "We broke up, my boyfriend now is a guy called Mateo"),
+    ("I take 50mg of sertraline each morning", "Let me fix that: my sertraline dose is 100mg"),
+    ("My walk to school takes 25 minutes", "We moved nearer, the walk to school takes 5 minutes"),
+    ("I bank with Barclays", "I shut my current account and moved my money to Monzo"),
+    ("I'm a history major", "I switched my major to economics this term"),
+    ("My husband is called Dev", "We divorced last year and now I'm seeing a man called Omar"),
+    ("The gym opens at 6am on weekdays", "As of Monday the gym opens at 5:30 on weekdays"),
 ]
 
 TRUE_AT_ONCE = [
@@ -290,6 +301,20 @@ TRUE_AT_ONCE = [
     ("I'm on a keto diet", "My husband eats Mediterranean-style"),
     ("My niece Clara turns seven next week", "My nephew Sam turns ten in May"),
     ("I'm flying out of Gatwick on Thursday", "My sister flies from Heathrow on Friday"),
+    ("My gym costs £35 a month", "My phone plan is now £20 a month"),
+    ("I take 20mg of citalopram", "My husband now takes 40mg of citalopram"),
+    ("Our frontend uses React", "Our backend now uses Go"),
+    ("My car loan is $300 a month", "I switched my phone plan, it's $45 a month now"),
+    ("Choir practice is on Tuesdays", "I also started pottery on Thursdays"),
+    ("My bookshop is called Inkwell", "The bookshop moved to a bigger place on Quay Street"),
+    ("My sister's partner is called Leon", "My sister and Leon broke up, she's dating Arjun now"),
+    ("I'm a chemistry major", "I changed my phone plan this month"),
+    # chat, not facts: an addressee, an apology, what happened once
+    ("Hey Priya, work has been crazy lately.", "Hey Priya, sorry I missed your call!"),
+    (
+        "Last month I went to a jazz festival in Montreal.",
+        "Last weekend I joined a choir in Quebec now",
+    ),
 ]
 
 

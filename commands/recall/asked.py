@@ -220,7 +220,8 @@ _ASKS: Final = tuple(
         (
             "study_subject",
             r"\bwhat (?:does|do|did|is) X (?:study|studying|major in|majoring in)\b"
-            r"|\bX'?s? (?:major|degree|subject)\b",
+            r"|\bX'?s? (?:major|degree|subject)\b"
+            r"|\b(?:what|which) (?:degree|course|qualification|programme|program)\b[^?]*\bX\b",
         ),
         ("work_location", r"\bdoes X work (?:from home|remotely|in the office)\b"),
         ("work_hours", r"\bdoes X work (?:full|part)[- ]time\b|\bX'?s? (?:working|work) hours\b"),

@@ -73,7 +73,6 @@ from mnemoledger.commands.recall.nudge import NudgeTurn, memory_nudge
 from mnemoledger.commands.write.consent_gate import consented_profile, keyed_ungranted, redact
 from mnemoledger.commands.write.ingest import (
     PERSONALITY_DIRECTIVE_KEY,
-    PERSONALITY_NAMESPACE,
     TACIT_LAYER,
     user_profile,
 )
@@ -91,6 +90,7 @@ from mnemoledger.ledger.policy import (
     MAX_STYLE_MEMORIES,
     MAX_TACIT_MEMORIES,
     NUDGE_DISCLOSURE_DEFAULT,
+    PERSONALITY_NAMESPACE,
     SENSITIVE,
     TACIT_OVERFETCH_FACTOR,
     TACIT_OVERFETCH_MIN,

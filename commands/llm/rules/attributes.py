@@ -157,6 +157,9 @@ ATTRIBUTES: Final = (
             r"|\b(?:i'm|i am|she's|she is|he's|he is) (?:an? )(?:[\w-]+ ){1,3}at (?-i:[A-Z])"
             r"|\b(?:i've|i have|she's|he's) been at (?-i:[A-Z])"
             rf"|\b(?:{JOB_NOUNS}) at\b|\bfound a job\b"
+            r"|\b(?:started|starting|began) (?:(?:work|working|a (?:new )?job|my new job) )?at"
+            r" (?-i:[A-Z])|\b(?:started|starting|began) (?:work|working|a (?:new )?job) with"
+            r" (?-i:[A-Z])"
         ),
         profile="employer",
         value_is_name=True,
@@ -164,7 +167,8 @@ ATTRIBUTES: Final = (
     Attribute(
         "occupation",
         _cue(
-            r"\b(?:work|works|working|worked) as\b|\bjob (?:title )?is\b|\bprofession\b"
+            r"\b(?:work|works|working|worked) (?:as\b|(?:[\w-]+ ){1,2}as an?\b)"
+            r"|\bjob (?:title )?is\b|\bprofession\b"
             r"|\bfreelanc\w*(?: as)?\b|\bpromoted\b|\b(?:bumped|moved|stepped) up to\b"
             r"|\bretired\b|\b(?:job )?title\b"
             r"|\bteach(?:es|ing)?\b(?! \w+ (?:lessons|classes))"
@@ -375,7 +379,13 @@ ATTRIBUTES: Final = (
             r"|\b(?:primary|secondary|high school|academy|kindergarten|university) in\b"
         ),
     ),
-    Attribute("study_subject", _cue(r"\bmy major\b|\bmajor(?:ing)? in\b|\bi'm studying\b")),
+    Attribute(
+        "study_subject",
+        _cue(
+            r"\bmy major\b|\bmajor(?:ing)? in\b|\bi'm studying\b"
+            r"|\b(?:master'?s|bachelor'?s|phd|doctorate|mba|msc|bsc|degree|diploma) in\b"
+        ),
+    ),
     Attribute(
         "work_site",
         _cue(
@@ -415,7 +425,10 @@ ATTRIBUTES: Final = (
     ),
     Attribute(
         "bank",
-        _cue(r"\bmy bank\b|\bbank account\b|\bmoved my account\b|\bbank(?:s|ing|ed)? with\b"),
+        _cue(
+            r"\bmy bank\b|\bbank account\b|\bmoved my account\b|\bbank(?:s|ing|ed)? with\b"
+            r"|\b(?:checking|current) account\b"
+        ),
         replaced_on_change_only=True,
     ),
     Attribute(

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from mnemoledger.commands.llm.rules.attributes import facts_of
+from mnemoledger.commands.llm.rules.attributes import ROUTINES, facts_of
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
 from mnemoledger.commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
 from mnemoledger.ledger.core import CORE_SECTIONS, parse_sections
@@ -111,8 +111,30 @@ class Topic:
     holder: str
 
 
+EVENTS: Final = re.compile(
+    r"\b(?:meeting|appointment|call|standup|stand-up|interview|demo|presentation|flight"
+    r"|reservation|deadline|webinar|check-?up|class|lesson|session)s?\b",
+    _I,
+)
+"""What happens at a time, whatever moves it."""
+NEW_STATE: Final = re.compile(
+    r"\b(?:started|joined|moved|relocated|switched|became|promoted|retired|quit|left"
+    r"|handed in)\b",
+    _I,
+)
+"""Verbs by which a dated statement starts a standing fact ("I started at Datadog this
+Monday")."""
+
+
 def is_transient(text: str) -> bool:
-    """Passing or one-off content: never coreworthy (seed 000, core entry gate)."""
+    """Passing or one-off content: never coreworthy (seed 000, core entry gate). A change of
+    one of the person's standing values keeps, whenever it happened."""
+    if (
+        NEW_STATE.search(text)
+        and not EVENTS.search(text)
+        and any(f.single_valued and f.attribute not in ROUTINES for f in facts_of(text))
+    ):
+        return False
     return bool(TRANSIENT.search(text)) or (
         bool(ONE_OFF.search(text)) and not HABITUAL.search(text)
     )

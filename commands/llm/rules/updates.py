@@ -118,6 +118,8 @@ def supersedes(older: str, newer: str) -> bool:
         if _says_change(new_body):
             return True
         return not held_apart(old_body, new_body) and not other_things(old_body, new_body)
+    if _renamed_by_a_move(old_body, new_body):
+        return False  # "My shop is called Petal & Stem" / "The shop moved to Marlow Street"
     return (
         slot_update(old_body, new_body)
         or moved_thing(old_body, new_body)
@@ -135,6 +137,8 @@ def supersedes(older: str, newer: str) -> bool:
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
         or same_verb_new_place(old_body, new_body)
+        or new_value_of_shared_thing(old_body, new_body)
+        or new_partner(old_body, new_body)
     )
 
 
@@ -955,3 +959,233 @@ def same_verb_new_place(older: str, newer: str) -> bool:
             if key == new_key and not place & new_place and same_holder(holder, new_holder):
                 return True
     return False
+
+
+# --- a new value of something both name -------------------------------------------------------
+
+_MONEY_OR_AMOUNT: Final = re.compile(
+    r"(?P<currency>[$€£¥])?(?P<number>\d[\d,.:]*)(?P<suffix>[a-zA-Z%]+)?(?:\s+(?P<unit>[a-zA-Z]+))?"
+)
+_UNITS: Final = _word_set(
+    "minute minutes min mins hour hours hr hrs second seconds day days week weeks month months"
+    " year years kilo kilos kg kgs pound pounds lb lbs mile miles km kilometre kilometres"
+    " kilometer kilometers metre metres meter meters cm inch inches mg ml percent am pm"
+    " dollars euros quid bucks times"
+)
+_NOT_THINGS: Final = _word_set(
+    "the a an and but or so to of in on at for with from by over into about than then this that"
+    " these those there here it its it's i i'm i've i'd i'll me my mine we we're we've our ours"
+    " you your he she his her they them their who what which when where how all any some"
+    " every each just about really finally actually now new old still also not no never"
+    " is am are was were be been being have has had having do does did get got gets getting"
+    " go goes going went gone take takes took taken make made use used using like likes"
+    " live lives lived living work works worked working need needs say said tell told"
+    " day days week weeks month months year years time times night nights morning mornings"
+    " evening evenings today tonight tomorrow yesterday spring summer autumn fall winter"
+    " since instead moved move switched switch changed change started start starting stopped"
+    " left quit sorry correction wrong fix right way each out off back away down"
+)
+"""Words too common to say two statements are about the same thing."""
+_IS_DAY: Final = re.compile(
+    r"^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$|^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov"
+    r"|dec)[a-z]*$",
+    _I,
+)
+MORE_SWAPS: Final = re.compile(
+    r"\b(?:rewrote|rewritten|rebuilt|migrated|upgraded|downgraded|split up|broke up|given up"
+    r"|went up|gone up|went down|gone down|put (?:\w+ ){1,2}up|down to|up to|fix that"
+    r"|had (?:\w+ ){1,3}wrong|as of (?:this|today|now|next|last|[a-z]+day))\b",
+    _I,
+)
+"""Changes a new value of the same thing is said with ("I rewrote Ladle's backend in
+FastAPI", "the landlord put the rent up")."""
+_BESIDE: Final = re.compile(r"\b(?:also|too|as well|in addition|besides|second|both)\b", _I)
+
+
+def _amounts(text: str) -> dict[str, set[str]]:
+    """Numbers by their unit ("$1,450 a month": $, "20mg": mg, "40 minutes": minute)."""
+    found: dict[str, set[str]] = {}
+    for match in _MONEY_OR_AMOUNT.finditer(text):
+        number = match.group("number").rstrip(".,:").replace(",", "")
+        unit = match.group("currency") or (match.group("suffix") or "").lower()
+        if not unit and (match.group("unit") or "").lower() in _UNITS:
+            unit = match.group("unit").lower().removesuffix("s")
+        if ":" in number or unit in ("am", "pm", "a.m", "p.m"):
+            unit = "time"
+        found.setdefault(unit.removesuffix("s"), set()).add(number)
+    return found
+
+
+_NOT_THING_STEMS: Final = frozenset(_plain(w, set()) for w in _NOT_THINGS)
+_SUBJECTS: Final = _word_set("i we you he she they i'm we're i've we've been")
+
+
+def _things(text: str) -> dict[str, str]:
+    """The specific words of a statement, without tense or number, each with the word before
+    it: names and nouns that can say two statements are about one thing ("Ladle", "backend",
+    "five-a-side", "rent"), not what the speaker does ("I buy", "I've been hanging")."""
+    words = _words(text)
+    found: dict[str, str] = {}
+    for at, word in enumerate(words):
+        before = words[at - 1] if at else ""
+        if len(word) <= 2 or word in _NOT_THINGS or _IS_DAY.match(word) or word[0].isdigit():
+            continue
+        thing = _plain(word, set())
+        if thing not in _NOT_THING_STEMS:
+            found.setdefault(thing, "" if before in _SUBJECTS else before)
+    return found
+
+
+def _shared_things(older: str, newer: str) -> set[str]:
+    """Things both name, where neither is what a speaker does and no two other kinds of the
+    thing are meant ("my car insurance" / "my pet insurance")."""
+    old_things, new_things = _things(older), _things(newer)
+    shared = set()
+    for thing in old_things.keys() & new_things.keys():
+        old_before, new_before = old_things[thing], new_things[thing]
+        if (
+            _plain(old_before, set()) != _plain(new_before, set())
+            and old_before not in _NOT_THINGS
+            and new_before not in _NOT_THINGS
+        ):
+            continue
+        shared.add(thing)
+    return {t for t in shared if not _after_subject(older, t) and not _after_subject(newer, t)}
+
+
+def _after_subject(text: str, thing: str) -> bool:
+    words = _words(text)
+    return any(
+        _plain(w, set()) == thing and at and words[at - 1] in _SUBJECTS
+        for at, w in enumerate(words)
+    )
+
+
+_OWNED: Final = re.compile(r"\b(?:my|our|his|her|their)\s+([\w-]+)(?:\s+([\w-]+))?", _I)
+
+
+def _kin_holders(text: str) -> set[str]:
+    """The speaker's people a statement names ("my wife", "our eldest son"), not "the
+    landlord"."""
+    owned = {w.lower() for m in _OWNED.finditer(text) for w in m.groups() if w}
+    return owned & KIN
+
+
+def _holders(text: str) -> set[str]:
+    return {m.group(1).lower() for m in re.finditer(r"\b([A-Z][\w-]+)'s\b", text)}
+
+
+_NAMING: Final = re.compile(
+    r"\b(?:called|named|name is|name's|names are)\b|\b(?:is|'s) (?:now )?(?-i:[A-Z])", _I
+)
+"""A statement of what someone or something is called ("our new nanny is Agnieszka")."""
+_CHANGED_MY: Final = re.compile(
+    r"\b(?:changed|switched|swapped|replaced|moved)\s+(?:my|our)\s+((?:[\w-]+\s+){0,2}[\w-]+)", _I
+)
+_PARTNERS: Final = _word_set(
+    "partner girlfriend boyfriend husband wife fiance fiancee fiancé fiancée spouse"
+)
+_BREAKUP: Final = re.compile(
+    r"\b(?:split up|broke up|break up|separated|divorced|we're over|ended things)\b", _I
+)
+_NEW_PARTNER: Final = re.compile(
+    r"\b(?:dating|seeing|with|married|engaged to|partner is|girlfriend is|boyfriend is)\b"
+    r"[^.;]*?\b[A-Z][a-z]+",
+)
+
+
+_MOVED: Final = re.compile(r"\b(?:moved|relocated|moving|relocating)\b", _I)
+
+
+def _renamed_by_a_move(older: str, newer: str) -> bool:
+    """The older says what something is called, the newer where it moved: "My shop is called
+    Petal & Stem" / "The shop moved to a bigger unit on Marlow Street" (the name stays)."""
+    moved = _MOVED.search(newer)
+    if moved is None or _NAMING.search(older) is None or _NAMING.search(newer) is not None:
+        return False
+    mover = newer[: moved.start()].split()[-1:]
+    if mover and mover[0].lower().removesuffix("'s") in _capitalised(older):
+        return False  # "Shona moved away": the one named moved, not the thing
+    return not is_correction(newer)
+
+
+_APOLOGY: Final = re.compile(r"\b(?:sorry|actually)\b", _I)
+_ONCE: Final = re.compile(
+    r"\b(?:last (?:week|weekend|night|month|year|time|[a-z]+day)|yesterday|ago|the other day"
+    r"|went|visited|attended|saw)\b",
+    _I,
+)
+"""What happened once: no standing value to replace."""
+_ADDRESSED: Final = re.compile(
+    r"(?:\b(?:hey|hi|hello|thanks|thank you|glad|congrats|bye)\b[^.!?]*?|,\s*)"
+    r"\b([A-Z][a-z]+)\b(?=\s*[,!?.]|$)"
+)
+"""A name the speaker addresses ("Hey Caroline,", "Glad it helped, Melanie!")."""
+
+
+def _says_a_new_value(text: str) -> bool:
+    """A change or a correction, an apology alone not counted ("sorry about the hike")."""
+    return (
+        CHANGE.search(text) is not None
+        or MORE_CHANGES.search(text) is not None
+        or MORE_SWAPS.search(text) is not None
+        or MORE_CORRECTIONS.search(text) is not None
+        or CORRECTION.search(_APOLOGY.sub(" ", text)) is not None
+    )
+
+
+def _addressed(text: str) -> set[str]:
+    return {m.group(1).lower() for m in _ADDRESSED.finditer(text)}
+
+
+def new_partner(older: str, newer: str) -> bool:
+    """ "My partner's name is Svetlana" / "We split up over the summer, and now I'm dating a
+    woman called Ruth": the relationship the older names ended and the newer names another."""
+    if not _BREAKUP.search(newer) or not _NEW_PARTNER.search(newer):
+        return False
+    old_words = set(_words(older))
+    return bool(old_words & _PARTNERS) and not _kin_holders(older) - _PARTNERS
+
+
+def new_value_of_shared_thing(older: str, newer: str) -> bool:
+    """ "Ladle's backend is written in Django" / "I rewrote Ladle's backend in FastAPI", "My
+    rent is $1,450 a month" / "the landlord put the rent up, I'm paying $1,600": the newer says
+    it changed, both name the same specific thing, and the newer puts a value of the same
+    kind (a number in the same unit, a day, a name) where the older's was."""
+    if not _says_a_new_value(newer) or _BESIDE.search(newer):
+        return False
+    if _ONCE.search(older) or _ONCE.search(newer):
+        return False  # "Last week I went to a pride parade": what happened, not what holds
+    old_scopes = {s for s in _scopes(older) if not _IS_DAY.match(s)}
+    new_scopes = {s for s in _scopes(newer) if not _IS_DAY.match(s)}
+    if (old_scopes and new_scopes and not old_scopes & new_scopes) or other_things(older, newer):
+        return False  # "my work phone" / "my home phone"; a day may be the new value
+    if _kin_holders(newer) - set(_words(older)):
+        return False  # "I work for Google" / "My wife left Google and joined Meta"
+    old_holders, new_holders = _holders(older), _holders(newer)
+    if old_holders and new_holders and not old_holders & new_holders:
+        return False  # "Jake's school starts at 8:15" / "Mia's school starts at 8:40 now"
+    if other_qualifier(older, newer):
+        return False
+    shared = _shared_things(older, newer) - _addressed(older) - _addressed(newer)
+    if not shared:
+        return False
+    if _renamed_by_a_move(older, newer):
+        return False
+    for match in _CHANGED_MY.finditer(newer):
+        if {_plain(w.lower(), set()) for w in match.group(1).split()} & shared:
+            return True  # "I changed my major this semester"
+    old_amounts, new_amounts = _amounts(older), _amounts(newer)
+    for unit in old_amounts.keys() & new_amounts.keys():
+        old, new = old_amounts[unit], new_amounts[unit]
+        if old - new and new - old:
+            return True
+    old_days = {w[:3] for w in _words(older) if _IS_DAY.match(w)}
+    new_days = {w[:3] for w in _words(newer) if _IS_DAY.match(w)}
+    if old_days - new_days and new_days - old_days:
+        return True
+    old_names = _capitalised(older) - shared - _TITLES - {d for d in old_days}
+    new_names = _capitalised(newer) - shared - _TITLES
+    old_names = {n for n in old_names if not _IS_DAY.match(n)}
+    new_names = {n for n in new_names if not _IS_DAY.match(n)}
+    return bool(old_names - set(_things(newer))) and bool(new_names - set(_things(older)))
