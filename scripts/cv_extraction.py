@@ -4,15 +4,16 @@
     OMP_NUM_THREADS=1 .venv/bin/python scripts/cv_extraction.py [--sets ...] [--rules-only] [--json]
 
 For each labelled set (`scripts/fit_extractor.py` ALL_SETS: every set but the blind
-`extraction_holdout7.jsonl`), the value tagger and the clause classifier are fitted on all the
+`extraction_holdout8.jsonl`), the value tagger and the clause classifier are fitted on all the
 other sets, exactly as `scripts/fit_extractor.py` fits the shipped ones on all of them, and
 `ingest` is scored on the left-out set (`scripts/eval_extraction.py`). `--rules-only` also
 scores each set with neither learned part. The word rules are not refitted: they were written
 while reading the misses of every set (those of `extraction_holdout4.jsonl` and
 `extraction_holdout5.jsonl` only in the last pass, for names, refused tools and schedules kept
 in the user's words; those of `extraction_holdout6.jsonl` and `extraction_dev11.jsonl` in the
-pass after holdout6 was scored), so a row measures unseen text only for what the learned parts
-do; the blind set is the figure for unseen text.
+pass after holdout6 was scored; those of `extraction_holdout7.jsonl` and
+`extraction_dev12.jsonl` in the pass after holdout7 was scored), so a row measures unseen text
+only for what the learned parts do; the blind set is the figure for unseen text.
 """
 
 from __future__ import annotations

@@ -29,11 +29,13 @@ the user stated). Its reading:
 An extracted memory matches a labelled fact when the attribute is the same, the polarity
 is the same, and every word of the labelled value is among the memory's words (case
 aside, a final plural `s` and `-ing` aside, a weekday's abbreviation read as the weekday, small
-function words ignored). Style values are compared
-as families (`STYLE_FAMILIES`: "short", "brief", "concise" and "to the point" are one
-family), because the labels use the user's own word for a style. Matching is one to one:
-a memory matches at most one labelled fact and a fact is matched by at most one memory, so
-a copy of a fact counts against precision.
+function words ignored, "teaches" read as "teach" and "studies" as "study"). Style values
+are compared as families (`STYLE_FAMILIES`: "short", "brief", "concise" and "to the point"
+are one family), because the labels use the user's own word for a style; not wanting long
+replies ("long -") and wanting short ones ("short +") are one wish, as are "jargon -" and
+"plain +" (`OPPOSITES`). Matching
+is one to one: a memory matches at most one labelled fact and a fact is matched by at most one
+memory, so a copy of a fact counts against precision.
 
 precision = matched memories / extracted memories; recall = matched facts / labelled facts,
 summed over the conversations of a split (micro average).
@@ -83,6 +85,12 @@ STYLE_FAMILIES: Final = {
     "plain": _word_set("plain simple jargon layman"),
 }
 """A labelled style value and a style memory match when they share a family."""
+OPPOSITES: Final = {
+    "terse": _word_set("long lengthy verbose wordy winded waffle rambling essays walls"),
+    "plain": _word_set("jargon technical difficult complicated fancy acronyms"),
+}
+"""Not wanting long replies ("long -") is wanting short ones ("short +"), not wanting jargon
+("jargon -") is wanting plain words ("plain +"): one wish, two labels."""
 DIRECTIVE_KEY: Final = "directive"
 _PREFERENCE_VERB: Final = re.compile(r"User(?:'s)? (\w+)", re.IGNORECASE)
 _NEGATIVE_VERBS: Final = _word_set("dislikes hates does no avoids")
@@ -153,6 +161,8 @@ def words(text: str) -> frozenset[str]:
         if word in FUNCTION_WORDS:
             continue
         word = word[:-1] if len(word) > 3 and word.endswith("s") else word
+        word = word[:-1] if word.endswith(("che", "she")) else word  # "teaches", "teach"
+        word = f"{word[:-2]}y" if len(word) > 4 and word.endswith("ie") else word  # "studies"
         word = _DAY_NAMES.get(word, word)
         if len(word) > 5 and word.endswith("ing"):
             word = word[:-3]
@@ -188,11 +198,22 @@ def reading(memory: MemoryOut) -> Extracted | None:
     return Extracted(attribute, polarity, words(text), memory.content)
 
 
+def _wants(family: str, polarity: str, said: frozenset[str]) -> bool:
+    """Whether a style said with this polarity wants the family ("long -" wants "terse")."""
+    if polarity == "+":
+        return bool(said & STYLE_FAMILIES[family] - OPPOSITES[family])
+    return bool(said & OPPOSITES[family])
+
+
 def matches(fact: Labelled, memory: Extracted) -> bool:
+    wanted = words(fact.value)
+    if fact.attribute == memory.attribute == "style":
+        for family in OPPOSITES:
+            if _wants(family, fact.polarity, wanted):
+                return _wants(family, memory.polarity, memory.words)
     if fact.attribute != memory.attribute or fact.polarity != memory.polarity:
         return False
     if fact.attribute == "style":
-        wanted = words(fact.value)
         families = [f for f in STYLE_FAMILIES.values() if f & wanted]
         if families:
             return any(f & memory.words for f in families)

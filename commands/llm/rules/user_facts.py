@@ -299,9 +299,9 @@ _TITLE: Final = r"(?:Dr|Mr|Mrs|Ms|Prof|Professor)\.?"
 _NAME_IS: Final = re.compile(
     r"(?:^(?i:(?:hi|hello|hey|yo)[\s,!.]+)?|\b(?i:my|the) )(?i:(?P<full>full |real |first |given )?"
     r"name(?:'s| is))\s+(?P<name>[^\W\d_][^\W\d_'-]*(?:['-][^\W\d_]+)*(?: [A-Z][^\W\d_'-]*"
-    r"(?:['-][^\W\d_]+)*)?)"
+    r"(?:['-][^\W\d_]+)*){0,2})"
 )
-"""'My name is Bilal', 'name's Bilal', 'my full name is Kofi Mensah'."""
+"""'My name is Bilal', 'name's Bilal', 'my full name is Kofi Mensah', "Tran Van Minh"."""
 _CALL_ME: Final = re.compile(
     rf"\b(?i:call me|I go by|people call me|everyone calls me|you can call me|address me as"
     rf"|refer to me as|I'm called|I am called|I am call|my friends call me)\s+"
@@ -311,7 +311,8 @@ _CALL_ME: Final = re.compile(
 _I_AM_NAME: Final = re.compile(
     rf"^(?:(?:hi|hello|hey|yo|oh|hallo|hola|ciao|salut|bonjour)(?: there| all| everyone)?[\s,!.]+)?"
     rf"(?:I'm|I am|ich bin|je suis|soy|sono|ik ben|eu sou|jag är|jeg er|me llamo|mi chiamo"
-    rf"|je m'appelle|ich heiße|ich heisse)\s+(?:(?-i:{_TITLE}) )?(?P<name>{_NAME}(?: {_NAME})?)"
+    rf"|je m'appelle|ich heiße|ich heisse)\s+(?:(?-i:{_TITLE}) )?"
+    rf"(?P<name>{_NAME}(?: {_NAME}){{0,2}})(?=\b)"
     rf"(?=\s*(?:[,.!;]|$|here\b|btw\b|by the way|and\b|from\b"
     rf"|I'm\b|I\b|(?:[\w-]+ ){{0,2}}(?:{_JOBS})\b))"
     rf"|^(?:hi|hello|hey|yo|oh)(?: there| all| everyone)?[\s,!.]+(?:it's|its|this is)"
@@ -354,6 +355,8 @@ def _name(sentence: str) -> Iterator[Stated]:
             continue
         if pattern is _NAME_IS and words[0].lower() in {"not", "actually", "spelled"}:
             continue
+        if pattern is _I_AM_NAME and words[0].casefold() in _NOT_LOWER_CASE_NAMES:
+            continue  # "I am NOT ready for it"
         yield Stated("name", _title(" ".join(words)))
         return
 
@@ -419,7 +422,7 @@ _TEACH: Final = re.compile(
     r"\bI(?:'ve been|'m| have been| am)? "
     + _ADVERB
     + r"(?P<verb>teach|lecture|teaching|lecturing)(?P<prep> in| on)?"
-    r" (?P<subject>[a-z]+(?: [a-z]+){0,2}?)"
+    r" (?!(?:now|here|there|online|again|too|also)\b)(?P<subject>[a-z]+(?: [a-z]+){0,2}?)"
     r"(?: here)?(?: at\b| for \w+ (?:years|months)\b| in [A-Z]|[,.;!]|$)",
     _I,
 )
@@ -438,6 +441,15 @@ _STUDYING: Final = re.compile(
     r" (?P<subject>[a-z]+(?: [a-z]+)?) (?:at|in) [A-Z]"
 )
 """'studying law at Trinity': the subject is the user's occupation."""
+_I_STUDY: Final = re.compile(
+    r"\bI(?: am| 'm|'m)? (?:study|studying|studies) (?!(?:hard|a|every|at|in|for|with|on|from"
+    r"|when|because|late|early|all|most|best|better|alone|together|abroad|online|it|them"
+    r"|this|that|too|more|less|there|here|now|daily)\b)"
+    r"(?P<subject>[a-z]+(?: (?!at\b|in\b|for\b|part\b|full\b|and\b|with\b)[a-z]+)?)"
+    r"(?= (?:at|in|part-time|full-time|as)\b|[,.;!]|$)"
+)
+"""'I study physiotherapy part-time', "I am study nursing in university": what the user is
+studying is their occupation."""
 _COORDINATE: Final = re.compile(
     r"\bI " + _ADVERB + r"(?P<verb>coordinate|manage|supervise|lead|train|mentor|organi[sz]e)"
     r" (?P<what>[a-z][\w-]*s(?: [a-z][\w-]*s)?) (?:at|for) ",
@@ -627,7 +639,7 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
     if like is not None:
         yield Stated("occupation", _job(like.group("job")))
         return
-    subject = _STUDYING.search(clause)
+    subject = _STUDYING.search(clause) or _I_STUDY.search(clause)
     if subject is not None:
         yield Stated("occupation", f"studies {subject.group('subject')}")
         return
@@ -750,9 +762,9 @@ _HOME_IS: Final = re.compile(
     + r" (?i:is (?:where I live|home|my home))\b"
 )
 _FROM: Final = re.compile(
-    r"\b(?:I'm|I am) (?:originally |coming |"
+    r"(?:\b(?:I'm|I am) (?:originally |coming |"
     + _NAME
-    + r" )?from "
+    + r" )?|\bI (?:originally )?come )from "
     + _PLACE
     + r"|(?:\bI |^)(?i:grew up|was born(?: and raised)?|born(?: and raised)?|raised) in "
     + _PLACE.replace("place", "place2")
@@ -867,8 +879,47 @@ def _diet_name(text: str) -> str:
     return name.replace(" free", "-free").replace("plant based", "plant-based")
 
 
+_NOT_FOOD_WORDS: Final = r"(?:or|and|nor|for|in|on|please|pls|obviously|either|thanks|at|when)\b"
+_SO_NO_FOODS: Final = re.compile(
+    rf"\bso (?:no|zero|never any) (?P<foods>[a-z]+(?: (?!{_NOT_FOOD_WORDS})[a-z]+)?"
+    rf"(?:(?:,|,? or|,? and|,? nor) [a-z]+(?: (?!{_NOT_FOOD_WORDS})[a-z]+)?)*)",
+    _I,
+)
+"""What a diet rules out, said after it: "I keep kosher, so no pork or shellfish"."""
+_MORE_FOODS: Final = _word_set(
+    "alcohol gelatine gelatin onion onions garlic milk cheese butter cream yoghurt yogurt honey"
+    " caffeine mushrooms nightshades tomatoes bread pasta rice cheeseburgers bacon ham veal"
+    " game offal prawns shrimp mussels oysters crab lobster tuna salmon"
+)
+_MEATS: Final = _word_set(
+    "meat chicken beef pork lamb poultry fish seafood shellfish bacon ham veal game prawns"
+)
+_FOOD: Final = re.compile(rf"(?:red |white |raw )?(?:{FOOD_GROUPS})", _I)
+_EXCEPT_FOOD: Final = re.compile(
+    rf"^(?:but |though |although )?(?P<food>(?:red |white |raw )?(?:{FOOD_GROUPS}))"
+    r" (?:is|are) (?:fine|ok|okay|alright|good)(?: for me| though| tho)?$"
+    rf"|^but I (?:do |still )?eat (?P<food2>(?:red |white |raw )?(?:{FOOD_GROUPS}))$",
+    _I,
+)
+"""After a food left out, one the user does eat: "I don't eat meat but fish is fine"."""
+
+
+def _ruled_out(sentence: str, diet_said: set[str]) -> Iterator[Stated]:
+    """Each food that "so no pork or gelatine" leaves out after a diet, but the one the diet
+    is named for ("vegetarian, so no meat")."""
+    for match in _SO_NO_FOODS.finditer(sentence):
+        for food in re.split(r",\s*(?:or |and |nor )?|\s+(?:or|and|nor)\s+", match["foods"]):
+            food = re.sub(r" (?:obviously|please|pls|for me|either|thanks)$", "", food.lower())
+            if not (_FOOD.fullmatch(food) or food in _MORE_FOODS):
+                break  # "so no pub suggestions": not a food
+            if food.split()[-1] in _MEATS and diet_said & {"vegetarian", "vegan"}:
+                continue  # "I'm vegetarian, so no chicken": the diet says it
+            yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
+
+
 def _diet(sentence: str) -> Iterator[Stated]:
     found: dict[str, bool] = {}
+    excepted = [m["food"] or m["food2"] for c in clauses(sentence) if (m := _EXCEPT_FOOD.match(c))]
     coeliac = _COELIAC.search(sentence)
     if coeliac is not None and not NEGATION.search(sentence[: coeliac.start()]):
         found["gluten-free"] = True  # "I'm coeliac": no gluten
@@ -884,7 +935,7 @@ def _diet(sentence: str) -> Iterator[Stated]:
             for match in _DONT_EAT.finditer(clause)
             for f in re.split(r",\s*(?:or |and )?|\s+or\s+|\s+and\s+", match.group("food").lower())
         ):
-            if food in {"meat", "any meat", "meat or fish", "meat and fish"}:
+            if food in {"meat", "any meat", "meat or fish", "meat and fish"} and not excepted:
                 found.setdefault("vegetarian", True)
             elif food in {"animal", "animals"}:
                 found.setdefault("vegan", True)
@@ -918,6 +969,11 @@ def _diet(sentence: str) -> Iterator[Stated]:
     )
     if not found and alone is not None:
         found[_diet_name(alone.group("diet"))] = True
+    if _DONT_EAT.search(sentence):
+        for food in excepted:  # "I don't eat red meat but chicken is fine"
+            yield Stated("diet", f"eats {food.lower()}", item=food.lower())
+    if found:
+        yield from _ruled_out(sentence, set(found))
     for diet, positive in found.items():
         yield Stated("diet", diet) if positive else Stated("diet", f"not {diet}", positive=False)
 
@@ -977,7 +1033,24 @@ _SPEAK: Final = re.compile(
 _LANGUAGE_GROUPS: Final = ("langs", "langs2", "langs3", "langs4", "langs5", "langs6")
 
 
+_LEARNING_A_LANGUAGE: Final = re.compile(
+    r"\bI(?:'m| am)? (?:also |now |currently )?(?:improving|brushing up(?: on)?|polishing)"
+    r"\s+(?:my\s+)?(?P<lang>[A-Za-z]+)\b"
+    r"|\bI(?:'m|'d| am| also| would| really)* ?(?:want|need|trying|try|hope|like|wanna) to"
+    r" (?:improve|practi[sc]e|get better at|brush up(?: on)?|polish|learn better)"
+    r"(?: (?:better|more))* (?:my )?(?P<lang2>[A-Za-z]+)\b",
+    _I,
+)
+"""'I want to improve my French', "I want to learn better english": a language the user
+already speaks some of (one they are only learning is not labelled as spoken)."""
+
+
 def _languages(sentence: str) -> Iterator[Stated]:
+    for match in _LEARNING_A_LANGUAGE.finditer(sentence):
+        lang = match["lang"] or match["lang2"]
+        if lang.lower() in _LANGUAGE_NAMES and not negated_before(sentence, match.start()):
+            lang = lang[:1].upper() + lang[1:]
+            yield Stated("language", lang, item=lang)
     for match in _SPEAK.finditer(sentence):
         langs = next((g for g in match.group(*_LANGUAGE_GROUPS) if g), "")
         positive = match.group("not") is None
@@ -1365,7 +1438,8 @@ _DATE: Final = (
     rf"|next week|next month|in \w+ (?:days|weeks))(?: at {_CLOCK})?)"
 )
 _DEADLINE_FOR: Final = re.compile(
-    r"\b(?:the |my |our )?deadline (?:for|on) (?:the |my |our |this )?(?P<what>[\w' -]+?)"
+    r"\b(?:the |my |our )?(?:deadline|due date) (?:for|on) (?:the |my |our |this )?"
+    r"(?P<what>[\w' -]+?)"
     r"(?: is| was moved to| falls on|:| -) " + _DATE,
     _I,
 )
@@ -1580,7 +1654,8 @@ _TOOL_STOP: Final = _word_set(
     "a an the my our your some any it this that them these those lots lot to for at in on"
     " every daily with because when so as since but though all everything anything nothing"
     " something both more less much very really quite mostly just only also home work"
-    " public"
+    " public university uni college school class classes person bed town city night nights"
+    " friends family people others colleagues classmates kids children"
 )
 
 
@@ -1605,11 +1680,26 @@ _HATE_TOOL: Final = re.compile(
 )
 """'I hate MATLAB': a tool the lexicon knows, disliked, is a tool the user does not want."""
 _LIVE_IN_TOOL: Final = re.compile(
-    r"\bI (?:basically |practically |pretty much |kind of |kinda )?live in (?P<tool>[\w.+#-]+"
-    r"(?: [\w.+#-]+)?)(?: all day)?$",
+    r"\b(?:I|we) (?:basically |practically |pretty much |kind of |kinda )?live in"
+    r" (?P<tool>[\w.+#-]+(?: [\w.+#-]+)?)(?: and (?P<tool2>[\w.+#-]+))?(?: all day)?$",
     _I,
 )
-"""'I live in Figma': the tool the user works in all day (a tool the lexicon knows)."""
+"""'I live in Figma', "we live in Slack and Linear": the tools the user works in all day (one
+the lexicon knows among them)."""
+_BARE_USE: Final = re.compile(
+    r"^(?:(?:and|also|plus|but|then|mostly|mainly),? )*(?i:use|using) "
+    + _TOOL_LIST
+    + r"(?= (?:daily|every day|all day|a lot|at work|for work|for everything|mostly)\b|[,.;!]*$)"
+)
+"""A note without its subject: "use intellij and grafana daily"."""
+_TOOL_DOES_IT_ALL: Final = re.compile(
+    r"^(?:(?:but|and|now|so|honestly|tbh),? )*(?P<tool>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)?)"
+    r" (?:now |basically |honestly |pretty much |literally )?(?:does everything I need|does it all"
+    r"|does all I need|has everything I need|runs my (?:whole |entire )?(?:life|day|week|work"
+    r"|business)|is all I need|is my go-to|is my bible|is where I (?:do|keep|write|plan) \w+)\b"
+)
+"""'Affinity does everything I need', "Trello runs my whole life": a tool by what it does for
+the user."""
 
 
 def _tools(clause: str) -> Iterator[Stated]:
@@ -1623,8 +1713,18 @@ def _tools(clause: str) -> Iterator[Stated]:
         yield Stated("tool", f"does not use {done['tool']}", item=done["tool"], positive=False)
         return
     named = _LIVE_IN_TOOL.search(clause)
-    if named is not None and _is_tool_name(named["tool"]):
-        yield Stated("tool", named["tool"], item=named["tool"])
+    if named is not None and any(_is_tool_name(t) for t in named.group("tool", "tool2") if t):
+        for name in filter(None, named.group("tool", "tool2")):
+            yield Stated("tool", name, item=name)
+        return
+    does = _TOOL_DOES_IT_ALL.match(clause)
+    if (
+        does is not None
+        and does["tool"].split()[0] not in _NOT_NAMES
+        and not _SOMEONE_ELSE.match(does["tool"])
+        and not known_place(does["tool"])
+    ):
+        yield Stated("tool", does["tool"], item=does["tool"])
         return
     negated = False
     names: list[str] = []
@@ -1637,6 +1737,7 @@ def _tools(clause: str) -> Iterator[Stated]:
         _PREFER_FOR,
         _KEEP_IN,
         _USE,
+        _BARE_USE,
     ):
         match = pattern.search(clause)
         if match is None:
@@ -1737,6 +1838,8 @@ def _field(sentence: str) -> Iterator[Stated]:
     if attribute is None:
         return
     value = match.group("value").strip()
+    if _EMPTY_FIELD.match(value):
+        return  # "Allergies: none"
     if attribute == "deadline":  # "deadline: Q3 roadmap, Sept 30"
         due = re.match(
             r"^(?P<what>.+?),?\s+(?:(?:is |are )?due |by |on |-\s*)?" + _DATE + "$", value, _I
@@ -1768,6 +1871,12 @@ def _field(sentence: str) -> Iterator[Stated]:
     yield Stated(attribute, _diet_name(value) if attribute == "diet" else value)
 
 
+_EMPTY_FIELD: Final = re.compile(
+    r"^(?:none|n/?a|nope|no|nothing|nil|-+|not really|none known|none that I know of|no allergies)"
+    r"[.!]*$",
+    _I,
+)
+"""A form's field left empty."""
 _LISTED_FIELDS: Final = frozenset({"allergy", "language", "tool"})
 _NAMED_FIELDS: Final = frozenset({"employer", "location"})
 _FIELD_JOB: Final = re.compile(
@@ -1829,7 +1938,9 @@ def _terse_job(sentence: str) -> Iterator[Stated]:
         yield Stated("occupation", _job(match.group("job")))
 
 
-_NOT_JOB_WORDS: Final = _word_set("my your his her their our the this that no not")
+_NOT_JOB_WORDS: Final = _word_set(
+    "my your his her their our the this that no not i i'm we love like hate enjoy adore"
+)
 
 
 _GREETING: Final = re.compile(r"^(?i:dear|hi|hello|hey|hiya|thanks|thank you|cheers)\b")
@@ -2289,6 +2400,7 @@ def _names_capitalised(sentence: str) -> str:
 def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
     """The facts `sentence` states about the user; `earlier` are the user's earlier turns of
     the conversation (what "it" refers to in "it's due Thursday")."""
+    lower_case_note = _LOWER_CASE_JOB_AT.match(clean(sentence)) if sentence.islower() else None
     sentence = _places_capitalised(
         _names_capitalised(clean(sentence))
         if _LOWER_CASE_VOICE.match(sentence)
@@ -2313,6 +2425,15 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         for clause in [sentence.rstrip(" .!"), *clauses(_ASIDE_START.sub("", sentence))]:
             for part in _THEN.split(clause):  # "coffee first then standup at 9"
                 keep(_nominal_schedule(part))
+    parts = re.split(r",\s*(?:and\s+)?|\s+and\s+", sentence.rstrip(" .!"))
+    if len(parts) > 1 and not _WONDERING.search(sentence) and not _SOMEONE_ELSE.search(sentence):
+        for part in parts:  # "standup at 10 every day and spanish class tuesday evenings"
+            if _SCHEDULE_PART_OPENER.match(part) or _SOMEONE_ELSE.search(part):
+                continue
+            activities = {w for f in found.values() if f.attribute == "schedule" for w in _words(f)}
+            keep(f for f in _nominal_schedule(part) if not _words(f) & activities)
+    keep(_day_off(sentence))
+    keep(_shift_or_workplace_alone(sentence))
     keep(_allergy(sentence))  # "I can't have nuts, I'm allergic"
     keep(_terse_job(sentence))
     keep(_where_i_live(sentence))
@@ -2368,6 +2489,8 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         keep(_catalogued(clause, {f.attribute for f in found.values()}))
         if not any(f.attribute in ("location", "hometown") for f in found.values()):
             keep(_in_a_known_place(clause))
+    if lower_case_note is not None and not _NOT_JOBS & set(lower_case_note["job"].split()):
+        keep(_job_at_org_town(lower_case_note))
     if not any(f.attribute == "deadline" for f in found.values()) and not _WONDERING.search(
         sentence
     ):
@@ -2381,14 +2504,154 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         or not _is_tool_name(f.value)
         or known_place(f.value)
     }  # "I live in Figma"
+    places = {f.value for f in found.values() if f.attribute in ("location", "hometown")}
+    found = {
+        k: f
+        for k, f in found.items()
+        if f.attribute != "tool" or f.item not in places or not known_place(f.item)
+    }  # "we moved from Porto to Bristol": a town, not a tool
+    tool_names = {f.item.casefold() for f in found.values() if f.attribute == "tool" and f.item}
+    found = {
+        k: f
+        for k, f in found.items()
+        if f.attribute not in ("location", "hometown", "employer")
+        or not set(re.split(r",\s*|\s+and\s+", f.value.casefold())) <= tool_names
+    }  # "we live in Slack and Linear"; "Affinity does everything I need"
     home = found.get("user/hometown")
     if home is not None and not known_place(home.value):
-        town = re.search(rf"\b{re.escape(home.value)},? (?:from|in) {_PLACE}", sentence)
+        town = re.search(
+            rf"\b{re.escape(home.value)},? (?:(?:from|in) )?{_PLACE}"
+            r"(?= city\b| originally\b|[,.;!]|$)",
+            sentence,
+        )
         if town is not None and known_place(town["place"]):  # "from Brazil, from Recife"
             found["user/hometown"] = Stated("hometown", town["place"])
+    attributes = {f.attribute for f in found.values()}
+    field = _WORK_IN_A_FIELD.search(sentence)
+    if field is not None and not {"occupation", "employer"} & attributes:
+        found["user/occupation"] = Stated("occupation", field["field"])  # "I work in marketing"
+    for fact in _not_jobs(sentence, "occupation" in attributes):
+        found.setdefault(fact.key, fact)
+    for key, fact in list(found.items()):
+        if fact.attribute == "deadline" and fact.item is not None:
+            found[key] = _what_it_is(fact, sentence)
     named = {w for f in found.values() if f.attribute in ("deadline", "tool") for w in _words(f)}
     found = {k: f for k, f in found.items() if f.attribute != "schedule" or not _words(f) & named}
     return list(found.values())
+
+
+_WORK_IN_A_FIELD: Final = re.compile(
+    rf"(?:^|\bI(?:'m| am)? )(?:work|working) in (?P<field>{_FIELDS_OF_WORK})"
+    r"(?!\w| (?:at|for|with|in)\b| company\b| firm\b)",
+)
+"""'I work in marketing, fully remote': a field of work and no employer is the user's job
+(with an employer, "I work in marketing at HubSpot", the employer is the fact)."""
+_NOT_A_JOB: Final = re.compile(
+    rf"\bI(?:'m| am) not (?:really )?an? (?P<job>(?:[\w-]+ )?(?i:{_JOBS}))\b"
+    rf"|(?P<contrast>, (?:and |but )?not an? )(?P<job2>(?:[\w-]+ )?(?i:{_JOBS}))(?=[,.;!]|$| by\b)",
+)
+"""'I'm not a developer, I'm a designer'; "I'm a pharmacist, not a chemist"."""
+
+
+def _not_jobs(sentence: str, has_job: bool) -> Iterator[Stated]:
+    """The jobs the user says they do not do; "..., not a chemist" only after their job."""
+    for match in _NOT_A_JOB.finditer(sentence):
+        if match["contrast"] and not has_job:
+            continue
+        job = _job(match["job"] or match["job2"])
+        if _SOMEONE_ELSE.search(sentence[: match.start()].rsplit(",", 1)[-1].strip()):
+            continue
+        if re.match(r"\s*(?:any ?more|now|these days|no more)\b", sentence[match.end() :], _I):
+            continue  # "I'm not a teacher anymore": a past job
+        if job and not re.search(r"\b(?:fan|person|lot|bit|big|huge)\b", job, _I):
+            article = "an" if job[:1].lower() in "aeiou" else "a"
+            yield Stated("occupation", f"not {article} {job}", positive=False)
+
+
+_SCHEDULE_PART_OPENER: Final = re.compile(
+    rf"^(?:{_WEEKDAY}|(?:mon|tue|wed|thu|fri|sat|sun)\b|at\b|on\b|every\b|from\b|\d|I\b|my\b)",
+    _I,
+)
+"""A part of a list that is only more days or times of the schedule before it."""
+
+
+def _what_it_is(fact: Stated, sentence: str) -> Stated:
+    """A deadline with what its work is, said after its date: "deadline for the next
+    application is Friday, a lottery fund bid"."""
+    what, _, when = fact.value.rpartition(" due ")
+    if not when:
+        return fact
+    said = re.search(
+        rf"\b{re.escape(when)},\s*(?:it's |which is )?an? (?P<what>[\w' -]{{3,40}}?)"
+        r"(?= for\b|[,.;!]|$)",
+        sentence,
+        _I,
+    )
+    if said is None or said["what"].lower() in what.lower():
+        return fact
+    if said["what"].split()[-1].lower() in {"one", "thing", "lot", "bit", "pain", "nightmare"}:
+        return fact  # "due Monday, a big one"
+    return Stated("deadline", f"{what} ({said['what']}) due {when}", item=fact.item)
+
+
+_LOWER_CASE_JOB_AT: Final = re.compile(
+    r"^(?:(?:hi|hey|hiya|so|ok|okay|well)[,!]? )*(?:[Ii]'?m|[Ii] am) an? (?P<job>[a-z][\w-]*"
+    r"(?: [a-z][\w-]*){0,2}) (?:at|for|with) (?P<org>[a-z][\w&'.-]*(?: [a-z][\w&'.-]*)?),\s*"
+    r"(?:in |based in )?(?P<town>[a-z][\w'-]+(?: [a-z][\w'-]+)?)[.!]*$"
+)
+"""'im a sofware enginer at spotify, stockhlm': a lower-case note of job, employer and town,
+whatever their spelling (the town is the slot after the employer)."""
+_NOT_TOWNS: Final = _word_set(
+    "lol haha tho though btw rn atm now currently remote remotely fulltime parttime mostly"
+    " basically lately today yeah yes ok okay thanks mate sadly honestly"
+)
+
+
+def _job_at_org_town(note: re.Match[str]) -> Iterator[Stated]:
+    yield Stated("occupation", note["job"])
+    yield Stated("employer", note["org"])
+    if not _NOT_TOWNS & set(note["town"].split()):
+        yield Stated("location", note["town"])
+
+
+_DAY_OFF: Final = re.compile(
+    rf"(?:^|[,;]\s*)(?:(?:and|but|only|plus|on|also)\s+)*(?P<day>{_WEEKDAY}|weekends)"
+    r"\s+(?:I(?:'m| am)|im)"
+    r"\s+(?:always\s+|usually\s+)?(?P<state>off|free)\b"
+    rf"|\bI(?:'m| am) (?:always |usually )?(?P<state2>free) (?:on )?(?P<day2>{_WEEKDAY})",
+    _I,
+)
+"""'sunday I am free', "wednesday I'm off": the day the user has to themselves."""
+_SHIFT_ALONE: Final = re.compile(
+    r"^(?:(?:on|mostly|working|doing|currently)\s+)?(?P<shift>nights|lates|earlies|twilights"
+    r"|(?:night|late|early|day|graveyard) shifts?)(?:\s+(?:mostly|only|atm|now))?[.!]*$",
+    _I,
+)
+_WORKPLACE_ALONE: Final = re.compile(
+    r"^(?P<place>(?:st\.? [a-z]+'s|(?!(?:the|a|an|my|our|local|big|small|private|public)\b)"
+    r"[a-z]+(?: [a-z]+)? (?:infirmary|hospital|hospice|clinic|surgery|academy|college"
+    r"|university|school|council|prison|library)))[.!]*$",
+    _I,
+)
+"""In a note of fragments ("nurse. nights. st james's. leeds"), the shift and the named place
+of work, each said alone."""
+
+
+def _day_off(sentence: str) -> Iterator[Stated]:
+    match = _DAY_OFF.search(sentence)
+    if match is not None and not _WONDERING.search(sentence):
+        state, day = (match["state"] or match["state2"]).lower(), match["day"] or match["day2"]
+        yield Stated("schedule", f"{state} on {day}", item=state)
+
+
+def _shift_or_workplace_alone(sentence: str) -> Iterator[Stated]:
+    said = sentence.strip()
+    shift = _SHIFT_ALONE.match(said)
+    if shift is not None:
+        yield Stated("schedule", shift["shift"], item=shift["shift"])
+    place = _WORKPLACE_ALONE.match(said)
+    if place is not None:
+        yield Stated("employer", place["place"])
 
 
 _KIND_THEN_NAME: Final = re.compile(
