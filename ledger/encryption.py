@@ -27,8 +27,11 @@ from mnemoledger.ledger.data_keys import KeyStore
 from mnemoledger.ledger.errors import IntegrityViolation
 from mnemoledger.ledger.event import METADATA_FIELDS
 from mnemoledger.ledger.policy import ERASED_TEXT
+from mnemoledger.ledger.transcoding import PlainJSON
 
 ENVELOPE_FIELD = "_sealed_"
+NONCE_BYTES = 12
+"""AES-GCM's nonce: random, fresh for every envelope."""
 
 PLAINTEXT_FIELDS = frozenset(
     {
@@ -112,8 +115,11 @@ class ContentCipher:
         self._candidates: dict[tuple[str, ...], tuple[str, ...]] = {}
         """Per layout of a state (its field names): the fields that may be content."""
 
-    def seal(self, state: dict[str, Any], user_id: str, aad: bytes) -> None:
-        """Move the content fields of `state` into an envelope encrypted for `user_id`."""
+    def seal(
+        self, state: dict[str, Any], user_id: str, aad: bytes, nonce: bytes | None = None
+    ) -> None:
+        """Move the content fields of `state` into an envelope encrypted for `user_id`
+        (`nonce`: NONCE_BYTES fresh random bytes, never used before; read here if None)."""
         layout = tuple(state)
         candidates = self._candidates.get(layout)
         if candidates is None:
@@ -132,13 +138,12 @@ class ContentCipher:
         if not content:
             return
         kid, aead = self.keys.for_user(user_id)
-        nonce = os.urandom(12)
+        if nonce is None:
+            nonce = os.urandom(NONCE_BYTES)
         sealed = aead.encrypt(nonce, self._dumps(content), aad)
-        state[ENVELOPE_FIELD] = {
-            "k": kid,
-            "c": binascii.b2a_base64(nonce + sealed, newline=False).decode("ascii"),
-            "f": shapes,
-        }
+        state[ENVELOPE_FIELD] = PlainJSON(
+            k=kid, c=binascii.b2a_base64(nonce + sealed, newline=False).decode("ascii"), f=shapes
+        )
 
     def _dumps(self, content: dict[str, Any]) -> bytes:
         """orjson for texts and lists of texts (the common content, written alike by any
@@ -170,7 +175,7 @@ class ContentCipher:
             return False
         blob = binascii.a2b_base64(envelope["c"])  # what base64.b64decode does
         try:
-            plaintext = aead.decrypt(blob[:12], blob[12:], aad)
+            plaintext = aead.decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], aad)
         except InvalidTag:
             raise IntegrityViolation(
                 "an event's encrypted content does not match its stream and version: "

@@ -70,11 +70,18 @@ def event_hash(
     """HMAC-SHA256 (SHA-256 without a key: the legacy chain) over the stream id, version,
     topic and the stored document up to `_hash_`."""
     digest = key.new() if key is not None else hashlib.sha256()
-    digest.update(originator_id.bytes)
-    digest.update(version.to_bytes(8, "big", signed=True))
-    digest.update(topic.encode())
-    digest.update(b"\0")
-    digest.update(covered)
+    # one update of the joined bytes: the same digest, one Python-level call instead of five
+    digest.update(
+        b"".join(
+            (
+                originator_id.bytes,
+                version.to_bytes(8, "big", signed=True),
+                topic.encode(),
+                b"\0",
+                covered,
+            )
+        )
+    )
     return digest.hexdigest()
 
 
@@ -192,11 +199,24 @@ class HashChain:
         self._known: dict[UUID, tuple[int, str]] = {}
         self._local = threading.local()
 
-    def previous(self, originator_id: UUID, version: int) -> str:
-        """The hash the event at `version` of the stream links to."""
+    def pending(self) -> dict[UUID, tuple[int, str]] | None:
+        """The hashes of the save under way in this thread (`batch`), by stream: the
+        mapper adds each event's as it chains it. None outside a save."""
+        pending: dict[UUID, tuple[int, str]] | None = getattr(self._local, "pending", None)
+        return pending
+
+    def previous(
+        self,
+        originator_id: UUID,
+        version: int,
+        pending: dict[UUID, tuple[int, str]] | None = None,
+    ) -> str:
+        """The hash the event at `version` of the stream links to (`pending`: this
+        thread's `pending()`, if the caller has it at hand)."""
         if version <= 1:
             return GENESIS
-        pending: dict[UUID, tuple[int, str]] | None = getattr(self._local, "pending", None)
+        if pending is None:
+            pending = self.pending()
         for known in (pending, self._known):
             if known is not None:
                 found = known.get(originator_id)
@@ -209,7 +229,7 @@ class HashChain:
 
     def stored(self, originator_id: UUID, version: int, digest: str) -> None:
         """Remember the hash of an event being saved (kept once the save commits)."""
-        pending: dict[UUID, tuple[int, str]] | None = getattr(self._local, "pending", None)
+        pending = self.pending()
         if pending is not None:
             pending[originator_id] = (version, digest)
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
 from uuid import UUID
 
 import orjson
-from eventsourcing.persistence import JSONTranscoder, Transcoding
+from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, Transcoding
 
 _SCALARS = frozenset({str, int, bool, type(None)})
 """Types whose values orjson and `json` write alike (orjson refuses ints beyond 64 bits,
@@ -42,6 +43,12 @@ large may have been one, so such documents are read again with `json`."""
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 """Let datetimes and dataclasses reach `default`, hence their registered transcodings."""
+
+
+class PlainJSON(dict[str, Any]):
+    """A dict its maker built of text keys and texts (or such dicts) only, e.g. an event's
+    encrypted envelope: orjson and `json` write it alike, so the transcoder writes it
+    without looking into it (~0.8 µs per event)."""
 
 
 class _Inexact(Exception):
@@ -77,25 +84,40 @@ class OrjsonTranscoder(JSONTranscoder):
         `_transcode` would give orjson for them (an event's timestamp: one call back from
         orjson less per event), or None when orjson would not write `obj` exactly as the
         library's `json` encoder does (see `_plain`)."""
+        if not _KEYS.issuperset(map(type, obj)):
+            return None
         deferred = self._deferred
         copy: dict[str, Any] | None = None
         for key, value in obj.items():
-            if type(key) is not str:
-                return None
             cls = type(value)
             if cls in _SCALARS:
                 continue
+            if cls is float:
+                if value - value == 0.0:  # finite: json writes NaN and Infinity, orjson null
+                    continue
+                return None
             if cls in deferred:
                 transcoding = self.types[cls]
-                try:
-                    data = transcoding.encode(value)
-                except Exception:
-                    return None  # the library's encoder raises its own error
-                if type(data) is str:
-                    if copy is None:
-                        copy = dict(obj)
-                    copy[key] = {"_type_": transcoding.name, "_data_": data}
+                if cls is datetime and value.tzinfo is UTC and type(transcoding) is DatetimeAsISO:
+                    # orjson formats a UTC datetime exactly as `isoformat`, in a fifth of the time
+                    data: Any = orjson.Fragment(orjson.dumps(value))
+                else:
+                    try:
+                        data = transcoding.encode(value)
+                    except Exception:
+                        return None  # the library's encoder raises its own error
+                    if type(data) is not str:
+                        continue  # orjson hands it to `_transcode`, which checks it
+                if copy is None:
+                    copy = dict(obj)
+                copy[key] = {"_type_": transcoding.name, "_data_": data}
                 continue
+            if cls is PlainJSON:
+                continue
+            if cls is dict:
+                if _KEYS.issuperset(map(type, value)) and self._plain(value.values()):
+                    continue
+                return None
             if not self._plain((value,)):
                 return None
         return obj if copy is None else copy
@@ -114,7 +136,7 @@ class OrjsonTranscoder(JSONTranscoder):
         deferred = self._deferred
         for value in values:
             cls = type(value)
-            if cls in _SCALARS or cls in deferred:
+            if cls in _SCALARS or cls in deferred or cls is PlainJSON:
                 continue
             if cls is float:
                 if value - value == 0.0:  # finite: json writes NaN and Infinity, orjson null

@@ -25,13 +25,21 @@ from mnemoledger.ledger.policy import (
     MIN_IMPORTANCE,
 )
 
+_ASCII_CONTROLS = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
+"""The ASCII characters `isprintable()` refuses, but tab and newline."""
+
 
 def normalize_text(text: str) -> str:
     """NFC, no control characters but newlines and tabs, trimmed (HAEMA step 1)."""
     text = unicodedata.normalize("NFC", text)
     # isprintable() is False for every control/format/unassigned character, so the slow
-    # per-character filter only runs when there is something to remove.
-    if not text.replace("\n", "").replace("\t", "").isprintable():
+    # per-character filter only runs when there is something to remove. For ASCII text
+    # the same answer comes from deleting its control bytes, in a third of the time.
+    if text.isascii():
+        printable = len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) == len(text)
+    else:
+        printable = text.replace("\n", "").replace("\t", "").isprintable()
+    if not printable:
         text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
     return text.strip()
 
