@@ -7,7 +7,9 @@ lock keeps two processes from catching up the same read models at once.
 A rebuild replays the log into emptied read models through their bulk path where they
 offer one (`projection.BulkLoading`: the layers model builds its keyword index once at the
 end, the vectors model writes its rows and indices once at the end), with Python's cyclic
-garbage collector paused.
+garbage collector paused. Each read model (read models sharing an embedder together) is
+reset, fed and ended in a thread of its own while this thread reads the next pages: their
+SQLite work, which releases the GIL, overlaps.
 
 `follow()` keeps catching up until told to stop: woken by the library's LISTEN/NOTIFY
 subscription on PostgreSQL, by polling on SQLite.
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard, TypeVar
@@ -131,6 +134,99 @@ def _wait(wake: threading.Event, stop: threading.Event, seconds: float) -> None:
         left = deadline - time.monotonic()
         if left <= 0 or wake.wait(min(left, STOP_CHECK_SECONDS)):
             return
+
+
+REBUILD_PAGES_AHEAD = 2
+"""Pages a rebuild reads ahead of the slowest read model (memory held: ~2 pages)."""
+
+
+def _kept(record: EventRecord, erased: dict[str, int]) -> bool:
+    """False for an erased user's events from before their (latest) erasure."""
+    erased_at = erased.get(record.user_id)
+    return erased_at is None or record.position is None or record.position >= erased_at
+
+
+def _rebuild_groups(projections: Sequence[Projection]) -> list[list[Projection]]:
+    """The projections in groups that a rebuild replays side by side, one thread each:
+    read models sharing an embedder stay in one group (an embedder is not called from two
+    threads at once), in their given order."""
+    groups: list[list[Projection]] = []
+    by_embedder: dict[int, list[Projection]] = {}
+    for projection in projections:
+        embedder = getattr(projection, "embedder", None)
+        if embedder is None:
+            groups.append([projection])
+            continue
+        group = by_embedder.get(id(embedder))
+        if group is None:
+            group = by_embedder[id(embedder)] = []
+            groups.append(group)
+        group.append(projection)
+    return groups
+
+
+class _RebuildWorker:
+    """One group of read models being rebuilt, in a thread of its own: tasks run in the
+    order submitted; after one fails (or the rebuild is aborted) the rest do nothing, and
+    the group's bulk loads are left as an exception leaves them (`finish_bulk` completes
+    them at the next catch-up)."""
+
+    def __init__(self, projections: Sequence[Projection]) -> None:
+        self.projections = list(projections)
+        names = "+".join(p.name for p in self.projections)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"rebuild-{names}")
+        self._loads: list[ExitStack] = []
+        self.error: BaseException | None = None
+
+    def submit(self, task: Callable[..., None], *args: Any) -> Future[None]:
+        return self._executor.submit(self._run, task, *args)
+
+    def _run(self, task: Callable[..., None], *args: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            task(*args)
+        except BaseException as error:
+            self.error = error
+            self._leave_loads(error)
+
+    def start(self) -> None:
+        for projection in self.projections:
+            projection.reset()
+        for projection in self.projections:
+            if _offers_bulk_loading(projection):
+                load = ExitStack()
+                self._loads.append(load)
+                load.enter_context(projection.bulk())
+        for projection in self.projections:
+            if _offers_bulk_loading(projection):
+                projection.finish_bulk()  # a rebuild interrupted earlier (no-op if none)
+
+    def apply(self, page: list[EventRecord]) -> None:
+        for projection in self.projections:
+            projection.apply(page)
+
+    def end(self) -> None:
+        """End the bulk loads, one after another: one that fails does not keep the others
+        from ending (the first error is kept once all have ended)."""
+        loads, self._loads = self._loads, []
+        _end_each(loads)
+
+    def abort(self, error: BaseException) -> None:
+        """Stop after the task under way; the bulk loads are left as `error` leaves them."""
+        self._executor.submit(self._run, self._fail, error)
+
+    def _fail(self, error: BaseException) -> None:
+        raise error
+
+    def _leave_loads(self, error: BaseException) -> None:
+        loads, self._loads = self._loads, []
+        for load in reversed(loads):
+            with suppress(BaseException):  # the first error is the one raised
+                load.__exit__(type(error), error, error.__traceback__)
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
 
 
 class Runner:
@@ -252,26 +348,75 @@ class Runner:
             return self._rebuild(chosen, progress, end)
 
     def _rebuild(self, chosen: Sequence[Projection], progress: Progress | None, end: int) -> int:
-        for projection in chosen:
-            projection.reset()
-        loads: list[ExitStack] = []
+        """Reset `chosen` and replay the log into them, each group of read models (see
+        `_rebuild_groups`) in a thread of its own: its reset, its pages in log order and the
+        end of its bulk load run there, while this thread reads and decodes the next pages.
+        SQLite releases the GIL while it works, so one read model's writes (the layers'
+        rows and keyword index, the vectors' rows) overlap another's and the reading."""
         try:
-            with ExitStack() as bulk, collector_paused():
-                for projection in chosen:
-                    if _offers_bulk_loading(projection):
-                        load = bulk.enter_context(ExitStack())
-                        load.enter_context(projection.bulk())
-                        loads.append(load)
-                page_size = max(self.page_size, REBUILD_PAGE_SIZE)
-                read = self._catch_up(chosen, page_size, progress, end=end)
-                _end_each(loads)
-                return read
+            with collector_paused():
+                return self._replay_in_groups(_rebuild_groups(chosen), progress, end)
         except BaseException:
             # a bulk load that failed as it ended is not where the pages left it: the next
             # catch-up must look (and finish it) instead of trusting the positions noted
             for projection in chosen:
                 self._known.pop(projection.name, None)
             raise
+
+    def _replay_in_groups(
+        self, groups: Sequence[Sequence[Projection]], progress: Progress | None, end: int
+    ) -> int:
+        workers = [_RebuildWorker(group) for group in groups]
+        try:
+            for worker in workers:
+                worker.submit(worker.start)
+            erased = self._erasures.by_user()
+            page_size = max(self.page_size, REBUILD_PAGE_SIZE)
+            read = after = applied = 0
+            in_flight: deque[tuple[int, list[Future[None]]]] = deque()
+            while after < end:
+                page = self.ledger.read(after, page_size, end)
+                if not page:
+                    break
+                read += len(page)
+                last = page[-1].position
+                assert last is not None
+                if erased:
+                    page = [r for r in page if _kept(r, erased)]
+                if page:
+                    in_flight.append((last, [w.submit(w.apply, page) for w in workers]))
+                    applied = last
+                after = last
+                # at most REBUILD_PAGES_AHEAD pages read ahead of the slowest read model
+                while len(in_flight) > REBUILD_PAGES_AHEAD:
+                    self._page_done(in_flight.popleft(), progress, end)
+            while in_flight:
+                self._page_done(in_flight.popleft(), progress, end)
+            ended = [worker.submit(worker.end) for worker in workers]
+            for future in ended:
+                future.exception()
+        except BaseException as error:
+            for worker in workers:
+                worker.abort(error)
+            raise
+        finally:
+            for worker in workers:
+                worker.shutdown()
+        failed = next((w.error for w in workers if w.error is not None), None)
+        if failed is not None:
+            raise failed
+        self._remember({p.name: applied for group in groups for p in group})
+        return read
+
+    @staticmethod
+    def _page_done(
+        page: tuple[int, list[Future[None]]], progress: Progress | None, end: int
+    ) -> None:
+        last, futures = page
+        for future in futures:
+            future.exception()  # waits; a worker keeps its own error (see _RebuildWorker)
+        if progress:
+            progress(last, end)
 
     def _learn_erasures(self) -> int:
         """Drop the keys of users erased since the last catch-up and note the `UserErased`

@@ -57,7 +57,7 @@ import numpy.typing as npt
 
 from mnemoledger.ledger import EventRecord
 from mnemoledger.ledger.sqlite_files import connect_shared
-from mnemoledger.projections.embeddings.cache import CachedEmbedder
+from mnemoledger.projections.embeddings.cache import CachedEmbedder, text_key
 from mnemoledger.projections.embeddings.calibration import calibration_for
 from mnemoledger.projections.embeddings.embedder import Embedder
 from mnemoledger.projections.sqlite_model import larger_cache
@@ -411,8 +411,40 @@ class VectorsProjection:
         for record in relevant:
             _fold(rows, record)
         load.last_position = _position_of(unseen[-1])
+        self._prefetch([rows[i] for i in {r.stream_id: None for r in relevant} if i in rows])
         if len(rows) >= self.bulk_held_rows:
             self._spill(load)
+
+    def _prefetch(self, rows: Sequence[_Row]) -> None:
+        """Give the rows of new texts whose vectors (the whole text's and its chunks') the
+        embedding cache holds those vectors now, page by page while the log is still being
+        read (in a rebuild the cache holds nearly all of them): what is left for the end is
+        writing them. Never embeds: a text replaced later in the log costs one cache read,
+        not a model call; texts the cache lacks are embedded at the end, in one pass."""
+        embedder = self.embedder
+        if not isinstance(embedder, CachedEmbedder):
+            return
+        pending = [row for row in rows if row.text is not None]
+        if not pending:
+            return
+        keys = {
+            text: text_key(text)
+            for row in pending
+            if row.text is not None
+            for text in (row.text, *(row.chunks or ()))
+        }
+        found = embedder.cache.get_many(embedder.model, sorted(set(keys.values())))
+        if embedder.seen is not None:
+            embedder.seen.update(found)
+        for row in pending:
+            assert row.text is not None
+            vector = found.get(keys[row.text])
+            chunks = [found.get(keys[text]) for text in row.chunks or ()]
+            if vector is None or None in chunks:
+                continue
+            row.vector = vector
+            row.chunk_vectors = [blob for blob in chunks if blob is not None]
+            row.text = None
 
     def _spill(self, load: _BulkLoad) -> list[_Row]:
         """Write the held rows (vectors of new texts from the embedder, in one pass) and
