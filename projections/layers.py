@@ -11,7 +11,7 @@ import builtins
 import json
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -377,33 +377,46 @@ class LayersProjection:
     def apply(self, records: Sequence[EventRecord]) -> None:
         if not records:
             return
-        with self.engine.begin() as conn, _bulk_cache(conn, self._bulk):
-            if self._bulk:
+        if not self._bulk:
+            with self.engine.begin() as conn:
+                self._apply(conn, records)
+            return
+        # a bulk load's page: a larger page cache, and no WAL checkpoint at its commit (each
+        # would copy the page's ~15 MB into the database file and sync it): the commit of
+        # the keyword index's build (`finish_bulk`) checkpoints the whole load once
+        with self.engine.connect() as conn:
+            # on the driver's connection: SQLAlchemy would begin a transaction
+            execute = conn.connection.driver_connection.execute  # type: ignore[union-attr]
+            with larger_cache(execute), _no_checkpoints(execute), conn.begin():
                 conn.exec_driver_sql(
                     "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, 0)",
                     (_FTS_PENDING,),
                 )
-            # an epoch decays every memory the user has so far: the events before it are
-            # written first; rows the events after it touch are decayed before they are
-            # read, all the user's rows at the end of the page (see engram_state)
-            decayed: set[str] = set()
-            for segment, epoch in engram_state.segments(records):
-                if segment:
-                    if decayed:
-                        ids = engram_state.touched(segment)
-                        for user_id in sorted(decayed):
-                            engram_state.materialize(conn, user_id, ids)
-                    _Page(conn, index=not self._bulk).apply(segment)
-                    engram_state.apply(conn, segment)
-                if epoch is not None:
-                    engram_state.apply_epoch(conn, epoch)
-                    decayed.add(epoch.user_id)
-            for user_id in sorted(decayed):
-                engram_state.materialize(conn, user_id)
-            conn.exec_driver_sql(
-                "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, ?)",
-                (self.name, records[-1].position),
-            )
+                self._apply(conn, records)
+
+    def _apply(self, conn: Connection, records: Sequence[EventRecord]) -> None:
+        """Fold `records` into the tables and note the position, in `conn`'s transaction."""
+        # an epoch decays every memory the user has so far: the events before it are
+        # written first; rows the events after it touch are decayed before they are
+        # read, all the user's rows at the end of the page (see engram_state)
+        decayed: set[str] = set()
+        for segment, epoch in engram_state.segments(records):
+            if segment:
+                if decayed:
+                    ids = engram_state.touched(segment)
+                    for user_id in sorted(decayed):
+                        engram_state.materialize(conn, user_id, ids)
+                _Page(conn, index=not self._bulk).apply(segment)
+                engram_state.apply(conn, segment)
+            if epoch is not None:
+                engram_state.apply_epoch(conn, epoch)
+                decayed.add(epoch.user_id)
+        for user_id in sorted(decayed):
+            engram_state.materialize(conn, user_id)
+        conn.exec_driver_sql(
+            "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, ?)",
+            (self.name, records[-1].position),
+        )
 
     # --- queries -------------------------------------------------------------------------
 
@@ -857,6 +870,18 @@ def _bulk_cache(conn: Connection, bulk: bool) -> Iterator[None]:
         return
     with larger_cache(conn.exec_driver_sql):
         yield
+
+
+@contextmanager
+def _no_checkpoints(execute: Callable[[str], Any]) -> Iterator[None]:
+    """No automatic WAL checkpoint at the commits inside the block of the connection whose
+    `execute` is given."""
+    (before,) = execute("PRAGMA wal_autocheckpoint").fetchone()
+    execute("PRAGMA wal_autocheckpoint = 0")
+    try:
+        yield
+    finally:
+        execute(f"PRAGMA wal_autocheckpoint = {int(before)}")
 
 
 def _indexed_fields(row: Sequence[Any]) -> tuple[str, str, str]:
