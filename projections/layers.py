@@ -122,11 +122,22 @@ _FTS_CREATE = (
     "content, key, tags, content = 'memories', content_rowid = 'seq', "
     "tokenize = 'unicode61 remove_diacritics 2')"
 )
+_ASCII = "length({0}) = length(CAST({0} AS BLOB))"
+"""SQL: the text `{0}` is ASCII (as many characters as UTF-8 bytes; a NUL makes it false),
+which `fts_text` leaves as it is."""
 _FTS_REBUILD = (
     "INSERT INTO memories_fts (rowid, content, key, tags) "
-    "SELECT seq, mnemo_fts_text(content), mnemo_fts_text(key), mnemo_fts_tags(tags) "
+    "SELECT seq, "
+    f"CASE WHEN {_ASCII.format('content')} THEN content "
+    "ELSE mnemo_fts_text(content) END, "
+    f"CASE WHEN key IS NULL THEN '' WHEN {_ASCII.format('key')} THEN key "
+    "ELSE mnemo_fts_text(key) END, "
+    f"CASE WHEN tags = '{_NO_TAGS}' THEN '' ELSE mnemo_fts_tags(tags) END "
     "FROM memories"
 )
+"""`fts_text` / `fts_tags` of each row, computed by SQLite itself where they change
+nothing (ASCII, no tags): the build then calls back into Python (and waits for
+its GIL, which a rebuild's other threads hold) only for the rest."""
 _VOCAB_CREATE = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts_vocab USING fts5vocab(memories_fts, 'row')"
 )

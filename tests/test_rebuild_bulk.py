@@ -160,3 +160,36 @@ def test_read_models_sharing_an_embedder_are_replayed_in_one_thread(tmp_path: Pa
     assert sorted(p.name for g in groups for p in g) == sorted(p.name for p in projections)
     shared = [g for g in groups if len(g) > 1]
     assert [[p.name for p in g] for g in shared] == [["vectors", "transcripts"]]
+
+
+def test_the_keyword_index_a_rebuild_builds_is_the_one_catching_up_builds(
+    tmp_path: Path,
+) -> None:
+    """Texts the index reads as they are (printable ASCII) and texts it reads otherwise
+    (CJK runs as bigrams, accents, control characters), with keys and tags: a rebuild's
+    keyword index has the vocabulary page-by-page indexing gives, and finds the same."""
+    from mnemoledger.ledger import NewMemory, Provenance
+
+    texts = [
+        ("plain ascii about tea", None, ()),
+        ("我喜欢喝咖啡 in Lisbon", "饮料", ("咖啡", "drinks")),
+        ("café au lait à Porto", "boisson", ("matin",)),
+        ("line one\nline two\tand a tab", "notes", ()),
+        ("", None, ()),
+        ("tagged only", None, ("日本語", "tea")),
+    ]
+    home = tmp_path / "home"
+    with open_memory(home) as memory:
+        provenance = Provenance(user_id="u1", actor="tester")
+        memory.ledger.add(
+            provenance,
+            [NewMemory(text or "x", key=key, tags=list(tags)) for text, key, tags in texts],
+        )
+        memory.refresh()
+        incremental = read_model_tables(home)
+        found = [memory.search(q, user="u1", k=5, at=AT) for q in ("咖啡", "cafe", "tab", "日本")]
+        assert memory.rebuild().events > 0
+        assert read_model_tables(home) == incremental
+        again = [memory.search(q, user="u1", k=5, at=AT) for q in ("咖啡", "cafe", "tab", "日本")]
+    assert again == found
+    assert all(found)
