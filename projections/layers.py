@@ -392,13 +392,14 @@ class LayersProjection:
             with self.engine.begin() as conn:
                 self._apply(conn, records)
             return
-        # a bulk load's page: a larger page cache, and no WAL checkpoint at its commit (each
-        # would copy the page's ~15 MB into the database file and sync it): the commit of
-        # the keyword index's build (`finish_bulk`) checkpoints the whole load once
+        # a bulk load's page: a larger page cache, and a WAL checkpoint only once the WAL
+        # holds BULK_WAL_PAGES (not at each page's commit, which copied the page's ~15 MB
+        # into the database file and synced it): the commit of the keyword index's build
+        # (`finish_bulk`) checkpoints the rest
         with self.engine.connect() as conn:
             # on the driver's connection: SQLAlchemy would begin a transaction
             execute = conn.connection.driver_connection.execute  # type: ignore[union-attr]
-            with larger_cache(execute), _no_checkpoints(execute), conn.begin():
+            with larger_cache(execute), _fewer_checkpoints(execute), conn.begin():
                 conn.exec_driver_sql(
                     "INSERT OR REPLACE INTO projection_position (name, position) VALUES (?, 0)",
                     (_FTS_PENDING,),
@@ -883,12 +884,18 @@ def _bulk_cache(conn: Connection, bulk: bool) -> Iterator[None]:
         yield
 
 
+BULK_WAL_PAGES = 16_384
+"""A bulk load's pages checkpoint the WAL once it holds this many pages (64 MiB of 4 KiB
+pages; SQLite's default is 1,000): fewer copies of the same index pages into the file, and
+a WAL file that stays bounded however long the log."""
+
+
 @contextmanager
-def _no_checkpoints(execute: Callable[[str], Any]) -> Iterator[None]:
-    """No automatic WAL checkpoint at the commits inside the block of the connection whose
-    `execute` is given."""
+def _fewer_checkpoints(execute: Callable[[str], Any]) -> Iterator[None]:
+    """WAL checkpoints only every `BULK_WAL_PAGES` at the commits inside the block of the
+    connection whose `execute` is given."""
     (before,) = execute("PRAGMA wal_autocheckpoint").fetchone()
-    execute("PRAGMA wal_autocheckpoint = 0")
+    execute(f"PRAGMA wal_autocheckpoint = {BULK_WAL_PAGES}")
     try:
         yield
     finally:

@@ -193,3 +193,26 @@ def test_the_keyword_index_a_rebuild_builds_is_the_one_catching_up_builds(
         again = [memory.search(q, user="u1", k=5, at=AT) for q in ("咖啡", "cafe", "tab", "日本")]
     assert again == found
     assert all(found)
+
+
+def test_a_bulk_loads_pages_checkpoint_the_wal_less_often_and_restore_the_setting(
+    tmp_path: Path,
+) -> None:
+    """Inside a layers bulk load, page commits checkpoint only every `BULK_WAL_PAGES`; the
+    connection gets its setting back afterwards (also when a page fails)."""
+    import sqlite3
+
+    from mnemoledger.projections.layers import BULK_WAL_PAGES, _fewer_checkpoints
+
+    db = sqlite3.connect(tmp_path / "model.sqlite3")
+    db.execute("PRAGMA wal_autocheckpoint = 1000")
+
+    def setting() -> int:
+        return int(db.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
+
+    with _fewer_checkpoints(db.execute):
+        assert setting() == BULK_WAL_PAGES
+    assert setting() == 1000
+    with pytest.raises(RuntimeError), _fewer_checkpoints(db.execute):
+        raise RuntimeError("a page failed")
+    assert setting() == 1000
