@@ -4,7 +4,7 @@
     OMP_NUM_THREADS=1 .venv/bin/python scripts/cv_extraction.py [--sets ...] [--rules-only] [--json]
 
 For each labelled set (`scripts/fit_extractor.py` ALL_SETS: every set but the blind
-`extraction_holdout8.jsonl`), the value tagger and the clause classifier are fitted on all the
+`extraction_holdout9.jsonl`), the value tagger and the clause classifier are fitted on all the
 other sets, exactly as `scripts/fit_extractor.py` fits the shipped ones on all of them, and
 `ingest` is scored on the left-out set (`scripts/eval_extraction.py`). `--rules-only` also
 scores each set with neither learned part. The word rules are not refitted: they were written

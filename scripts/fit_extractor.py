@@ -6,7 +6,7 @@
     OMP_NUM_THREADS=1 .venv/bin/python scripts/fit_extractor.py --tagger-only
 
 The tagger (`commands/data/tagger.json`, numpy only, a few seconds): every user sentence of
-the labelled sets in ALL_SETS (all but the blind `extraction_holdout8.jsonl`), each word
+the labelled sets in ALL_SETS (all but the blind `extraction_holdout9.jsonl`), each word
 labelled B-/I-<attribute> where a labelled fact's value stands in it, else O; an averaged
 perceptron over 12 passes in file order, so the same sets give the same bytes.
 
@@ -64,8 +64,14 @@ ALL_SETS = (
     "tests/data/extraction_dev11.jsonl",
     "tests/data/extraction_holdout7.jsonl",
     "tests/data/extraction_dev12.jsonl",
+    "tests/data/extraction_holdout8.jsonl",
+    "tests/data/extraction_dev13.jsonl",
+    "tests/data/extraction_dev14.jsonl",
+    "tests/data/extraction_dev15.jsonl",
+    "tests/data/extraction_dev16.jsonl",
+    "tests/data/extraction_dev17.jsonl",
 )
-"""Every labelled set but the blind `extraction_holdout8.jsonl`: both learned parts fit on
+"""Every labelled set but the blind `extraction_holdout9.jsonl`: both learned parts fit on
 these (and `scripts/cv_extraction.py` leaves each out in turn)."""
 TRAIN = ALL_SETS
 TAGGER_TRAIN = ALL_SETS

@@ -47,7 +47,8 @@ PREFERENCE: Final = re.compile(
     r"(?:\bI(?:'ve| have)?\s?|^)(?:(?:really|strongly|also|much|kind of|kinda|sort of|absolutely"
     r"|totally|truly|genuinely|honestly|still|just|always|actually|started to|come to|grown to"
     r"|begun to|do|does|did|usually|mostly|mainly|often|generally) )*"
-    r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|don't like|do not like"
+    r"(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|despise|abhor|don't like"
+    r"|do not like"
     r"|don't enjoy|do not enjoy|can't stand|cannot stand|can't bear|cannot bear|can't abide"
     r"|cannot abide|never liked|never enjoyed|don't care for"
     r"|don't drink|do not drink|never drink|no longer drink|stopped drinking"
@@ -58,6 +59,10 @@ PREFERENCE: Final = re.compile(
     r"|(?:am|'m) an? (?:huge|massive|real|total|great|true) fan of"
     r"|am big on|'m big on|really dig|am crazy about|'m crazy about|am passionate about"
     r"|'m passionate about|avoid|am not keen on|'m not keen on|am keen on|'m keen on"
+    r"|(?:am |'m )?(?:pretty |kinda |a bit |a little |so )?meh (?:about|on)"
+    r"|(?:am |'m )getting (?:really |very |super |more )?into"
+    r"|(?:basically |practically |pretty much |could |would |'d )?live on"
+    r"(?= (?!(?:a|an|the|my|our|\d)\b)(?-i:[a-z]))"
     r"|(?:a )?(?:big |huge )?fan of|not (?:a )?(?:big |huge )?fan of|not into|not big on"
     r"|not keen on|listen to|(?:am )?not drink|(?:am |'m )?mad about"
     r"|(?:drink|eat) (?:way too much|too much|a lot of|lots of|loads of|tons of|so much)"
@@ -109,6 +114,15 @@ _VERB_AS_STATED: Final = {
     "a huge fan of": "likes",
     "listen to": "likes",
     "mad about": "loves",
+    **{
+        f"{be}getting {how}into": "likes"
+        for be in ("am ", "'m ")
+        for how in ("", "really ", "very ", "super ", "more ")
+    },
+    **{
+        f"{how}live on": "loves"
+        for how in ("", "basically ", "practically ", "pretty much ", "could ", "would ", "'d ")
+    },
     "am mad about": "loves",
     "'m mad about": "loves",
     "drink way too much": "loves",
@@ -985,11 +999,22 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
             previous = True
             continue
+        fronted = _FRONTED.match(clause)
+        if fronted is not None and (what := _object(fronted["object"])):
+            negative = fronted["dislike"] is not None
+            stated = "dislikes" if negative else "loves"
+            yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
+            previous = not negative
+            continue
         match = PREFERENCE.search(clause)
         if match is not None:
             stated, negative = _as_stated(match, clause)
             previous = not negative
-            for what in _objects(match.group("object")):
+            said = match.group("object")
+            if said.strip(" .!").lower() in _BACK_REFERENCES:
+                before = cleaned[: max(cleaned.find(clause), 0)] + clause[: match.start()]
+                said = _antecedent(before) or said
+            for what in _objects(said):
                 yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
             continue
         only = _ONLY.match(clause)
@@ -1184,6 +1209,33 @@ def _objects(text: str) -> list[str]:
     if _GERUNDS.match(what) or (pair is not None and not _IDIOM_WORDS & set(what.lower().split())):
         return [w for w in re.split(r",\s*|\s+and\s+|\s+or\s+", what) if w]
     return [what] if what else []
+
+
+_FRONTED: Final = re.compile(
+    r"^(?P<object>[\w' -]{2,30}?)(?: ones)?,?(?: though| tho| honestly)?,? (?:I|I'm|i|im|I am)"
+    r" (?:really |just |honestly |pretty |so |kinda |truly |absolutely )*(?:(?P<dislike>can't do"
+    r"|cannot do|can't eat|can't stand|cannot stand|can't bear|hate|don't like|do not like"
+    r"|dislike|am not a fan of|'m not a fan of|not a fan of|(?:am |'m )?meh (?:on|about)"
+    r"|(?:am |'m )?not (?:really )?into|won't eat|don't eat|never eat)"
+    r"|(?P<like>love|adore|(?:am |'m )?obsessed with|(?:am |'m )?into|(?:am |'m )?a fan of))"
+    r"(?: (?:it|them|those))?$",
+    _I,
+)
+"""A thing named first, then the liking: "tuna I can't do", "Tofu I'm not a fan of", "Popcorn
+I'm meh on", "Comedy ones I'm pretty meh about"."""
+_BACK_REFERENCES: Final = frozenset({"them", "those", "these", "them either", "them at all"})
+_PLURAL_BEFORE: Final = re.compile(
+    r"\b(?:with|except|about|of|on|for|like|eat|hate|love|use|into|than|but)"
+    r" (?:the |those |these |all |any |most )?(?P<thing>[a-z][a-z-]*[a-rt-z]s)\b",
+    _I,
+)
+
+
+def _antecedent(before: str) -> str | None:
+    """What "them" stands for in "I'm rubbish with spreadsheets and I can't stand them": the
+    last plural thing named earlier in the sentence, after a preposition or a verb."""
+    things = [match["thing"] for match in _PLURAL_BEFORE.finditer(before)]
+    return things[-1] if things else None
 
 
 _SERIES: Final = re.compile(

