@@ -101,3 +101,37 @@ def test_an_employer_with_a_dot_in_its_name_is_kept_whole() -> None:
         ("user", "Product designer at Monday.com. I'm Tomás, by the way."),
     )
     assert said.get("user/employer") == "Monday.com"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # the date said after a correction is the one that holds
+        ("The audit is due Monday, no wait, Wednesday.", "audit due Wednesday"),
+        ("my dissertation is due on the fifth, sorry, the sixth", "dissertation due the sixth"),
+        # "it is due": what is due was named earlier in the sentence
+        (
+            "I have to finish the budget forecast, it is due on Thursday.",
+            "budget forecast due Thursday",
+        ),
+        # the day after "end of day", and a day's number written with a full stop
+        ("The press release is due end of day Tuesday.", "press release due end of day Tuesday"),
+        ("Die Abgabe: the thesis is due 3. March.", "thesis due 3. March"),
+    ],
+)
+def test_deadlines_of_the_new_families(sentence: str, expected: str) -> None:
+    assert ("deadline", expected) in _facts(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "employer"),
+    [
+        # initials, "St." and "&" belong to the name
+        ("I'm an analyst at A.T. Kearney and I need slides.", "A.T. Kearney"),
+        ("I work nights at St. Mungo's Hospital.", "St. Mungo's Hospital"),
+        ("I'm a partner at Pike & Wren Architects, we do schools.", "Pike & Wren Architects"),
+    ],
+)
+def test_employer_names_of_the_new_families(sentence: str, employer: str) -> None:
+    said = _extracted(("user", sentence))
+    assert said.get("user/employer") == employer

@@ -100,7 +100,7 @@ CUT: Final = 0.6
 """The least score of the clause's top attribute for a fact to be kept."""
 _NAME_WORD: Final = r"[A-Z](?:[\w'\u00c0-\u017f&+-]|\.(?=\w))*"
 """A capitalised word, a dot inside it kept ("Booking.com") and one that ends the clause not."""
-_NAME: Final = re.compile(rf"(?<!^)\b{_NAME_WORD}(?: (?:of |de )?{_NAME_WORD})*")
+_NAME: Final = re.compile(rf"(?<!^)\b(?:St\. )?{_NAME_WORD}(?: (?:of |de |& )?{_NAME_WORD})*")
 _NAMED: Final = ("location", "employer", "tool")
 """The attributes whose value is a name the clause holds."""
 _NOT_THE_USER: Final = re.compile(

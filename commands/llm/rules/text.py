@@ -7,11 +7,19 @@ from typing import Final
 
 _HARD_BREAKS = re.compile(r";|\n+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_DAY_NUMBER = re.compile(r"\d{1,2}\.")
+_MONTH_FIRST = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b",
+    re.I,
+)
+"""A day's number with a full stop before its month ("1. February") ends no sentence."""
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SPACES = re.compile(r"\s+")
 _ONLY_PUNCTUATION = re.compile(r"^[\W_]*$")
-_INITIAL = re.compile(r"[a-z]\.")
-"""A name's initial ("Ursula K. Le Guin"): no sentence ends after it."""
+_INITIAL = re.compile(r"(?:[a-z]\.)+")
+"""A name's initial ("Ursula K. Le Guin") or initials ("J.P. Morgan"): no sentence ends after
+them."""
 
 OWN_WORDS_TAG: Final = "own-words"
 """The tag of a fact kept in the user's own words (a clause the extraction's classifier read as
@@ -27,10 +35,14 @@ def sentences(text: str) -> list[str]:
     pieces: list[str] = []
     for segment in _HARD_BREAKS.split(text):
         pending = ""
-        for part in _SENTENCE_END.split(segment.strip()):
+        parts = _SENTENCE_END.split(segment.strip())
+        for index, part in enumerate(parts):
             pending = f"{pending} {part}" if pending else part
             last_word = pending.rsplit(maxsplit=1)[-1].lower() if pending.strip() else ""
-            if last_word not in ABBREVIATIONS and not _INITIAL.fullmatch(last_word):
+            if last_word in ABBREVIATIONS or _INITIAL.fullmatch(last_word):
+                continue
+            following = parts[index + 1] if index + 1 < len(parts) else ""
+            if not (_DAY_NUMBER.fullmatch(last_word) and _MONTH_FIRST.match(following)):
                 pieces.append(pending)
                 pending = ""
         if pending:

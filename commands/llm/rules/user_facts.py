@@ -1488,11 +1488,13 @@ _ORDINAL_WORD: Final = (
 _DATE: Final = (
     rf"(?P<when>(?:(?:on|by|next|this|before|at the|at|every) )*"
     rf"(?:{_WEEKDAY}|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b|tomorrow|tonight|today"
+    rf"|(?:eod|(?:the )?end of (?:the )?day|cob|close of business)(?: (?:on )?{_WEEKDAY})?"
     rf"|(?:the )?(?:end|start|beginning|middle) of (?:the )?"
     rf"(?:day|week|month|quarter|year|{_MONTH})"
-    rf"|(?:early|mid|late)[- ]{_MONTH}|(?:month|week|quarter|year)[- ]end|eod"
+    rf"|(?:early|mid|late)[- ]{_MONTH}|(?:month|week|quarter|year)[- ]end"
     rf"|(?:the )?{_ORDINAL_WORD} (?:of )?{_MONTH}\b"
-    rf"|eow|eom|(?:the )?\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\b"
+    rf"|the {_ORDINAL_WORD}(?=\s*(?:[,.;!?\u2014\u2013-]|$))"
+    rf"|eow|eom|(?:the )?\d{{1,2}}(?:st|nd|rd|th|\.)? (?:of )?{_MONTH}\b"
     rf"|(?:the )?\d{{1,2}}(?:st|nd|rd|th)\b|{_MONTH}\.? \d{{1,2}}(?:st|nd|rd|th)?"
     rf"|\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}"
     rf"|next week|next month|in \w+ (?:days|weeks))(?: at {_CLOCK})?)"
@@ -1545,21 +1547,48 @@ _DATE_IS_DEADLINE: Final = re.compile(
 _DELIVERABLE: Final = re.compile(
     r"\b(?:my|the|our|an?|this)\s+(?P<what>(?:[\w-]+ )?(?:essay|report|thesis|paper|assignment"
     r"|proposal|application|presentation|project|homework|article|deck|draft|dissertation"
-    r"|manuscript|review|submission|translation|taxes|tax return))\b",
+    r"|manuscript|review|submission|translation|taxes|tax return|reconciliation|checklist|rota"
+    r"|summary|letter|reflection|spreadsheet|manual|update|dashboard|plan|form|statement|entry"
+    r"|note|brief|briefing|email|slides|budget|invoice|accounts|renewal|portfolio|chapter|bid"
+    r"|tender|audit|pitch|forecast|lesson plans|report cards|feedback|marking|reports))\b",
     _I,
 )
 _PRONOUNS: Final = frozenset({"it", "its", "it's", "this", "that", "which", "everything"})
 
 
 _ASIDE_START: Final = re.compile(
-    r"^(?:(?:also|and|so|oh|btw|anyway|plus|then|ok|okay|well|now|yeah|yes|um|hey|hi|hello"
-    r"|thanks|honestly|basically|actually),? )+(?=\S)",
+    r"^(?:(?:also|and|so|oh|btw|anyway|plus|then|ok|okay|well|now|yeah|yes|um|uh|like|hey|hi"
+    r"|hello|thanks|honestly|basically|actually),? )+(?=\S)",
     _I,
 )
 """Words that open a sentence without being part of what it names ("Also my visa ...")."""
 
 
-def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
+_COPULAS: Final = _word_set("is are was were")
+_CORRECTED_DATE: Final = re.compile(
+    r"[\s,;:.!?\u2014\u2013-]*(?:(?:um|uh|er|oh),? )?(?:no,? wait|wait,? no|no,? sorry|sorry,? no"
+    r"|sorry|no|I mean|actually|or rather|make that|scratch that)\b[\s,;:.!\u2014\u2013-]+"
+    r"(?:[^\d.?!]{0,40}?[\s,;:\u2014\u2013-]+)??(?:it's |it is |its |now |make that )?"
+    + _DATE.replace("P<when>", "P<fixed>"),
+    _I,
+)
+"""'due Tuesday, no wait, Thursday', "on the twentieth, sorry, the twenty-first": the date said
+after a correction is the one that holds."""
+
+
+def _corrected_date(when: str, sentence: str) -> str:
+    """`when`, or the date the user gives instead right after it in `sentence`."""
+    at = sentence.find(when)
+    while at >= 0:
+        fixed = _CORRECTED_DATE.match(sentence, at + len(when))
+        if fixed is None:
+            break
+        when = fixed["fixed"].strip()
+        at = fixed.start("fixed")
+    return when
+
+
+def _deadline(clause: str, earlier: Sequence[str], sentence: str | None = None) -> Iterator[Stated]:
     for pattern in (
         _DEADLINE_FOR,
         _WHAT_DEADLINE,
@@ -1577,12 +1606,14 @@ def _deadline(clause: str, earlier: Sequence[str]) -> Iterator[Stated]:
         what = _ASIDE_START.sub("", (groups.get("what") or groups.get("what2") or "").strip())
         what = re.sub(r"^(?:the|my|our|this) ", "", what, flags=_I)
         what = what.removesuffix("'s")
-        if not what or what.lower() in _PRONOUNS or what.lower().endswith(" it"):
-            what = _deliverable(clause, earlier)
+        if not what or what.lower() in _PRONOUNS | _COPULAS or what.lower().endswith(" it"):
+            what = _deliverable(sentence or clause, earlier)
         if not what:
             continue
         when = (groups.get("when") or groups.get("when2") or "").strip()
-        yield Stated("deadline", f"{what} due {when}", item=what)
+        yield Stated(
+            "deadline", f"{what} due {_corrected_date(when, sentence or clause)}", item=what
+        )
         following = _AND_NEXT_DUE.match(clause, match.end())
         if following is not None and following["what"].lower() not in _PRONOUNS:
             nxt = following[
@@ -2538,7 +2569,7 @@ def stated_facts(sentence: str, earlier: Sequence[str] = ()) -> list[Stated]:
         previous = clause
         first = first or clause
         keep(_allergy(clause))
-        keep(_deadline(clause, earlier))
+        keep(_deadline(clause, earlier, sentence))
         tools = list(_tools(clause))
         if not tools and tool_clause is not None:
             tools = list(_more_tools(clause, tool_clause))  # "I use Windows at work but Linux"
