@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import sqlite3
@@ -419,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report = Reporter(quiet=args.json)
     contents = Contents()
+    load_before = _load_average()
     with _home(args.home) as home:
         store = "sqlite" if not args.db or args.db.startswith("sqlite") else args.db.split(":")[0]
         results = Results(events=args.events, store=store)
@@ -436,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         "raw_baseline": "sqlite3 executemany, WAL, synchronous=FULL, one transaction",
         "python": platform.python_version(),
         "eventsourcing": version("eventsourcing"),
+        "load_average_start_end": [load_before, _load_average()],
         **results.figures,
     }
     if args.json:
@@ -443,6 +446,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print_table(figures)
     return 0
+
+
+def _load_average() -> float | None:
+    """The machine's one-minute load average (None where the OS has none): the figures of
+    a shared machine are read with it."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return None
 
 
 @contextmanager
@@ -506,6 +518,8 @@ def print_table(f: dict[str, Any]) -> None:
     console = Console()
     console.print(table)
     console.print(
+        f"Load average (1 min) at start / end: {f['load_average_start_end'][0]} / "
+        f"{f['load_average_start_end'][1]}. "
         f"Embedder: {f['embedder']}, chosen so that filling the cache is quick; the rebuild "
         f"reads every vector from the warm cache. Rebuild mix: {f['rebuild_mix']}. "
         f"Mean stored event state: {f['append_state_bytes_avg']:.0f} bytes."
