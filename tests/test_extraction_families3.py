@@ -135,3 +135,31 @@ def test_deadlines_of_the_new_families(sentence: str, expected: str) -> None:
 def test_employer_names_of_the_new_families(sentence: str, employer: str) -> None:
     said = _extracted(("user", sentence))
     assert said.get("user/employer") == employer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I don't drink, so no wine pairings please.",
+        "I haven't touched alcohol in five years.",
+        "for the record: 1. vegetarian 2. no alcohol",
+        "I not drink alcohol, also I not eat pork.",
+    ],
+)
+def test_not_drinking_alcohol_is_a_diet(text: str) -> None:
+    said = _said(text)
+    assert said.get("user/diet/no-alcohol") == "no alcohol"
+    assert "alcohol" not in said  # not also a taste
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I don't drink coffee after noon.", "My wife doesn't drink, so no wine for her."],
+)
+def test_no_alcohol_diet_from(text: str) -> None:
+    assert "user/diet/no-alcohol" not in _said(text)
+
+
+def test_a_reply_language_is_a_style_and_a_spoken_one_a_language() -> None:
+    assert "user/language/italian" not in _said("answer in italian please")
+    assert _said("We speak in Italian at home.").get("user/language/italian") == "Italian"

@@ -991,8 +991,7 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             yield "preferences", _fact(slug(what), f"User likes {what}", "preference", True)
             continue  # "I love reading, mostly fantasy"
         if _DONT_DRINK.match(clause):
-            yield "preferences", _fact("alcohol", "User does not drink alcohol", "preference", True)
-            previous = False
+            previous = False  # a diet (`user_facts._NO_ALCOHOL`), not a taste
             continue
         any_day = _ANY_DAY.match(clause)
         if any_day is not None and (what := _object(any_day["object"])):
@@ -1011,6 +1010,8 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             stated, negative = _as_stated(match, clause)
             previous = not negative
             said = match.group("object")
+            if negative and _object(said).lower() in _ALCOHOL:
+                continue  # "I don't drink alcohol": a diet (`user_facts._NO_ALCOHOL`)
             if said.strip(" .!").lower() in _BACK_REFERENCES:
                 before = cleaned[: max(cleaned.find(clause), 0)] + clause[: match.start()]
                 said = _antecedent(before) or said
@@ -1223,6 +1224,7 @@ _FRONTED: Final = re.compile(
 )
 """A thing named first, then the liking: "tuna I can't do", "Tofu I'm not a fan of", "Popcorn
 I'm meh on", "Comedy ones I'm pretty meh about"."""
+_ALCOHOL: Final = frozenset({"alcohol", "booze", "alcoholic drinks", "any alcohol"})
 _BACK_REFERENCES: Final = frozenset({"them", "those", "these", "them either", "them at all"})
 _PLURAL_BEFORE: Final = re.compile(
     r"\b(?:with|except|about|of|on|for|like|eat|hate|love|use|into|than|but)"

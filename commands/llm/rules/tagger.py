@@ -340,7 +340,15 @@ def _gated(sentence: str, span: Span) -> bool:
         or NEGATION.search(before)
         or (span.attribute == "name" and _PET.search(clause))
         or (span.attribute == "location" and ORIGIN.search(before) is not None)
+        or (span.attribute == "language" and _REPLY_IN.search(before) is not None)
     )
+
+
+_REPLY_IN: Final = re.compile(
+    r"\b(?:reply|replies|answer|answers|respond|responses|write)(?: \w+){0,3}? in $",
+    re.IGNORECASE,
+)
+"""'reply in german pls': the language wanted for replies, a style, not news of a language."""
 
 
 def _plausible(span: Span) -> bool:

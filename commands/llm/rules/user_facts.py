@@ -920,8 +920,26 @@ def _ruled_out(sentence: str, diet_said: set[str]) -> Iterator[Stated]:
             yield Stated("diet", f"no {food}", item=f"no {food}", positive=False)
 
 
+_NO_ALCOHOL: Final = re.compile(
+    r"\bI (?:just |really |also |personally )?(?:don't|do not|never|no longer|can't|won't|stopped"
+    r"|not|am not)"
+    r" (?:drink|drinking|touch)(?=(?: any)? (?:alcohol|booze)\b|(?: at all| anymore| any more"
+    r"| these days)*\s*(?:[,.;!]|$| so\b| and\b| but\b))"
+    r"|\bI (?:haven't|have not|havent) (?:touched|had) (?:any )?(?:alcohol|booze|a drink)\b"
+    r"|\bI'm (?:teetotal|tee-total|a teetotaller|a teetotaler)\b"
+    r"|(?:^|[,:;(]\s*|\d[.)]\s*|[-*\u2022]\s*)(?:no|zero) (?:alcohol|booze)\b",
+    _I,
+)
+"""Not drinking alcohol is a diet: "I don't drink", "haven't touched alcohol in years", "- no
+alcohol" in a list of what the user eats."""
+
+
 def _diet(sentence: str) -> Iterator[Stated]:
     found: dict[str, bool] = {}
+    dry = _NO_ALCOHOL.search(sentence)
+    same_clause = re.split(r"[,;]|\b(?:but|and|so)\b", sentence[: dry.start()])[-1] if dry else ""
+    if dry is not None and not _SOMEONE_ELSE.search(same_clause):
+        yield Stated("diet", "no alcohol", item="no alcohol", positive=False)
     excepted = [m["food"] or m["food2"] for c in clauses(sentence) if (m := _EXCEPT_FOOD.match(c))]
     coeliac = _COELIAC.search(sentence)
     if coeliac is not None and not NEGATION.search(sentence[: coeliac.start()]):
@@ -1068,7 +1086,7 @@ language the user is learning."""
 _LANGUAGE_SPOKEN: Final = re.compile(
     r"\bmy (?:own )?(?!english\b)(?P<lang>[A-Za-z]+) is (?!my\b)"
     r"|\b(?:I|we) (?:only |really |mostly |also |all |usually )*(?:read|write|understand"
-    r"|grew up speaking|speak)(?: (?:some|a bit of|a little|basic|fluent|decent))?"
+    r"|grew up speaking|speak)(?: in)?(?: (?:some|a bit of|a little|basic|fluent|decent))?"
     r" (?P<lang2>[A-Za-z]+(?:(?:,| and| &) [A-Za-z]+)*)\b"
     + _NOT_A_LANGUAGE_AFTER
     + r"|(?:^|[,;:]\s*|\bI'?m (?:an? )?|\bI am (?:an? )?)(?:native |fluent )?(?P<lang3>[A-Za-z]+)"
