@@ -163,3 +163,24 @@ def test_no_alcohol_diet_from(text: str) -> None:
 def test_a_reply_language_is_a_style_and_a_spoken_one_a_language() -> None:
     assert "user/language/italian" not in _said("answer in italian please")
     assert _said("We speak in Italian at home.").get("user/language/italian") == "Italian"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "given_up", "kept"),
+    [
+        ("dropped asana in march, everything's in clickup now", "asana", None),
+        ("I switched from Eclipse to IntelliJ last year.", "Eclipse", "IntelliJ"),
+        ("photoshop kept freezing so I uninstalled it", "photoshop", None),
+    ],
+)
+def test_software_given_up_is_no_longer_used(
+    sentence: str, given_up: str, kept: str | None
+) -> None:
+    facts = _facts(sentence)
+    assert ("tool", f"no longer uses {given_up}") in facts
+    if kept is not None:
+        assert ("tool", kept) in facts
+
+
+def test_someone_elses_switch_is_not_the_users() -> None:
+    assert not [f for f in _facts("My manager ditched Slack for Teams.") if f[0] == "tool"]

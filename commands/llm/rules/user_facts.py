@@ -1811,7 +1811,41 @@ _TOOL_DOES_IT_ALL: Final = re.compile(
 the user."""
 
 
+_GAVE_UP_TOOL: Final = re.compile(
+    r"\b(?:ditched|dropped|gave up(?: on)?|quit|stopped using|uninstalled|got rid of"
+    r"|moved away from|switched (?:away )?from|moved (?:my \w+ )?from|abandoned|deleted)"
+    r" (?:my |using )?(?P<tool>[\w.+#-]+(?: (?-i:[A-Z0-9])[\w.+#-]*)?)"
+    r"|^(?P<tool2>[\w.+#-]+(?: (?-i:[A-Z0-9])[\w.+#-]*)?) [^,.;]{0,40}? so (?:I )?"
+    r"(?:ditched|dropped|quit|uninstalled|gave up on|deleted) it\b",
+    _I,
+)
+"""'ditched trello last month', "I switched from VS Code to Neovim", "keynote keeps crashing so
+ditched it": software the user no longer uses (a name the lexicon knows)."""
+
+
+def _given_up_tools(clause: str) -> Iterator[Stated]:
+    for match in _GAVE_UP_TOOL.finditer(clause):
+        name = match["tool"] or match["tool2"]
+        if not _is_tool_name(name) and " " in name:
+            name = name.split()[0]  # "Evernote ages": the name is the first word
+        target = re.match(r" to (?P<to>[\w.+#-]+)", clause[match.end() :])
+        software = _is_tool_name(name) or (
+            match.group(0).lower().startswith("switched")
+            and name[:1].isupper()
+            and target is not None
+            and target["to"][:1].isupper()
+            and not known_place(name)
+            and not known_place(target["to"])
+        )  # "switched from Eclipse to IntelliJ": one name for another, neither a town
+        if software and not _SOMEONE_ELSE.search(clause[: match.start()]):
+            yield Stated("tool", f"no longer uses {name}", item=name, positive=False)
+
+
 def _tools(clause: str) -> Iterator[Stated]:
+    given_up = list(_given_up_tools(clause))
+    yield from given_up
+    if given_up and not re.search(r"\bto\b|\bnow\b|\binstead\b", clause, _I):
+        return
     device = _NO_DEVICE.search(clause)
     if device is not None:
         name = device["device"].lower()
