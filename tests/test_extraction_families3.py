@@ -184,3 +184,25 @@ def test_software_given_up_is_no_longer_used(
 
 def test_someone_elses_switch_is_not_the_users() -> None:
     assert not [f for f in _facts("My manager ditched Slack for Teams.") if f[0] == "tool"]
+
+
+@pytest.mark.parametrize("greeting", ["Salam.", "Oi!", "Privet!", "Habari!"])
+def test_a_greeting_is_no_town(greeting: str) -> None:
+    said = _extracted(("user", greeting), ("user", "I'm Lina and I live in Amman."))
+    assert said.get("user/location") == "Amman"
+
+
+def test_a_known_town_one_lives_in_replaces_a_name_the_gazetteer_does_not_know() -> None:
+    said = _extracted(
+        ("user", "I work like cook in Restaurante Dona Flor."),
+        ("user", "I live in Salvador with my family."),
+    )
+    assert said.get("user/location") == "Salvador"
+
+
+def test_a_town_named_for_someone_else_replaces_nothing() -> None:
+    said = _extracted(
+        ("user", "I work like cook in Restaurante Dona Flor."),
+        ("user", "My co-author in Porto still hasn't replied."),
+    )
+    assert said.get("user/location") != "Porto"

@@ -473,6 +473,8 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
                 # "Sorry, I meant Braga"; "So pescatarian?" / "yeah, pescatarian": the value said
                 # last
                 found[category][fact.key] = fact
+            elif _a_better_town(found[category].get(fact.key), fact, text):
+                found[category][fact.key] = fact
             else:
                 found[category].setdefault(fact.key, fact)
     for fact in _fallbacks(tagged, found["preferences"]):
@@ -483,6 +485,24 @@ def extract(inputs: ExtractInput) -> ExtractOutput:
         fact = _fact("style/uses-emojis", "Uses emoji when writing", "style", False)
         found["styles"].setdefault(fact.key, fact)
     return ExtractOutput(**{name: list(facts.values()) for name, facts in found.items()})
+
+
+def _a_better_town(held: Fact | None, fact: Fact, said: str) -> bool:
+    """Whether `fact` should replace the user's town read earlier: a town the gazetteer knows,
+    said to be where the user lives, over a name it does not know ("nurse in Hospital
+    Sirio-Libanes", then "I live in Sao Paulo")."""
+    return (
+        held is not None
+        and fact.key == f"{USER_KEY_PREFIX}location"
+        and not known_place(held.value)
+        and known_place(fact.value)
+        and _LIVES_IN.search(said.split(fact.value)[0][-40:]) is not None
+    )
+
+
+_LIVES_IN: Final = re.compile(
+    r"\b(?:live|living|based|settled|stay|staying|moved|home is|I'm|I am|we're)\b[^,.;]*$", _I
+)
 
 
 def _confirms(question: str, fact: Fact) -> bool:

@@ -2334,7 +2334,10 @@ _PLACE_OFFICE: Final = re.compile(
 _FRAGMENT_GREETING: Final = re.compile(
     r"^(?:dear \w+[,!]? )?(?:(?:hi|hey|hello|yo|hiya|heya|howdy|greetings|ok|okay|so|hola|ciao"
     r"|salut|bonjour|hallo|namaste|salaam|aloha|ola|ol\u00e1|hej|moin|servus|ahoj|cze\u015b\u0107"
-    r"|merhaba|shalom)(?:[,!.]+|$) ?)+",
+    r"|merhaba|shalom|oi|salam|selam|privet|annyeong|habari|jambo|konnichiwa|ni ?hao"
+    r"|xin ch[a\u00e0]o|kia ora|g'day|ahlan|marhaba|vanakkam|kumusta|mabuhay|sawubona|bom dia"
+    r"|buenas|buongiorno"
+    r"|guten tag|bonsoir|dzie\u0144 dobry|szia|hei|hallo)(?:[,!.]+|$) ?)+",
     _I,
 )
 
