@@ -195,7 +195,7 @@ class Peers:
         }
         self.stats: dict[str, int] = dict.fromkeys(
             ("conversations", "questions", "skipped_no_evidence", "mem0_short"), 0
-        ) | {"mnemoledger_memories": 0, "mem0_memories": 0}
+        ) | {"mnemoledger_memories": 0, "mnemoledger_refused": 0, "mem0_memories": 0}
 
     def add(self, conversation: Conversation, bar: Progress) -> None:
         user = conversation.sample_id
@@ -204,7 +204,10 @@ class Peers:
         for turn in conversation.turns:
             with timed(mine["add"]), embedding_part(self.clock, mine["add_embedding"]):
                 result = add_turn(self.memory, user, turn)
-            self.stats["mnemoledger_memories"] += len(result.memories)
+            if result is None:
+                self.stats["mnemoledger_refused"] += 1  # the injection screen said no
+            else:
+                self.stats["mnemoledger_memories"] += len(result.memories)
             bar.advance(task)
         with timed(mine["refresh"]):
             self.memory.refresh()

@@ -53,6 +53,7 @@ from rich.table import Table
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.lifecycle.worker import SimulatedClock
 from mnemoledger.commands.models import AddResult
+from mnemoledger.commands.write.sanitize import InjectionRefused
 from mnemoledger.ledger import Settings
 from mnemoledger.ledger.event import LedgerEvent
 
@@ -254,18 +255,22 @@ AGENT = "supervisor"
 the shipped categories config lets the supervisor read."""
 
 
-def add_turn(memory: MnemoLedger, user: str, turn: Turn) -> AddResult:
+def add_turn(memory: MnemoLedger, user: str, turn: Turn) -> AddResult | None:
     """One turn through the product's write path: an episodic `add` in the conversation's
-    thread, with the turn's `dia_id` as evidence and its session date in the text."""
-    return memory.add(
-        [turn.document],
-        user=user,
-        agent="locomo",
-        thread=user,
-        kind="episodic",
-        source="locomo",
-        evidence=[turn.dia_id],
-    )
+    thread, with the turn's `dia_id` as evidence and its session date in the text; None when
+    the injection screen refuses the turn (counted as `refused`, the run goes on)."""
+    try:
+        return memory.add(
+            [turn.document],
+            user=user,
+            agent="locomo",
+            thread=user,
+            kind="episodic",
+            source="locomo",
+            evidence=[turn.dia_id],
+        )
+    except InjectionRefused:
+        return None
 
 
 def served(memory: MnemoLedger, question: str, user: str, k: int) -> list[Served]:
@@ -434,10 +439,13 @@ def main(argv: list[str] | None = None) -> int:
                     started = time.perf_counter()
                     result = add_turn(memory, user, turn)
                     timings["add"].append(time.perf_counter() - started)
+                    bar.advance(task)
+                    if result is None:
+                        stats["refused"] += 1
+                        continue
                     stats["memories"] += len(result.memories)
                     stats["superseded"] += len(result.superseded)
                     stats["reinforced"] += len(result.reinforced)
-                    bar.advance(task)
                 if args.consolidate:
                     bar.update(cycles, visible=True)
                     clock.current = start + CYCLE_DELAY

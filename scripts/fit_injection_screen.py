@@ -40,6 +40,7 @@ from mnemoledger.commands.llm.rules.extract import extract  # noqa: E402
 from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput  # noqa: E402
 from mnemoledger.commands.write.sanitize import detect_phrasing  # noqa: E402
 from mnemoledger.commands.write.screen import meaning  # noqa: E402
+from mnemoledger.commands.write.screen.addressee import may_address_a_model  # noqa: E402
 from mnemoledger.ledger.policy import INJECTION_MEANING_CUT  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -132,12 +133,18 @@ def likelihood(weights: np.ndarray, text: str) -> float:
     return float(meaning.likelihoods(rows, weights).max())
 
 
+def read_as_instruction(weights: np.ndarray, text: str, cut: float) -> bool:
+    """The classifier's verdict as the screen applies it: at `cut` or above, unless the text
+    is English that names nothing of a model's world (`screen/addressee.py`)."""
+    return likelihood(weights, text) >= cut and may_address_a_model(meaning.readable(text))
+
+
 def scores(
     weights: np.ndarray, rows: list[dict[str, Any]], cut: float, phrasing: bool
 ) -> dict[str, float]:
     caught = kept = injections = benign = 0
     for row in rows:
-        refused = likelihood(weights, row["text"]) >= cut or (
+        refused = read_as_instruction(weights, row["text"], cut) or (
             phrasing and detect_phrasing(row["text"]) is not None
         )
         if row["label"] == "injection":
@@ -185,7 +192,7 @@ def main() -> int:
             if key.startswith("session_") and isinstance(session, list)
             for turn in session
         ]
-        refused = sum(likelihood(weights, t) >= INJECTION_MEANING_CUT for t in turns)
+        refused = sum(read_as_instruction(weights, t, INJECTION_MEANING_CUT) for t in turns)
         report["locomo turns (all benign)"] = {
             "classifier": {"caught": 0.0, "kept": round(1 - refused / len(turns), 3)}
         }

@@ -206,3 +206,15 @@ def test_a_town_named_for_someone_else_replaces_nothing() -> None:
         ("user", "My co-author in Porto still hasn't replied."),
     )
     assert said.get("user/location") != "Porto"
+
+
+@pytest.mark.parametrize(
+    "text", ["Brief pls.", "concise", "keep it tight please", "Short, thanks!"]
+)
+def test_a_bare_wish_for_short_replies(text: str) -> None:
+    styles = _extracted(("user", "Can you draft a reply to my landlord?"), ("user", text))
+    assert styles.get("style/prefers-terse-responses") == "Prefers short, concise responses"
+
+
+def test_a_short_thing_is_no_wish() -> None:
+    assert "style/prefers-terse-responses" not in _said("The walk was short but steep.")

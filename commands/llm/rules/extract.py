@@ -257,7 +257,11 @@ STYLE_CUES: Final = (
             + r"\b.*\b(short|brief|concise|terse|succinct)\b|\bto the point\b|\btl;?dr\b"
             r"|\bshort and sweet\b|\bone-liners?\b|\bjust (?:answer|the answer)\b"
             r"|\b(?:under|below|less than|max(?:imum)?|at most) \d+ (?:words|lines|sentences)\b"
-            r"|\bstraight to the (?:point|answer)\b|\bno fluff\b",
+            r"|\bstraight to the (?:point|answer)\b|\bno fluff\b"
+            r"|^(?:(?:pls|please|so|but|and|ok|okay),? )?(?:(?:explain|answer|reply|write"
+            r"|keep it|make it)(?: \w+)? )?(?:short|brief|concise|tight|succinct|terse)"
+            r"(?:(?: and| &|,) \w+)?(?: (?:sentences|pls|please|plz|thanks|thx|ty|if possible))*"
+            r"[.!]*$",
             _I,
         ),
         ("style/prefers-terse-responses", "Prefers short, concise responses"),

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
+from mnemoledger.commands.write.screen.addressee import may_address_a_model
 from mnemoledger.commands.write.screen.normalize import clean, fold_confusables
 from mnemoledger.ledger.policy import INJECTION_MEANING_CUT
 
@@ -187,4 +188,6 @@ def instruction_in(text_sentences: Sequence[str]) -> str | None:
     reading = read(text_sentences)
     if reading is None or reading.likelihood < INJECTION_MEANING_CUT:
         return None
+    if not may_address_a_model(" ".join(text_sentences)):
+        return None  # English advice to a person ("You got this! Keep going!")
     return reading.sentence
