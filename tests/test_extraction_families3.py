@@ -218,3 +218,10 @@ def test_a_bare_wish_for_short_replies(text: str) -> None:
 
 def test_a_short_thing_is_no_wish() -> None:
     assert "style/prefers-terse-responses" not in _said("The walk was short but steep.")
+
+
+@pytest.mark.parametrize(
+    "text", ["Honestly I love it", "Yes I love them", "Oh I hate it", "This one I love"]
+)
+def test_an_interjection_before_a_liking_names_no_thing(text: str) -> None:
+    assert not [v for v in _said(text).values() if v.startswith(("User loves", "User dislikes"))]

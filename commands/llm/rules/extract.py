@@ -500,7 +500,8 @@ def _a_better_town(held: Fact | None, fact: Fact, said: str) -> bool:
         and fact.key == f"{USER_KEY_PREFIX}location"
         and not known_place(held.value)
         and known_place(fact.value)
-        and _LIVES_IN.search(said.split(fact.value)[0][-40:]) is not None
+        and fact.value in said
+        and _LIVES_IN.search(said[: said.find(fact.value)][-40:]) is not None
     )
 
 
@@ -1023,7 +1024,11 @@ def _preferences_of(sentence: str, earlier: Sequence[str]) -> Iterator[tuple[str
             previous = True
             continue
         fronted = _FRONTED.match(clause)
-        if fronted is not None and (what := _object(fronted["object"])):
+        if (
+            fronted is not None
+            and (what := _object(fronted["object"]))
+            and not _names_no_thing(what)
+        ):
             negative = fronted["dislike"] is not None
             stated = "dislikes" if negative else "loves"
             yield "preferences", _fact(slug(what), f"User {stated} {what}", "preference", True)
@@ -1248,6 +1253,25 @@ _FRONTED: Final = re.compile(
 )
 """A thing named first, then the liking: "tuna I can't do", "Tofu I'm not a fan of", "Popcorn
 I'm meh on", "Comedy ones I'm pretty meh about"."""
+_NOT_THINGS: Final = frozenset(
+    re.findall(
+        r"\S+",
+        "honestly yes yeah yep yup no nope oh ah wow lol haha hah ok okay well so and but also plus"
+        " really actually seriously literally totally absolutely this that these those it one ones"
+        " everything anything something nothing all both either neither hmm um uh er omg tbh ngl"
+        " lmao god man dude sure right now then tho though still",
+    )
+)
+
+
+def _names_no_thing(what: str) -> bool:
+    """'Honestly I love it', "This one I love": the words before the liking name no thing."""
+    words = what.lower().split()
+    return words[0] in {"this", "that", "these", "those", "it"} or all(
+        w in _NOT_THINGS or w.endswith("ly") for w in words
+    )
+
+
 _ALCOHOL: Final = frozenset({"alcohol", "booze", "alcoholic drinks", "any alcohol"})
 _BACK_REFERENCES: Final = frozenset({"them", "those", "these", "them either", "them at all"})
 _PLURAL_BEFORE: Final = re.compile(
