@@ -28,7 +28,9 @@ MODEL_WORLD: Final = re.compile(
     r"|secrets?|credentials?|confidential|private|e-?mails?|send|sent|forward\w*|upload\w*"
     r"|exfil\w*|urls?|links?|https?|www|base64|execut\w*|shell|sudo|tools?|functions?"
     r"|summar\w*|recommend\w*|mention\w*|hide|hidden|secretly|quietly|comments?|notes?|reads?"
-    r"|reading|retriev\w*|whoever|whatever)\b",
+    r"|reading|retriev\w*|whoever|whatever|obey\w*|refus\w*|comply\w*|insist\w*|claim\w*"
+    r"|asks?|asked|asking|this point|this line|after this|below|paragraph|written|texts?"
+    r"|characters?|helpful|assist\w*|anyone|everyone|act like|this chat|rest of (?:the|this))\b",
     re.IGNORECASE,
 )
 """Words of a model's world, any one of which lets the classifier decide."""
