@@ -176,6 +176,10 @@ UPDATES = [
     ("I'm a history major", "I switched my major to economics this term"),
     ("My husband is called Dev", "We divorced last year and now I'm seeing a man called Omar"),
     ("The gym opens at 6am on weekdays", "As of Monday the gym opens at 5:30 on weekdays"),
+    *[  # a team in the same sport
+        ("I support the Bears in American football", "In the NFL I root for the Packers now"),
+        ("In cricket I support Yorkshire", "For cricket I follow Lancashire these days"),
+    ],
 ]
 
 TRUE_AT_ONCE = [
@@ -218,6 +222,15 @@ TRUE_AT_ONCE = [
     ("My brother Luis drives a Fiat Panda", "My sister Ana drives a Skoda Fabia"),
     ("I support Celtic in football", "In rugby I follow Glasgow Warriors"),
     ("I support Celtic in football", "In rugby I root for Glasgow Warriors"),
+    *[  # a team or a favourite for each sport or domain
+        ("I support the Chicago Bears in American football", "In basketball I cheer for the Bulls"),
+        ("I follow Leicester Tigers in rugby union", "For cricket I support Yorkshire"),
+        ("When it comes to football I'm a Celtic fan", "In ice hockey I root for the Giants"),
+        ("My favourite team in the NFL is the Chiefs", "My favourite NBA team is the Celtics"),
+        ("In fantasy my favourite author is Robin Hobb", "For sci-fi my favourite is Le Guin"),
+        ("I support the Packers in American football", "In baseball I now root for the Mariners"),
+        ("For classical music my favourite composer is Bach", "In jazz my favourite is Ellington"),
+    ],
     *[  # jobs: another person's, one that may come, one beside the first
         (
             "I'm a nurse at Westbrook Hospital",

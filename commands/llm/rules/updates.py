@@ -110,6 +110,8 @@ def supersedes(older: str, newer: str) -> bool:
         return False
     if PROSPECTIVE.search(old_body) or PROSPECTIVE.search(new_body):
         return False  # "I'm interviewing with Northwind for a new job" changes nothing yet
+    if in_other_domains(old_body, new_body):
+        return False  # "In baseball I now root for the Mariners": not a new football team
     if replaces(older, newer) or replaces(older, _LEADING_ADVERBIAL.sub("", new_body)):
         if held_apart(old_body, new_body, _KINDS_OF_DAY) and not is_correction(new_body):
             return False  # "On weekends I've been waking up at 9 lately": other days
@@ -175,17 +177,103 @@ _SCOPE: Final = re.compile(
 )
 
 
-_SEASON: Final = re.compile(
-    r"\bin\s+(?:the\s+)?(summer|winter|spring|autumn|fall|football|soccer|rugby|cricket"
-    r"|basketball|baseball|hockey|tennis|golf|f1|formula 1|the nba|the nfl|the premier league)\b",
+_SEASON: Final = re.compile(r"\bin\s+(?:the\s+)?(summer|winter|spring|autumn|fall)\b", _I)
+"""Seasons: "In winter I take the bus to work" is no new way to work."""
+
+_DOMAIN_NAMES: Final = {
+    "american football": "american football",
+    "college football": "american football",
+    "the nfl": "american football",
+    "nfl": "american football",
+    "australian rules(?: football)?": "australian rules",
+    "gaelic football": "gaelic football",
+    "fantasy football": "fantasy football",
+    "football": "football",
+    "soccer": "football",
+    "the premier league": "football",
+    "the prem": "football",
+    "la liga": "football",
+    "serie a": "football",
+    "the bundesliga": "football",
+    "the mls": "football",
+    "rugby(?: union| league)?": "rugby",
+    "the six nations": "rugby",
+    "cricket": "cricket",
+    "the ipl": "cricket",
+    "basketball": "basketball",
+    "the nba": "basketball",
+    "the wnba": "basketball",
+    "baseball": "baseball",
+    "the mlb": "baseball",
+    "(?:ice )?hockey": "hockey",
+    "the nhl": "hockey",
+    "field hockey": "field hockey",
+    "tennis": "tennis",
+    "golf": "golf",
+    "f1": "f1",
+    "formula (?:1|one)": "f1",
+    "motor ?racing": "motor racing",
+    "nascar": "nascar",
+    "cycling": "cycling",
+    "boxing": "boxing",
+    "mma": "mma",
+    "the ufc": "mma",
+    "darts": "darts",
+    "snooker": "snooker",
+    "netball": "netball",
+    "volleyball": "volleyball",
+    "esports": "esports",
+    "athletics": "athletics",
+    "fantasy(?: books| novels| fiction)?": "fantasy",
+    "sci-fi": "sci-fi",
+    "science fiction": "sci-fi",
+    "crime(?: fiction| novels| books)?": "crime",
+    "horror(?: films| movies| books)?": "horror",
+    "romance(?: novels| books)?": "romance",
+    "thrillers": "thriller",
+    "non-fiction": "non-fiction",
+    "poetry": "poetry",
+    "anime": "anime",
+    "opera": "opera",
+    "musicals": "musicals",
+    "classical(?: music)?": "classical",
+    "jazz": "jazz",
+    "(?:rock|pop|hip[- ]hop|rap|country|folk|metal|indie|electronic|reggae|blues|soul)"
+    "(?: music)?": "",
+}
+"""Sports, leagues and genres by which a fan's team or a favourite holds for one domain;
+each with the domain it names ("the NFL": American football; "" keeps the words)."""
+_DOMAIN_WORDS: Final = "|".join(sorted(_DOMAIN_NAMES, key=len, reverse=True))
+_DOMAIN: Final = re.compile(
+    rf"(?:\b(?:in|for|with|when it comes to|as for|as far as)\s+(?P<after>{_DOMAIN_WORDS})\b"
+    rf"|\b(?P<before>{_DOMAIN_WORDS})(?:-wise\b|\s+(?:fan|team|club|supporter)s?\b))",
     _I,
 )
-"""Seasons and sports: "In rugby I follow Glasgow Warriors" is not a new football team."""
+"""A domain a fact holds in: "in American football", "for cricket", "a baseball fan"."""
+_DOMAIN_PATTERNS: Final = [(re.compile(rf"^(?:{k})$", _I), v) for k, v in _DOMAIN_NAMES.items()]
+
+
+def _domains(text: str) -> set[str]:
+    """The sports, leagues or genres a statement scopes itself to ("In baseball I root for
+    the Mariners": baseball), each by its domain ("the NFL", "American football": one)."""
+    found = set()
+    for match in _DOMAIN.finditer(text):
+        words = " ".join((match.group("after") or match.group("before")).lower().split())
+        name = next((v for p, v in _DOMAIN_PATTERNS if p.match(words)), "") or words
+        found.add(name.removesuffix(" music"))
+    return found
+
+
+def in_other_domains(older: str, newer: str) -> bool:
+    """ "I support the Packers in American football" / "In baseball I root for the
+    Mariners": each holds in its own sport (or genre), whatever the words of change."""
+    old, new = _domains(older), _domains(newer)
+    return bool(old) and bool(new) and not old & new
 
 
 def _scopes(text: str) -> set[str]:
     found = {m.group(1).lower().removesuffix("s") for m in _SCOPE.finditer(text)}
-    return found | {m.group(1).lower() for m in _SEASON.finditer(text)}
+    return found | {m.group(1).lower() for m in _SEASON.finditer(text)} | _domains(text)
 
 
 _KINDS_OF_DAY: Final = _word_set("weekday weekend holiday summer winter spring autumn fall")
