@@ -176,6 +176,13 @@ UPDATES = [
     ("I'm a history major", "I switched my major to economics this term"),
     ("My husband is called Dev", "We divorced last year and now I'm seeing a man called Omar"),
     ("The gym opens at 6am on weekdays", "As of Monday the gym opens at 5:30 on weekdays"),
+    *[  # moved into another home
+        ("I live in a studio flat in Hackney", "I moved into a one-bed flat with a balcony"),
+        ("We rent a terraced house near the station", "We've moved into a bungalow outside town"),
+        ("We live in a small cottage by the river", "We bought a house on the new estate"),
+        ("I live on a houseboat on the canal", "I moved out of the houseboat into a flat in town"),
+        ("My sister Ana lives in a flat in Leith", "Ana moved into a house with her boyfriend"),
+    ],
     *[  # a team in the same sport
         ("I support the Bears in American football", "In the NFL I root for the Packers now"),
         ("In cricket I support Yorkshire", "For cricket I follow Lancashire these days"),
@@ -230,6 +237,12 @@ TRUE_AT_ONCE = [
         ("In fantasy my favourite author is Robin Hobb", "For sci-fi my favourite is Le Guin"),
         ("I support the Packers in American football", "In baseball I now root for the Mariners"),
         ("For classical music my favourite composer is Bach", "In jazz my favourite is Ellington"),
+    ],
+    *[  # someone else's home, an office, a role
+        ("We live in a two-bedroom flat above a bakery", "My parents moved into a bungalow"),
+        ("We live in a two-bedroom flat", "We moved into a new office on the high street"),
+        ("I live in a flat above a bakery", "I moved into a new role at work"),
+        ("We live in a flat above a bakery", "Our neighbours moved into the house next door"),
     ],
     *[  # jobs: another person's, one that may come, one beside the first
         (

@@ -101,6 +101,12 @@ _GYM_NAME: Final = (
     r"(?:gym|fitness|leisure|crossfit)\b"
 )
 """A gym by a name that says so: "PureGym", "Anytime Fitness", "Gold's Gym"."""
+_HOME: Final = (
+    r"(?:(?!holiday |second |summer |rental |buy-to-let )[\w-]+ ){0,4}?(?:house|flat"
+    r"|apartment|home|place|semi|bungalow|cottage|terrace|condo|townhouse|studio|duplex"
+    r"|maisonette|loft|dorm|houseboat|narrowboat|caravan|farmhouse|new[- ]build|detached)s?\b"
+)
+"""A home by its kind: "a three-bedroom semi", "a terraced house", not "a holiday cottage"."""
 _ROUTINE_TIME: Final = (
     r"(?:at|around|about|by|before|after|from|for|until|till) (?:\d|half|quarter|noon|midday)"
 )
@@ -128,8 +134,11 @@ ATTRIBUTES: Final = (
             + r"|\bhome for (?:me|us) is\b|\b(?:our|my) (?:new )?(?:home|place) is in\b"
             r"|\b(?:after|since) (?:our|my|the) move\b"
             r"|\bmoved (?:out|away|house|home|back|there|from)\b|\blive with\b"
-            r"|\b(?:rent|own|bought|renting) (?:a|an|the|my|our)"
-            r" (?:house|flat|apartment|place|home)\b"
+            rf"|\b(?:rent|own|bought|renting|buying) (?:a|an|the|my|our) {_HOME}"
+            rf"|\b(?:moved|moving|move|moves) (?:(?:back|in|over|out) )?into"
+            rf" (?:a|an|the|our|my|his|her|their) {_HOME}"
+            r"|\b(?:live|lives|living|lived) on (?:a|an|the|my|our) (?:[\w-]+ ){0,2}?"
+            r"(?:houseboat|narrowboat|boat|barge|farm|estate|island)\b"
         ),
         profile="location",
         value_is_name=True,
