@@ -176,6 +176,27 @@ UPDATES = [
     ("I'm a history major", "I switched my major to economics this term"),
     ("My husband is called Dev", "We divorced last year and now I'm seeing a man called Omar"),
     ("The gym opens at 6am on weekdays", "As of Monday the gym opens at 5:30 on weekdays"),
+    *[  # at another employer, the old one left by its kind ("the robotics firm"), in any order
+        (
+            "I'm a data analyst at Harlow Insurance",
+            "Since March I've been at Quillon Labs, I left the insurance company in February",
+        ),
+        (
+            "I work as a nurse at St Jude's Hospital",
+            "I'm at Meadowbank Clinic now, having handed in my notice at the hospital",
+        ),
+        (
+            "I'm a junior architect at Foster Lane Studio",
+            "As of this month I'm with Pereira Partners; I resigned from the studio in spring",
+        ),
+        (
+            "My brother Kofi is an engineer at Rolls-Royce",
+            "Kofi is at Airbus now, after handing in his notice at the engine maker",
+        ),
+        ("I'm a barista at Bean There", "I quit the coffee shop and I'm at Grind House as of May"),
+        ("I'm a paralegal at Hart & Co", "As of June I'm with Lyle Legal"),
+        ("My wife Mei is a pharmacist at Boots", "Mei changed jobs, she's at Superdrug now"),
+    ],
     *[  # moved into another home
         ("I live in a studio flat in Hackney", "I moved into a one-bed flat with a balcony"),
         ("We rent a terraced house near the station", "We've moved into a bungalow outside town"),
@@ -237,6 +258,26 @@ TRUE_AT_ONCE = [
         ("In fantasy my favourite author is Robin Hobb", "For sci-fi my favourite is Le Guin"),
         ("I support the Packers in American football", "In baseball I now root for the Mariners"),
         ("For classical music my favourite composer is Bach", "In jazz my favourite is Ellington"),
+    ],
+    *[  # someone else's new job, one that may come, one beside the first
+        (
+            "I'm a software tester at Kestrel Robotics",
+            "My wife is at Vantage Biolabs now, after handing in her notice at the robotics firm",
+        ),
+        (
+            "I'm a software tester at Kestrel Robotics",
+            "I'm thinking of handing in my notice at the robotics firm and going to Vantage",
+        ),
+        (
+            "I'm a software tester at Kestrel Robotics",
+            "As of last week I'm also at Vantage Biolabs two days a week",
+        ),
+        (
+            "I'm a nurse at St Jude's Hospital",
+            "My colleague Dana handed in her notice, she's at Meadowbank Clinic now",
+        ),
+        ("I'm a paralegal at Hart & Co", "As of June my husband is with Lyle Legal"),
+        ("I'm a paralegal at Hart & Co", "Since June I'm also with Lyle Legal on Fridays"),
     ],
     *[  # someone else's home, an office, a role
         ("We live in a two-bedroom flat above a bakery", "My parents moved into a bungalow"),
@@ -382,6 +423,11 @@ def test_how_a_thing_is_and_what_happened_are_no_new_values() -> None:
         "I just joined a new LGBTQ activist group last Tuesday, so much support",
     )
     assert not supersedes("I went to a support group yesterday", "I went to the beach recently")
+
+
+def test_where_one_is_today_is_no_new_employer() -> None:
+    assert not supersedes("I'm a paralegal at Hart & Co", "I'm at Heathrow now, flight delayed")
+    assert not supersedes("I'm a tester at Kestrel", "Since noon I'm at Gatwick, flight delayed")
 
 
 def test_an_add_that_moves_a_class_to_another_day_replaces_it_instead_of_merging(

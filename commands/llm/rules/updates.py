@@ -136,6 +136,7 @@ def supersedes(older: str, newer: str) -> bool:
         or not_the_old_value(old_body, new_body)
         or switched_kind(old_body, new_body)
         or left_and_started(old_body, new_body)
+        or at_next_employer(old_body, new_body)
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
         or same_verb_new_place(old_body, new_body)
@@ -883,12 +884,62 @@ def left_and_started(older: str, newer: str) -> bool:
     if "employer" not in {f.attribute for f in old_facts} or ADDITIVE.search(newer):
         return False
     leaving = _LEAVING.search(newer)
-    if leaving is None or not (
-        _NEXT_EMPLOYER.search(newer, leaving.end()) or _NEXT_WORKPLACE.search(newer, leaving.end())
-    ):
+    if leaving is None:
+        return False
+    went = _NEXT_EMPLOYER.search(newer, leaving.end()) or _NEXT_WORKPLACE.search(
+        newer, leaving.end()
+    )
+    if went is None and not _went_before(older, newer[: leaving.start()]):
         return False
     holder = holder_of(newer, leaving.start(), leaving.end())
     return all(same_holder(f.holder, holder) for f in old_facts)
+
+
+_AT_NEXT: Final = re.compile(
+    r"\b(?:i'm|i am|i've been|i have been|we're|he's|she's|he is|she is|is|been|now)"
+    r"(?: now)? (?:at|with|for) (?:the )?(?P<name>(?-i:[A-Z])[\w&.'-]*)",
+    _I,
+)
+
+
+_NEW_JOB_SIGN: Final = re.compile(
+    r"\b(?:as of|these days|nowadays|new job|changed (?:jobs|employers|companies)"
+    r"|since (?:(?:last|the|this) )?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    r"|spring|summer|autumn|fall|winter|week|month|year|new year|start of|\d{4})"
+    r"|switched (?:jobs|employers|companies)|moved (?:jobs|companies))\b",
+    _I,
+)
+"""Words by which "I'm at <Org>" says where one works now, not where one is today."""
+
+
+def at_next_employer(older: str, newer: str) -> bool:
+    """ "I'm a software tester at Kestrel Robotics" / "As of June I'm at Vantage Biolabs": the
+    same holder is at another named employer, and says since when or that the job is new
+    (the older's role goes with the older employer)."""
+    old_facts = facts_of(older)
+    if not old_facts or {f.attribute for f in old_facts} - {"employer", "occupation"}:
+        return False
+    new_facts = facts_of(newer)
+    if [f.attribute for f in new_facts] != ["employer"] or "employer" not in {
+        f.attribute for f in old_facts
+    }:
+        return False
+    if ADDITIVE.search(newer) or _NEW_JOB_SIGN.search(newer) is None or _ONE_OFF.search(newer):
+        return False
+    if not all(same_holder(f.holder, new_facts[0].holder) for f in old_facts):
+        return False
+    return _went_before(older, newer)
+
+
+def _went_before(older: str, before: str) -> bool:
+    """ "As of last week I'm at Vantage Biolabs, after handing in my notice at the robotics
+    firm": the next employer named before the leaving, one the older does not name."""
+    old_values = values_of(older)
+    return any(
+        m.group("name").lower().removesuffix("'s") not in old_values
+        and m.group("name").lower() not in NOT_NAMES
+        for m in _AT_NEXT.finditer(before)
+    )
 
 
 # --- a promotion ----------------------------------------------------------------------------
