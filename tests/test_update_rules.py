@@ -197,6 +197,17 @@ UPDATES = [
         ("I'm a paralegal at Hart & Co", "As of June I'm with Lyle Legal"),
         ("My wife Mei is a pharmacist at Boots", "Mei changed jobs, she's at Superdrug now"),
     ],
+    *[  # a shared thing upgraded, migrated or bumped to a new version
+        ("Our CI pipeline runs on Node 18", "We've finally bumped the CI pipeline to Node 20"),
+        ("Our website runs on WordPress 5.8", "We migrated the website to WordPress 6.4 last week"),
+        (
+            "The team's laptops run macOS Ventura",
+            "IT finally got round to updating our laptops to macOS Sonoma",
+        ),
+        ("Our app is on Python 3.9", "We upgraded the app to Python 3.12"),
+        ("Our Kubernetes cluster is on version 1.26", "We bumped the cluster to 1.29 yesterday"),
+        ("The shop's till software is Vend 2", "We finally moved the till software to Vend 3"),
+    ],
     *[  # moved into another home
         ("I live in a studio flat in Hackney", "I moved into a one-bed flat with a balcony"),
         ("We rent a terraced house near the station", "We've moved into a bungalow outside town"),
@@ -278,6 +289,24 @@ TRUE_AT_ONCE = [
         ),
         ("I'm a paralegal at Hart & Co", "As of June my husband is with Lyle Legal"),
         ("I'm a paralegal at Hart & Co", "Since June I'm also with Lyle Legal on Fridays"),
+    ],
+    *[  # another thing upgraded, another environment, a plan
+        (
+            "Our production database runs PostgreSQL 13",
+            "We upgraded the staging database to PostgreSQL 16",
+        ),
+        (
+            "Our production database runs PostgreSQL 13",
+            "We upgraded the production servers' RAM to 64GB",
+        ),
+        (
+            "Our production database runs PostgreSQL 13",
+            "We're planning to upgrade the production database to PostgreSQL 16",
+        ),
+        ("Our app is on Python 3.9", "We upgraded our laptops to macOS 14"),
+        ("Our app is on Python 3.9", "We upgraded the app's Django to 4.2"),
+        ("Our CI pipeline runs on Node 18", "We also upgraded the docs site to Node 20"),
+        ("My laptop runs Windows 10", "My brother upgraded his laptop to Windows 11"),
     ],
     *[  # someone else's home, an office, a role
         ("We live in a two-bedroom flat above a bakery", "My parents moved into a bungalow"),

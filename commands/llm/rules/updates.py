@@ -120,7 +120,7 @@ def supersedes(older: str, newer: str) -> bool:
         if _says_change(new_body):
             return True
         return not held_apart(old_body, new_body) and not other_things(old_body, new_body)
-    if _renamed_by_a_move(old_body, new_body):
+    if _renamed_by_a_move(old_body, new_body) and not upgraded_to(old_body, new_body):
         return False  # "My shop is called Petal & Stem" / "The shop moved to Marlow Street"
     return (
         slot_update(old_body, new_body)
@@ -141,6 +141,7 @@ def supersedes(older: str, newer: str) -> bool:
         or corrected_value(old_body, new_body)
         or same_verb_new_place(old_body, new_body)
         or new_value_of_shared_thing(old_body, new_body)
+        or upgraded_to(old_body, new_body)
         or new_partner(old_body, new_body)
     )
 
@@ -1286,6 +1287,81 @@ def new_partner(older: str, newer: str) -> bool:
     return bool(old_words & _PARTNERS) and not _kin_holders(older) - _PARTNERS
 
 
+_UPGRADED: Final = re.compile(
+    r"\b(?:upgrad|updat|migrat|bump|port|convert|switch|mov)(?:e|es|ed|ing|s)?"
+    r"(?: (?:over|across|up))?\s+(?:(?:the|our|my|his|her|their|its|all (?:the|our))\s+)?"
+    r"(?P<object>(?:[\w'.-]+\s+){0,4}?)(?:over\s+|across\s+|up\s+)?(?:to|onto)\s+"
+    r"(?P<value>[^,;!?]+?)(?=[,;!?]|\.(?:\s|$)|$)",
+    _I,
+)
+"""'upgrading the production database to PostgreSQL 16', 'bumped CI to Node 20': a thing
+given a new version or value."""
+_UPGRADE_VERB: Final = re.compile(r"^(?:upgrad|updat|migrat|bump)", _I)
+_VERSIONED: Final = re.compile(r"\b([A-Za-z][\w+#-]*)\s+v?(\d+(?:\.\d+)*)\b")
+_OBJECT_FILLER: Final = _word_set(
+    "finally just all both new old current main whole entire everything everyone"
+)
+
+
+def _versions(text: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for match in _VERSIONED.finditer(text):
+        name = match.group(1).lower()
+        if name not in _NOT_THINGS or name == "version":
+            found.setdefault(name, set()).add(match.group(2))
+    return found
+
+
+def upgraded_to(older: str, newer: str) -> bool:
+    """ "Our production database runs PostgreSQL 13" / "We finally got round to upgrading the
+    production database to PostgreSQL 16": the newer gives a thing the older names (by the
+    same words, no other kind of it) a new version or value; with no thing named, the same
+    product at another version ("We've upgraded to PostgreSQL 16")."""
+    if _BESIDE.search(newer) or ADDITIVE.search(newer):
+        return False
+    if _kin_holders(newer) - set(_words(older)):
+        return False  # "My brother upgraded his laptop to Windows 11"
+    old_plain = {_plain(w, set()) for w in _words(older)}
+    old_versions = _versions(older)
+    for match in _UPGRADED.finditer(newer):
+        thing = [
+            w.removesuffix("'")
+            for w in _words(match.group("object"))
+            if w not in _OBJECT_FILLER and w not in _ARTICLES
+        ]
+        value = match.group("value")
+        new_versions = _versions(value)
+        if thing:
+            head, modifiers = _plain(thing[-1], set()), {_plain(w, set()) for w in thing[:-1]}
+            if head not in old_plain or not modifiers <= old_plain:
+                continue  # "the staging database", "the servers' RAM"
+        shared = old_versions.keys() & new_versions.keys()
+        if shared:
+            if any(old_versions[n] != new_versions[n] for n in shared):
+                return True
+            continue
+        if not thing or (old_versions and new_versions):
+            continue  # another product ("the app's Django to 4.2" after "Python 3.9")
+        old_numbers = {n for numbers in old_versions.values() for n in numbers}
+        new_numbers = {n for numbers in _amounts(value).values() for n in numbers}
+        if old_numbers and new_numbers - old_numbers:
+            return True
+        old_names = _capitalised(older) - _capitalised(newer[: match.start()]) - _TITLES
+        new_names = {
+            w.lower() for w in _WORD.findall(value) if w[:1].isupper() and w.lower() not in _TITLES
+        }
+        if (new_names - old_names - old_plain) and (old_names - new_names - {thing[-1]}):
+            return True
+    return False
+
+
+def _upgrade_elsewhere(older: str, newer: str) -> bool:
+    """The newer upgrades or migrates a thing, but not one the older states."""
+    return any(
+        _UPGRADE_VERB.match(m.group(0)) for m in _UPGRADED.finditer(newer)
+    ) and not upgraded_to(older, newer)
+
+
 def new_value_of_shared_thing(older: str, newer: str) -> bool:
     """ "Ladle's backend is written in Django" / "I rewrote Ladle's backend in FastAPI", "My
     rent is $1,450 a month" / "the landlord put the rent up, I'm paying $1,600": the newer says
@@ -1293,6 +1369,8 @@ def new_value_of_shared_thing(older: str, newer: str) -> bool:
     kind (a number in the same unit, a day, a name) where the older's was."""
     if not _says_a_new_value(newer) or _BESIDE.search(newer):
         return False
+    if _upgrade_elsewhere(older, newer):
+        return False  # "We upgraded the staging database to PostgreSQL 16"
     if _ONCE.search(older) or _ONCE.search(newer):
         return False  # "Last week I went to a pride parade": what happened, not what holds
     old_scopes = {s for s in _scopes(older) if not _IS_DAY.match(s)}
