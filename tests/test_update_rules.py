@@ -208,6 +208,14 @@ UPDATES = [
         ("Our Kubernetes cluster is on version 1.26", "We bumped the cluster to 1.29 yesterday"),
         ("The shop's till software is Vend 2", "We finally moved the till software to Vend 3"),
     ],
+    *[  # one sport or hobby given up for another
+        ("I play hockey with a club in Leeds", "I gave up hockey last year and took up climbing"),
+        ("I play five-a-side football weekly", "My back went, so I swapped football for swimming"),
+        ("I do judo twice a week", "I packed in judo and started boxing instead"),
+        ("I'm a keen squash player", "I hung up my racket and joined a cycling club"),
+        ("I play netball on Tuesdays", "These days I play tennis instead of netball"),
+        ("I knit in the evenings", "I gave up knitting and took up pottery"),
+    ],
     *[  # moved into another home
         ("I live in a studio flat in Hackney", "I moved into a one-bed flat with a balcony"),
         ("We rent a terraced house near the station", "We've moved into a bungalow outside town"),
@@ -307,6 +315,14 @@ TRUE_AT_ONCE = [
         ("Our app is on Python 3.9", "We upgraded the app's Django to 4.2"),
         ("Our CI pipeline runs on Node 18", "We also upgraded the docs site to Node 20"),
         ("My laptop runs Windows 10", "My brother upgraded his laptop to Windows 11"),
+    ],
+    *[  # a sport taken up beside, someone else's, something else given up
+        ("I play rugby for a local club", "My son hung up his boots and joined a rowing club"),
+        ("I play rugby for a local amateur club", "I also joined a rowing club this spring"),
+        ("I play rugby for a local amateur club", "I gave up smoking and took up running"),
+        ("I play tennis on Saturdays", "I started playing squash instead of badminton"),
+        ("I play rugby for a local amateur club", "I joined a rowing club last month"),
+        ("I support Leeds United", "I gave up rugby and took up rowing"),
     ],
     *[  # someone else's home, an office, a role
         ("We live in a two-bedroom flat above a bakery", "My parents moved into a bungalow"),

@@ -137,6 +137,7 @@ def supersedes(older: str, newer: str) -> bool:
         or switched_kind(old_body, new_body)
         or left_and_started(old_body, new_body)
         or at_next_employer(old_body, new_body)
+        or new_sport(old_body, new_body)
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
         or same_verb_new_place(old_body, new_body)
@@ -941,6 +942,152 @@ def _went_before(older: str, before: str) -> bool:
         and m.group("name").lower() not in NOT_NAMES
         for m in _AT_NEXT.finditer(before)
     )
+
+
+# --- one sport or hobby given up for another -------------------------------------------------
+
+_ACTIVITY_WORDS: Final = {
+    "rugby": "rugby",
+    "football": "football",
+    "soccer": "football",
+    "five-a-side": "football",
+    "cricket": "cricket",
+    "tennis": "tennis",
+    "table tennis": "table tennis",
+    "ping pong": "table tennis",
+    "badminton": "badminton",
+    "squash": "squash",
+    "padel": "padel",
+    "pickleball": "pickleball",
+    "golf": "golf",
+    "hockey": "hockey",
+    "netball": "netball",
+    "basketball": "basketball",
+    "volleyball": "volleyball",
+    "baseball": "baseball",
+    "softball": "softball",
+    "lacrosse": "lacrosse",
+    "handball": "handball",
+    "water polo": "water polo",
+    "darts": "darts",
+    "snooker": "snooker",
+    "bowling": "bowling",
+    "rowing|rower|row": "rowing",
+    "swimming|swimmer|swim": "swimming",
+    "cycling|cyclist|cycle": "cycling",
+    "running|runner|run|jogging|jogger|jog": "running",
+    "climbing|climber|climb|bouldering": "climbing",
+    "judo": "judo",
+    "karate": "karate",
+    "boxing|boxer|box": "boxing",
+    "kickboxing": "kickboxing",
+    "taekwondo": "taekwondo",
+    "jiu-jitsu|jujitsu": "jiu-jitsu",
+    "martial arts": "martial arts",
+    "fencing|fencer": "fencing",
+    "archery": "archery",
+    "sailing": "sailing",
+    "kayaking|canoeing": "kayaking",
+    "surfing|surfer|surf": "surfing",
+    "skiing|skier|ski": "skiing",
+    "snowboarding": "snowboarding",
+    "skating|skater|skate": "skating",
+    "dancing|dancer|dance|ballet|salsa": "dancing",
+    "yoga": "yoga",
+    "pilates": "pilates",
+    "crossfit": "crossfit",
+    "triathlons?|triathlete": "triathlon",
+    "athletics": "athletics",
+    "gymnastics": "gymnastics",
+    "hiking|hiker|hike": "hiking",
+    "horse riding|riding": "riding",
+    "knitting|knitter|knit": "knitting",
+    "crochet|crocheting": "crochet",
+    "sewing|sew": "sewing",
+    "quilting": "quilting",
+    "painting|painter|paint": "painting",
+    "drawing|sketching": "drawing",
+    "pottery|ceramics|potter": "pottery",
+    "photography|photographer": "photography",
+    "woodworking|woodwork": "woodworking",
+    "gardening|gardener": "gardening",
+    "baking|baker|bake": "baking",
+    "chess": "chess",
+    "guitar": "guitar",
+    "piano": "piano",
+    "violin": "violin",
+    "drums": "drums",
+    "singing|singer|sing|choir": "singing",
+    "birdwatching|birding": "birdwatching",
+    "fishing|angling|angler|fish": "fishing",
+}
+"""Sports and hobbies one does, by their names and their doers' ("a rower", "I swim")."""
+_VERB_FORMS: Final = _word_set(
+    "row swim cycle run jog climb box surf ski skate dance hike knit sew paint bake sing fish"
+)
+"""Activity words that only name the activity as the speaker's verb ("I row", not "a row")."""
+_ACTIVITY: Final = re.compile(
+    r"\b(?P<word>"
+    + "|".join(sorted((w for k in _ACTIVITY_WORDS for w in k.split("|")), key=len, reverse=True))
+    + r")\b",
+    _I,
+)
+_ACTIVITY_NAMES: Final = {
+    word: name for key, name in _ACTIVITY_WORDS.items() for word in key.split("|")
+}
+_FAN: Final = re.compile(r"\b(?:support|root|cheer|fan|follow|watch|watching)\w*\b", _I)
+_DOER: Final = re.compile(r"\b(?:i|i'm|i've|i am|i have|we|we're|we've)\b", _I)
+_GIVEN_UP: Final = re.compile(
+    r"\b(?:(?:gave|give|given|giving) up(?: on)?|quit|quitting|stopped|dropped|packed in"
+    r"|packed up|retired from|done with|no longer (?:play|do)|swapped|traded|exchanged"
+    r"|switched from|instead of)\s+(?P<object>(?:[\w'-]+\s*){1,3})"
+    r"|\bhung up (?:my|his|her|their) (?:boots|gloves|racket|racquet|skates|spikes|bat|clubs"
+    r"|trainers|cleats|stick|needles|brushes|oars)\b"
+    r"|\binstead\b(?! of)",
+    _I,
+)
+"""Ways of saying one gave something up: with what was given up ("gave up hockey",
+"swapped football for swimming", "instead of netball"), or with it implied ("hung up my
+boots", "... instead")."""
+
+
+_OBJECT_END: Final = re.compile(r"\b(?:for|to|and|but|so|with|because|after|when)\b", _I)
+
+
+def _activities(text: str, verbs: bool = True) -> set[str]:
+    """The sports and hobbies a text names; `verbs`: with "I swim", "I knit" counted."""
+    found = set()
+    for match in _ACTIVITY.finditer(text):
+        word = match.group("word").lower()
+        if word in _VERB_FORMS:
+            before = _words(text[: match.start()])[-2:]
+            if not verbs or not before or not {"i", "we"} & set(before):
+                continue
+        found.add(_ACTIVITY_NAMES[word])
+    return found
+
+
+def new_sport(older: str, newer: str) -> bool:
+    """ "I play rugby for a local amateur club" / "After my knee injury I hung up my boots and
+    joined a rowing club instead": the speaker does one sport or hobby, and the newer gives it
+    up (by name, or implied) for another."""
+    old = _activities(older)
+    if len(old) != 1 or _FAN.search(older) or not _DOER.search(older):
+        return False
+    if {w for w in _words(older) if w in KIN} or ADDITIVE.search(newer) or _BESIDE.search(newer):
+        return False
+    if not _DOER.search(newer) or {w for w in _words(newer) if w in KIN}:
+        return False  # "My son hung up his boots and joined a rowing club"
+    new = _activities(newer) - old
+    if not new or _FAN.search(newer):
+        return False
+    for match in _GIVEN_UP.finditer(newer):
+        given = match.group("object")
+        if given is not None:
+            given = _OBJECT_END.split(given)[0]  # "swapped football for swimming": football
+        if given is None or _activities(given, verbs=False) == old:
+            return True  # "hung up my boots", "gave up hockey", "instead of netball"
+    return False
 
 
 # --- a promotion ----------------------------------------------------------------------------
