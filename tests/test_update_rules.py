@@ -223,6 +223,13 @@ UPDATES = [
         ("I live on a houseboat on the canal", "I moved out of the houseboat into a flat in town"),
         ("My sister Ana lives in a flat in Leith", "Ana moved into a house with her boyfriend"),
     ],
+    *[  # a named pet's or person's attribute corrected
+        ("My cat Pepper is a Maine Coon", "Actually, Pepper is a Norwegian Forest cat, my bad"),
+        ("My neighbour Priya is a dentist", "Sorry, I got it wrong: Priya is an orthodontist"),
+        ("Our rabbit Biscuit is two years old", "Actually, Biscuit is three, I mixed up the years"),
+        ("My dog Juniper is black", "Correction: Juniper is brown and white"),
+        ("My horse Dolly is a chestnut mare", "I had it wrong, Dolly is a bay mare"),
+    ],
     *[  # a team in the same sport
         ("I support the Bears in American football", "In the NFL I root for the Packers now"),
         ("In cricket I support Yorkshire", "For cricket I follow Lancashire these days"),
@@ -329,6 +336,14 @@ TRUE_AT_ONCE = [
         ("We live in a two-bedroom flat", "We moved into a new office on the high street"),
         ("I live in a flat above a bakery", "I moved into a new role at work"),
         ("We live in a flat above a bakery", "Our neighbours moved into the house next door"),
+    ],
+    *[  # a correction of another pet or person, or of another attribute
+        ("My dog Juniper is a border collie", "Correction: my cat Pixel is a Siamese"),
+        ("My dog Juniper is a border collie", "Actually, Juniper is a great swimmer"),
+        ("My dog Juniper is a border collie", "Correction: Juniper's brother Ziggy is a beagle"),
+        ("My dog Juniper is a border collie", "Actually, Juniper is four years old now"),
+        ("My sister Ana is a nurse", "Actually, Ana is 34"),
+        ("My dog Juniper is a border collie", "Actually, Juniper is a rescue from Wales"),
     ],
     *[  # jobs: another person's, one that may come, one beside the first
         (

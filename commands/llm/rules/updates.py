@@ -53,7 +53,7 @@ def _word_set(text: str) -> frozenset[str]:
 
 
 MORE_CORRECTIONS: Final = re.compile(
-    r"\b(?:scratch that|no wait|mixed (?:\w+ ){0,3}up|had (?:\w+ ){1,3}wrong"
+    r"\b(?:scratch that|no wait|mix(?:ed|es)? (?:\w+ ){0,3}up|had (?:\w+ ){1,3}wrong"
     r"|got (?:\w+ ){1,3}wrong|misread|misheard|i misspoke|wrong (?:\w+ ){0,2}(?:code|time"
     r"|day|date|year|spelling|digits?)|let me fix|i should have said"
     r"|(?:typed|spelled|spelt|wrote|written|said|put|entered|gave you|told you|read)"
@@ -138,6 +138,7 @@ def supersedes(older: str, newer: str) -> bool:
         or left_and_started(old_body, new_body)
         or at_next_employer(old_body, new_body)
         or new_sport(old_body, new_body)
+        or corrected_named(old_body, new_body)
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
         or same_verb_new_place(old_body, new_body)
@@ -1197,6 +1198,87 @@ def corrected_value(older: str, newer: str) -> bool:
     if things:
         return bool(things & {_head(w) for w in old_words})
     return len(new_words) <= MAX_BARE_CORRECTION_WORDS  # "It's Steven with a v, sorry"
+
+
+# --- a named pet's or person's attribute corrected ---------------------------------------------
+
+_NAMED_IS: Final = re.compile(
+    r"(?<![\w'])(?P<name>(?-i:[A-Z])[\w-]+)(?: (?:is|was)| ?'s(?= (?:a|an|actually|really|\d)))"
+    r"(?: (?:actually|really|in fact|now))? (?P<value>(?:(?!\s(?:from|in|at|with|who|that"
+    r"|which|for|and|but|since|because|like|not)\b)[^,;.!?:])+)",
+    _I,
+)
+"""'Juniper is a border collie', 'Biscuit is actually three'."""
+_COLOURS: Final = _word_set(
+    "black white brown grey gray ginger tabby tortoiseshell golden cream tan chocolate red"
+    " blue silver brindle merle tricolour tricolor spotted fawn sable blonde blond auburn"
+    " dark light and with patches"
+)
+_AGE_WORDS: Final = _word_set("year years month months old")
+_NAMED_NOT_NAMES: Final = _word_set("it that this there here what who she he")
+
+
+def _named_values(text: str) -> dict[str, tuple[str, set[str]]]:
+    """What a text says each named one is, with the kind of value: a number (an age), a
+    colour or an "a/an ..." phrase (a breed, a job)."""
+    found: dict[str, tuple[str, set[str]]] = {}
+    for match in _NAMED_IS.finditer(text):
+        name = match.group("name").lower()
+        if match.group("name").isupper():
+            continue  # "My employee ID is 48213": a thing, not someone
+        if name in NOT_NAMES or name in _NAMED_NOT_NAMES or name in _TITLES:
+            continue
+        words = _words(match.group("value"))
+        if not words or words[0] in _NOT_VALUES:
+            continue  # "Juniper is a great swimmer" says how, not which
+        bare = [w for w in words if w not in ("a", "an", "the")]
+        if not bare or bare[0] in _NOT_VALUES:
+            continue
+        if bare[0][0].isdigit() or bare[0] in _NUMBER_WORDS:
+            kind, value = "number", {_NUMBER_WORDS.get(bare[0], bare[0])}
+        elif set(bare) <= _COLOURS:
+            kind, value = "colour", set(bare) - {"and", "with"}
+        elif words[0] in ("a", "an") and len(bare) <= 4:
+            kind, value = "phrase", set(bare) - _AGE_WORDS
+        else:
+            continue
+        found.setdefault(name, (kind, value))
+    return found
+
+
+def corrected_named(older: str, newer: str) -> bool:
+    """ "My dog Juniper is a border collie" / "Correction: Juniper is an Australian shepherd, I
+    always mix the breeds up": a correction that says again what a named pet or person is,
+    with another value of the same kind (a breed or job for a breed or job, an age for an
+    age, a colour for a colour)."""
+    if not is_correction(newer):
+        return False
+    plainly = CORRECTION.search(_APOLOGY.sub(" ", newer)) or MORE_CORRECTIONS.search(newer)
+    old_values, new_values = _named_values(older), _named_values(newer)
+    for name, (kind, value) in new_values.items():
+        if name not in old_values or old_values[name][0] != kind:
+            continue
+        old_value = old_values[name][1]
+        if not (value - old_value and old_value - value):
+            continue
+        if kind != "phrase" or plainly or _named_kind(newer, name):
+            return True
+    return False
+
+
+_JOB_OR_KIND: Final = re.compile(rf"\b(?:{JOB_NOUNS})s?\b|\b(?-i:[A-Z])", _I)
+
+
+def _named_kind(text: str, name: str) -> bool:
+    """ "Actually, Juniper is a Labrador", "Sorry, Priya is a paramedic": after a bare
+    "actually" or "sorry" only a breed's name or a job counts, not "a troublemaker"."""
+    for match in _NAMED_IS.finditer(text):
+        if match.group("name").lower() == name:
+            value = match.group("value")
+            return any(
+                m.group(0)[:1].islower() or m.start() > 0 for m in _JOB_OR_KIND.finditer(value)
+            )
+    return False
 
 
 # --- the same activity at another place -------------------------------------------------------
