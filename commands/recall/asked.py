@@ -9,7 +9,11 @@ question asks for, of the person it asks about, is the answer a careful reader p
 search gives such memories the weight of a keyword hit (`search.py`). The question side is
 read by the patterns below; the statement side by the attribute catalogue the offline
 update rules already use (`commands.llm.rules.attributes.facts_of`), so both sides read the
-same attributes.
+same attributes. Where the catalogue reads nothing that a question kind needs, a small
+reader here reads the user's own statements (`_USERS_OWN`): a job named by any occupation
+the extraction knows ("I'm a sommelier at a wine bar"; the catalogue knows fewer), whom the
+user lives with ("My flatmate Ravi ...", "I share a flat with ..."), who brought them up
+("My aunt raised me").
 
 Only questions that ask *for* a value are read (a wh-question about the attribute, or a
 yes/no question about it); a question that merely mentions one ("what does the user listen
@@ -24,6 +28,7 @@ from functools import lru_cache
 from typing import Final
 
 from mnemoledger.commands.llm.rules.attributes import KIN, facts_of
+from mnemoledger.commands.llm.rules.user_facts import _JOBS
 
 _I = re.IGNORECASE
 
@@ -63,7 +68,7 @@ _RELATION: Final = "(?:{})".format(
 plurals and roles it leaves out."""
 _WHOSE: Final = re.compile(
     rf"\bthe user's (?:(?:older|younger|big|little|eldest|oldest|youngest|new|best|late) )?"
-    rf"({_RELATION})\b|\b(?:the user|they|he|she)\b|\b([A-Z][\w'-]+?)(?:'s)?\b",
+    rf"({_RELATION})s?\b|\b(?:the user|they|he|she)\b|\b([A-Z][\w'-]+?)(?:'s)?\b",
 )
 """Whose attribute: a relation of the user's, the user (a pronoun too: the memories are one
 user's), or a capitalised name."""
@@ -100,13 +105,17 @@ _ASKS: Final = tuple(
             "occupation employer work_hours",
             r"\bX'?s? (?:(?:main|day|current|new) )?(?:job|profession|occupation|career"
             r"|line of work|job title|title|position|role)\b"
-            r"|\b(?:what|which) (?:(?:main|day|current) )?(?:job|profession|occupation|career"
-            r"|line of work|position|role|kind of work|sort of work|type of work)"
+            r"|\b(?:what|which) (?:(?:kind|sort|type|line) of )?(?:(?:main|day|current) )?"
+            r"(?:job|profession|occupation|career|line of work|position|role|work|trade)"
             r" (?:does|do|did|is|has) X\b"
             r"|\bwhat (?:does|do|did) X do\b(?: for (?:a living|work|money))?\s*\??$"
-            r"|\bwhat (?:does|do|did) X do for (?:a living|work|money)\b"
-            r"|\bwhat (?:does|do) X work as\b|\bhow does X (?:earn|make) (?:a|their|his|her)"
-            r" living\b|\bwhat is X'?s? (?:job|work)\b",
+            r"|\bwhat (?:does|do|did) X do (?:for (?:a living|work|money|a job|employment"
+            r"|a career)|professionally)\b"
+            r"|\bwhat (?:does|do) X work as\b|\bhow (?:does|do) X (?:earn|make) (?:a|their|his"
+            r"|her) living\b|\bhow (?:does|do) X (?:earn|make) (?:money|an income)\b"
+            r"|\bwhat is X'?s? (?:job|work|trade)\b|\bwhat (?:is|was) X (?:working|employed) as\b"
+            r"|\b(?:what|which) (?:field|industry|sector|area) (?:does|do) X work in\b"
+            r"|^(?:is|are) X (?:employed|working)\s*\??$",
         ),
         (
             "name",
@@ -254,6 +263,32 @@ _ASKS: Final = tuple(
             r"\bX'?s? favou?rite\b|\bfavou?rite\b[^?]*\bX\b|\bdoes X (?:like|love|enjoy)"
             r" (?:best|most)\b|\bX (?:likes?|loves?|enjoys?) (?:best|most)\b",
         ),
+        (
+            "co_resident",
+            r"\bwho (?:does|do) X (?:live|share (?:a|the|their|his|her) (?:flat|house|home"
+            r"|apartment|place|room)|room|flat-?share|house-?share) with\b"
+            r"|\bwho (?:is|are) X (?:living|staying|sharing (?:a|the|their|his|her) \w+) with\b"
+            r"|\bwho (?:else )?(?:lives|is living|stays) (?:with X\b|in X'?s? (?:flat|house|home"
+            r"|apartment|place)\b)"
+            r"|\bdoes X live (?:alone|on (?:his|her|their) own|by (?:him|her|them)sel(?:f|ves)"
+            r"|with (?:anyone|anybody|someone|somebody|others|other people|a partner|family"
+            r"|(?:flat|room|house)-?mates))\b"
+            r"|\bdoes X (?:have|live with) (?:an?|any) (?:(?:flat|room|house)-?mates?|lodgers?)\b"
+            r"|\bX'?s? (?:living (?:situation|arrangements?)|household)\b"
+            r"|\bwho (?:is|are) in X'?s? household\b",
+        ),
+        (
+            "upbringing",
+            r"\bwho (?:brought|raised|reared|adopted) X\b(?!')|\bwho brought up X\b(?!')"
+            r"|\bwho (?:looked after|took care of|took in) X\b(?!') (?:as an? (?:child|kid|baby)"
+            r"|growing up|when)"
+            r"|\b(?:who|whom) (?:was|were|is) X (?:raised|brought up|reared|adopted|fostered"
+            r"|looked after) by\b|\bby whom (?:was|were) X (?:raised|brought up)\b"
+            r"|\bwho did X grow up with\b|\bwho did X live with (?:as a (?:child|kid)|growing up"
+            r"|when)|\bX'?s? (?:legal )?guardians?\b|\bX'?s? upbringing\b"
+            r"|\bwho (?:were|are|was|is) X'?s? (?:foster|adoptive) (?:parents?|mum|mom|dad"
+            r"|family)\b",
+        ),
     )
 )
 """(attributes of the catalogue a statement of the answer gives, how a question asks for
@@ -261,9 +296,9 @@ them), X standing for whoever the question is about."""
 
 _WHO_IS_RELATION: Final = re.compile(
     rf"^(?:who|what) (?:is|'s|are|was|were) X'?s? (?:(?:older|younger|big|little|eldest"
-    rf"|oldest|youngest|new|best|late) )?({_RELATION})\b"
+    rf"|oldest|youngest|new|best|late) )?({_RELATION})s?\b"
     rf"|^what (?:is|'s|are|was|were) the names? of X'?s? (?:(?:older|younger|big|little"
-    rf"|eldest|oldest|youngest|new|best|late) )?({_RELATION})\b"
+    rf"|eldest|oldest|youngest|new|best|late) )?({_RELATION})s?\b"
     r"|^who (?:is|was) X (married|engaged) to\b|^whom did X marry\b",
     _I,
 )
@@ -343,12 +378,130 @@ def answers(question: Asked, statement: str) -> bool:
         if question.holder:
             return False  # "who is Maya's husband": the user's memories name Maya's rarely
         named = (w.lower() for m in _OWN_RELATION.finditer(statement) for w in m.groups() if w)
-        return any(word in question.relation for word in named)
+        if any(word in question.relation or word[:-1] in question.relation for word in named):
+            return True
+        # "who are the user's flatmates": "I share a house with two postgrads"
+        return bool(question.relation & _SHARERS) and _shares_home(statement, partner=False)
+    if not question.holder and any(
+        reader(statement) for name, reader in _USERS_OWN.items() if name in question.attributes
+    ):
+        return True
     for fact in facts_of(statement):
-        if fact.attribute.split(":", 1)[0] not in question.attributes:
+        attribute = fact.attribute.split(":", 1)[0]
+        if attribute not in question.attributes:
             continue
+        if attribute == "occupation" and _A_SKILL.search(statement):
+            continue  # "I'm a terrible cook": a skill, not a job
         if not question.holder and not fact.holder:
             return True
         if question.holder and fact.holder & question.holder:
             return True
     return False
+
+
+# --- the statement side the catalogue does not read -----------------------------------------
+
+_SKILL_WORDS: Final = frozenset(
+    re.findall(
+        r"[\w-]+",
+        "good great decent terrible bad awful keen avid amateur hobby hobbyist aspiring wannabe"
+        " would-be budding former ex passionate enthusiastic proud lousy poor excellent better"
+        " best fast slow hard messy picky fussy nervous confident competent self-taught"
+        " fair-weather natural born big huge massive occasional reluctant",
+    )
+)
+"""Words that make an occupation's noun a skill or a hobby: "a terrible cook", "a keen
+amateur astronomer", "a former nurse"."""
+_A_SKILL: Final = re.compile(
+    r"\bI(?:'m| am) (?:an? )(?:[\w-]+ ){0,2}?(?:"
+    + "|".join(sorted(_SKILL_WORDS))
+    + rf") (?:[\w-]+ ){{0,2}}?(?:{_JOBS})s?\b",
+    _I,
+)
+_BUSINESS: Final = frozenset(
+    re.findall(
+        r"\w+",
+        "business shop restaurant cafe bar salon company gallery bakery store pub studio firm"
+        " agency farm hotel garage",
+    )
+)
+"""What an owner owns for it to be a job ("a shop owner", not "a proud dog owner")."""
+_USER_JOB: Final = re.compile(
+    rf"\bI(?:'m| am|'ve been| have been) (?:(?:now|currently|still|also|actually|basically"
+    rf"|really|mostly|mainly|full-time|part-time|qualified) )?(?:an?|the) "
+    rf"(?P<before>(?:[\w-]+ ){{0,3}}?)(?P<job>{_JOBS})(?:e?s)?"
+    rf"(?=\s*(?:[,.;:!?)]|$)| (?:at|in|for|with|since|on|and|who|by|based|here|there)\b"
+    rf"| of (?!(?:an?|my|our|the|two|three|four|five|several)\b))"
+    rf"|\bI(?:'m| am)? (?:(?:now|currently|still|also|mainly|mostly) )?(?:work|working)"
+    rf"(?: [\w'-]+){{0,3}}? as (?:an?|the) (?P<as_before>(?:[\w-]+ ){{0,3}}?)(?P<as_job>{_JOBS})\b",
+    _I,
+)
+"""The user's job said as "I'm a <occupation>" or "I work as a <occupation>", with the
+occupations the extraction knows (`user_facts`), more than the update rules' catalogue."""
+
+
+def _states_a_job(statement: str) -> bool:
+    for found in _USER_JOB.finditer(statement):
+        before = (found["before"] or found["as_before"] or "").lower().split()
+        job = (found["job"] or found["as_job"]).lower()
+        if _SKILL_WORDS & set(before):
+            continue
+        if job == "owner" and not _BUSINESS & set(before):
+            continue
+        return True
+    return False
+
+
+_PARTNER: Final = re.compile(
+    r"\b(?:my|our) (?:husband|wife|partner|spouse|fianc[eé]e?|boyfriend|girlfriend)\b", _I
+)
+_SHARERS: Final = frozenset({"roommate", "flatmate", "housemate"})
+_NOT_COMPANY: Final = (
+    r"(?!(?:\w+ )?(?:chronic|constant|pain|it|that|this|regret|guilt|anxiety|depression"
+    r"|diabetes|asthma|arthritis|migraines?|tinnitus|adhd|autism|epilepsy|ibs|eczema"
+    r"|psoriasis|disease|condition|illness|disorder|the (?:fact|pain|guilt|consequences))\b)"
+)
+_SHARES_HOME: Final = re.compile(
+    r"\b(?:flat|room|house)-?mates?\b|\blodgers?\b"
+    r"|\b(?:I|we)(?:'m|'ve|'d| am| have| had| are|'re)? (?:(?:still|now|currently|also|both"
+    r"|just|recently|actually) )?(?:live|lived|living|stay|staying|moved in|move in|moving in"
+    r"|share|sharing|shared|rent(?:ing)? a room|room|rooming)(?: (?:a|the|my|our|an?"
+    r" \w+) (?:flat|house|home|apartment|place|room|bedroom|studio|cottage|unit|condo))?"
+    rf" with {_NOT_COMPANY}"
+    r"|\b(?:live|living|moved in) together\b|\blives? with me\b"
+    r"|\bI (?:still |now )?live (?:alone|on my own|by myself)\b",
+    _I,
+)
+
+
+def _shares_home(statement: str, partner: bool = True) -> bool:
+    """Whether the user says whom they live with (a flatmate, "I live with my gran", a
+    partner) or that they live alone."""
+    return bool(_SHARES_HOME.search(statement) or (partner and _PARTNER.search(statement)))
+
+
+_BROUGHT_UP: Final = re.compile(
+    r"\b(?:raised|reared|brought) me\b|\bbrought me up\b|\badopted me\b|\btook me in\b"
+    r"|\b(?:looked after|took care of) me (?:as a|when|from|after|growing up)\b"
+    r"|\bI was (?:\w+ )?(?:raised|brought up|reared|adopted|fostered)(?: \w+)? by\b"
+    r"|\bI (?:was|am|'m) (?:adopted|fostered)\b|\b(?:legal )?guardians?\b"
+    r"|\bfoster (?:mum|mom|mother|dad|father|parents?|family|carers?|home|care)\b"
+    r"|\bgrew up with (?:(?:my|our|an?|two|three|four|both) (?!(?:\w+ )?(?:dogs?|cats?|pets?"
+    r"|horses?|animals?)\b)|(?-i:[A-Z]))",
+    _I,
+)
+"""Who brought the user up: "My aunt raised me", "I was brought up by my gran"."""
+
+
+def _brought_up(statement: str) -> bool:
+    return _BROUGHT_UP.search(statement) is not None
+
+
+_USERS_OWN: Final = {
+    "occupation": _states_a_job,
+    "co_resident": _shares_home,
+    "upbringing": _brought_up,
+}
+"""Readers of the user's own statements for what the catalogue (`facts_of`) does not read:
+a job named by an occupation only the extraction knows, whom the user lives with, who
+brought them up."""
