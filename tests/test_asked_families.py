@@ -1,7 +1,7 @@
 """Question families `commands.recall.asked` reads, each in many wordings of the question and
 of the memory that answers it, with look-alikes that must not answer: a job said as "I'm a
-<occupation>" with any occupation the extraction knows, who the user lives with, and who
-brought the user up."""
+<occupation>" with any occupation the extraction knows, who the user lives with, who brought
+the user up, and an allergy asked for by its category ("allergic to any animals")."""
 
 from __future__ import annotations
 
@@ -190,6 +190,57 @@ def test_where_the_user_was_raised_still_asks_for_a_place() -> None:
     assert not answers(found, "My aunt Philomena raised me")
 
 
+CATEGORIES = [
+    ("is the user allergic to any animals", "I'm allergic to cats", "I'm allergic to birch pollen"),
+    (
+        "does the user have any pet allergies",
+        "Dogs make me sneeze, I'm allergic",
+        "I'm allergic to shellfish",
+    ),
+    ("is the user allergic to animals", "I have a horse allergy", "I'm allergic to penicillin"),
+    ("which foods is the user allergic to", "I'm allergic to peanuts", "I'm allergic to cats"),
+    (
+        "does the user have any food allergies",
+        "I have a severe shellfish allergy",
+        "I'm allergic to wasp stings",
+    ),
+    (
+        "is the user allergic to any medication",
+        "I'm allergic to penicillin",
+        "I'm allergic to sesame",
+    ),
+    ("what drugs is the user allergic to", "I'm allergic to ibuprofen", "I'm allergic to rabbits"),
+    (
+        "is the user allergic to any plants",
+        "I'm also allergic to birch pollen",
+        "I'm allergic to tree nuts",
+    ),
+    ("does the user have a pollen allergy", "I'm allergic to grass pollen", "I'm allergic to eggs"),
+    (
+        "is the user allergic to any insects",
+        "I'm allergic to bee stings",
+        "I'm allergic to kiwi fruit",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "member", "other"), CATEGORIES)
+def test_an_allergy_asked_by_its_category_prefers_a_member_of_it(
+    question: str, member: str, other: str
+) -> None:
+    found = asked(question)
+    assert found is not None and "allergy" in found.attributes
+    assert answers(found, member)
+    assert not answers(found, other)
+
+
+def test_an_allergy_asked_without_a_category_takes_any() -> None:
+    found = asked("what is the user allergic to")
+    assert found is not None
+    assert answers(found, "I'm allergic to cats")
+    assert answers(found, "I'm also allergic to birch pollen")
+
+
 @pytest.mark.parametrize(
     ("facts", "question", "expected"),
     [
@@ -240,6 +291,16 @@ def test_where_the_user_was_raised_still_asks_for_a_place() -> None:
             ],
             "who raised the user",
             "Eamon",
+        ),
+        (
+            ["I'm also allergic to grass pollen", "I'm allergic to horses"],
+            "is the user allergic to any animals",
+            "horses",
+        ),
+        (
+            ["I'm allergic to dogs", "I'm allergic to peanuts"],
+            "does the user have any food allergies",
+            "peanuts",
         ),
     ],
 )

@@ -13,7 +13,10 @@ same attributes. Where the catalogue reads nothing that a question kind needs, a
 reader here reads the user's own statements (`_USERS_OWN`): a job named by any occupation
 the extraction knows ("I'm a sommelier at a wine bar"; the catalogue knows fewer), whom the
 user lives with ("My flatmate Ravi ...", "I share a flat with ..."), who brought them up
-("My aunt raised me").
+("My aunt raised me"). A question may also narrow the value to a kind ("is the user
+allergic to any animals"): then only a memory whose value is of that kind answers, and one
+stating the attribute with a value of another kind ("allergic to birch pollen") loses the
+keyword hit its shared words gave it (`outside`).
 
 Only questions that ask *for* a value are read (a wh-question about the attribute, or a
 yes/no question about it); a question that merely mentions one ("what does the user listen
@@ -317,6 +320,9 @@ class Asked:
     relation: frozenset[str] = frozenset()
     """The words naming the relation asked for ("who is the user's mother": mother, mum,
     mom, ...); empty when an attribute is asked for."""
+    category: str = ""
+    """The kind of value asked about, a key of `_MEMBERS` ("is the user allergic to any
+    animals": animals); empty for any value."""
 
 
 def _family(word: str) -> frozenset[str]:
@@ -358,7 +364,12 @@ def asked(question: str) -> Asked | None:
     attributes = frozenset(
         attribute for names, pattern in _ASKS if pattern.search(placed) for attribute in names
     )
-    return Asked(attributes, holder) if attributes else None
+    if not attributes:
+        return None
+    category = ""
+    if attributes & _BY_CATEGORY:
+        category = next((name for name, words in _CATEGORY_ASKED if words.search(placed)), "")
+    return Asked(attributes, holder, category=category)
 
 
 _CONTRACTED: Final = re.compile(r"\b(what|who|where|when|how|which)'s\b", _I)
@@ -392,11 +403,30 @@ def answers(question: Asked, statement: str) -> bool:
             continue
         if attribute == "occupation" and _A_SKILL.search(statement):
             continue  # "I'm a terrible cook": a skill, not a job
+        if (
+            question.category
+            and attribute in _BY_CATEGORY
+            and not _MEMBERS[question.category].search(statement)
+        ):
+            continue  # "allergic to any animals": not the pollen one
         if not question.holder and not fact.holder:
             return True
         if question.holder and fact.holder & question.holder:
             return True
     return False
+
+
+def outside(question: Asked, statement: str) -> bool:
+    """Whether `statement` states the attribute asked for, of whom it asks, but a value of
+    another kind than the one asked about ("is the user allergic to any animals": "I'm
+    allergic to birch pollen"). It shares the question's words, and is not its answer."""
+    if not question.category:
+        return False
+    return any(
+        fact.attribute.split(":", 1)[0] in question.attributes & _BY_CATEGORY
+        and (bool(fact.holder & question.holder) if question.holder else not fact.holder)
+        for fact in facts_of(statement)
+    ) and not _MEMBERS[question.category].search(statement)
 
 
 # --- the statement side the catalogue does not read -----------------------------------------
@@ -505,3 +535,55 @@ _USERS_OWN: Final = {
 """Readers of the user's own statements for what the catalogue (`facts_of`) does not read:
 a job named by an occupation only the extraction knows, whom the user lives with, who
 brought them up."""
+
+_BY_CATEGORY: Final = frozenset({"allergy"})
+"""Attributes a question may narrow to a kind of value ("allergic to any animals")."""
+_CATEGORY_ASKED: Final = tuple(
+    (name, re.compile(pattern, _I))
+    for name, pattern in (
+        ("animals", r"\b(?:animals?|pets?|furry|fur|dander)\b"),
+        ("foods", r"\b(?:foods?|eat|eating|edible|ingredients?)\b"),
+        ("medicines", r"\b(?:medicines?|medications?|drugs?|meds|antibiotics?|painkillers?)\b"),
+        ("plants", r"\b(?:plants?|pollens?|trees|flowers?|grass(?:es)?|hay ?fever|seasonal)\b"),
+        ("insects", r"\b(?:insects?|bugs?|stings?|bites?)\b"),
+    )
+)
+"""How a question names a kind of value."""
+_MEMBERS: Final = {
+    name: re.compile(rf"\b(?:{pattern})\b", _I)
+    for name, pattern in (
+        (
+            "animals",
+            r"cats?|kittens?|dogs?|pupp(?:y|ies)|horses?|pon(?:y|ies)|rabbits?|bunn(?:y|ies)"
+            r"|hamsters?|guinea pigs?|gerbils?|mice|mouse|rats?|ferrets?|birds?|parrots?"
+            r"|budgies?|feathers?|fur|dander|animals?|pets?|cows?|sheep|goats?|chinchillas?",
+        ),
+        (
+            "foods",
+            r"(?:pea|tree |pine )?nuts?|almonds?|cashews?|walnuts?|hazelnuts?|pecans?|pistachios?"
+            r"|shellfish|seafood|prawns?|shrimps?|crabs?|lobsters?|mussels?|oysters?|fish|milk"
+            r"|dairy|lactose|eggs?|wheat|gluten|soy|soya|sesame|strawberr(?:y|ies)|kiwis?"
+            r"|bananas?|tomato(?:es)?|celery|mustard|lupin|sul(?:ph|f)ites?|corn|chocolate"
+            r"|avocados?|apples?|peach(?:es)?|coconuts?|foods?",
+        ),
+        (
+            "medicines",
+            r"penicillin|amoxicillin|antibiotics?|aspirin|ibuprofen|codeine|morphine|sul(?:ph|f)a"
+            r"|sul(?:ph|f)onamides?|paracetamol|acetaminophen|naproxen|nsaids?|an(?:a)?esthetics?"
+            r"|erythromycin|cephalosporins?|tetracycline|opioids?|opiates?|contrast dye|iodine"
+            r"|tramadol|medicines?|medications?|drugs?",
+        ),
+        (
+            "plants",
+            r"pollens?|birch|grass(?:es)?|ragweed|hay ?fever|oak|alder|hazel|olive trees?"
+            r"|lil(?:y|ies)|flowers?|plants?|trees|cedar|mugwort|nettles?|ivy|daisies"
+            r"|chrysanthemums?|sunflowers?",
+        ),
+        (
+            "insects",
+            r"bees?|wasps?|hornets?|insects?|stings?|mosquito(?:es)?|(?:fire )?ants?|bites?",
+        ),
+    )
+}
+"""A short list of the members of each kind: enough to tell "allergic to cats" (an animal)
+from "allergic to birch pollen" (a plant)."""

@@ -21,7 +21,9 @@ Memories stating a current fact that one of the query's words names (the fact gr
 channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion. With the rank and the
 weighted fusion, a candidate that states what the question asks for ("what is the user's
 profession": a memory giving the user's occupation; `asked.py`) counts as the first keyword
-hit (ours, not the seeds': a small embedder ranks every everyday fact almost alike).
+hit (ours, not the seeds': a small embedder ranks every everyday fact almost alike); when
+one does, a memory stating the attribute asked for with a value of another kind than asked
+("is the user allergic to any animals": "I'm allergic to birch pollen") loses its keyword hit.
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
 similarity floor): below it in weighted relevance with the weighted fusion; with rank
@@ -69,7 +71,7 @@ import numpy.typing as npt
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from mnemoledger.commands.models import SearchHit
-from mnemoledger.commands.recall.asked import answers, asked
+from mnemoledger.commands.recall.asked import answers, asked, outside
 from mnemoledger.ledger.policy import (
     ACTIVE,
     AUTO_EXPAND_THRESHOLD,
@@ -553,12 +555,17 @@ def _fuse(
     fusion: Fusion,
     weights: tuple[float, float],
     answering: frozenset[str] = frozenset(),
+    outside: frozenset[str] = frozenset(),
 ) -> dict[str, _Candidate]:
     """Each candidate's relevance. A memory in `answering` states what the question asks
-    for (`asked.py`): it weighs as much as the first keyword hit."""
+    for (`asked.py`): it weighs as much as the first keyword hit. One in `outside` states
+    the attribute asked for with a value of another kind than asked ("allergic to any
+    animals": "allergic to birch pollen"): the words it shares with the question are the
+    attribute's, and its keyword hit does not count."""
     candidates: dict[str, _Candidate] = {}
     for rank, (memory_id, score) in _tied_ranks(vector):
         candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=score)
+    keyword = [hit for hit in keyword if hit[0] not in outside]
     for rank, (memory_id, score) in _tied_ranks(keyword):
         candidate = candidates.setdefault(memory_id, _Candidate())
         candidate.text_rank, candidate.text_score = rank, score
@@ -735,9 +742,11 @@ class _Search:
             # seed 001 §4.1 filtered mode: enough keyword and fact candidates, so the
             # similarity ranks those alone
             vector = self._similarities(query, query_vector, named)
-        answering = self._answering(query, rows) if fusion != "engram" else frozenset()
+        answering, outside = (
+            self._answering(query, rows) if fusion != "engram" else (frozenset(), frozenset())
+        )
         weights = self.weights or query_weights(query)
-        candidates = _fuse(keyword, vector, fusion, weights, answering)
+        candidates = _fuse(keyword, vector, fusion, weights, answering, outside)
         if fusion == "engram":
             to_reference = self.vectors.calibration.to_reference
             _engram_fuse(candidates, rows, query, to_reference, self.min_score)
@@ -785,12 +794,20 @@ class _Search:
         scored.sort(key=lambda hit: (-hit[1], hit[0]))
         return scored
 
-    def _answering(self, query: str, rows: dict[str, RecallRow]) -> frozenset[str]:
-        """The candidates that state what the query asks for (`asked.py`)."""
+    def _answering(
+        self, query: str, rows: dict[str, RecallRow]
+    ) -> tuple[frozenset[str], frozenset[str]]:
+        """The candidates that state what the query asks for, and those that state the
+        attribute asked for with a value of another kind than asked (`asked.py`)."""
         question = asked(query)
         if question is None:
-            return frozenset()
-        return frozenset(i for i, row in rows.items() if answers(question, row.content))
+            return frozenset(), frozenset()
+        answering = frozenset(i for i, row in rows.items() if answers(question, row.content))
+        if not answering:
+            return answering, frozenset()
+        return answering, frozenset(
+            i for i, row in rows.items() if i not in answering and outside(question, row.content)
+        )
 
     def _fact_linked(self, query: str) -> list[str]:
         if self.facts is None:
