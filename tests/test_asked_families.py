@@ -30,6 +30,8 @@ JOB_QUESTIONS = [
     "how does the user make money",
     "how does the user earn a living",
     "is the user employed",
+    "what does the user do these days",
+    "what's the user's line of business",
     "what does Nadia do for work",
 ]
 JOB_STATEMENTS = [
@@ -95,6 +97,10 @@ LIVE_WITH_QUESTIONS = [
     "does the user have any housemates",
     "who else lives in the user's flat",
     "what is the user's living situation",
+    "does the user have roommates",
+    "who shares a flat with the user",
+    "is the user living alone",
+    "does the user live with their partner",
 ]
 LIVE_WITH_STATEMENTS = [
     "My flatmate Ravi plays the drums",
