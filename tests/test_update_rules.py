@@ -215,6 +215,7 @@ UPDATES = [
         ("I'm a keen squash player", "I hung up my racket and joined a cycling club"),
         ("I play netball on Tuesdays", "These days I play tennis instead of netball"),
         ("I knit in the evenings", "I gave up knitting and took up pottery"),
+        ("I do triathlons most summers", "I packed in triathlons and took up sea swimming"),
     ],
     *[  # moved into another home
         ("I live in a studio flat in Hackney", "I moved into a one-bed flat with a balcony"),

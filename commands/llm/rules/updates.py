@@ -997,7 +997,7 @@ _ACTIVITY_WORDS: Final = {
     "yoga": "yoga",
     "pilates": "pilates",
     "crossfit": "crossfit",
-    "triathlons?|triathlete": "triathlon",
+    "triathlon|triathlons|triathlete": "triathlon",
     "athletics": "athletics",
     "gymnastics": "gymnastics",
     "hiking|hiker|hike": "hiking",
