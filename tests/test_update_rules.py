@@ -216,6 +216,9 @@ UPDATES = [
         ("I play netball on Tuesdays", "These days I play tennis instead of netball"),
         ("I knit in the evenings", "I gave up knitting and took up pottery"),
         ("I do triathlons most summers", "I packed in triathlons and took up sea swimming"),
+        ("My son Teo plays the cello in an orchestra", "Teo gave up strings and took up the flute"),
+        ("My wife Kate does karate", "Kate quit martial arts and started climbing instead"),
+        ("Our daughter Mia plays the tuba", "Mia gave up brass and is learning the violin"),
     ],
     *[  # moved into another home
         ("I live in a studio flat in Hackney", "I moved into a one-bed flat with a balcony"),
@@ -331,6 +334,9 @@ TRUE_AT_ONCE = [
         ("I play tennis on Saturdays", "I started playing squash instead of badminton"),
         ("I play rugby for a local amateur club", "I joined a rowing club last month"),
         ("I support Leeds United", "I gave up rugby and took up rowing"),
+        ("My son Teo plays the cello", "My daughter gave up strings and took up the flute"),
+        ("My son Teo plays the cello", "Teo's friend gave up the cello and took up the flute"),
+        ("I play the cello", "My son Teo gave up strings and took up the flute"),
     ],
     *[  # someone else's home, an office, a role
         ("We live in a two-bedroom flat above a bakery", "My parents moved into a bungalow"),

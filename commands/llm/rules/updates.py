@@ -1017,7 +1017,23 @@ _ACTIVITY_WORDS: Final = {
     "guitar": "guitar",
     "piano": "piano",
     "violin": "violin",
-    "drums": "drums",
+    "drums|drum kit": "drums",
+    "trumpet": "trumpet",
+    "trombone": "trombone",
+    "tuba": "tuba",
+    "cornet": "cornet",
+    "french horn": "french horn",
+    "saxophone|sax": "saxophone",
+    "clarinet": "clarinet",
+    "flute": "flute",
+    "oboe": "oboe",
+    "bassoon": "bassoon",
+    "cello": "cello",
+    "viola": "viola",
+    "double bass": "double bass",
+    "harp": "harp",
+    "ukulele": "ukulele",
+    "bass guitar": "bass guitar",
     "singing|singer|sing|choir": "singing",
     "birdwatching|birding": "birdwatching",
     "fishing|angling|angler|fish": "fishing",
@@ -1052,6 +1068,16 @@ _GIVEN_UP: Final = re.compile(
 boots", "... instead")."""
 
 
+_KINDS_OF_ACTIVITY: Final = {
+    "brass": frozenset({"trumpet", "trombone", "tuba", "cornet", "french horn"}),
+    "woodwind": frozenset({"saxophone", "clarinet", "flute", "oboe", "bassoon"}),
+    "string": frozenset({"violin", "viola", "cello", "double bass", "harp", "guitar"}),
+    "strings": frozenset({"violin", "viola", "cello", "double bass", "harp", "guitar"}),
+    "racket": frozenset({"tennis", "badminton", "squash", "padel", "pickleball"}),
+    "martial": frozenset({"judo", "karate", "taekwondo", "jiu-jitsu", "kickboxing", "boxing"}),
+    "instrument": frozenset(),
+}
+"""Kinds by which one names what one gave up ("his brass lessons": a trumpet)."""
 _OBJECT_END: Final = re.compile(r"\b(?:for|to|and|but|so|with|because|after|when)\b", _I)
 
 
@@ -1070,24 +1096,33 @@ def _activities(text: str, verbs: bool = True) -> set[str]:
 
 def new_sport(older: str, newer: str) -> bool:
     """ "I play rugby for a local amateur club" / "After my knee injury I hung up my boots and
-    joined a rowing club instead": the speaker does one sport or hobby, and the newer gives it
-    up (by name, or implied) for another."""
+    joined a rowing club instead", "My son Teodor plays the trumpet" / "Teodor has given up his
+    brass lessons and switched to drums": the holder does one sport, hobby or instrument, and
+    the newer gives it up (by name, by its kind, or implied) for another."""
     old = _activities(older)
-    if len(old) != 1 or _FAN.search(older) or not _DOER.search(older):
+    if len(old) != 1 or _FAN.search(older) or ADDITIVE.search(newer) or _BESIDE.search(newer):
         return False
-    if {w for w in _words(older) if w in KIN} or ADDITIVE.search(newer) or _BESIDE.search(newer):
-        return False
-    if not _DOER.search(newer) or {w for w in _words(newer) if w in KIN}:
-        return False  # "My son hung up his boots and joined a rowing club"
     new = _activities(newer) - old
     if not new or _FAN.search(newer):
         return False
+    doing = _ACTIVITY.search(older)
+    old_holder = holder_of(older, doing.start(), doing.end()) if doing else frozenset()
+    if not old_holder and not _DOER.search(older):
+        return False
     for match in _GIVEN_UP.finditer(newer):
+        new_holder = holder_of(newer, match.start(), match.end())
+        if not same_holder(old_holder, new_holder) or (new_holder & KIN) - old_holder:
+            continue  # "My son hung up his boots ...", "Teo's friend gave up the cello ..."
         given = match.group("object")
         if given is not None:
             given = _OBJECT_END.split(given)[0]  # "swapped football for swimming": football
         if given is None or _activities(given, verbs=False) == old:
             return True  # "hung up my boots", "gave up hockey", "instead of netball"
+        kinds = {w for w in _words(given) if w in _KINDS_OF_ACTIVITY}
+        if not _activities(given, verbs=False) and any(
+            old <= _KINDS_OF_ACTIVITY[kind] for kind in kinds
+        ):
+            return True  # "given up his brass lessons" after "plays the trumpet"
     return False
 
 
