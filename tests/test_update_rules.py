@@ -196,6 +196,10 @@ UPDATES = [
         ("I'm a barista at Bean There", "I quit the coffee shop and I'm at Grind House as of May"),
         ("I'm a paralegal at Hart & Co", "As of June I'm with Lyle Legal"),
         ("My wife Mei is a pharmacist at Boots", "Mei changed jobs, she's at Superdrug now"),
+        (
+            "I'm a software tester at Kestrel Robotics",
+            "After leaving the robotics company I'm now at Vantage Biolabs",
+        ),
     ],
     *[  # a shared thing upgraded, migrated or bumped to a new version
         ("Our CI pipeline runs on Node 18", "We've finally bumped the CI pipeline to Node 20"),
@@ -205,6 +209,7 @@ UPDATES = [
             "IT finally got round to updating our laptops to macOS Sonoma",
         ),
         ("Our app is on Python 3.9", "We upgraded the app to Python 3.12"),
+        ("Our production database runs MySQL 5.7", "We've upgraded the prod DB to MySQL 8"),
         ("Our Kubernetes cluster is on version 1.26", "We bumped the cluster to 1.29 yesterday"),
         ("The shop's till software is Vend 2", "We finally moved the till software to Vend 3"),
     ],
@@ -216,6 +221,7 @@ UPDATES = [
         ("I play netball on Tuesdays", "These days I play tennis instead of netball"),
         ("I knit in the evenings", "I gave up knitting and took up pottery"),
         ("I do triathlons most summers", "I packed in triathlons and took up sea swimming"),
+        ("I play badminton at the leisure centre", "I don't play badminton any more, I swim now"),
         ("My son Teo plays the cello in an orchestra", "Teo gave up strings and took up the flute"),
         ("My wife Kate does karate", "Kate quit martial arts and started climbing instead"),
         ("Our daughter Mia plays the tuba", "Mia gave up brass and is learning the violin"),

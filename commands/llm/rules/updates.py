@@ -857,6 +857,7 @@ _LEAVING: Final = re.compile(
     r"\b(?:(?:hand|hands|handed|handing|put|puts|putting|gave|give|gives|given|giving|turned"
     r"|turn|turning) in (?:my|his|her|their) (?:notice|resignation)|(?:gave|give|given|giving"
     r"|served|serving|working) (?:(?:my|his|her|their) )?notice|resign(?:s|ed|ing)?|quit|left"
+    r"|(?:after|since) leaving|having left"
     r"|moved on from|stepped down)\b",
     _I,
 )
@@ -1056,7 +1057,8 @@ _FAN: Final = re.compile(r"\b(?:support|root|cheer|fan|follow|watch|watching)\w*
 _DOER: Final = re.compile(r"\b(?:i|i'm|i've|i am|i have|we|we're|we've)\b", _I)
 _GIVEN_UP: Final = re.compile(
     r"\b(?:(?:gave|give|given|giving) up(?: on)?|quit|quitting|stopped|dropped|packed in"
-    r"|packed up|retired from|done with|no longer (?:play|do)|swapped|traded|exchanged"
+    r"|packed up|retired from|done with|(?:no longer|don't|do not|doesn't|does not)"
+    r" (?:play|do|go)|swapped|traded|exchanged"
     r"|switched from|instead of)\s+(?P<object>(?:[\w'-]+\s*){1,3})"
     r"|\bhung up (?:my|his|her|their) (?:boots|gloves|racket|racquet|skates|spikes|bat|clubs"
     r"|trainers|cleats|stick|needles|brushes|oars)\b"
@@ -1567,6 +1569,21 @@ _OBJECT_FILLER: Final = _word_set(
 )
 
 
+_SHORT: Final = {
+    "prod": "production",
+    "db": "database",
+    "dbs": "database",
+    "dev": "development",
+    "k8s": "kubernetes",
+    "repo": "repository",
+    "repos": "repository",
+    "os": "operating system",
+    "ci/cd": "ci",
+    "pc": "computer",
+}
+"""Short words for the things one upgrades ("the prod DB": the production database)."""
+
+
 def _versions(text: str) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for match in _VERSIONED.finditer(text):
@@ -1585,11 +1602,11 @@ def upgraded_to(older: str, newer: str) -> bool:
         return False
     if _kin_holders(newer) - set(_words(older)):
         return False  # "My brother upgraded his laptop to Windows 11"
-    old_plain = {_plain(w, set()) for w in _words(older)}
+    old_plain = {_plain(_SHORT.get(w, w), set()) for w in _words(older)}
     old_versions = _versions(older)
     for match in _UPGRADED.finditer(newer):
         thing = [
-            w.removesuffix("'")
+            _SHORT.get(w.removesuffix("'"), w.removesuffix("'"))
             for w in _words(match.group("object"))
             if w not in _OBJECT_FILLER and w not in _ARTICLES
         ]
