@@ -17,6 +17,15 @@ values of one attribute: "On weekdays I work the early shift at the bakery" / "O
 I do a late shift at the pub", "I have an old Land Rover for the farm" / "For the school run
 I use a Toyota Yaris": each holds for its own days or purpose, and nothing says the older
 one changed.
+
+It reads a few families by their own words as well: a new employer named before or after the
+notice, the old one by its kind ("As of last week I'm at Vantage Biolabs, after handing in my
+notice at the robotics firm"); a shared thing upgraded to a new version ("upgrading the
+production database to PostgreSQL 16", not "the staging database"); one sport, hobby or
+instrument given up for another ("hung up my boots and joined a rowing club instead"); and a
+correction of what a named pet or person is ("Correction: Juniper is an Australian
+shepherd"). A fan's team or a favourite in another sport or genre ("In baseball I root for
+the Mariners") never replaces one in the first.
 """
 
 from __future__ import annotations
