@@ -1,7 +1,9 @@
 """Question families `commands.recall.asked` reads, each in many wordings of the question and
 of the memory that answers it, with look-alikes that must not answer: a job said as "I'm a
 <occupation>" with any occupation the extraction knows, who the user lives with, who brought
-the user up, and an allergy asked for by its category ("allergic to any animals")."""
+the user up, an allergy asked for by its category ("allergic to any animals"), a thing asked
+for by its kind ("what livestock"), a side job, plans, and a part of the day or a leg of the
+school run named by the question."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mnemoledger import MnemoLedger
-from mnemoledger.commands.recall.asked import answers, asked
+from mnemoledger.commands.recall.asked import answers, asked, outside
 
 JOB_QUESTIONS = [
     "what is the user's job",
@@ -308,6 +310,39 @@ def test_an_allergy_asked_without_a_category_takes_any() -> None:
             "does the user have any food allergies",
             "peanuts",
         ),
+        (
+            [
+                "I keep about 400 Texel sheep",
+                "My wife Bethan runs our farm shop",
+                "I have tinnitus in my left ear",
+                "I support the Scarlets rugby team",
+            ],
+            "which farm animals does the user keep",
+            "Texel",
+        ),
+        (
+            [
+                "I'm saving up for a new laptop",
+                "I work Saturdays at a garden centre",
+                "My best mate is Kieran",
+            ],
+            "does the user have a weekend job",
+            "garden centre",
+        ),
+        (
+            ["I drop my son at nursery at 8:15", "I collect my son from nursery at 5:30pm"],
+            "when does the user drop off their son in the morning",
+            "8:15",
+        ),
+        (
+            [
+                "I'm a plumber",
+                "I've booked a week in Crete for June",
+                "My favourite film is Heat",
+            ],
+            "what does the user have coming up",
+            "Crete",
+        ),
     ],
 )
 def test_the_memory_stating_what_is_asked_comes_first(
@@ -323,3 +358,169 @@ def test_the_memory_stating_what_is_asked_comes_first(
             memory.add([fact], user="u")
         top = memory.search(question, user="u", k=3)[0].content
     assert expected in top
+
+
+KINDS = [
+    ("what livestock does the user raise", "I keep about 400 Texel sheep", "We run a farm shop"),
+    ("what animals does the user keep", "We have three goats and a pig", "I'm a vet"),
+    ("does the user have any pets", "I have a ginger cat called Biscuit", "I'm allergic to cats"),
+    ("what pets does the user have", "Our dog Milo is a spaniel", "My neighbour has a parrot"),
+    ("what instrument does the user play", "I play the cello in an orchestra", "I love opera"),
+    ("which instruments can the user play", "I've played bass guitar for years", "I sing"),
+    ("what vehicle does the user own", "I ride a Vespa scooter to work", "I hate traffic"),
+    ("what crops does the user grow", "We grow barley and potatoes", "I keep 400 sheep"),
+    ("which vegetables does the user grow", "I grow tomatoes on my balcony", "I'm vegan"),
+]
+"""(a question naming a kind, a memory of the user's naming a member of it, a look-alike)."""
+
+
+@pytest.mark.parametrize(("question", "member", "other"), KINDS)
+def test_a_question_naming_a_kind_prefers_a_memory_naming_a_member(
+    question: str, member: str, other: str
+) -> None:
+    found = asked(question)
+    assert found is not None and found.category
+    assert answers(found, member)
+    assert not answers(found, other)
+
+
+SIDE_JOB_QUESTIONS = [
+    "does the user have a part-time job",
+    "does the user have a side job",
+    "does the user have a Saturday job",
+    "does the user work part-time",
+    "does the user have a job",
+    "does the user do any paid work",
+    "what is the user's weekend job",
+    "where does the user work at weekends",
+]
+SIDE_JOB_STATEMENTS = [
+    "I have a paper round on weekday mornings",
+    "I've got a Saturday job at the garden centre",
+    "I do shifts at the Red Lion on Fridays",
+    "I work weekends at a bakery",
+    "I work part-time at the library",
+    "I have a part-time job stacking shelves",
+    "I'm a part-time barista",
+]
+NOT_SIDE_JOBS = [
+    "I'm saving up for a PlayStation 5",
+    "I'm looking for a part-time job",
+    "My sister has a Saturday job",
+    "I play football at weekends",
+    "I quit my Saturday job last year",
+]
+
+
+@pytest.mark.parametrize("question", SIDE_JOB_QUESTIONS)
+def test_a_side_job_question_is_read(question: str) -> None:
+    found = asked(question)
+    assert found is not None and "side_job" in found.attributes
+
+
+@pytest.mark.parametrize("statement", SIDE_JOB_STATEMENTS)
+def test_a_side_job_said_in_other_words_answers(statement: str) -> None:
+    found = asked("does the user have a part-time job")
+    assert found is not None and answers(found, statement)
+
+
+@pytest.mark.parametrize("statement", NOT_SIDE_JOBS)
+def test_a_wish_a_hobby_or_someone_elses_job_is_no_side_job(statement: str) -> None:
+    found = asked("does the user have a part-time job")
+    assert found is not None and not answers(found, statement)
+
+
+DAY_PARTS = [
+    (
+        "when does the user take the kids to school in the morning",
+        "I drop the kids at school at 8:30 on weekdays",
+        "I pick the kids up from school at 3:15 on weekdays",
+    ),
+    (
+        "what does the user do in the evening",
+        "I listen to The Archers every evening",
+        "I run before breakfast",
+    ),
+    ("when does the user walk the dog at night", "I walk the dog at 10pm", "I walk Rex at 7am"),
+    (
+        "what does the user do on Saturday afternoons",
+        "I play five-a-side at 2pm on Saturdays",
+        "I go swimming on Saturday mornings",
+    ),
+    ("when does the user go running in the morning", "I run at 6:45am", "I run at 6pm"),
+    (
+        "what time does the user collect the children",
+        "I pick the kids up from school at 3:15",
+        "I drop the kids at school at 8:30",
+    ),
+    (
+        "when does the user drop off the kids",
+        "I take the kids to nursery at 8",
+        "I collect the kids from nursery at 5",
+    ),
+]
+"""(a question naming a part of the day or a leg of a trip, a memory in it, one in another)."""
+
+
+@pytest.mark.parametrize(("question", "inside", "other"), DAY_PARTS)
+def test_a_memory_in_another_part_of_the_day_or_leg_is_outside(
+    question: str, inside: str, other: str
+) -> None:
+    found = asked(question)
+    assert found is not None
+    assert not outside(found, inside)
+    assert outside(found, other)
+
+
+def test_a_question_naming_no_part_of_the_day_leaves_every_time() -> None:
+    found = asked("when does the user go running")
+    assert found is None or not outside(found, "I run at 6pm")
+
+
+PLAN_QUESTIONS = [
+    "what plans does the user have coming up",
+    "does the user have any plans",
+    "what are the user's plans for next year",
+    "what is the user planning",
+    "what does the user have coming up",
+    "what is the user looking forward to",
+    "what upcoming trips does the user have",
+    "what does the user have lined up this summer",
+]
+PLANS = [
+    "I'm going on a ski trip to Bansko in February",
+    "I'm planning to repaint the kitchen",
+    "We're moving to Leeds next month",
+    "I've booked a week in Crete for June",
+    "I'm running the Berlin marathon in September",
+    "I'm going to learn Portuguese next year",
+    "I'm sitting my GCSEs this summer",
+    "I'm signed up for a pottery course",
+]
+NOT_PLANS = [
+    "I'm a carpenter",
+    "I went on a ski trip to Bansko last February",
+    "I was born in February",
+    "I go to the gym every morning",
+    "I'm learning the guitar",
+    "I'm saving up for a PlayStation 5",
+    "My sister is going to Crete next month",
+]
+
+
+@pytest.mark.parametrize("question", PLAN_QUESTIONS)
+def test_a_plans_question_is_read_in_other_words(question: str) -> None:
+    found = asked(question)
+    assert found is not None and "plans" in found.attributes
+
+
+@pytest.mark.parametrize("statement", PLANS)
+def test_a_statement_of_the_future_is_a_plan(statement: str) -> None:
+    found = asked("what plans does the user have coming up")
+    assert found is not None and answers(found, statement)
+
+
+@pytest.mark.parametrize("statement", NOT_PLANS)
+def test_a_job_the_past_a_habit_or_someone_elses_plan_is_no_plan(statement: str) -> None:
+    found = asked("what plans does the user have coming up")
+    assert found is not None and not answers(found, statement)

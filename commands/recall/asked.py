@@ -18,6 +18,16 @@ allergic to any animals"): then only a memory whose value is of that kind answer
 stating the attribute with a value of another kind ("allergic to birch pollen") loses the
 keyword hit its shared words gave it (`outside`).
 
+A question may name a kind of thing the user has ("what livestock does the user raise",
+"which instrument", "what pets", "what crops"): a memory of the user's naming a member of
+that kind answers ("I keep about 400 Texel sheep"). Side jobs ("does the user have a
+part-time job": "I have a paper round", "I work weekends at ...") and plans ("what does the
+user have coming up": "I'm going on a ski trip in February", "I've booked ...") are read on
+the statement side here too. A question naming a part of the day ("in the morning") or a leg
+of the school run ("take the kids to school") leaves out of the keyword list the memories in
+another part of the day (a clock time: "3:15" said bare is an afternoon) or of the other leg
+("I pick the kids up"), whether or not any memory answers.
+
 Only questions that ask *for* a value are read (a wh-question about the attribute, or a
 yes/no question about it); a question that merely mentions one ("what does the user listen
 to at the gym") asks for something else and is left to the retrievers.
@@ -285,6 +295,28 @@ _ASKS: Final = tuple(
             r"|\bwho (?:is|are) in X'?s? household\b",
         ),
         (
+            "side_job",
+            r"\b(?:does|do|did) X (?:have|hold|do) (?:an?|any) (?:(?:part|full)[- ]time|side"
+            r"|weekend|saturday|sunday|evening|holiday|summer|second|casual|after-school)"
+            r" (?:job|work|gig)s?\b"
+            r"|\b(?:does|do|did) X (?:have|do) (?:an?|any) (?:job|side hustle|side gig"
+            r"|(?:paid )?work)\b"
+            r"|\b(?:does|do) X work (?:part[- ]time|(?:at |on )?(?:the )?weekends|(?:in the )?"
+            r"evenings|(?:on )?saturdays|(?:on )?sundays|on the side)\b"
+            r"|\bX'?s? (?:part[- ]time|side|weekend|saturday|sunday|evening|holiday|summer"
+            r"|after-school) (?:job|work|gig)\b",
+        ),
+        (
+            "plans",
+            r"\bplans?\b[^?]*\bX\b|\bX'?s? (?:[\w-]+ )?plans?\b"
+            r"|\b(?:does|do) X have (?:any )?(?:[\w-]+ )?plans?\b"
+            r"|\bwhat (?:is|are) X planning\b|\bwhat (?:has|does|do) X (?:got |have )?"
+            r"(?:planned|booked|lined up|scheduled|coming up)\b"
+            r"|\bcoming up\b|\bupcoming\b|\blined up\b|\blooking forward to\b"
+            r"|\bwhat (?:is|are) X (?:doing|up to) (?:next|this) (?:week|weekend|month|year"
+            r"|summer|winter|spring|autumn|fall)\b|\bwhere is X going (?:next|this|on holiday)\b",
+        ),
+        (
             "upbringing",
             r"\bwho (?:brought|raised|reared|adopted) X\b(?!')|\bwho brought up X\b(?!')"
             r"|\bwho (?:looked after|took care of|took in) X\b(?!') (?:as an? (?:child|kid|baby)"
@@ -326,7 +358,12 @@ class Asked:
     mom, ...); empty when an attribute is asked for."""
     category: str = ""
     """The kind of value asked about, a key of `_MEMBERS` ("is the user allergic to any
-    animals": animals); empty for any value."""
+    animals": animals; "what livestock does the user raise": livestock); empty for any."""
+    day_part: str = ""
+    """The part of the day the question names ("in the morning": morning), or empty."""
+    leg: str = ""
+    """Which leg of a school run the question asks about ("take the kids to school": to,
+    "collect the children": from), or empty."""
 
 
 def _family(word: str) -> frozenset[str]:
@@ -368,12 +405,18 @@ def asked(question: str) -> Asked | None:
     attributes = frozenset(
         attribute for names, pattern in _ASKS if pattern.search(placed) for attribute in names
     )
-    if not attributes:
-        return None
     category = ""
     if attributes & _BY_CATEGORY:
         category = next((name for name, words in _CATEGORY_ASKED if words.search(placed)), "")
-    return Asked(attributes, holder, category=category)
+    else:
+        category = next((name for name, words in _KIND_ASKED if words.search(placed)), "")
+    parts = _day_parts(text, _QUESTION_PARTS)
+    day_part = next(iter(parts)) if len(parts) == 1 else ""
+    legs = _legs(text)
+    leg = next(iter(legs)) if len(legs) == 1 else ""
+    if not (attributes or category or day_part or leg):
+        return None
+    return Asked(attributes, holder, category=category, day_part=day_part, leg=leg)
 
 
 _CONTRACTED: Final = re.compile(r"\b(what|who|where|when|how|which)'s\b", _I)
@@ -401,6 +444,8 @@ def answers(question: Asked, statement: str) -> bool:
         reader(statement) for name, reader in _USERS_OWN.items() if name in question.attributes
     ):
         return True
+    if question.category in _OWNED and _owns(question, statement):
+        return True
     for fact in facts_of(statement):
         attribute = fact.attribute.split(":", 1)[0]
         if attribute not in question.attributes:
@@ -423,8 +468,18 @@ def answers(question: Asked, statement: str) -> bool:
 def outside(question: Asked, statement: str) -> bool:
     """Whether `statement` states the attribute asked for, of whom it asks, but a value of
     another kind than the one asked about ("is the user allergic to any animals": "I'm
-    allergic to birch pollen"). It shares the question's words, and is not its answer."""
-    if not question.category:
+    allergic to birch pollen"), or falls in another part of the day than the question names
+    ("in the morning": "at 3:15"), or is the other leg of a school run ("take the kids to
+    school": "I pick the kids up"). It shares the question's words, and is not its answer."""
+    if question.day_part:
+        parts = _day_parts(statement, _STATEMENT_PARTS)
+        if parts and question.day_part not in parts:
+            return True
+    if question.leg:
+        legs = _legs(statement)
+        if legs and question.leg not in legs:
+            return True
+    if not question.category or not question.attributes & _BY_CATEGORY:
         return False
     return any(
         fact.attribute.split(":", 1)[0] in question.attributes & _BY_CATEGORY
@@ -591,3 +646,216 @@ _MEMBERS: Final = {
 }
 """A short list of the members of each kind: enough to tell "allergic to cats" (an animal)
 from "allergic to birch pollen" (a plant)."""
+
+
+# --- a member of a kind, a side job, a plan; parts of the day and legs of a school run -----
+
+_KIND_ASKED: Final = tuple(
+    (
+        name,
+        re.compile(
+            rf"^(?:what|which|how many)\b[^?]*?\b(?:{kind})\b[^?]*\bX\b"
+            rf"|\b(?:does|do|did) X (?:\w+ ){{0,2}}(?:any|an?|some) (?:{kind})\b"
+            rf"|\bX'?s? (?:{kind})\b",
+            _I,
+        ),
+    )
+    for name, kind in (
+        ("livestock", r"livestock|farm animals|stock|herds?|flocks?"),
+        ("pets", r"pets?"),
+        ("kept_animals", r"animals?"),
+        ("instruments", r"(?:musical )?instruments?"),
+        ("vehicles", r"vehicles?|wheels|transport"),
+        ("crops", r"crops?|vegetables?|veg|fruits?|produce"),
+    )
+)
+"""How a question names a kind of thing the user has, keeps, plays or grows ("what
+livestock does the user raise")."""
+_OWNED: Final = frozenset(name for name, _ in _KIND_ASKED)
+_OWN_SAYING: Final = re.compile(r"\b(?:I|we|We)\b|\b(?:my|our)\b", _I)
+_NOT_OWNED: Final = re.compile(
+    r"\ballerg\w*|\bafraid\b|\bscared\b|\bfear\b|\bphobi\w*|\bhate\b|\bcan't stand\b"
+    r"|\b(?:don't|do not|never) (?:have|own|keep|play|grow|drive)\b"
+    r"|\b(?:my|our) (?:neighbou?rs?|friends?|sister|brother|mum|mom|dad|parents|boss|cousin)\b",
+    _I,
+)
+"""A member named, not had: "I'm allergic to cats", "my neighbour has a parrot"."""
+_PETS: Final = (
+    r"cats?|kittens?|dogs?|pupp(?:y|ies)|rabbits?|bunn(?:y|ies)|hamsters?|guinea pigs?|gerbils?"
+    r"|ferrets?|parrots?|budgies?|goldfish|tortoises?|turtles?|snakes?|lizards?|geckos?"
+    r"|chinchillas?|rats?|mice|spaniel|terrier|labrador|retriever|collie|greyhound|poodle"
+)
+_LIVESTOCK: Final = (
+    r"sheep|ewes?|lambs?|rams?|cows?|cattle|calves|heifers?|bullocks?|pigs?|sows?|goats?"
+    r"|chickens?|hens?|ducks?|geese|turkeys?|alpacas?|llamas?|horses?|pon(?:y|ies)"
+)
+_MEMBERS.update(
+    {
+        name: re.compile(rf"\b(?:{pattern})\b", _I)
+        for name, pattern in (
+            ("pets", _PETS),
+            ("livestock", _LIVESTOCK),
+            ("kept_animals", f"{_PETS}|{_LIVESTOCK}"),
+            (
+                "instruments",
+                r"guitars?|bass|cellos?|violins?|violas?|pianos?|keyboards?|drums?|drum kit"
+                r"|saxophones?|sax|trumpets?|trombones?|flutes?|clarinets?|oboes?|ukuleles?"
+                r"|banjos?|harps?|mandolins?|accordions?|harmonicas?|fiddles?|tubas?|bagpipes",
+            ),
+            (
+                "vehicles",
+                r"cars?|vans?|trucks?|pick-?ups?|motorbikes?|motorcycles?|scooters?|vespa|mopeds?"
+                r"|bikes?|bicycles?|quad bikes?|tractors?|camper ?vans?|caravans?|jeeps?|suvs?"
+                r"|hatchbacks?|estates?",
+            ),
+            (
+                "crops",
+                r"wheat|barley|oats|maize|corn|potato(?:es)?|tomato(?:es)?|carrots?|onions?"
+                r"|beans?|peas|lettuces?|courgettes?|zucchinis?|cucumbers?|peppers?|chill(?:i|ie)s"
+                r"|strawberr(?:y|ies)|raspberr(?:y|ies)|apples?|grapes?|pumpkins?|squash(?:es)?"
+                r"|rapeseed|herbs|kale|cabbages?|leeks?|garlic|beetroots?|vegetables?|veg",
+            ),
+        )
+    }
+)
+"""Short lists of the members of the kinds a question names."""
+
+
+def _owns(question: Asked, statement: str) -> bool:
+    """Whether `statement` names a member of the kind `question` asks about, as had by
+    whom it asks about ("I keep about 400 Texel sheep", not "I'm allergic to cats")."""
+    if not _MEMBERS[question.category].search(statement):
+        return False
+    if question.holder:
+        return bool(question.holder & set(re.findall(r"[\w-]+", statement.lower())))
+    return _OWN_SAYING.search(statement) is not None and not _NOT_OWNED.search(statement)
+
+
+_SIDE_JOB: Final = re.compile(
+    r"\bI(?:'ve got| have got| have| do| also have| also do)"
+    r" (?:an? |some |the |a few )?(?:paper ?round|(?:(?:part|full)[- ]time|saturday|sunday"
+    r"|weekend|evening|holiday|summer|side|casual|second|after-school|weekday) (?:job|work|gig)"
+    r"|side hustle|job (?:at|in|with)\b|(?:weekend |evening |night |morning )?shifts? (?:at|in"
+    r"|for|on)\b)"
+    r"|\bI (?:also )?work (?:(?:at |on )?(?:the )?weekends|(?:on )?saturdays|(?:on )?sundays"
+    r"|evenings|nights|part[- ]time|(?:a few|one|two|three|four) (?:days|shifts|evenings"
+    r"|mornings|nights) a week)\b"
+    r"|\bI(?:'m| am) (?:an? )?part[- ]time [\w-]+",
+    _I,
+)
+"""The user's side or part-time work: "I have a paper round", "I work weekends at a bakery"."""
+
+
+def _has_side_job(statement: str) -> bool:
+    return _SIDE_JOB.search(statement) is not None
+
+
+_MONTHS: Final = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+)
+_AHEAD: Final = (
+    r"next (?:week|weekend|month|year|summer|spring|autumn|winter|term|\w+day)"
+    r"|this (?:coming )?(?:week|weekend|month|year|summer|spring|autumn|winter|term|christmas"
+    rf"|easter)|tomorrow|soon|later this (?:week|month|year)|in (?:{_MONTHS})"
+    r"|in (?:a|two|three|four|a few|\d+) (?:days?|weeks?|months?)|at (?:christmas|easter)"
+)
+_PLAN: Final = re.compile(
+    r"\b(?:I|we)(?:'m| am|'re| are) (?:(?:also|still|really|finally) )?(?:going to"
+    r" (?!(?:the|a|an|my|our|work|school|church|bed)\b)|planning\b|hoping to\b|about to\b"
+    r"|due to\b|booked\b|signed up\b|registered\b|scheduled\b|entered\b|looking forward)"
+    r"|\b(?:I|we)(?:'ll| will| plan to| intend to| hope to|'ve booked| have booked"
+    r"|'ve signed up| have signed up|'ve registered| have registered|'ve entered"
+    r"| have entered)\b"
+    r"|\bI(?:'m| am) going on (?:an? )?(?:[\w-]+ )?(?:holiday|trip|vacation|cruise|honeymoon"
+    r"|retreat|safari|tour|break|getaway)\b"
+    rf"|\b(?:I|we)(?:'m| am|'re| are) (?:[\w-]+ )?[\w-]+ing\b[^.]*?\b(?:{_AHEAD})\b",
+    _I,
+)
+"""A statement of the user's future: "I'm planning to", "I've booked", "I'm going on a
+ski trip", a doing with a time ahead ("I'm sitting my GCSEs this summer")."""
+
+
+def _states_a_plan(statement: str) -> bool:
+    return _PLAN.search(statement) is not None
+
+
+_USERS_OWN.update({"side_job": _has_side_job, "plans": _states_a_plan})
+
+_QUESTION_PARTS: Final = (
+    ("morning", re.compile(r"\bmornings?\b", _I)),
+    ("afternoon", re.compile(r"\bafternoons?\b", _I)),
+    ("evening", re.compile(r"\b(?:evenings?|nights?|tonight)\b", _I)),
+)
+"""How a question names a part of the day (evening and night are one)."""
+_STATEMENT_PARTS: Final = (
+    ("morning", re.compile(r"\bmornings?\b|\bbreakfast\b|\bdawn\b|\bbefore (?:work|school)\b", _I)),
+    ("afternoon", re.compile(r"\bafternoons?\b|\blunch(?:time)?\b|\bafter school\b", _I)),
+    (
+        "evening",
+        re.compile(
+            r"\b(?:evenings?|nights?|tonight|dinner|supper|bedtime|midnight)\b|\bafter work\b",
+            _I,
+        ),
+    ),
+)
+_CLOCK: Final = re.compile(
+    r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b", _I
+)
+
+
+def _hour_part(hour: int, half: str) -> str:
+    """The part of the day of `hour` ("a"m, "p"m, or "" for a bare clock time)."""
+    if half:
+        hour = hour % 12 + (12 if half.lower() == "p" else 0)
+    elif 1 <= hour <= 4:
+        hour += 12  # "at 3:15": said bare, an afternoon
+    elif 5 <= hour <= 7:
+        return ""  # "6:30": a waking or a supper
+    if 5 <= hour < 12:
+        return "morning"
+    if 12 <= hour < 17:
+        return "afternoon"
+    return "evening"
+
+
+def _day_parts(text: str, words: tuple[tuple[str, re.Pattern[str]], ...]) -> set[str]:
+    """The parts of the day `text` names, in words or (a statement) clock times."""
+    parts = {name for name, pattern in words if pattern.search(text)}
+    if words is _STATEMENT_PARTS:
+        for found in _CLOCK.finditer(text):
+            hour = int(found[1] or found[4])
+            part = _hour_part(hour, found[3] or "") if hour < 24 else ""
+            if part:
+                parts.add(part)
+    return parts
+
+
+_RUN: Final = re.compile(
+    r"\b(?:kids?|children|child|sons?|daughters?|twins|school|nursery|daycare|creche"
+    r"|kindergarten|preschool|childminder)\b",
+    _I,
+)
+_LEGS: Final = (
+    (
+        "to",
+        re.compile(
+            r"\b(?:take|drop|drive|walk|bring)s?\b[^?.]*?\b(?:to|off|at) (?:the )?(?:school"
+            r"|nursery|daycare|creche|kindergarten|preschool|childminder)\b"
+            r"|\bdrop(?:s|ping)? (?:[\w-]+ ){0,2}?off\b|\bdrop(?:s|ping)? off\b",
+            _I,
+        ),
+    ),
+    (
+        "from",
+        re.compile(
+            r"\bpick(?:s|ing)? (?:[\w-]+ ){0,3}?up\b|\b(?:collect|fetch)(?:s|es|ing)?\b", _I
+        ),
+    ),
+)
+"""The legs of a school run: taking the children there, picking them up."""
+
+
+def _legs(text: str) -> set[str]:
+    if not _RUN.search(text):
+        return set()
+    return {name for name, pattern in _LEGS if pattern.search(text)}

@@ -803,8 +803,8 @@ class _Search:
         if question is None:
             return frozenset(), frozenset()
         answering = frozenset(i for i, row in rows.items() if answers(question, row.content))
-        if not answering:
-            return answering, frozenset()
+        if not answering and not (question.day_part or question.leg):
+            return answering, frozenset()  # a part of the day or a leg sorts without one
         return answering, frozenset(
             i for i, row in rows.items() if i not in answering and outside(question, row.content)
         )
