@@ -393,6 +393,11 @@ SIDE_JOB_QUESTIONS = [
     "does the user do any paid work",
     "what is the user's weekend job",
     "where does the user work at weekends",
+    "what side job does the user have",
+    "which part-time job does the user have",
+    "what does the user do on the side",
+    "what does the user do for extra money",
+    "does the user have a second job",
 ]
 SIDE_JOB_STATEMENTS = [
     "I have a paper round on weekday mornings",
@@ -402,6 +407,10 @@ SIDE_JOB_STATEMENTS = [
     "I work part-time at the library",
     "I have a part-time job stacking shelves",
     "I'm a part-time barista",
+    "On weekends I also teach swimming lessons at the local pool",
+    "In the evenings I tutor maths students online",
+    "I also coach an under-12s football team on Saturdays",
+    "I pull pints at the Crown on Friday nights",
 ]
 NOT_SIDE_JOBS = [
     "I'm saving up for a PlayStation 5",
@@ -409,6 +418,9 @@ NOT_SIDE_JOBS = [
     "My sister has a Saturday job",
     "I play football at weekends",
     "I quit my Saturday job last year",
+    "On weekends I go hiking in the Peaks",
+    "In the evenings I play chess online",
+    "I drive to my mum's on Sundays",
 ]
 
 

@@ -304,7 +304,13 @@ _ASKS: Final = tuple(
             r"|\b(?:does|do) X work (?:part[- ]time|(?:at |on )?(?:the )?weekends|(?:in the )?"
             r"evenings|(?:on )?saturdays|(?:on )?sundays|on the side)\b"
             r"|\bX'?s? (?:part[- ]time|side|weekend|saturday|sunday|evening|holiday|summer"
-            r"|after-school) (?:job|work|gig)\b",
+            r"|after-school) (?:job|work|gig)\b"
+            r"|\b(?:what|which) (?:kind of |sort of )?(?:part[- ]time|side|weekend|saturday"
+            r"|sunday|evening|holiday|summer|second|casual|after-school|other) (?:job|work|gig"
+            r"|hustle)s? (?:does|do|did|is|has) X\b"
+            r"|\bwhat (?:else )?(?:does|do) X do (?:on the side|for (?:extra|some extra"
+            r"|a bit of extra) (?:money|cash|income))\b"
+            r"|\b(?:does|do) X (?:have|do) (?:a |any )?(?:second|other|extra) (?:job|work)\b",
         ),
         (
             "plans",
@@ -731,6 +737,17 @@ def _owns(question: Asked, statement: str) -> bool:
     return _OWN_SAYING.search(statement) is not None and not _NOT_OWNED.search(statement)
 
 
+_OFF_HOURS: Final = (
+    r"(?:(?:on|at) (?:the )?weekends?|(?:on )?(?:saturdays|sundays)|(?:in the |on \w+ )?"
+    r"evenings|(?:on \w+ )?nights|in the (?:school |summer )?holidays|on the side)"
+)
+_PAID: Final = (
+    r"(?:work|teach|tutor|coach|instruct|babysit|nanny|deliver|drive for|serve|bartend"
+    r"|wait tables|freelance|lifeguard|referee|umpire|sell|do shifts|do deliveries|pull pints"
+    r"|walk dogs|dog-?walk|stack shelves)(?:e?s|ing)?"
+)
+"""Work done off hours: "On weekends I also teach swimming", "I pull pints on Friday
+nights"."""
 _SIDE_JOB: Final = re.compile(
     r"\bI(?:'ve got| have got| have| do| also have| also do)"
     r" (?:an? |some |the |a few )?(?:paper ?round|(?:(?:part|full)[- ]time|saturday|sunday"
@@ -740,7 +757,9 @@ _SIDE_JOB: Final = re.compile(
     r"|\bI (?:also )?work (?:(?:at |on )?(?:the )?weekends|(?:on )?saturdays|(?:on )?sundays"
     r"|evenings|nights|part[- ]time|(?:a few|one|two|three|four) (?:days|shifts|evenings"
     r"|mornings|nights) a week)\b"
-    r"|\bI(?:'m| am) (?:an? )?part[- ]time [\w-]+",
+    r"|\bI(?:'m| am) (?:an? )?part[- ]time [\w-]+"
+    rf"|\b{_OFF_HOURS},? I (?:also |sometimes |still )?{_PAID}\b"
+    rf"|\bI (?:also |sometimes |still )?{_PAID}\b(?: [\w'-]+){{0,6}}? {_OFF_HOURS}\b",
     _I,
 )
 """The user's side or part-time work: "I have a paper round", "I work weekends at a bakery"."""
