@@ -244,6 +244,15 @@ UPDATES = [
         ("I support the Bears in American football", "In the NFL I root for the Packers now"),
         ("In cricket I support Yorkshire", "For cricket I follow Lancashire these days"),
     ],
+    *[  # the place one exercises at swapped for another
+        ("I train at Anytime Fitness on Mill Road", "I've swapped the gym for a climbing wall"),
+        ("I work out at Fitness First", "I ditched my gym for a CrossFit box near work"),
+        ("I'm a member at the Castle bouldering centre", "I moved my membership to Gravity"),
+        ("I swim at the Kelvin Hall pool most mornings", "I swapped the pool for a spin studio"),
+        ("My son Ravi goes to The Gym Group", "Ravi has traded the gym for a boxing club"),
+        ("We're members of the Arches climbing centre", "We traded the Arches for a yoga studio"),
+        ("My wife Mei does pilates at a studio in Leith", "Mei ditched the studio for a lido"),
+    ],
 ]
 
 TRUE_AT_ONCE = [
@@ -448,6 +457,15 @@ TRUE_AT_ONCE = [
     ("Choir practice is on Tuesdays", "I also started pottery on Thursdays"),
     ("My bookshop is called Inkwell", "The bookshop moved to a bigger place on Quay Street"),
     ("My sister's partner is called Leon", "My sister and Leon broke up, she's dating Arjun now"),
+    *[  # a swap that is not of the place one exercises at, or someone else's
+        ("I'm a member at PureGym", "My husband swapped the gym for a climbing centre"),
+        ("I train at Anytime Fitness", "I swapped my bike for an electric scooter"),
+        ("I'm a member at PureGym", "I swapped the treadmill for the rowing machine at the gym"),
+        ("I work out at Fitness First", "I traded my old trainers for new ones"),
+        ("I'm a member at PureGym", "My sister Jo moved her membership to The Gym Group"),
+        ("I'm a member at PureGym", "I've also joined a bouldering centre called The Arch"),
+        ("My son Ravi goes to The Gym Group", "I ditched my gym for a boxing club"),
+    ],
     ("I'm a chemistry major", "I changed my phone plan this month"),
     # chat, not facts: an addressee, an apology, what happened once
     ("Hey Priya, work has been crazy lately.", "Hey Priya, sorry I missed your call!"),

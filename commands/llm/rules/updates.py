@@ -147,6 +147,7 @@ def supersedes(older: str, newer: str) -> bool:
         or left_and_started(old_body, new_body)
         or at_next_employer(old_body, new_body)
         or new_sport(old_body, new_body)
+        or swapped_exercise_place(old_body, new_body)
         or corrected_named(old_body, new_body)
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
@@ -1134,6 +1135,54 @@ def new_sport(older: str, newer: str) -> bool:
             old <= _KINDS_OF_ACTIVITY[kind] for kind in kinds
         ):
             return True  # "given up his brass lessons" after "plays the trumpet"
+    return False
+
+
+# --- the place one exercises at swapped for another -----------------------------------------
+
+_EXERCISE_PLACES: Final = (
+    r"gym|pool|lido|leisure cent(?:re|er)|(?:climbing|bouldering) (?:cent(?:re|er)|wall|gym)"
+    r"|studio|club|box|dojo|fitness|crossfit|wall"
+)
+_EXERCISE_AT: Final = re.compile(
+    r"\b(?:train|swim|climb|boulder|lift|exercis|work(?:s|ing|ed)? out|member|go|goes|going"
+    r"|do|does|doing)\w* (?:[\w'-]+ ){0,2}?(?:at|of|to) (?P<place>(?:[\w'&-]+ ){0,4}?"
+    rf"(?:{_EXERCISE_PLACES}|(?-i:[A-Z])[\w'&-]*)s?)\b",
+    _I,
+)
+"""Where one exercises: "I swim at the Kelvin Hall pool", "I'm a member at PureGym"."""
+_SWAPPED_PLACE: Final = re.compile(
+    r"\b(?:swap|swapped|swapping|trade|traded|trading|ditch|ditched|ditching|dropped"
+    r"|exchanged|replaced) (?P<place>(?:[\w'&-]+ ){1,4}?)(?:for|with) "
+    r"|\b(?:moved|moving|switched|switching|transferred) (?:my|our|his|her|their)"
+    r" (?:gym )?membership (?:over )?to\b",
+    _I,
+)
+"""Ways of saying one swapped a place for another: "swapped the gym for", "ditched my gym
+for", "traded the Arches for", "moved my membership to"."""
+_EXERCISE_PLACE: Final = re.compile(rf"\b(?:{_EXERCISE_PLACES})s?\b", _I)
+
+
+def swapped_exercise_place(older: str, newer: str) -> bool:
+    """ "I train at Anytime Fitness" / "I've swapped the gym for a climbing wall", "I'm a
+    member at the Castle bouldering centre" / "I moved my membership to Gravity": the holder
+    exercises at one place, and the newer swaps that place (by its kind or name) for another."""
+    at = _EXERCISE_AT.search(older)
+    if at is None and "gym" not in {f.attribute for f in facts_of(older)}:
+        return False
+    if _BESIDE.search(newer):
+        return False
+    old_holder = holder_of(older, at.start(), at.end()) if at else frozenset()
+    old_place = set(_words(at.group("place").lower())) if at else set()
+    for match in _SWAPPED_PLACE.finditer(newer):
+        new_holder = holder_of(newer, match.start(), match.end())
+        if not same_holder(old_holder, new_holder) or (new_holder & KIN) - old_holder:
+            continue  # "My husband swapped the gym for ...", "Ravi" / "I ditched my gym"
+        place = match.group("place")
+        if place is None:
+            return True  # "moved my membership to"
+        if _EXERCISE_PLACE.search(place) or set(_words(place.lower())) & old_place - _DETERMINERS:
+            return True
     return False
 
 
