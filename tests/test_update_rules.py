@@ -253,6 +253,15 @@ UPDATES = [
         ("We're members of the Arches climbing centre", "We traded the Arches for a yoga studio"),
         ("My wife Mei does pilates at a studio in Leith", "Mei ditched the studio for a lido"),
     ],
+    *[  # a job ended, named by its work or its tools, with what the holder does now
+        ("My uncle Kenji works as a taxi driver", "Kenji quit driving his cab and now cooks"),
+        ("My mum Rosa is a cab driver", "My mum stopped driving her taxi and now works at Lidl"),
+        ("I work as a lorry driver", "I gave up driving my truck and now work in a warehouse"),
+        ("My aunt Rosa works as a hairdresser", "Rosa stopped cutting hair and now runs a cafe"),
+        ("My grandad Pete is a fisherman", "Grandad Pete sold his trawler and now volunteers"),
+        ("My dad Tomas is a postman", "Tomas retired from the post round and now gardens"),
+        ("My brother Sami is a chef", "Sami no longer works as a chef, now he drives for Uber"),
+    ],
 ]
 
 TRUE_AT_ONCE = [
@@ -465,6 +474,14 @@ TRUE_AT_ONCE = [
         ("I'm a member at PureGym", "My sister Jo moved her membership to The Gym Group"),
         ("I'm a member at PureGym", "I've also joined a bouldering centre called The Arch"),
         ("My son Ravi goes to The Gym Group", "I ditched my gym for a boxing club"),
+    ],
+    *[  # a job another ended, or something else ended
+        ("My dad Kenji works as a taxi driver", "My uncle Ryo gave up his cab and now volunteers"),
+        ("My dad Kenji works as a taxi driver", "Kenji gave up smoking and now goes to the gym"),
+        ("I'm a nurse", "My mum retired from nursing and now volunteers at a hospice"),
+        ("My mum Keiko is a nurse", "My dad Ken gave up driving his cab and now works at Aldi"),
+        ("My dad Kenji works as a taxi driver", "Kenji stopped driving at night, now he does days"),
+        ("I work as a lorry driver", "My wife gave up driving her truck and now works at a bank"),
     ],
     ("I'm a chemistry major", "I changed my phone plan this month"),
     # chat, not facts: an addressee, an apology, what happened once

@@ -148,6 +148,7 @@ def supersedes(older: str, newer: str) -> bool:
         or at_next_employer(old_body, new_body)
         or new_sport(old_body, new_body)
         or swapped_exercise_place(old_body, new_body)
+        or ended_job(old_body, new_body)
         or corrected_named(old_body, new_body)
         or promoted(old_body, new_body)
         or corrected_value(old_body, new_body)
@@ -1183,6 +1184,84 @@ def swapped_exercise_place(older: str, newer: str) -> bool:
             return True  # "moved my membership to"
         if _EXERCISE_PLACE.search(place) or set(_words(place.lower())) & old_place - _DETERMINERS:
             return True
+    return False
+
+
+# --- a job ended, named by its work or its tools, with what the holder does now --------------
+
+_WORK_OF_JOB: Final = {
+    "taxi|cab|cabbie|minicab|uber": "taxi taxis cab cabs minicab driving",
+    "lorry|truck|trucker|hgv|haulage": "lorry lorries truck trucks trucking hgv haulage driving",
+    "bus|coach": "bus buses coach coaches driving",
+    "hairdresser|barber|stylist": "hair hairdressing barbering salon barbershop",
+    "nurse": "nursing",
+    "teacher|teaches|teach|teaching|lecturer|tutor": "teaching classroom tutoring lecturing",
+    "chef|cook": "cooking kitchen kitchens",
+    "fisherman|fisherwoman|fisher": "fishing boat trawler",
+    "farmer": "farming farm",
+    "pilot": "flying",
+    "postman|postwoman|postie": "post round mail",
+    "builder|bricklayer": "building bricklaying",
+    "plumber": "plumbing",
+    "cleaner": "cleaning",
+    "nanny|childminder": "childcare childminding",
+    "mechanic": "garage repairs",
+    "baker": "baking bakery",
+    "doctor|gp|physician": "medicine practising",
+    "lawyer|solicitor|barrister": "law practising",
+    "nurse|midwife": "nursing midwifery",
+    "accountant": "accounting accountancy",
+    "journalist|reporter": "journalism reporting",
+}
+"""What a job is done with or by: "gave up driving his cab" ends a taxi driver's job."""
+_JOB_WORK: Final = {
+    key: frozenset(words.split()) for keys, words in _WORK_OF_JOB.items() for key in keys.split("|")
+}
+_JOB_ENDED: Final = re.compile(
+    r"\b(?:(?:gave|give|given|giving) up|quit|quitting|stopped|stopping|retired from"
+    r"|retiring from|packed in|packed up|hung up|sold|no longer (?:works? as|(?:is|am) an?))"
+    r"\s+(?P<object>(?:[\w'-]+\s*){1,4})",
+    _I,
+)
+_JOB_WORDS: Final = re.compile(rf"\b(?:{JOB_NOUNS}|{'|'.join(_JOB_WORK)})s?\b", _I)
+_NOW_DOES: Final = re.compile(r"\b(?:now|these days|nowadays|instead)\b", _I)
+_NOT_THE_JOB_AFTER: Final = _word_set(
+    "at on during for nights weekends evenings mornings part-time so as"
+)
+"""After "driving": not the job but some of its hours ("stopped driving at night")."""
+_DOING: Final = _word_set("driving teaching nursing cooking fishing farming flying cleaning")
+
+
+def ended_job(older: str, newer: str) -> bool:
+    """ "My dad Tomas works as a taxi driver" / "Tomas gave up driving his cab and now
+    volunteers at the library", "My aunt Rosa works as a hairdresser" / "Rosa stopped cutting
+    hair and now runs a cafe": the holder's job ends, named by the work or what it is done
+    with, and the newer says what the holder does now."""
+    if "occupation" not in {f.attribute for f in facts_of(older)}:
+        return False
+    if _JOB_ENDED.search(older) or ENDED.search(older) or ADDITIVE.search(newer):
+        return False
+    jobs = list(_JOB_WORDS.finditer(older))
+    job_words = {m.group().lower() for m in jobs} | {m.group().lower()[:-1] for m in jobs}
+    work = frozenset().union(*(_JOB_WORK.get(w, frozenset()) for w in job_words))
+    if not jobs or not work:
+        return False
+    job = jobs[-1]
+    old_holder = holder_of(older, job.start(), job.end())
+    for match in _JOB_ENDED.finditer(newer):
+        if not _NOW_DOES.search(newer, match.start("object")):
+            continue  # nothing the holder does now
+        new_holder = holder_of(newer, match.start(), match.end())
+        if not same_holder(old_holder, new_holder) or (new_holder & KIN) - old_holder:
+            continue  # "My uncle Ryo gave up his cab ..."
+        given = [w.lower() for w in _words(match.group("object"))]
+        for at, word in enumerate(given):
+            if word in work - _DOING or word.removesuffix("s") in job_words:
+                return True  # "driving his cab", "cutting hair", "quit being a chef"
+            if word in work and (at + 1 == len(given) or given[at + 1] == "and"):
+                return True  # "gave up driving and now ..."
+            if word in work and given[at + 1] not in _NOT_THE_JOB_AFTER:
+                return True  # "retired from teaching in May"
     return False
 
 
