@@ -262,6 +262,18 @@ UPDATES = [
         ("My dad Tomas is a postman", "Tomas retired from the post round and now gardens"),
         ("My brother Sami is a chef", "Sami no longer works as a chef, now he drives for Uber"),
     ],
+    *[  # a new job at the same workplace, after training or qualifying
+        ("I'm a healthcare assistant at St Luke's", "I finished training, I'm now a sonographer"),
+        ("My son Jamal works as a porter at the Royal", "Jamal qualified as a radiographer"),
+        ("I work as a cleaner at a school", "I'm now a teaching assistant at the same school"),
+        ("I work as a kitchen porter at a hotel", "I'm now a commis chef at the same hotel"),
+        ("I'm a barista at a hotel in Bath", "I'm now a duty manager at the same hotel"),
+        ("I work as a warehouse operative", "I did my apprenticeship and I'm now an electrician"),
+        (
+            "My sister Anya works as a receptionist at a dental practice",
+            "Anya qualified as a dental hygienist and works at the same practice",
+        ),
+    ],
 ]
 
 TRUE_AT_ONCE = [
@@ -482,6 +494,15 @@ TRUE_AT_ONCE = [
         ("My mum Keiko is a nurse", "My dad Ken gave up driving his cab and now works at Aldi"),
         ("My dad Kenji works as a taxi driver", "Kenji stopped driving at night, now he does days"),
         ("I work as a lorry driver", "My wife gave up driving her truck and now works at a bank"),
+    ],
+    *[  # someone else's new job at the same workplace, or a role beside the job
+        ("I work as a porter at the Royal", "My friend Jo is now a radiographer at the same place"),
+        ("I work as a porter at the Royal", "My wife qualified and she's now a radiographer there"),
+        ("I'm a porter at the Royal", "My son qualified as a radiographer at the same hospital"),
+        ("I'm a nurse at the Royal", "I'm now also a union rep at the same hospital"),
+        ("My sister Anya works as a receptionist", "Anya's husband qualified as a dentist"),
+        ("I work as a porter at the Royal", "My daughter is now a radiographer"),
+        ("I work as a porter at the Royal", "I finished my training in March"),
     ],
     ("I'm a chemistry major", "I changed my phone plan this month"),
     # chat, not facts: an addressee, an apology, what happened once

@@ -71,6 +71,9 @@ JOB_NOUNS: Final = (
     r"|scientist|secretary|surgeon|teacher|technician|therapist|translator|tutor|vet"
     r"|veterinarian|waiter|waitress|writer|student|retiree|ceo|cto|cfo|vp|lead|head"
     r"|postdoc|associate|coordinator|midwife|nanny|cleaner|guard|soldier|officer|agent|tester"
+    r"|porter|hygienist|phlebotomist|operative|carer|courier|postman|postwoman|builder"
+    r"|sommelier|optometrist|anaesthetist|anesthetist|dietitian|dietician|orthodontist"
+    r"|[a-z]+ographer|[a-z]+ologist|[a-z]+ician|[a-z]+iatrist"
 )
 _CAR_BRANDS: Final = (
     r"toyota|honda civic|honda jazz|honda accord|ford|tesla|audi|bmw|volvo|volkswagen|vw"

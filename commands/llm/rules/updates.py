@@ -140,6 +140,7 @@ def supersedes(older: str, newer: str) -> bool:
         or same_opening_new_object(old_body, new_body)
         or new_job(old_body, new_body)
         or retrained(old_body, new_body)
+        or now_a_job(old_body, new_body)
         or corrected_frame(old_body, new_body)
         or same_words_new_value(old_body, new_body)
         or not_the_old_value(old_body, new_body)
@@ -630,16 +631,50 @@ def retrained(older: str, newer: str) -> bool:
     old_facts = facts_of(older)
     if not old_facts or {f.attribute for f in old_facts} != {"occupation"}:
         return False
-    if _RETRAINED.search(newer) is None:
+    change = _RETRAINED.search(newer)
+    if change is None:
         return False
     if _IS_NOW_A.search(newer) is None and _RETRAINED_AS.search(newer) is None:
         return False
     holder = old_facts[0].holder
+    if (holder_of(newer, change.start(), change.end()) & KIN) - holder:
+        return False  # "Anya's husband qualified as a dentist"
     names = {w for w in holder if w not in KIN}
     new_words = set(_words(newer))
     if names:
         return names <= new_words
     return not holder and not ({"he's", "she's", "he", "she"} & new_words)
+
+
+_NOW_A_JOB: Final = re.compile(
+    r"\b(?:(?:is|am|'m|'s|are|'re) now|now (?:works?|working) as|(?:re)?qualified as"
+    r"|(?:became|become) an?|now an?)\s+(?:an? )?"
+    rf"(?P<job>(?:[\w-]+ ){{0,2}}(?:{JOB_NOUNS})s?)\b",
+    _I,
+)
+"""A job one has now: "I'm now a radiographer", "Anya qualified as a dental hygienist"."""
+
+
+def now_a_job(older: str, newer: str) -> bool:
+    """ "I work as a kitchen porter" / "I finished my training and I'm now a radiographer at
+    the same hospital", "My son Jamal is a porter at the Royal" / "Jamal qualified as a
+    sonographer": the holder has a new job, at the same workplace or one not named."""
+    old_facts = facts_of(older)
+    old_attributes = {f.attribute for f in old_facts}
+    if "occupation" not in old_attributes or old_attributes - {"employer", "occupation"}:
+        return False
+    if ADDITIVE.search(newer) or _BESIDE.search(newer):
+        return False  # "I'm now also a union rep at the same hospital"
+    old_words = {w.lower() for w in _words(older)}
+    for match in _NOW_A_JOB.finditer(newer):
+        new_holder = holder_of(newer, match.start(), match.end())
+        if not all(same_holder(f.holder, new_holder) for f in old_facts):
+            continue
+        if any((new_holder & KIN) - f.holder for f in old_facts):
+            continue  # "My son qualified as a radiographer"
+        if not {w.lower() for w in _words(match.group("job"))} <= old_words:
+            return True  # not the old job said again
+    return False
 
 
 # --- a correction that says the same thing with another value ------------------------------
