@@ -25,7 +25,12 @@ production database to PostgreSQL 16", not "the staging database"); one sport, h
 instrument given up for another ("hung up my boots and joined a rowing club instead"); and a
 correction of what a named pet or person is ("Correction: Juniper is an Australian
 shepherd"). A fan's team or a favourite in another sport or genre ("In baseball I root for
-the Mariners") never replaces one in the first.
+the Mariners") never replaces one in the first. The place one exercises at is swapped for
+another ("I ditched my gym for a CrossFit box", "I moved my membership to Gravity"); a job
+ends, named by its work or what it is done with, and the newer says what the holder does now
+("Tomas gave up driving his cab and now volunteers at the library"); and a new job after
+training or qualifying replaces the old one, at the same workplace or none named ("I'm now a
+sonographer at the same hospital"), unless another holder has it ("My son qualified as ...").
 """
 
 from __future__ import annotations
