@@ -614,14 +614,23 @@ _CATEGORY_ASKED: Final = tuple(
     )
 )
 """How a question names a kind of value."""
+_PETS: Final = (
+    r"cats?|kittens?|dogs?|pupp(?:y|ies)|rabbits?|bunn(?:y|ies)|hamsters?|guinea pigs?|gerbils?"
+    r"|ferrets?|parrots?|budgies?|goldfish|tortoises?|turtles?|snakes?|lizards?|geckos?"
+    r"|chinchillas?|rats?|mice|spaniel|terrier|labrador|retriever|collie|greyhound|poodle"
+)
+_LIVESTOCK: Final = (
+    r"sheep|ewes?|lambs?|rams?|cows?|cattle|calves|heifers?|bullocks?|pigs?|sows?|goats?"
+    r"|chickens?|hens?|ducks?|geese|turkeys?|alpacas?|llamas?|horses?|pon(?:y|ies)"
+)
 _MEMBERS: Final = {
     name: re.compile(rf"\b(?:{pattern})\b", _I)
     for name, pattern in (
         (
             "animals",
-            r"cats?|kittens?|dogs?|pupp(?:y|ies)|horses?|pon(?:y|ies)|rabbits?|bunn(?:y|ies)"
-            r"|hamsters?|guinea pigs?|gerbils?|mice|mouse|rats?|ferrets?|birds?|parrots?"
-            r"|budgies?|feathers?|fur|dander|animals?|pets?|cows?|sheep|goats?|chinchillas?",
+            # not every kind of livestock: "allergic to chicken" is a food allergy
+            rf"{_PETS}|horses?|pon(?:y|ies)|cows?|sheep|goats?|mouse|birds?|feathers?|fur"
+            r"|dander|animals?|pets?",
         ),
         (
             "foods",
@@ -686,15 +695,6 @@ _NOT_OWNED: Final = re.compile(
     _I,
 )
 """A member named, not had: "I'm allergic to cats", "my neighbour has a parrot"."""
-_PETS: Final = (
-    r"cats?|kittens?|dogs?|pupp(?:y|ies)|rabbits?|bunn(?:y|ies)|hamsters?|guinea pigs?|gerbils?"
-    r"|ferrets?|parrots?|budgies?|goldfish|tortoises?|turtles?|snakes?|lizards?|geckos?"
-    r"|chinchillas?|rats?|mice|spaniel|terrier|labrador|retriever|collie|greyhound|poodle"
-)
-_LIVESTOCK: Final = (
-    r"sheep|ewes?|lambs?|rams?|cows?|cattle|calves|heifers?|bullocks?|pigs?|sows?|goats?"
-    r"|chickens?|hens?|ducks?|geese|turkeys?|alpacas?|llamas?|horses?|pon(?:y|ies)"
-)
 _MEMBERS.update(
     {
         name: re.compile(rf"\b(?:{pattern})\b", _I)
