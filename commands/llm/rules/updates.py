@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Final
 
 from mnemoledger.commands.llm.rules.attributes import (
@@ -274,7 +275,8 @@ _DOMAIN: Final = re.compile(
 _DOMAIN_PATTERNS: Final = [(re.compile(rf"^(?:{k})$", _I), v) for k, v in _DOMAIN_NAMES.items()]
 
 
-def _domains(text: str) -> set[str]:
+@lru_cache(maxsize=4096)  # each text is compared with several others
+def _domains(text: str) -> frozenset[str]:
     """The sports, leagues or genres a statement scopes itself to ("In baseball I root for
     the Mariners": baseball), each by its domain ("the NFL", "American football": one)."""
     found = set()
@@ -282,7 +284,7 @@ def _domains(text: str) -> set[str]:
         words = " ".join((match.group("after") or match.group("before")).lower().split())
         name = next((v for p, v in _DOMAIN_PATTERNS if p.match(words)), "") or words
         found.add(name.removesuffix(" music"))
-    return found
+    return frozenset(found)
 
 
 def in_other_domains(older: str, newer: str) -> bool:
@@ -1134,7 +1136,8 @@ _KINDS_OF_ACTIVITY: Final = {
 _OBJECT_END: Final = re.compile(r"\b(?:for|to|and|but|so|with|because|after|when)\b", _I)
 
 
-def _activities(text: str, verbs: bool = True) -> set[str]:
+@lru_cache(maxsize=4096)  # each text is compared with several others
+def _activities(text: str, verbs: bool = True) -> frozenset[str]:
     """The sports and hobbies a text names; `verbs`: with "I swim", "I knit" counted."""
     found = set()
     for match in _ACTIVITY.finditer(text):
@@ -1144,7 +1147,7 @@ def _activities(text: str, verbs: bool = True) -> set[str]:
             if not verbs or not before or not {"i", "we"} & set(before):
                 continue
         found.add(_ACTIVITY_NAMES[word])
-    return found
+    return frozenset(found)
 
 
 def new_sport(older: str, newer: str) -> bool:
