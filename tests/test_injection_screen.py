@@ -221,3 +221,22 @@ def test_the_agents_own_identity_notes_may_instruct_it(
     with MnemoLedger(tmp_path / "copy") as copy:  # so does an import of the log
         assert copy.import_events(exported).events > 0
         assert [n.content for n in copy.notes("hal", kind="agent")] == [revised]
+
+
+# A note CI once refused: one random hex id in about 1,800 pushed this plain text past the
+# classifier's cut before identifiers were read as a placeholder.
+WITH_AN_ID = "Maya's fact number 3236c2d1464740939fd6668686cac3f6, revised"
+
+
+def test_an_identifier_in_a_note_is_read_as_a_placeholder(memory: MnemoLedger) -> None:
+    from mnemoledger.commands.write.screen import meaning
+
+    assert meaning.readable(WITH_AN_ID) == "Maya's fact number ID, revised"
+    assert meaning.readable("ticket 550e8400-e29b-41d4-a716-446655440000 closed") == (
+        "ticket ID closed"
+    )
+    assert meaning.readable("I run 5k twice a week in my Nike Pegasus 40s") == (
+        "I run 5k twice a week in my Nike Pegasus 40s"
+    )
+    kept = memory.add(["Maya's fact number 1"], user="maya").memories[0]
+    assert memory.update(kept.id, WITH_AN_ID).content == WITH_AN_ID

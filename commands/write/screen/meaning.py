@@ -44,6 +44,15 @@ MIN_UNIT_CHARS: Final = 12
 MIN_WORDS: Final = 4
 """Fewer distinct words than this ("Nurse", "Make it so") cannot tell the model anything of
 their own: the classifier leaves them to the patterns."""
+OPAQUE_TOKEN: Final = re.compile(
+    r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{8,}\b"
+)
+"""An identifier, hash or key ("3236c2d1464740939fd6668686cac3f6", "user_42abc9"): letters and
+digits mixed, eight characters or more. It means nothing to a reader, yet its subword pieces
+move a sentence's vector anywhere (one random hex id in 1,800 carried a plain note past the
+cut). The classifier reads it as a single placeholder; base64 payloads are decoded and
+screened apart (`normalize.decoded`)."""
+OPAQUE_PLACEHOLDER: Final = "ID"
 VECTOR_CACHE_SIZE: Final = 4096
 """Sentences whose vectors a process remembers (a text screened twice is embedded once)."""
 
@@ -60,8 +69,8 @@ class Reading:
 
 def readable(text: str) -> str:
     """The text as the classifier reads it: NFKC, no invisible characters, Cyrillic and
-    Greek look-alikes in Latin words folded."""
-    return fold_confusables(clean(text))
+    Greek look-alikes in Latin words folded, identifiers read as one placeholder."""
+    return OPAQUE_TOKEN.sub(OPAQUE_PLACEHOLDER, fold_confusables(clean(text)))
 
 
 def sentences(text: str) -> list[str]:
