@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from mnemoledger.commands.llm.rules import same_attribute
 from mnemoledger.commands.llm.rules.attributes import CORRECTION, ENDED, facts_of
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
 from mnemoledger.commands.llm.rules.updates import supersedes
@@ -80,13 +81,24 @@ def rebuild(related: list[RelatedMemory], new_contents: list[str]) -> Reconstruc
         sources[position].append(new_source(index))
         coverage.append(Coverage(new_content=index, memories=[position]))
 
+    ruled: set[int] = set()
     for memory in related:
         replaced_by = [i for i, content in enumerate(contents) if is_older_version(memory, content)]
         if replaced_by:
             # max() keeps the first of equal overlaps: deterministic.
             target = max(replaced_by, key=lambda i: overlap(memory.content, contents[i]))
+            ruled.add(target)
             if memory.id not in sources[target]:
                 sources[target].append(memory.id)
+    taken = {source for memory_sources in sources for source in memory_sources}
+    for position, content in enumerate(contents):
+        if position in ruled:
+            continue
+        free = [memory for memory in related if memory.id not in taken]
+        older = same_attribute.replaced([memory.content for memory in free], content)
+        if older is not None:  # no rule matched: what the two statements mean
+            sources[position].append(free[older].id)
+            taken.add(free[older].id)
 
     memories = [
         ReconstructedMemory(content=content, sources=memory_sources)

@@ -756,12 +756,12 @@ def _plain(word: str, names: set[str]) -> str:
     if word in names or _VALUE_WORD.match(word):
         return word
     word = _SUBJECT_FORMS.get(word, word)
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]  # the number first: "bookings" and "booking" are both book
     for ending in ("ing", "ed"):
         if word.endswith(ending) and len(word) > len(ending) + 2:
             stem = word[: -len(ending)]
             return stem[:-1] if stem[-1] == stem[-2] and stem[-1] not in "ls" else stem
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        word = word[:-1]
     return word.removesuffix("e") if len(word) > 3 else word  # "leaves", "leaving": leav
 
 
@@ -1580,7 +1580,8 @@ _IS_DAY: Final = re.compile(
 MORE_SWAPS: Final = re.compile(
     r"\b(?:rewrote|rewritten|rebuilt|migrated|upgraded|downgraded|split up|broke up|given up"
     r"|went up|gone up|went down|gone down|put (?:\w+ ){1,2}up|down to|up to|fix that"
-    r"|had (?:\w+ ){1,3}wrong|as of (?:this|today|now|next|last|[a-z]+day))\b",
+    r"|had (?:\w+ ){1,3}wrong|as of (?:this|today|now|next|last|[a-z]+day|(?-i:[A-Z])[a-z]+)"
+    r"|ditched|dumped|gone with|went with|ended up|done with)\b",
     _I,
 )
 """Changes a new value of the same thing is said with ("I rewrote Ladle's backend in
