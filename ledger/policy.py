@@ -610,9 +610,9 @@ also an instruction to the agent by design."""
 UPDATE_PAIR_CUT: Final = 0.8
 """Likelihood (0-1, the logistic output of `commands/llm/rules/same_attribute.py`) from which a
 new statement that says something changed replaces the likeliest of its related memories,
-when no update rule matched. Chosen by leaving each of our case sets out
-(`scripts/fit_update_pairs.py --check`): at 0.8 it finds 7 of the 11 replacements the rules
-miss and wrongly replaces 3 facts; at 0.9, 3 and none; at 0.7, 9 and 8."""
+when no update rule matched. Leaving each of our case sets out (`scripts/fit_update_pairs.py
+--check --cut C`), of the 11 replacements the rules miss: at 0.7, 10 found and 6 facts wrongly
+replaced; at 0.8, 6 and 3; at 0.9, 3 and none."""
 INJECTION_MEANING_CUT: Final = 0.8
 """Likelihood (0-1, the logistic output of `commands/write/screen/meaning.py`) from which a
 text reads as an instruction to the model. Chosen by leave-one-author-out over the training

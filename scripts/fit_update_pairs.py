@@ -15,7 +15,7 @@ the loss. The weights are rebuilt byte for byte (full-batch gradient descent fro
 
 `--check` leaves each case set out in turn and counts, on its pairs, the replacements the
 rules miss that the classifier finds (the likeliest older statement of a newer one, from
-`UPDATE_PAIR_CUT`) and the pairs it wrongly calls one.
+`UPDATE_PAIR_CUT`, or `--cut`) and the pairs it wrongly calls one.
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def fitted(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return w
 
 
-def check(pairs: list[Pair], x: np.ndarray, y: np.ndarray) -> None:
+def check(pairs: list[Pair], x: np.ndarray, y: np.ndarray, cut: float) -> None:
     groups = np.array([p["group"] for p in pairs])
     for group in sorted(set(groups) - {"chat"}):
         held = np.flatnonzero(groups == group)
@@ -149,10 +149,17 @@ def check(pairs: list[Pair], x: np.ndarray, y: np.ndarray) -> None:
             by_newer[pairs[index]["key"]].append(at)
         found = wrong = missed = 0
         for ats in by_newer.values():
-            best = max(ats, key=lambda at: scores[at])
             ruled = [supersedes(pairs[held[a]]["older"], pairs[held[a]]["newer"]) for a in ats]
             missed += sum(1 for a, r in zip(ats, ruled, strict=True) if y[held[a]] == 1 and not r)
-            if scores[best] >= UPDATE_PAIR_CUT and not any(ruled):
+            asked = [
+                a
+                for a in ats
+                if same_attribute.asked(pairs[held[a]]["older"], pairs[held[a]]["newer"])
+            ]
+            if any(ruled) or not asked:
+                continue
+            best = max(asked, key=lambda at: scores[at])
+            if scores[best] >= cut:
                 if y[held[best]] == 1:
                     found += 1
                 else:
@@ -164,6 +171,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=same_attribute.WEIGHTS)
     parser.add_argument("--check", action="store_true", help="leave each case set out")
+    parser.add_argument(
+        "--cut", type=float, default=UPDATE_PAIR_CUT, help="the likelihood --check applies"
+    )
     args = parser.parse_args()
     pairs = all_pairs()
     x = feature_rows(pairs)
@@ -174,7 +184,7 @@ def main() -> int:
     )
     print(f"fitted on {len(pairs)} pairs ({int(y.sum())} replacements) -> {args.out}")
     if args.check:
-        check(pairs, x, y)
+        check(pairs, x, y, args.cut)
     return 0
 
 

@@ -60,3 +60,27 @@ def test_the_weights_are_rebuilt_byte_for_byte(tmp_path: Path) -> None:
         capture_output=True,
     )
     assert out.read_bytes() == same_attribute.WEIGHTS.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # whom a line speaks to is no value of it
+        ("Glad it helped ya, Melanie!", "These days I mentor LGBTQ youth at Outreach"),
+        # a thing that happened once holds no standing value
+        ("Last Friday I went to a counseling workshop in Leeds", "Now I volunteer at Outreach"),
+        # two lines alike in what they talk about, naming no value
+        ("Lately I've been looking into counseling", "I started looking into counseling careers"),
+        # no word of change
+        (POOL, "I do my lengths at the Aquadrome pool"),
+    ],
+)
+def test_the_classifier_is_not_asked_of_pairs_that_state_no_new_value(
+    older: str, newer: str
+) -> None:
+    assert not same_attribute.asked(older, newer)
+    assert same_attribute.replaced([older], newer) is None
+
+
+def test_a_new_value_said_as_a_change_is_asked() -> None:
+    assert same_attribute.asked(POOL, NEW_POOL)

@@ -14,6 +14,7 @@ only from `UPDATE_PAIR_CUT`: one statement replaces one fact.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemoledger.commands.llm.rules.updates import (
+    _ONCE,
+    _addressed,
     _amounts,
     _capitalised,
     _says_a_new_value,
@@ -40,6 +43,30 @@ small, and gradient descent from zeros needs them near the flags' 0-1 scale."""
 DIFFERENCE_SCALE: Final = 3.0
 
 Row = npt.NDArray[np.float64]
+_NUMBER: Final = re.compile(r"\d[\d:.,]*")
+_SPEAKER_FORMS: Final = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
+
+
+def values(text: str) -> set[str]:
+    """The names and numbers a statement gives ("Marlowe's", "7am": marlowe, 7), not the
+    name of whom it speaks to ("Glad it helped, Melanie!")."""
+    names = {w for w in _capitalised(text) if w not in _SPEAKER_FORMS} - _addressed(text)
+    return names | {n.rstrip(".,:") for n in _NUMBER.findall(text)}
+
+
+def asked(older: str, newer: str) -> bool:
+    """Whether the classifier reads the pair at all: the newer says something changed, the
+    older holds a standing value (not a thing that happened once: "Last Friday I went to a
+    workshop") and each names a value the other does not."""
+    return _says_a_new_value(newer) and not _ONCE.search(older) and another_value(older, newer)
+
+
+def another_value(older: str, newer: str) -> bool:
+    """Each names a value the other does not: a new value can only replace an old one that
+    way. Two lines of chat alike in what they talk about ("Lately I've been looking into
+    counseling" / "I started looking into counseling career options") name none."""
+    old, new = values(older), values(newer)
+    return bool(old - new) and bool(new - old)
 
 
 def signs(older: str, newer: str) -> list[float]:
@@ -86,13 +113,13 @@ def replaced(olders: Sequence[str], newer: str) -> int | None:
     `newer` says something changed, the likeliest older statement of the same speaker, if
     its likelihood reaches `UPDATE_PAIR_CUT`."""
     weights = _weights()
-    if weights is None or not olders or not _says_a_new_value(newer):
+    if weights is None:
         return None
     new_speaker, new_body = speaker_and_body(newer)
     candidates = []
     for index, older in enumerate(olders):
         old_speaker, old_body = speaker_and_body(older)
-        if not different_speakers(old_speaker, new_speaker):
+        if not different_speakers(old_speaker, new_speaker) and asked(old_body, new_body):
             candidates.append((index, old_body))
     if not candidates:
         return None
