@@ -611,8 +611,8 @@ UPDATE_PAIR_CUT: Final = 0.8
 """Likelihood (0-1, the logistic output of `commands/llm/rules/same_attribute.py`) from which a
 new statement that says something changed replaces the likeliest of its related memories,
 when no update rule matched. Leaving each of our case sets out (`scripts/fit_update_pairs.py
---check --cut C`), of the 11 replacements the rules miss: at 0.7, 10 found and 6 facts wrongly
-replaced; at 0.8, 6 and 3; at 0.9, 3 and none."""
+--check --cut C`), of the 11 replacements the rules miss: at 0.7, 7 found and 3 facts wrongly
+replaced; at 0.8, 5 and 1; at 0.9, 3 and none."""
 INJECTION_MEANING_CUT: Final = 0.8
 """Likelihood (0-1, the logistic output of `commands/write/screen/meaning.py`) from which a
 text reads as an instruction to the model. Chosen by leave-one-author-out over the training

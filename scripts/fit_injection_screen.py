@@ -58,7 +58,7 @@ CONVERSATIONS = "extraction_*.jsonl"
 benign text in the register of chat, which addresses "you" without instructing a model."""
 MEMORY_CASES = "memory_cases*.jsonl"
 """Labelled memory cases: every text they add is a benign memory."""
-BLIND = ("extraction_holdout9.jsonl", "memory_cases_blind7.jsonl")
+BLIND = ("extraction_holdout9.jsonl", "memory_cases_blind7.jsonl", "memory_cases_blind11.jsonl")
 """Blind sets of other measurements: never read here."""
 L2 = 1e-5
 STEPS = 6000

@@ -73,6 +73,12 @@ def test_the_weights_are_rebuilt_byte_for_byte(tmp_path: Path) -> None:
         ("Lately I've been looking into counseling", "I started looking into counseling careers"),
         # no word of change
         (POOL, "I do my lengths at the Aquadrome pool"),
+        # another thing of the kind
+        ("Our older dog Bella is a black labrador", "Our new puppy Nugget is a dachshund"),
+        # another person's fact
+        ("My sister lives in Paris", "My brother moved to Berlin"),
+        # what may happen
+        ("I work at Halden Bank", "I'm thinking of moving to Corvid Labs next year"),
     ],
 )
 def test_the_classifier_is_not_asked_of_pairs_that_state_no_new_value(

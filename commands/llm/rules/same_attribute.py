@@ -24,13 +24,19 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemoledger.commands.llm.rules.updates import (
+    _BESIDE,
     _ONCE,
+    PROSPECTIVE,
     _addressed,
     _amounts,
     _capitalised,
+    _holders,
+    _kin_holders,
     _says_a_new_value,
     _shared_things,
+    in_other_domains,
     is_correction,
+    other_things,
 )
 from mnemoledger.commands.write.attribution import different_speakers, speaker_and_body
 from mnemoledger.commands.write.screen.meaning import EMBEDDINGS
@@ -57,8 +63,28 @@ def values(text: str) -> set[str]:
 def asked(older: str, newer: str) -> bool:
     """Whether the classifier reads the pair at all: the newer says something changed, the
     older holds a standing value (not a thing that happened once: "Last Friday I went to a
-    workshop") and each names a value the other does not."""
-    return _says_a_new_value(newer) and not _ONCE.search(older) and another_value(older, newer)
+    workshop"), each names a value the other does not, and the rules do not hold the two
+    apart (what may happen, another sport, another thing of the kind, one besides)."""
+    return (
+        _says_a_new_value(newer)
+        and not _ONCE.search(older)
+        and another_value(older, newer)
+        and not PROSPECTIVE.search(older)
+        and not PROSPECTIVE.search(newer)
+        and not _BESIDE.search(newer)
+        and not in_other_domains(older, newer)
+        and not other_things(older, newer)
+        and same_holder(older, newer)
+    )
+
+
+def same_holder(older: str, newer: str) -> bool:
+    """Both about the speaker, or both about one of the speaker's people ("My daughter
+    Chloe's boyfriend" / "Chloe's got a new fella"); "My sister lives in Paris" and "My
+    brother moved to Berlin" are two people's facts."""
+    old = _kin_holders(older) | _holders(older)
+    new = _kin_holders(newer) | _holders(newer)
+    return bool(old & new) or not (old or new)
 
 
 def another_value(older: str, newer: str) -> bool:
