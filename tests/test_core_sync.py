@@ -173,3 +173,17 @@ def test_a_rebuild_gives_the_same_core(memory: MnemoLedger) -> None:
     after = (memory.core(user="u"), memory.core_model.versions("u"), bullet_sources(memory))
     assert after == before
     assert "Neovim" not in after[0].markdown and "Globex" in after[0].markdown
+
+
+def test_a_new_value_no_section_names_takes_the_place_of_the_one_it_replaces(
+    memory: MnemoLedger,
+) -> None:
+    """The rules supersede the old job; the new statement names no cue of any section, yet
+    it is the user's job now: core.md keeps the fact, in its new value."""
+    memory.add(["I'm an associate solicitor at Hale & Brook"], user="lena")
+    assert "Hale & Brook" in memory.core(user="lena").markdown
+    memory.add(["As of June I'm general counsel at Orbis Foods"], user="lena")
+    markdown = memory.core(user="lena").markdown
+    assert "Orbis Foods" in markdown.split("## USER")[1]
+    assert "Hale & Brook" not in markdown
+

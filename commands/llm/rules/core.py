@@ -4,7 +4,10 @@ routing by cue words and the soft target of about 8 bullets (CORE_SOFT_TARGET_BU
 A candidate enters core.md only when it states something durable about the user or the
 agent; temporary content never does. A candidate replaces the bullet it supersedes: one
 named in `superseded_memories`, or one of its section about the same subject and holder
-("Maya lives in Paris" / "Maya moved to Berlin"). Once the core holds the target number of
+("Maya lives in Paris" / "Maya moved to Berlin"). A superseded bullet that no routed candidate
+replaces goes, unless a lasting candidate gives a new value of what it stated ("As of March
+I'm in-house counsel at Medtronic" names no section's cue): that one takes its place, so a
+fact of the core is never lost by being updated. Once the core holds the target number of
 bullets, a candidate that would add one enters only when it is essential: a SOUL or RULE
 bullet (how the agent must behave) or a health fact of the user (SAFETY_CUES); the
 candidates of one call are taken essential first.
@@ -16,8 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from mnemoledger.commands.llm.rules import same_attribute
 from mnemoledger.commands.llm.rules.attributes import ROUTINES, facts_of
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
+from mnemoledger.commands.llm.rules.updates import supersedes
 from mnemoledger.commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
 from mnemoledger.ledger.core import CORE_SECTIONS, parse_sections
 from mnemoledger.ledger.policy import CORE_SOFT_TARGET_BULLETS
@@ -206,11 +211,26 @@ def core_update(inputs: CoreUpdateInput) -> CoreUpdateOutput:
         else:
             bullets[bullets.index(target)] = candidate
             stale.discard((section, target))
-    for name, bullet in stale:
-        sections[name].remove(bullet)
+    unrouted = [
+        c
+        for c in map(single_line, inputs.candidate_new_memories)
+        if c not in dict(routed) and not is_transient(c)
+    ]
+    for name, bullet in sorted(stale):
+        successor = next((c for c in unrouted if _replaces(bullet, c)), None)
+        if successor is None:
+            sections[name].remove(bullet)
+        else:  # a new value no section's cue names keeps the place of the one it replaces
+            sections[name][sections[name].index(bullet)] = successor
+            unrouted.remove(successor)
     return CoreUpdateOutput(
         should_update=sections != before, core_markdown=render_core_markdown(sections)
     )
+
+
+def _replaces(bullet: str, candidate: str) -> bool:
+    """Whether the candidate gives a new value of what the superseded bullet stated."""
+    return supersedes(bullet, candidate) or same_attribute.replaced([bullet], candidate) == 0
 
 
 def _replaced_bullet(
