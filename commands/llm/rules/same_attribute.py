@@ -7,8 +7,10 @@ statements (their product and their difference) and a few signs the rules read (
 change, a correction, a thing both name, other names, amounts in one unit) gives the
 likelihood that the newer replaces the older. It is fitted by `scripts/fit_update_pairs.py`
 on the pairs of our labelled memory cases (weights in `commands/data/update_pairs.json`).
-Only the likeliest of the memories related to a new statement may be replaced by it, and
-only from `UPDATE_PAIR_CUT`: one statement replaces one fact.
+It is asked only when no rule matched, and only of pairs `asked` lets through (the newer says
+something changed and names another value; the rules do not hold the two apart); then only
+the likeliest of the memories related to a new statement may be replaced by it, and only
+from `UPDATE_PAIR_CUT`: one statement replaces one fact.
 """
 
 from __future__ import annotations
