@@ -211,10 +211,11 @@ def core_update(inputs: CoreUpdateInput) -> CoreUpdateOutput:
         else:
             bullets[bullets.index(target)] = candidate
             stale.discard((section, target))
+    routed_texts = {candidate for candidate, _ in routed}
     unrouted = [
         c
         for c in map(single_line, inputs.candidate_new_memories)
-        if c not in dict(routed) and not is_transient(c)
+        if c not in routed_texts and not is_transient(c)
     ]
     for name, bullet in sorted(stale):
         successor = next((c for c in unrouted if _replaces(bullet, c)), None)
