@@ -1237,7 +1237,6 @@ _WORK_OF_JOB: Final = {
     "lorry|truck|trucker|hgv|haulage": "lorry lorries truck trucks trucking hgv haulage driving",
     "bus|coach": "bus buses coach coaches driving",
     "hairdresser|barber|stylist": "hair hairdressing barbering salon barbershop",
-    "nurse": "nursing",
     "teacher|teaches|teach|teaching|lecturer|tutor": "teaching classroom tutoring lecturing",
     "chef|cook": "cooking kitchen kitchens",
     "fisherman|fisherwoman|fisher": "fishing boat trawler",
