@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from mnemoledger.commands import output
+from mnemoledger.commands.judge.judgement import ROLES
 from mnemoledger.commands.options import (
     LIMIT,
     MEMORY_ID,
@@ -294,6 +295,19 @@ def demo(state: CliState) -> None:
 @click.option("--source", default="cli", show_default=True, help="Where the content came from.")
 @click.option("--namespace", default="default", show_default=True)
 @click.option("--importance", type=float, default=DEFAULT_IMPORTANCE, show_default=True)
+@click.option(
+    "--role",
+    type=click.Choice(ROLES),
+    default="user",
+    show_default=True,
+    help="Who wrote the TEXTs: an assistant's advice to the user is not read as an "
+    "instruction to the model.",
+)
+@click.option(
+    "--keep-all",
+    is_flag=True,
+    help="Store every TEXT, even greetings, thanks and questions.",
+)
 @category_option
 @global_options
 @pass_state
@@ -308,9 +322,12 @@ def add(
     source: str,
     namespace: str,
     importance: float,
+    role: str,
+    keep_all: bool,
     category: str | None,
 ) -> None:
-    """Remember one or more TEXTs for a user, in one atomic write."""
+    """Remember one or more TEXTs for a user, in one atomic write. Greetings, thanks,
+    acknowledgements and questions are not stored (they are listed as skipped)."""
     result = state.ledger().add(
         list(text),
         user=user,
@@ -322,6 +339,8 @@ def add(
         namespace=namespace,
         importance=importance,
         category=category,
+        role=role,
+        keep_all=keep_all,
     )
     output.emit(state.as_json, result, lambda: output.add_summary(result))
 

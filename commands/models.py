@@ -64,6 +64,8 @@ class AddResult(BaseModel):
     fallback: bool = False
     """True when reconstruction failed twice and the normalized contents were stored."""
     llm_calls: int = 0
+    not_kept: list[str] = Field(default_factory=list)
+    """Pieces not worth keeping (greetings, thanks, acknowledgements, questions): not stored."""
 
 
 class CoreOut(BaseModel):

@@ -179,6 +179,8 @@ def add_summary(result: AddResult) -> None:
         memories_table(result.reinforced, "reinforced (already known)")
     if result.superseded:
         stdout.print(f"superseded: {', '.join(result.superseded)}")
+    for text in result.not_kept:
+        stdout.print(f"not kept (nothing worth remembering): {text!r}")
     notes = [f"command {result.command_id}", f"{result.llm_calls} LLM calls"]
     if result.core_updated:
         notes.append("core.md updated")

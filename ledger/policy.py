@@ -607,14 +607,9 @@ design, written by its operator; the screen's patterns read them, its classifier
 PERSONALITY_NAMESPACE: Final = "tacit/personality"
 """Seed 004 §3-4: how the user wants replies written (style observations, the directive),
 also an instruction to the agent by design."""
-UPDATE_PAIR_CUT: Final = 0.8
-"""Likelihood (0-1, the logistic output of `commands/llm/rules/same_attribute.py`) from which a
-new statement that says something changed replaces the likeliest of its related memories,
-when no update rule matched. Leaving each of our case sets out (`scripts/fit_update_pairs.py
---check --cut C`), of the 11 replacements the rules miss: at 0.7, 7 found and 3 facts wrongly
-replaced; at 0.8, 5 and 1; at 0.9, 3 and none."""
-INJECTION_MEANING_CUT: Final = 0.8
-"""Likelihood (0-1, the logistic output of `commands/write/screen/meaning.py`) from which a
-text reads as an instruction to the model. Chosen by leave-one-author-out over the training
-corpora (`scripts/fit_injection_screen.py --check`): at 0.8 the classifier alone keeps
-0.91-0.99 of each author's benign texts and catches 0.82-0.95 of the injections."""
+INJECTION_CUT: Final = 0.5
+"""Likelihood (0-1, the judge's turn model) from which a passage reads as an instruction to
+the model that will read it (`commands/write/sanitize.py`)."""
+WORTH_KEEPING_CUT: Final = 0.5
+"""Likelihood (0-1, the judge's turn model) below which a piece of an add is not stored: a
+greeting, thanks, an acknowledgement, a question (`commands/write/add.py`)."""

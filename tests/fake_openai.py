@@ -3,6 +3,8 @@
 Chat completions answer from per-stage queues of canned JSON (the stage is the
 `response_format.json_schema.name` the client sends); embeddings come from the hashing
 embedder. Every request body is kept, so tests can compare it with what the ledger recorded.
+The judge's stages answer "nothing to say" when no answer is queued (every turn kept and no
+instruction, every pair unrelated), so a test of another stage need not script them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from mnemoledger.projections.embeddings.hashing import HashingEmbedder
+
+JUDGE_DEFAULTS = {"read_turns": '{"readings": []}', "relate": '{"relations": []}'}
+"""What the judge's stages answer when nothing is queued for them."""
 
 
 @dataclass
@@ -59,7 +64,12 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
             else:
                 fake.chat_requests.append(body)
                 stage = body["response_format"]["json_schema"]["name"]
-                content = fake.answers[stage].popleft()
+                queued = fake.answers[stage]
+                content = (
+                    queued.popleft()
+                    if queued or stage not in JUDGE_DEFAULTS
+                    else (JUDGE_DEFAULTS[stage])
+                )
                 fake.chat_responses.append(content)
                 payload = {
                     "id": f"chatcmpl-{len(fake.chat_requests)}",

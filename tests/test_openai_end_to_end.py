@@ -54,7 +54,12 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
             calls = [
                 e for e in memory.ledger.stream(result.command_id) if e.type == "LLMCallRecorded"
             ]
-            assert [c.data["stage"] for c in calls] == ["split", "reconstruct", "core_update"]
+            assert [c.data["stage"] for c in calls] == [
+                "split",
+                "read_turns",
+                "reconstruct",
+                "core_update",
+            ]
             for call, sent, answered in zip(
                 calls, fake.chat_requests, fake.chat_responses, strict=True
             ):
@@ -63,7 +68,8 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
                 assert call.data["provider"] == "openai" and call.data["model"] == "fake-chat"
                 assert call.data["prompt_tokens"] == 11 and call.data["completion_tokens"] == 7
                 assert call.agent_id == "planner"
-            assert "<new_contents>" in fake.chat_requests[1]["messages"][1]["content"]
+            assert "<turns>" in fake.chat_requests[1]["messages"][1]["content"]
+            assert "<new_contents>" in fake.chat_requests[2]["messages"][1]["content"]
             assert fake.embedding_requests and fake.embedding_requests[0]["model"] == "fake-embed"
             assert memory.stats().embedder == "openai/fake-embed"
 

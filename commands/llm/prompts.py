@@ -375,3 +375,7 @@ STAGES.update(SEARCH_STAGES)
 from mnemoledger.commands.llm.fact_prompts import FACT_STAGES  # noqa: E402
 
 STAGES.update(FACT_STAGES)
+
+from mnemoledger.commands.llm.judge_prompts import JUDGE_STAGES  # noqa: E402
+
+STAGES.update(JUDGE_STAGES)

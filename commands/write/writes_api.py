@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mnemoledger.commands.judge.judgement import role_of
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.models import AddResult, EdgeOut, MemoryOut, memory_out
 from mnemoledger.commands.parts import Parts
@@ -49,6 +50,8 @@ class Writes:
         evidence: Sequence[str] | None = None,
         category: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        role: str = "user",
+        keep_all: bool = False,
     ) -> AddResult:
         """HAEMA add(): remember one or more contents for `user`.
 
@@ -57,7 +60,13 @@ class Writes:
         reinforced instead of stored twice, and core.md is updated once, all in one atomic
         write. `category` (seed 003 §5) files the new memories under it; an `agent` may only
         name a category of its allowlist (`CategoryNotWritable`, before anything is
-        written). `metadata` is kept on every new memory."""
+        written). `metadata` is kept on every new memory.
+
+        `role` says who wrote the contents (`user`, `assistant`, `tool`, `document`): the
+        injection screen reads an assistant's advice to the user as advice, not as an
+        instruction to the model. Pieces that are not worth keeping (greetings, thanks,
+        acknowledgements, questions) are not stored and come back in `not_kept`, unless
+        `keep_all`."""
         if isinstance(contents, str):
             contents = [contents]
         parts = self.parts
@@ -73,6 +82,8 @@ class Writes:
             evidence=evidence,
             category=category,
             metadata=metadata,
+            role=role_of(role),
+            keep_all=keep_all,
         )
         outcome = parts.add_pipeline.run(request, parts.provenance(user, agent, thread))
         return AddResult(
@@ -83,6 +94,7 @@ class Writes:
             core_updated=outcome.core_updated,
             fallback=outcome.fallback,
             llm_calls=outcome.llm_calls,
+            not_kept=outcome.not_kept,
         )
 
     def update(

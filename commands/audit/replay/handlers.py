@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemoledger.commands.audit.replay.source import RecordedCommand
+from mnemoledger.commands.judge.judgement import role_of
 from mnemoledger.commands.lifecycle.consolidation.cycle import forgetting_mode
 from mnemoledger.commands.write.add import AddRequest, quick_dedup_mode
 from mnemoledger.commands.write.ingest_api import ingest_pipeline
@@ -65,6 +66,8 @@ def add(target: MnemoLedger, command: RecordedCommand) -> object:
         metadata=_mapping(given.get("metadata")),
         # recorded before the quick semantic dedup existed: the add ran without it
         quick_dedup=quick_dedup_mode(given.get("quick_dedup", "off")),
+        role=role_of(given.get("role", "user")),
+        keep_all=bool(given.get("keep_all", False)),
     )
     target.refresh()
     return target.add_pipeline.run(request, command.provenance())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from mnemoledger.commands.judge.decisions import says_the_same
 from mnemoledger.commands.lifecycle.consolidation.context import Cycle, candidate, winner_of
 from mnemoledger.commands.lifecycle.consolidation.state import (
     MemoryState,
@@ -13,7 +14,7 @@ from mnemoledger.commands.lifecycle.consolidation.state import (
 )
 from mnemoledger.commands.llm.consolidation_prompts import TRIAGE
 from mnemoledger.commands.llm.consolidation_schemas import TriageInput
-from mnemoledger.commands.llm.rules.attributes import says_the_same, values_of
+from mnemoledger.commands.llm.rules.attributes import values_of
 from mnemoledger.commands.llm.rules.consolidation import union_of_sentences
 from mnemoledger.ledger.policy import (
     BUFFER,

@@ -9,6 +9,7 @@ kept on the epoch event); within a namespace, or across namespaces only when one
 
 from __future__ import annotations
 
+from mnemoledger.commands.judge.decisions import replaces, says_the_same
 from mnemoledger.commands.lifecycle.consolidation.context import Cycle, candidate, winner_of
 from mnemoledger.commands.lifecycle.consolidation.state import (
     MemoryState,
@@ -17,7 +18,6 @@ from mnemoledger.commands.lifecycle.consolidation.state import (
 )
 from mnemoledger.commands.llm.consolidation_prompts import MERGE, RECONCILE
 from mnemoledger.commands.llm.consolidation_schemas import PairInput
-from mnemoledger.commands.llm.rules.attributes import replaces, says_the_same
 from mnemoledger.commands.write.recorded_llm import prompt_version
 from mnemoledger.ledger import validation
 from mnemoledger.ledger.policy import (

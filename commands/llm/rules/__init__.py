@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from mnemoledger.commands.llm.rules import consolidation, search
+from mnemoledger.commands.llm.rules import consolidation, judge, search
 from mnemoledger.commands.llm.rules.core import core_update
 from mnemoledger.commands.llm.rules.extract import extract
 from mnemoledger.commands.llm.rules.facts import fact_extract
@@ -43,6 +43,9 @@ RULES: Final[Mapping[str, Callable[[Any], BaseModel]]] = {
     "rerank": search.rerank,
     "resume_compress": resume_compress,
     "fact_extract": fact_extract,
+    # the judge's stages (commands.judge): the fine-tuned models answer
+    "relate": judge.relate,
+    "read_turns": judge.read_turns,
 }
 """The rule of each stage, by stage name."""
 

@@ -471,7 +471,6 @@ ATTRIBUTES: Final = (
 extraction (`commands.llm.rules.user_facts`) reads it too: which attributes the user profile
 keeps (`profile`), whose cues name a value (`value_is_name`), and the job nouns."""
 
-_ON_CHANGE_ONLY: Final = frozenset(a.name for a in ATTRIBUTES if a.replaced_on_change_only)
 ROUTINES: Final = frozenset(
     {"bedtime", "wake_time", "leave_for_work", "work_start", "work_end"}
     | {a.name for a in ATTRIBUTES if a.name.endswith("_time")}
@@ -522,24 +521,12 @@ CORRECTION: Final = re.compile(
     _I,
 )
 """Words by which the user says an earlier statement was wrong."""
-CHANGE: Final = re.compile(
-    r"\b(?:moved|relocat\w+|no longer|not anymore|any ?more|changed|switched|instead"
-    r"|used to|these days|nowadays|from now on|starting (?:today|now|next)|since then"
-    r"|new|now|started|quit|left|joined|stopped|gave up|became|promoted|got (?:a|an)"
-    r"|take[sn]? over|took over|replaced)\b",
-    _I,
-)
-"""Words by which a statement says a value changed."""
 ENDED: Final = re.compile(
     r"\b(?:no longer|not anymore|any ?more|stopped|quit|gave up|used to|don't \w+ (?:any ?more)"
     r"|never again)\b",
     _I,
 )
 """Words by which a statement says an older value no longer holds."""
-ADDITIVE: Final = re.compile(r"\b(?:also|too|as well|another|second|other|both|besides)\b", _I)
-"""Words by which a statement adds a value beside the older ones."""
-ALSO: Final = re.compile(r"\b(?:also|as well|in addition|besides)\b", _I)
-"""Additive words a change word does not undo ("I also started a weekend job at Waitrose")."""
 
 QUALIFIERS: Final = {
     "work": re.compile(r"\b(?:work|office|business|professional|company)\b", _I),
@@ -571,8 +558,6 @@ _NOT_NAMES: Final = _word_set(
     " remember note keep find most some many all both each few several usually often always"
     " normally generally sometimes mostly weekdays weekends mornings evenings nights days"
 )
-NOT_NAMES: Final = _NOT_NAMES
-"""Capitalised words that name no one and nothing in particular ("Sorry", "Monday")."""
 _CLAUSE: Final = re.compile(r"[,;:](?=\s|$)|\s+(?:and|but|so|because)\s+", _I)
 _WORD: Final = re.compile(r"[A-Za-z][\w'&.-]*")
 _VALUE: Final = re.compile(r"\d[\d:./-]*|[A-Z][\w&.-]*|[\w.+-]+@[\w.-]+")
@@ -795,11 +780,6 @@ def _holder(body: str, start: int, end: int) -> frozenset[str]:
     return frozenset(holder)
 
 
-def holder_of(body: str, start: int, end: int) -> frozenset[str]:
-    """Whose fact the words at body[start:end] state (see `facts_of`): empty for the speaker."""
-    return _holder(body, start, end)
-
-
 def _thing_of(words: list[str]) -> set[str]:
     """The nouns of a subject that opens with a determiner ("the meeting", "my company",
     not "my new" nor "these days my")."""
@@ -856,17 +836,6 @@ def _is_name(word: str) -> bool:
     return bare[:1].isupper() and bare.lower() not in _NOT_NAMES and bare.lower() not in KIN
 
 
-def same_holder(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Both the speaker, or someone in common: by name when both name someone ("my sister
-    Ingrid" / "Ingrid"), else by relation ("my sister" / "my sister")."""
-    if not a or not b:
-        return not a and not b
-    names_a, names_b = a - KIN, b - KIN
-    if names_a and names_b:
-        return bool(names_a & names_b)
-    return bool(a & b)
-
-
 def values_of(text: str) -> set[str]:
     """The specific values a text states: numbers, addresses and names (capitalised words
     that are not the sentence's first)."""
@@ -885,79 +854,3 @@ def values_of(text: str) -> set[str]:
         ):
             found.add(token.lower())
     return found
-
-
-def restates(older: str, newer: str) -> bool:
-    """Whether `newer` says nothing that contradicts `older`: the same specific values, or
-    one's values include the other's ("I live in Vancouver" / "Home for me is Vancouver,
-    BC"), and no new value of an attribute the older states."""
-    old_values, new_values = values_of(older), values_of(newer)
-    if not (old_values <= new_values or new_values <= old_values):
-        return False
-    return not replaces(older, newer) or old_values == new_values
-
-
-def says_the_same(older: str, newer: str) -> bool:
-    """Whether two texts state one fact, judged by words: no differing value, and each
-    text's content words nearly all in the other ("I have a bike for commuting" / "I have a
-    mountain bike for weekends" are two facts). Every rule that folds two memories into one
-    asks it (buffer dedup, merge, reconcile's absorb, the daily same-fact pass): a close
-    vector alone never glues two facts."""
-    if not restates(older, newer):
-        return False
-    old_words, new_words = _content_words(older), _content_words(newer)
-    if not old_words or not new_words:
-        return old_words == new_words
-    shared = len(old_words & new_words)
-    return shared >= SAME_WORDS_SHARE * max(len(old_words), len(new_words))
-
-
-SAME_WORDS_SHARE: Final = 0.8
-"""Share of the longer text's content words the other must hold to say the same thing."""
-
-
-def _content_words(text: str) -> set[str]:
-    _, body = speaker_and_body(text)
-    return {
-        w.lower().removesuffix("'s").rstrip(".").removesuffix("s")
-        for w in _WORD.findall(body)
-        if w.lower() not in _NOT_NAMES and w.lower() not in _STOP and len(w) > 2
-    }
-
-
-def replaces(older: str, newer: str) -> bool:
-    """Whether `newer` is a newer value of what `older` states, so `older` may go.
-
-    Every attribute the older states must be one the newer gives again for the same
-    holder (nothing the older says is lost); a single-valued attribute is replaced by any
-    new value unless the newer adds a value beside it ("I also work at ..."), an attribute
-    of several values only when the newer corrects or ends the older one."""
-    old_speaker, old_body = speaker_and_body(older)
-    new_speaker, new_body = speaker_and_body(newer)
-    if old_speaker is not None and new_speaker is not None and old_speaker != new_speaker:
-        return False
-    old_facts, new_facts = facts_of(old_body), facts_of(new_body)
-    if not old_facts or not new_facts:
-        return False
-    corrected = CORRECTION.search(new_body) is not None
-    changed = corrected or CHANGE.search(new_body) is not None
-    if not changed and ADDITIVE.search(old_body):
-        return False  # the older was held beside another ("I also work at Waitrose")
-    ended = corrected or ENDED.search(new_body) is not None
-    additive = ADDITIVE.search(new_body) is not None and (
-        not changed or ALSO.search(new_body) is not None
-    )
-    for old in old_facts:
-        match = next(
-            (
-                new
-                for new in new_facts
-                if new.same_attribute(old) and same_holder(old.holder, new.holder)
-            ),
-            None,
-        )
-        if match is None or additive or (not old.single_valued and not ended):
-            return False
-        if old.attribute in _ON_CHANGE_ONLY and not changed:
-            return False  # "I shop at Lidl" beside "I shop at Tesco"
-    return True  # a restatement replaced by itself loses nothing either

@@ -10,6 +10,7 @@ from typing import Final
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
+from mnemoledger.commands.judge.decisions import replaces, says_the_same
 from mnemoledger.commands.llm.consolidation_schemas import (
     AuditInput,
     AuditOutput,
@@ -34,7 +35,6 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TriageOutput,
     TriageVerdict,
 )
-from mnemoledger.commands.llm.rules.attributes import says_the_same
 from mnemoledger.commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
 from mnemoledger.commands.llm.rules.text import (
     comparison_key,
@@ -43,7 +43,6 @@ from mnemoledger.commands.llm.rules.text import (
     single_line,
     words,
 )
-from mnemoledger.commands.llm.rules.updates import supersedes
 from mnemoledger.commands.write.attribution import speaker_and_body
 from mnemoledger.ledger.policy import (
     DISTILL_MAX_CHARS,
@@ -310,7 +309,7 @@ def reconcile(inputs: PairInput) -> ReconcileOutput:
     again with large word overlap -> absorb (every sentence of both); else keep both, so
     distinct facts are never folded together."""
     older, newer = inputs.older.content, inputs.newer.content
-    if supersedes(older, newer):
+    if replaces(older, newer):
         return ReconcileOutput(decision="update", merged_content=single_line(newer))
     if overlap(older, newer) >= ABSORB_OVERLAP and says_the_same(older, newer):
         return ReconcileOutput(decision="absorb", merged_content=union_of_sentences([older, newer]))
@@ -374,7 +373,7 @@ def same_fact(inputs: SameFactInput) -> SameFactOutput:
     with large word overlap (every sentence of both kept)."""
     verdicts = []
     for pair in inputs.pairs:
-        if supersedes(pair.older, pair.newer):
+        if replaces(pair.older, pair.newer):
             verdicts.append(
                 SameFactVerdict(pair_id=pair.pair_id, same_fact=True, merged_content=pair.newer)
             )

@@ -19,10 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from mnemoledger.commands.llm.rules import same_attribute
+from mnemoledger.commands.judge.decisions import replaces
 from mnemoledger.commands.llm.rules.attributes import ROUTINES, facts_of
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
-from mnemoledger.commands.llm.rules.updates import supersedes
 from mnemoledger.commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
 from mnemoledger.ledger.core import CORE_SECTIONS, parse_sections
 from mnemoledger.ledger.policy import CORE_SOFT_TARGET_BULLETS
@@ -231,7 +230,7 @@ def core_update(inputs: CoreUpdateInput) -> CoreUpdateOutput:
 
 def _replaces(bullet: str, candidate: str) -> bool:
     """Whether the candidate gives a new value of what the superseded bullet stated."""
-    return supersedes(bullet, candidate) or same_attribute.replaced([bullet], candidate) == 0
+    return replaces(bullet, candidate)
 
 
 def _replaced_bullet(

@@ -1,0 +1,20 @@
+"""The judge: every decision about language that the pipelines need, asked in one place.
+
+    judge = default_judge()
+    judge.relations([("I live in Paris", "I moved to Berlin")])  # [Relation(replaces=0.97, ...)]
+    judge.worth_keeping([Turn("Thanks so much!", "user")])       # [0.02]
+    judge.instructions([Turn("Remember to preheat the oven", "assistant")])  # [0.01]
+
+Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run with
+onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`). Nothing
+else reads the words of a statement to decide what it means: the general guards of
+`guards.py` (another speaker, quoted mention) only keep the models from being asked what
+they cannot know.
+"""
+
+from __future__ import annotations
+
+from mnemoledger.commands.judge.judgement import Judge, Relation, Turn
+from mnemoledger.commands.judge.learned import LearnedJudge, ModelMissing, default_judge
+
+__all__ = ["Judge", "LearnedJudge", "ModelMissing", "Relation", "Turn", "default_judge"]

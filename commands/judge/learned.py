@@ -1,0 +1,183 @@
+"""The offline judge: fine-tuned MiniLM cross-encoders exported to ONNX, run with
+onnxruntime.
+
+`relation.onnx` reads a pair (older, newer) and gives four logits (`RELATIONS`);
+`turns.onnx` reads one turn with its role and gives two (worth keeping, an instruction to
+the model). Both were fitted by `scripts/fit_judge.py` from all-MiniLM-L6-v2; each has a
+manifest (`<name>.json`: the data it was fitted on, the command, its held-out figures).
+The files load on first use, so importing the judge costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemoledger.commands.judge.guards import held_apart, other_holders
+from mnemoledger.commands.judge.judgement import Relation, Role, Turn
+from mnemoledger.commands.judge.text import statement, turn
+
+MODELS: Final = Path(__file__).resolve().parent / "models"
+"""The fitted files shipped with the package."""
+MODELS_ENV: Final = "MNEMOLEDGER_JUDGE_MODELS"
+"""A folder of fitted files to use instead (a refit, a leave-one-author-out fold)."""
+CACHE_SIZE: Final = 4096
+"""Answers kept per question kind: consolidation asks about the same pairs again."""
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class ModelMissing(RuntimeError):
+    """A fitted model file is not where the judge looks for it."""
+
+
+@dataclass(frozen=True)
+class _Manifest:
+    max_length: int
+    outputs: tuple[str, ...]
+
+
+class _Model:
+    """One ONNX classifier and its tokenizer, loaded on first use."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self._folder = folder
+        self._name = name
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self.manifest: _Manifest | None = None
+
+    def _load(self) -> None:
+        onnx_file = self._folder / f"{self._name}.onnx"
+        if not onnx_file.exists():
+            raise ModelMissing(
+                f"the judge's {self._name} model is missing: {onnx_file} "
+                f"(refit it with `python scripts/fit_judge.py {self._name}`)"
+            )
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        manifest = json.loads((self._folder / f"{self._name}.json").read_text(encoding="utf-8"))
+        self.manifest = _Manifest(int(manifest["max_length"]), tuple(manifest["outputs"]))
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(onnx_file), options, providers=["CPUExecutionProvider"]
+        )
+        tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+        tokenizer.enable_truncation(self.manifest.max_length)
+        tokenizer.enable_padding()
+        self._tokenizer = tokenizer
+
+    def logits(self, inputs: Sequence[str | tuple[str, str]]) -> npt.NDArray[np.float32]:
+        """One row of logits per input (a text, or a pair of texts), in one run."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+        encoded = self._tokenizer.encode_batch(list(inputs))
+        feeds = {
+            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
+        }
+        (logits,) = self._session.run(["logits"], feeds)
+        return np.asarray(logits, dtype=np.float32)
+
+
+class _Cache(OrderedDict[Any, Any]):
+    """A bounded map of answers, oldest out first."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def answers(self, keys: Sequence[K], compute: Callable[[list[K]], list[V]]) -> list[V]:
+        """The answer of each key, computing the missing ones in one call."""
+        with self._lock:
+            missing = list(dict.fromkeys(k for k in keys if k not in self))
+        if missing:
+            computed = compute(missing)
+            with self._lock:
+                for key, value in zip(missing, computed, strict=True):
+                    self[key] = value
+                    self.move_to_end(key)
+                while len(self) > self._size:
+                    self.popitem(last=False)
+                found = {key: self[key] for key in keys if key in self}
+            found.update(zip(missing, computed, strict=True))
+            return [found[k] for k in keys]
+        with self._lock:
+            return [self[k] for k in keys]
+
+
+def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+def _sigmoid(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    return 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))  # type: ignore[no-any-return]
+
+
+class LearnedJudge:
+    """The judge of the offline default: two small fine-tuned transformers."""
+
+    def __init__(self, models: Path = MODELS) -> None:
+        self.models = models
+        self._relation = _Model(models, "relation")
+        self._turns = _Model(models, "turns")
+        self._relations = _Cache(CACHE_SIZE)
+        self._turn_scores = _Cache(CACHE_SIZE)
+
+    def relations(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
+        return self._relations.answers(list(pairs), self._relate)
+
+    def _relate(self, pairs: list[tuple[str, str]]) -> list[Relation]:
+        probabilities = _softmax(
+            self._relation.logits([(statement(older), statement(newer)) for older, newer in pairs])
+        )
+        answers = []
+        for (older, newer), row in zip(pairs, probabilities, strict=True):
+            relation = Relation(*(float(p) for p in row))
+            answers.append(held_apart(relation) if other_holders(older, newer) else relation)
+        return answers
+
+    def _scores(self, turns: Sequence[Turn]) -> list[tuple[float, float]]:
+        def compute(keys: list[tuple[str, Role]]) -> list[tuple[float, float]]:
+            texts = [turn(text, role) for text, role in keys]
+            probabilities = _sigmoid(self._turns.logits(texts))
+            return [(float(row[0]), float(row[1])) for row in probabilities]
+
+        return self._turn_scores.answers([(t.text, t.role) for t in turns], compute)
+
+    def worth_keeping(self, turns: Sequence[Turn]) -> list[float]:
+        return [keep for keep, _ in self._scores(turns)] if turns else []
+
+    def instructions(self, turns: Sequence[Turn]) -> list[float]:
+        return [instruction for _, instruction in self._scores(turns)] if turns else []
+
+
+@cache
+def _judge_in(folder: Path) -> LearnedJudge:
+    return LearnedJudge(folder)
+
+
+def default_judge() -> LearnedJudge:
+    """The process's judge: the shipped models, or those in `$MNEMOLEDGER_JUDGE_MODELS`."""
+    chosen = os.environ.get(MODELS_ENV)
+    return _judge_in(Path(chosen).expanduser().resolve() if chosen else MODELS)

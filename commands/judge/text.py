@@ -1,0 +1,41 @@
+"""How a statement or a turn is shown to the models: the same in fitting and in use."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from mnemoledger.commands.judge.judgement import Role
+
+ATTRIBUTION: Final = re.compile(
+    r"^(?:\[[^\]\n]{1,80}\]\s*)?(?:([A-Z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2}):\s+)?"
+)
+"""`[time] `, `Speaker: `, or both (the speaker is group 1): LoCoMo-style turns carry one."""
+_SPACE: Final = re.compile(r"\s+")
+OPAQUE_TOKEN: Final = re.compile(
+    r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{8,}\b"
+)
+"""An identifier, hash or key ("3236c2d1464740939fd6668686cac3f6", "user_42abc9"): letters
+and digits mixed, eight characters or more. It means nothing to a reader, yet its subword
+pieces can push a short note anywhere; the turn model reads it as one placeholder."""
+OPAQUE_PLACEHOLDER: Final = "ID"
+
+
+def speaker_and_body(text: str) -> tuple[str | None, str]:
+    """Who an attributed statement quotes ("[8 May 2023] Caroline: I paint." -> "Caroline"),
+    None if nobody, and what is said, without the attribution."""
+    attribution = ATTRIBUTION.match(text)
+    assert attribution is not None  # every part of the pattern is optional
+    return attribution.group(1), text[attribution.end() :]
+
+
+def statement(text: str) -> str:
+    """What a statement says, on one line, without its attribution: a shared "[date]
+    Speaker:" would make any two statements of one speaker look alike."""
+    return _SPACE.sub(" ", speaker_and_body(text)[1]).strip()
+
+
+def turn(text: str, role: Role) -> str:
+    """A turn as the turn model reads it: its role, then its words."""
+    words = OPAQUE_TOKEN.sub(OPAQUE_PLACEHOLDER, _SPACE.sub(" ", text).strip())
+    return f"[{role}] {words}"

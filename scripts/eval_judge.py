@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Score the judge on labelled sets it was not fitted on.
+
+    python scripts/eval_judge.py [--models DIR] [--json]
+
+- statement pairs (`tests/data/pairs_heldout_en.jsonl`, `pairs_heldout_multilingual.jsonl`,
+  written by an author who never saw the code): accuracy over the four relations, and the
+  precision and recall of "replaces" (a wrong replacement hides a true memory), per
+  language;
+- chat turns (`tests/data/chat_turns_eval.jsonl`): what should and should not become a
+  memory, F1 of "worth keeping" and of "not worth keeping";
+- assistant turns (`tests/data/assistant_turns_eval.jsonl`, all benign advice, recipes,
+  lists): the share the injection screen lets through when added with the assistant's
+  role, through the public `add`.
+
+`--models` scores fitted files other than the shipped ones (a refit, a fold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mnemoledger.commands.judge import LearnedJudge, Turn  # noqa: E402
+from mnemoledger.commands.judge.learned import MODELS, MODELS_ENV  # noqa: E402
+from mnemoledger.ledger.policy import WORTH_KEEPING_CUT  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+PAIRS = ("pairs_heldout_en.jsonl", "pairs_heldout_multilingual.jsonl")
+
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def ratio(a: int, b: int) -> float:
+    return round(a / b, 3) if b else 0.0
+
+
+def pair_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    started = time.perf_counter()
+    answers = judge.relations([(r["older"], r["newer"]) for r in rows])
+    seconds = time.perf_counter() - started
+    by_lang: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for row, answer in zip(rows, answers, strict=True):
+        by_lang[row.get("lang", "en")].append((row["label"], answer.label))
+        by_lang["all"].append((row["label"], answer.label))
+    report: dict[str, Any] = {}
+    for lang, seen in sorted(by_lang.items()):
+        true_pos = sum(t == p == "replaces" for t, p in seen)
+        said = sum(p == "replaces" for _, p in seen)
+        real = sum(t == "replaces" for t, _ in seen)
+        report[lang] = {
+            "pairs": len(seen),
+            "accuracy": ratio(sum(t == p for t, p in seen), len(seen)),
+            "replaces_precision": ratio(true_pos, said),
+            "replaces_recall": ratio(true_pos, real),
+        }
+    report["ms_per_pair"] = round(seconds * 1000 / len(rows), 2)
+    return report
+
+
+def f1(pairs: list[tuple[bool, bool]], positive: bool) -> float:
+    tp = sum(t == p == positive for t, p in pairs)
+    fp = sum(p == positive and t != positive for t, p in pairs)
+    fn = sum(t == positive and p != positive for t, p in pairs)
+    return round(2 * tp / (2 * tp + fp + fn), 3) if tp else 0.0
+
+
+def turn_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    likelihoods = judge.worth_keeping([Turn(r["text"], r["role"]) for r in rows])
+    seen = [
+        (bool(r["keep"]), p >= WORTH_KEEPING_CUT) for r, p in zip(rows, likelihoods, strict=True)
+    ]
+    by_role: dict[str, Any] = {}
+    for role in sorted({r["role"] for r in rows}):
+        mine = [s for s, r in zip(seen, rows, strict=True) if r["role"] == role]
+        by_role[role] = ratio(sum(t == p for t, p in mine), len(mine))
+    return {
+        "turns": len(rows),
+        "f1_worth_keeping": f1(seen, True),
+        "f1_not_worth_keeping": f1(seen, False),
+        "accuracy_by_role": by_role,
+    }
+
+
+def assistant_kept(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    from mnemoledger import MnemoLedger
+
+    refused = []
+    with tempfile.TemporaryDirectory() as home, MnemoLedger(home) as memory:
+        for n, row in enumerate(rows):
+            try:
+                memory.add([row["text"]], user=f"a{n}", role="assistant", keep_all=True)
+            except ValueError as error:  # the ledger's InvalidInput
+                refused.append(f"{row['text'][:70]!r}: {str(error)[:90]}")
+    return {
+        "turns": len(rows),
+        "kept": ratio(len(rows) - len(refused), len(rows)),
+        "refused": refused,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", type=Path, default=None, help="fitted files to score")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.models is not None:
+        os.environ[MODELS_ENV] = str(args.models.resolve())
+    judge = LearnedJudge(args.models.resolve() if args.models else MODELS)
+    report = {
+        "pairs": {name: pair_scores(judge, rows_of(DATA / name)) for name in PAIRS},
+        "chat_turns": turn_scores(judge, rows_of(DATA / "chat_turns_eval.jsonl")),
+        "assistant_turns": assistant_kept(rows_of(DATA / "assistant_turns_eval.jsonl")),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for name, scores in report["pairs"].items():
+            for lang, s in scores.items():
+                if isinstance(s, dict):
+                    print(
+                        f"{name} [{lang}] {s['pairs']} pairs: accuracy {s['accuracy']}, "
+                        f"replaces precision {s['replaces_precision']} "
+                        f"recall {s['replaces_recall']}"
+                    )
+            print(f"{name}: {scores['ms_per_pair']} ms a pair (batched)")
+        chat = report["chat_turns"]
+        print(
+            f"chat turns ({chat['turns']}): F1 worth keeping {chat['f1_worth_keeping']}, "
+            f"not worth keeping {chat['f1_not_worth_keeping']}, by role "
+            f"{chat['accuracy_by_role']}"
+        )
+        kept = report["assistant_turns"]
+        print(f"assistant turns ({kept['turns']}) kept by the screen: {kept['kept']}")
+        for line in kept["refused"]:
+            print(f"  refused {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

