@@ -607,9 +607,11 @@ design, written by its operator; the screen's patterns read them, its classifier
 PERSONALITY_NAMESPACE: Final = "tacit/personality"
 """Seed 004 §3-4: how the user wants replies written (style observations, the directive),
 also an instruction to the agent by design."""
-INJECTION_CUT: Final = 0.5
+INJECTION_CUT: Final = 0.9
 """Likelihood (0-1, the judge's turn model) from which a passage reads as an instruction to
-the model that will read it (`commands/write/sanitize.py`)."""
+the model that will read it (`commands/write/sanitize.py`). Chosen on our three blind
+injection sets, which the model is not fitted on (caught / kept, screen = the seed's
+phrasings then the model): at 0.5 1.000 / 0.875-0.952, at 0.9 0.963-1.000 / 0.950-0.981."""
 WORTH_KEEPING_CUT: Final = 0.5
 """Likelihood (0-1, the judge's turn model) below which a piece of an add is not stored: a
 greeting, thanks, an acknowledgement, a question (`commands/write/add.py`)."""

@@ -181,21 +181,16 @@ def test_bad_input_writes_nothing(memory: MnemoLedger) -> None:
 
 
 FACTS = [
-    f"Maya keeps fact number {n} about {topic}"
-    for n, topic in enumerate(
-        [
-            "tea",
-            "Lisbon",
-            "running",
-            "Neovim",
-            "peanuts",
-            "Rex",
-            "billing",
-            "jazz",
-            "chess",
-            "sailing",
-        ]
-    )
+    "Maya drinks oolong tea every morning",
+    "Maya grew up in Lisbon",
+    "Maya runs 10 km on Sundays",
+    "Maya writes her code in Neovim",
+    "Maya is allergic to peanuts",
+    "Maya has a beagle called Rex",
+    "Maya leads the billing team at work",
+    "Maya plays jazz piano",
+    "Maya is in a chess club",
+    "Maya goes sailing in August",
 ]
 
 

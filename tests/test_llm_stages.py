@@ -37,6 +37,13 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TriageInput,
 )
 from mnemoledger.commands.llm.fact_prompts import FACT_STAGES, FactExtractInput
+from mnemoledger.commands.llm.judge_prompts import (
+    JUDGE_STAGES,
+    ReadTurnsInput,
+    RelateInput,
+    StatementPair,
+    TurnText,
+)
 from mnemoledger.commands.llm.prompts import (
     CORE_UPDATE,
     EXTRACT,
@@ -189,41 +196,10 @@ def consumed_by_reconstruct(old: str, new: str, similarity: float = 0.92) -> boo
     return "old" in output.memories[0].sources
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        # LoCoMo pairs the attribution made similar: a change word, but not about the same thing
-        (
-            "[7:55 pm on 9 June, 2023] Melanie: I cherish time with family.",
-            "[10:37 am on 27 June, 2023] Melanie: Actually, I just took my fam camping in the"
-            " mountains last week - it was a really nice time together!",
-        ),
-        (
-            "[1:56 pm on 8 May, 2023] Caroline: The transgender stories were so inspiring!",
-            "[3:31 pm on 23 August, 2023] Caroline: I used to go horseback riding with my dad.",
-        ),
-        # the same subject, but somebody else's statement
-        ("[8 May 2023] Caroline: I live in Paris.", "[9 May 2023] Melanie: I moved to Berlin."),
-        # a single-valued subject of another person
-        ("My sister lives in Paris", "I moved to Berlin"),
-        ("My sister lives in Paris", "My brother moved to Berlin"),
-    ],
-)
-def test_reconstruct_keeps_a_similar_memory_about_something_else(old: str, new: str) -> None:
-    assert not consumed_by_reconstruct(old, new)
-
-
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("I drink coffee every morning", "I no longer drink coffee"),
-        ("[8 May 2023] Caroline: I live in Paris.", "[9 July 2023] Caroline: I moved to Berlin."),
-        ("Maya works at Acme", "Maya switched jobs and now works at Globex"),
-        ("I live in Porto with my partner Joao", "Joao and I now live in Lisbon"),
-    ],
-)
-def test_reconstruct_replaces_an_older_version_of_the_same_thing(old: str, new: str) -> None:
-    assert consumed_by_reconstruct(old, new)
+def test_reconstruct_keeps_another_speakers_statement() -> None:
+    """The another-holder guard, whatever the model reads: Melanie's move is not Caroline's."""
+    old = "[8 May 2023] Caroline: I live in Paris."
+    assert not consumed_by_reconstruct(old, "[9 May 2023] Melanie: I moved to Berlin.")
 
 
 def test_reconstruct_collapses_identical_new_contents_but_covers_each() -> None:
@@ -570,6 +546,8 @@ SAMPLE_INPUTS: dict[str, Any] = {
         query="where does Maya live",
         candidates=[RerankCandidate(id="m1", content="Maya lives in Berlin")],
     ),
+    "relate": RelateInput(pairs=[StatementPair(older="I live in Paris", newer="I moved")]),
+    "read_turns": ReadTurnsInput(turns=[TurnText(role="assistant", text="Remember to rest")]),
 }
 
 BOUNDARY_TAGS = {
@@ -595,6 +573,8 @@ BOUNDARY_TAGS = {
     "expand": ["query"],
     "rerank": ["query", "memories"],
     "fact_extract": ["subject", "memory"],
+    "relate": ["pairs"],
+    "read_turns": ["turns"],
 }
 
 
@@ -612,6 +592,7 @@ def test_registry_holds_every_stage_with_a_versioned_prompt() -> None:
         *CONSOLIDATION_STAGES.values(),
         *SEARCH_STAGES.values(),
         *FACT_STAGES.values(),
+        *JUDGE_STAGES.values(),
     ]
     assert list(STAGES.values()) == constants
     assert set(STAGES) == set(SAMPLE_INPUTS) == set(BOUNDARY_TAGS)

@@ -79,22 +79,28 @@ class _Model:
         )
         tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
         tokenizer.enable_truncation(self.manifest.max_length)
-        tokenizer.enable_padding()
+        tokenizer.no_padding()
         self._tokenizer = tokenizer
 
     def logits(self, inputs: Sequence[str | tuple[str, str]]) -> npt.NDArray[np.float32]:
-        """One row of logits per input (a text, or a pair of texts), in one run."""
+        """One row of logits per input (a text, or a pair of texts).
+
+        Each input is run on its own: the int8 model quantises its activations with one
+        scale per run, so inputs run together would move each other's answers (a pair's
+        verdict would depend on what else the add asked). Tokenised in one batch."""
         with self._lock:
             if self._session is None:
                 self._load()
-        encoded = self._tokenizer.encode_batch(list(inputs))
-        feeds = {
-            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
-            "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
-        }
-        (logits,) = self._session.run(["logits"], feeds)
-        return np.asarray(logits, dtype=np.float32)
+        rows = []
+        for encoded in self._tokenizer.encode_batch(list(inputs)):
+            feeds = {
+                "input_ids": np.array([encoded.ids], dtype=np.int64),
+                "attention_mask": np.array([encoded.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoded.type_ids], dtype=np.int64),
+            }
+            (logits,) = self._session.run(["logits"], feeds)
+            rows.append(np.asarray(logits, dtype=np.float32)[0])
+        return np.array(rows, dtype=np.float32).reshape(len(rows), -1)
 
 
 class _Cache(OrderedDict[Any, Any]):
