@@ -47,6 +47,9 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
         if memory.ledger.last_position():  # a ledger on PostgreSQL has no file in home
             raise InvalidInput(f"demo needs a fresh home; {home} already holds a ledger")
         superseded: list[str] = []
+        corrected: list[str] = []
+        """Memories of a turn that a later turn corrects (`corrects`), once replaced."""
+        of_turn: dict[str, list[str]] = {}
         by_text: dict[str, str] = {}
         turns = [t for t in sample_conversation() if t["role"] == "user"]
         with output.progress_bar(not as_json, "remembering the conversation") as progress:
@@ -60,6 +63,9 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
                     evidence=[turn["id"]],
                 )
                 superseded += result.superseded
+                of_turn[turn["id"]] = [m.id for m in result.memories]
+                mended = set(of_turn.get(turn.get("corrects", ""), []))
+                corrected += [i for i in result.superseded if i in mended]
                 by_text.update({m.content: m.id for m in result.memories})
                 if progress:
                     progress(done, len(turns))
@@ -70,7 +76,8 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
 
         memories = memory.list(user=USER)
         hits = memory.search(QUERY, user=USER, k=3)
-        history = memory.history(superseded[0]) if superseded else []
+        shown = (corrected or superseded)[:1]
+        history = memory.history(shown[0]) if shown else []
         core = memory.core(user=USER)
         stats = memory.stats()
         llm_calls = len(memory.log(event_type="LLMCallRecorded"))

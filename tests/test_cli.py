@@ -71,13 +71,18 @@ def test_add_search_update_history(home: Path) -> None:
 
 
 def test_json_flag_after_the_command_and_stdout_is_only_json(home: Path) -> None:
-    result = run(home, "add", "a fact", "--user", "u", "--json")
+    result = run(home, "add", "Maya plays chess", "--user", "u", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["memories"][0]["content"] == "a fact"
+    assert json.loads(result.stdout)["memories"][0]["content"] == "Maya plays chess"
 
 
 def test_lifecycle_commands(home: Path) -> None:
-    a, b = (m["id"] for m in run_json(home, "add", "one", "two", "--user", "u")["memories"])
+    a, b = (
+        m["id"]
+        for m in run_json(
+            home, "add", "Maya plays chess", "The boiler was serviced in June", "--user", "u"
+        )["memories"]
+    )
     edge = run_json(home, "link", a, b, "--type", "supports", "--strength", "0.4")
     assert edge == {"from": a, "to": b, "type": "supports", "strength": 0.4}
     assert run_json(home, "get", a)["links"][0]["to"] == b
@@ -130,7 +135,7 @@ def test_human_output_is_a_table(home: Path) -> None:
     ],
 )
 def test_bad_input_one_error_line_exit_2_log_unchanged(home: Path, args: list[str]) -> None:
-    run_json(home, "add", "existing", "--user", "u")
+    run_json(home, "add", "Maya sings in a choir", "--user", "u")
     before = event_count(home)
     result = run(home, *args)
     assert result.exit_code == 2, (result.stdout, result.stderr)
@@ -141,7 +146,7 @@ def test_bad_input_one_error_line_exit_2_log_unchanged(home: Path, args: list[st
 
 
 def test_invalid_transition_is_bad_input(home: Path) -> None:
-    [memory] = run_json(home, "add", "x", "--user", "u")["memories"]
+    [memory] = run_json(home, "add", "Maya keeps bees", "--user", "u")["memories"]
     result = run(home, "restore", memory["id"])
     assert result.exit_code == 2 and result.stderr.startswith("error: ")
 
@@ -269,7 +274,12 @@ def test_tables_show_ids_shortened_and_json_whole(home: Path) -> None:
 
 
 def test_every_memory_id_argument_takes_a_unique_prefix(home: Path) -> None:
-    a, b = (m["id"] for m in run_json(home, "add", "one", "two", "--user", "u")["memories"])
+    a, b = (
+        m["id"]
+        for m in run_json(
+            home, "add", "Maya plays chess", "The boiler was serviced in June", "--user", "u"
+        )["memories"]
+    )
     assert run_json(home, "get", a[:8])["id"] == a
     assert run_json(home, "get", a[:12].upper())["id"] == a
     dashed = f"{a[:8]}-{a[8:12]}"  # how a UUID is printed elsewhere
@@ -299,7 +309,7 @@ def test_note_merge_takes_id_prefixes(home: Path) -> None:
     [("abc1234", "too short"), ("{unknown}", "no memory id starts with")],
 )
 def test_a_short_or_unknown_prefix_is_bad_input(home: Path, argument: str, message: str) -> None:
-    [memory] = run_json(home, "add", "existing", "--user", "u")["memories"]
+    [memory] = run_json(home, "add", "Maya sings in a choir", "--user", "u")["memories"]
     # a prefix no id of this home can start with: its first digit differs from the only id's
     unknown = ("0" if memory["id"][0] != "0" else "1") + "ffffffff"
     argument = argument.format(unknown=unknown)
@@ -316,7 +326,12 @@ def test_an_ambiguous_prefix_is_bad_input_and_more_characters_resolve_it(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _shared_prefix_ids(monkeypatch, b"\xab\xcd\xef\x01")
-    a, b = (m["id"] for m in run_json(home, "add", "one", "two", "--user", "u")["memories"])
+    a, b = (
+        m["id"]
+        for m in run_json(
+            home, "add", "Maya plays chess", "The boiler was serviced in June", "--user", "u"
+        )["memories"]
+    )
     assert a[:8] == b[:8] == "abcdef01" and a != b
     before = event_count(home)
     result = run(home, "forget", "abcdef01")
@@ -333,7 +348,12 @@ def test_ids_starting_with_uses_the_id_index(home: Path) -> None:
     from mnemoledger.projections.layers import ids_starting_with
 
     with MnemoLedger(home) as memory:
-        ids = sorted(m.id for m in memory.add(["one", "two", "three"], user="u").memories)
+        ids = sorted(
+            m.id
+            for m in memory.add(
+                ["Maya plays chess", "Maya keeps bees", "Maya sings in a choir"], user="u"
+            ).memories
+        )
         memory.refresh()
         assert ids_starting_with(memory.layers, ids[0][:8]) == [ids[0]]
         assert ids_starting_with(memory.layers, "") == []

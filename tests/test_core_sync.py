@@ -186,4 +186,3 @@ def test_a_new_value_no_section_names_takes_the_place_of_the_one_it_replaces(
     markdown = memory.core(user="lena").markdown
     assert "Orbis Foods" in markdown.split("## USER")[1]
     assert "Hale & Brook" not in markdown
-

@@ -290,7 +290,7 @@ def test_merge_refuses_bad_sets_of_notes(memory: LedgerWithNotes) -> None:
     a = memory.write_note("one", user="u", kind="log").note
     b = memory.write_note("two", user="u", kind="log").note
     other_user = memory.write_note("three", user="v", kind="log").note
-    [plain] = memory.add(["not a note"], user="u").memories
+    [plain] = memory.add(["Maya keeps bees in the garden"], user="u").memories
     before = len(memory.log())
     for ids, reason in (
         ([a.id], "at least 2"),
@@ -453,7 +453,7 @@ def test_supersede_by_hand_refuses_what_the_seed_does_not_allow(
     first = memory.write_note("a", user="u", kind="summary").note.id
     second = memory.write_note("b", user="u", kind="summary").note.id
     other_user = memory.write_note("c", user="v", kind="summary").note.id
-    plain = memory.add("not a note", user="u").memories[0].id
+    plain = memory.add("Maya keeps bees in the garden", user="u").memories[0].id
     with pytest.raises(InvalidInput, match="itself"):
         memory.supersede_note(first, by=first)
     with pytest.raises(InvalidInput, match="same user"):

@@ -60,7 +60,7 @@ def test_prune_expired_purges_expired_notes_and_returns_the_count(memory: MnemoL
     week = note(memory, "sprint summary", kind="summary", stability="volatile", ttl_days=7)
     kept = note(memory, "prefers short answers", kind="summary")
     other = note(memory, "other user's request", user="v", stability="volatile", ttl_days=1)
-    [plain] = memory.add(["a plain memory with a TTL"], user="u").memories
+    [plain] = memory.add(["Maya's passport expires in May"], user="u").memories
     memory.ttl(plain.id, 1)
 
     assert prune_expired(memory, now=later(0.5)).count == 0  # nothing is due yet

@@ -317,7 +317,7 @@ def test_s4_1_fact_linked_memories_enter_with_relevance_one(memory: MnemoLedger)
 
 def test_s7_search_with_a_namespace_reads_it_and_default(memory: MnemoLedger) -> None:
     memory.add(["The deploy runs on Fridays"], user="u", namespace="proja")
-    memory.add(["The deploy needs two approvals"], user="u")
+    memory.add(["The deploy dashboard is the second tab in Grafana"], user="u")
     memory.add(["The deploy is frozen in August"], user="u", namespace="projb")
     found = {h.namespace for h in memory.search("deploy", user="u", namespace="proja")}
     assert found == {"proja", "default"}

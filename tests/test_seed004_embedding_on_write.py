@@ -62,7 +62,7 @@ def test_s5_vectors_made_before_keys_were_embedded_are_made_again(home: Path) ->
 def long_note(topic_last: str) -> str:
     """A memory of several chunks whose last part alone is about `topic_last`."""
     filler = " ".join(
-        f"Step {n}: check the pipeline log and note the build number." for n in range(60)
+        f"Entry {n}: the nightly build passed and its pipeline log was archived." for n in range(60)
     )
     return f"{filler} Finally: {topic_last}"
 

@@ -174,6 +174,10 @@ def named(report: Report) -> set[tuple[str, int | None, str | None, int | None]]
 
 
 _facts = itertools.count()
+_PEOPLE = ("Ana", "Ben", "Caro", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jun", "Kim", "Lea")
+_DOINGS = ("plays the cello", "keeps bees", "collects stamps", "grows chillies", "sings in a choir")
+FACTS = [f"Maya's friend {who} {does}" for does in _DOINGS for who in _PEOPLE]
+"""Sixty distinct facts: a home's commands each add a new one (never a restatement)."""
 
 
 def commands(home: Path, count: int) -> list[str]:
@@ -183,7 +187,7 @@ def commands(home: Path, count: int) -> list[str]:
         ids = []
         for _ in range(count):
             n = next(_facts)
-            added = memory.add([f"Maya's fact number {n}: she likes item {n}"], user="maya")
+            added = memory.add([FACTS[n % len(FACTS)]], user="maya")
             ids.append(added.memories[0].id)
         memory.update(ids[0], f"Maya's fact number {ids[0]}, revised")
     return ids

@@ -40,18 +40,23 @@ def replaced(olders: Sequence[str], newer: str, judge: Judge | None = None) -> i
 
 
 def replacements(
-    olders: Sequence[str], newers: Sequence[str], judge: Judge | None = None
+    olders: Sequence[str],
+    newers: Sequence[str],
+    judge: Judge | None = None,
+    closeness: Sequence[float] | None = None,
 ) -> dict[int, int]:
     """Which newer statement replaces which older one (older index -> newer index), asked
     in one batch. A newer statement replaces at most one older fact and an older fact goes
-    at most once, the likeliest pairs first: one statement says one new value."""
+    at most once, the likeliest pairs first: one statement says one new value. `closeness`
+    (each older's similarity to the new contents) weighs the likelihoods, so among olders
+    the model reads as replaced alike, the one about the same thing goes."""
     pairs = [(o, n) for o in olders for n in newers]
     if not pairs:
         return {}
     answers = (judge or default_judge()).relations(pairs)
     ranked = sorted(
         (
-            (answers[i * len(newers) + j].replaces, i, j)
+            (answers[i * len(newers) + j].replaces * (closeness[i] if closeness else 1.0), i, j)
             for i in range(len(olders))
             for j in range(len(newers))
             if answers[i * len(newers) + j].label == "replaces"

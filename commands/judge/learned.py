@@ -23,7 +23,12 @@ from typing import Any, Final, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from mnemoledger.commands.judge.guards import held_apart, other_holders
+from mnemoledger.commands.judge.guards import (
+    held_apart,
+    not_restated,
+    other_holders,
+    other_values,
+)
 from mnemoledger.commands.judge.judgement import Relation, Role, Turn
 from mnemoledger.commands.judge.text import statement, turn
 
@@ -33,6 +38,20 @@ MODELS_ENV: Final = "MNEMOLEDGER_JUDGE_MODELS"
 """A folder of fitted files to use instead (a refit, a leave-one-author-out fold)."""
 CACHE_SIZE: Final = 4096
 """Answers kept per question kind: consolidation asks about the same pairs again."""
+
+UNKNOWN_TOKEN: Final = "[UNK]"
+UNREADABLE_SHARE: Final = 0.5
+"""A text whose tokens are more than half unknown is not read by the models: two such
+statements are kept side by side, and the piece is kept (the seed's phrasings still screen
+it)."""
+
+UNLEARNED_SCRIPTS: Final = (
+    (0x3040, 0x30FF),  # hiragana, katakana
+    (0x3400, 0x9FFF),  # CJK ideographs
+    (0xAC00, 0xD7AF),  # hangul
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+)
+"""Scripts whose characters the English base model has as single pieces without meaning."""
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -102,6 +121,20 @@ class _Model:
             rows.append(np.asarray(logits, dtype=np.float32)[0])
         return np.array(rows, dtype=np.float32).reshape(len(rows), -1)
 
+    def unreadable(self, text: str) -> bool:
+        """Most of `text` is in a script the model never learned (Chinese, Japanese, Korean)
+        or unknown to its vocabulary: what it would answer is noise."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+        letters = [ch for ch in text if ch.isalpha()]
+        unlearned = sum(any(a <= ord(ch) <= b for a, b in UNLEARNED_SCRIPTS) for ch in letters)
+        if letters and unlearned > UNREADABLE_SHARE * len(letters):
+            return True
+        ids = self._tokenizer.encode(text, add_special_tokens=False).ids
+        unknown = self._tokenizer.token_to_id(UNKNOWN_TOKEN)
+        return bool(ids) and sum(i == unknown for i in ids) > UNREADABLE_SHARE * len(ids)
+
 
 class _Cache(OrderedDict[Any, Any]):
     """A bounded map of answers, oldest out first."""
@@ -160,14 +193,23 @@ class LearnedJudge:
         answers = []
         for (older, newer), row in zip(pairs, probabilities, strict=True):
             relation = Relation(*(float(p) for p in row))
-            answers.append(held_apart(relation) if other_holders(older, newer) else relation)
+            if self._relation.unreadable(older) or self._relation.unreadable(newer):
+                relation = Relation(replaces=0.0, restates=0.0, adds=1.0, unrelated=0.0)
+            elif other_holders(older, newer):
+                relation = held_apart(relation)
+            elif other_values(older, newer):
+                relation = not_restated(relation)
+            answers.append(relation)
         return answers
 
     def _scores(self, turns: Sequence[Turn]) -> list[tuple[float, float]]:
         def compute(keys: list[tuple[str, Role]]) -> list[tuple[float, float]]:
             texts = [turn(text, role) for text, role in keys]
             probabilities = _sigmoid(self._turns.logits(texts))
-            return [(float(row[0]), float(row[1])) for row in probabilities]
+            return [
+                (1.0, 0.0) if self._turns.unreadable(text) else (float(row[0]), float(row[1]))
+                for (text, _), row in zip(keys, probabilities, strict=True)
+            ]
 
         return self._turn_scores.answers([(t.text, t.role) for t in turns], compute)
 

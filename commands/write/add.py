@@ -260,7 +260,9 @@ class AddPipeline:
         added: list[Memory] = []
         superseded: list[Memory] = []
         if fresh:
-            related = self._related(provenance.user_id, self._lookup_vectors(fresh, fresh_vectors))
+            related = self._related(
+                provenance.user_id, self._lookup_vectors(fresh, fresh_vectors), request.namespace
+            )
             output = self._reconstruct(llm, related, fresh, outcome, request.kind)
             if output is None:
                 outcome.fallback = True
@@ -449,8 +451,13 @@ class AddPipeline:
             return np.vstack([self.embedder.query(text) for text in fresh])
         return passages
 
-    def _related(self, user_id: str, vectors: np.ndarray[Any, Any]) -> list[RelatedMemory]:
-        """Steps 3-4: each content's top_k neighbours above the cutoff, unioned."""
+    def _related(
+        self, user_id: str, vectors: np.ndarray[Any, Any], namespace: str
+    ) -> list[RelatedMemory]:
+        """Steps 3-4: each content's top_k neighbours above the cutoff, unioned; only those
+        of the add's namespace and no notes, which is all a new content may replace (a
+        project's facts are not another project's older versions; a note is superseded by
+        notes only)."""
         best: dict[str, float] = {}
         for vector in vectors:
             for memory_id, similarity in self.vectors.similar(
@@ -462,7 +469,10 @@ class AddPipeline:
         return [
             RelatedMemory(id=memory_id, content=rows[memory_id].content, similarity=round(s, 4))
             for memory_id, s in sorted(best.items(), key=lambda item: (-item[1], item[0]))
-            if memory_id in rows and rows[memory_id].state == ACTIVE
+            if memory_id in rows
+            and rows[memory_id].state == ACTIVE
+            and rows[memory_id].namespace == namespace
+            and rows[memory_id].note_kind is None  # a note is superseded by notes only
         ]
 
     def _reconstruct(

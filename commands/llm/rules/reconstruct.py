@@ -48,7 +48,9 @@ def rebuild(related: list[RelatedMemory], new_contents: list[str]) -> Reconstruc
         sources[position].append(new_source(index))
         coverage.append(Coverage(new_content=index, memories=[position]))
 
-    for older, newer in replacements([m.content for m in related], contents).items():
+    olders = [m.content for m in related]
+    closeness = [m.similarity for m in related]
+    for older, newer in replacements(olders, contents, closeness=closeness).items():
         sources[newer].append(related[older].id)
 
     memories = [
