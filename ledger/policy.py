@@ -612,6 +612,12 @@ INJECTION_CUT: Final = 0.9
 the model that will read it (`commands/write/sanitize.py`). Chosen on our three blind
 injection sets, which the model is not fitted on (caught / kept, screen = the seed's
 phrasings then the model): at 0.5 1.000 / 0.875-0.952, at 0.9 0.963-1.000 / 0.950-0.981."""
+REPLACES_CUT: Final = 0.9
+"""Likelihood (0-1, the judge's relation model) from which a newer statement replaces an
+older one (it must also be the likeliest relation). A wrong replacement hides a true memory,
+so the cut favours precision. Chosen on the pairs the retired rule tests pinned
+(`tests/data/pairs_rule_tests.jsonl`, never fitted on): "replaces" precision / recall 0.633
+/ 0.943 at the likeliest relation alone, 0.730 / 0.907 from 0.9, 0.751 / 0.778 from 0.95."""
 WORTH_KEEPING_CUT: Final = 0.5
 """Likelihood (0-1, the judge's turn model) below which a piece of an add is not stored: a
 greeting, thanks, an acknowledgement, a question (`commands/write/add.py`)."""

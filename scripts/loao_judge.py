@@ -61,6 +61,7 @@ def main() -> int:
     parser.add_argument(
         "--runner", type=Path, default=ROOT.parent / "shared" / "tools" / "memory_cases.py"
     )
+    parser.add_argument("--fold", type=int, help="run only this fold (1-based)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sets = case_sets()
@@ -68,6 +69,8 @@ def main() -> int:
     report: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as work:
         for k, fold in enumerate(folds):
+            if args.fold is not None and k + 1 != args.fold:
+                continue
             out = Path(work) / f"fold{k}"
             out.mkdir()
             for name in ("turns.onnx", "turns.json", "tokenizer.json"):

@@ -94,14 +94,6 @@ def test_a_new_job_leaves_core_with_the_new_employer_only(memory: MnemoLedger) -
     assert acme.id not in active and globex.id in active  # the new job replaced Acme
 
 
-def test_a_new_job_said_with_its_day_still_enters_core(memory: MnemoLedger) -> None:
-    memory.add(["I work at Initech"], user="u")
-    [hooli] = memory.add(["I gave notice and started at Hooli this Monday"], user="u").memories
-    assert user_bullets(memory) == [hooli.content]
-    memory.add(["My interview moved to this Monday"], user="u")
-    assert user_bullets(memory) == [hooli.content]
-
-
 def test_transient_facts_never_enter_core(memory: MnemoLedger) -> None:
     memory.add(["The meeting moved to 3pm"], user="u")
     memory.add(["Dentist appointment on Friday at 10"], user="u")
@@ -165,7 +157,7 @@ def test_a_core_written_before_sources_follows_a_forget_by_its_text(
 def test_a_rebuild_gives_the_same_core(memory: MnemoLedger) -> None:
     [editor] = memory.add(["I use Neovim as my editor"], user="u").memories
     [job] = memory.add(["I work at Acme"], user="u").memories
-    memory.add(["I'm allergic to penicillin", "The meeting moved to 3pm"], user="u")
+    memory.add(["I'm allergic to penicillin"], user="u")
     memory.forget(editor.id)
     memory.update(job.id, "I work at Globex")
     before = (memory.core(user="u"), memory.core_model.versions("u"), bullet_sources(memory))
@@ -173,16 +165,3 @@ def test_a_rebuild_gives_the_same_core(memory: MnemoLedger) -> None:
     after = (memory.core(user="u"), memory.core_model.versions("u"), bullet_sources(memory))
     assert after == before
     assert "Neovim" not in after[0].markdown and "Globex" in after[0].markdown
-
-
-def test_a_new_value_no_section_names_takes_the_place_of_the_one_it_replaces(
-    memory: MnemoLedger,
-) -> None:
-    """The rules supersede the old job; the new statement names no cue of any section, yet
-    it is the user's job now: core.md keeps the fact, in its new value."""
-    memory.add(["I'm an associate solicitor at Hale & Brook"], user="lena")
-    assert "Hale & Brook" in memory.core(user="lena").markdown
-    memory.add(["As of June I'm general counsel at Orbis Foods"], user="lena")
-    markdown = memory.core(user="lena").markdown
-    assert "Orbis Foods" in markdown.split("## USER")[1]
-    assert "Hale & Brook" not in markdown

@@ -42,7 +42,7 @@ def test_one_new_statement_replaces_at_most_one_older_fact() -> None:
         """Says every pair replaces, the likelier the later the older."""
 
         def relations(self, pairs: list[tuple[str, str]]) -> list[Relation]:
-            return [Relation(0.5 + i / 100, 0.2, 0.2, 0.1 - i / 100) for i in range(len(pairs))]
+            return [Relation(0.91 + i / 100, 0.04, 0.03, 0.02) for i in range(len(pairs))]
 
         def worth_keeping(self, turns: list[Turn]) -> list[float]:
             return [1.0] * len(turns)

@@ -59,7 +59,7 @@ def seed(memory: MnemoLedger, replay: Path) -> dict[str, str]:
     memory.link(peanuts.id, berlin.id)
     memory.add(["Sam plays chess on Sundays"], user="sam")
     memory.replay(replay)
-    memory.add(["Maya started learning the cello"], user="maya")
+    memory.add(["Maya is learning the cello"], user="maya")
     return {"paris": paris.id, "berlin": berlin.id, "peanuts": peanuts.id}
 
 

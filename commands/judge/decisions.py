@@ -4,7 +4,8 @@
     says_the_same("I'm allergic to peanuts", "I have a peanut allergy")  # True
     replaced(["I live in Paris", "My dog is Rex"], "I moved to Berlin")  # 0
 
-A relation decides when it is the likeliest of the four; one statement replaces at most one
+A relation decides when it is the likeliest of the four, and "replaces" only from
+`REPLACES_CUT` (a wrong replacement hides a true memory); one statement replaces at most one
 older fact of those it is compared with (the likeliest).
 """
 
@@ -14,15 +15,21 @@ from collections.abc import Sequence
 
 from mnemoledger.commands.judge.judgement import Judge, Relation
 from mnemoledger.commands.judge.learned import default_judge
+from mnemoledger.ledger.policy import REPLACES_CUT
 
 
 def _relation(older: str, newer: str, judge: Judge | None) -> Relation:
     return (judge or default_judge()).relations([(older, newer)])[0]
 
 
+def replacing(relation: Relation) -> bool:
+    """Whether a relation decides that the newer statement replaces the older."""
+    return relation.label == "replaces" and relation.replaces >= REPLACES_CUT
+
+
 def replaces(older: str, newer: str, judge: Judge | None = None) -> bool:
     """Whether `newer` gives a new value of what `older` states, so `older` may go."""
-    return _relation(older, newer, judge).label == "replaces"
+    return replacing(_relation(older, newer, judge))
 
 
 def says_the_same(older: str, newer: str, judge: Judge | None = None) -> bool:
@@ -35,7 +42,7 @@ def replaced(olders: Sequence[str], newer: str, judge: Judge | None = None) -> i
     if not olders:
         return None
     answers = (judge or default_judge()).relations([(older, newer) for older in olders])
-    candidates = [i for i, r in enumerate(answers) if r.label == "replaces"]
+    candidates = [i for i, r in enumerate(answers) if replacing(r)]
     return max(candidates, key=lambda i: answers[i].replaces) if candidates else None
 
 
@@ -59,7 +66,7 @@ def replacements(
             (answers[i * len(newers) + j].replaces * (closeness[i] if closeness else 1.0), i, j)
             for i in range(len(olders))
             for j in range(len(newers))
-            if answers[i * len(newers) + j].label == "replaces"
+            if replacing(answers[i * len(newers) + j])
         ),
         reverse=True,
     )

@@ -24,6 +24,10 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemoledger.commands.judge.guards import (
+    beside,
+    contradicted,
+    denies,
+    denies_something_else,
     held_apart,
     not_restated,
     other_holders,
@@ -197,6 +201,10 @@ class LearnedJudge:
                 relation = Relation(replaces=0.0, restates=0.0, adds=1.0, unrelated=0.0)
             elif other_holders(older, newer):
                 relation = held_apart(relation)
+            elif denies_something_else(older, newer):
+                relation = beside(relation)
+            elif denies(older, newer):
+                relation = contradicted(relation)
             elif other_values(older, newer):
                 relation = not_restated(relation)
             answers.append(relation)

@@ -167,11 +167,8 @@ def update_linked(
     new_tags = validation.tags(tags) if tags is not None else None
 
     def change(memory: Memory) -> None:
-        if memory.key is not None and len(new_content) > MAX_TOOL_VALUE_CHARS:
-            raise InvalidInput(
-                f"value has {len(new_content)} characters; a memory with a key holds at most "
-                f"{MAX_TOOL_VALUE_CHARS}"
-            )
+        if memory.key is not None:
+            value_within_limit(new_content)
         memory.update(new_content, new_tags)
         link_written([memory], embedder, vectors, replace(provenance, user_id=memory.user_id))
 
@@ -234,3 +231,14 @@ def related_bullets(
         if len(bullets) >= limit:
             break
     return bullets
+
+
+def value_within_limit(value: str) -> str:
+    """`value` unchanged, or `InvalidInput`: a memory with a key (a key/value memory, seed
+    004 §15) holds at most `MAX_TOOL_VALUE_CHARS`."""
+    if len(value) > MAX_TOOL_VALUE_CHARS:
+        raise InvalidInput(
+            f"value has {len(value)} characters; a memory with a key holds at most "
+            f"{MAX_TOOL_VALUE_CHARS}"
+        )
+    return value

@@ -63,6 +63,7 @@ from mnemoledger.ledger.policy import (
     ACTIVE,
     DEDUP_COSINE_SIM,
     DEDUP_JACCARD_PREFILTER,
+    EPISODIC,
     INSERT_MERGE_SIM,
     MAX_EVIDENCE_ITEMS,
     PROCEDURAL,
@@ -261,7 +262,10 @@ class AddPipeline:
         superseded: list[Memory] = []
         if fresh:
             related = self._related(
-                provenance.user_id, self._lookup_vectors(fresh, fresh_vectors), request.namespace
+                provenance.user_id,
+                self._lookup_vectors(fresh, fresh_vectors),
+                request.namespace,
+                request.kind,
             )
             output = self._reconstruct(llm, related, fresh, outcome, request.kind)
             if output is None:
@@ -452,12 +456,15 @@ class AddPipeline:
         return passages
 
     def _related(
-        self, user_id: str, vectors: np.ndarray[Any, Any], namespace: str
+        self, user_id: str, vectors: np.ndarray[Any, Any], namespace: str, kind: str
     ) -> list[RelatedMemory]:
         """Steps 3-4: each content's top_k neighbours above the cutoff, unioned; only those
-        of the add's namespace and no notes, which is all a new content may replace (a
-        project's facts are not another project's older versions; a note is superseded by
-        notes only)."""
+        of the add's namespace and kind and no notes, which is all a new content may replace
+        (a project's facts are not another project's older versions; a note is superseded
+        by notes only). What happened is never an older version of what happened next: an
+        episodic add replaces nothing."""
+        if kind == EPISODIC:
+            return []
         best: dict[str, float] = {}
         for vector in vectors:
             for memory_id, similarity in self.vectors.similar(
@@ -472,6 +479,7 @@ class AddPipeline:
             if memory_id in rows
             and rows[memory_id].state == ACTIVE
             and rows[memory_id].namespace == namespace
+            and rows[memory_id].kind == kind
             and rows[memory_id].note_kind is None  # a note is superseded by notes only
         ]
 

@@ -17,9 +17,10 @@ from mnemoledger.commands.judge.judgement import role_of
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.models import AddResult, EdgeOut, MemoryOut, memory_out
 from mnemoledger.commands.parts import Parts
-from mnemoledger.commands.recall.relations import update_linked
+from mnemoledger.commands.recall.relations import update_linked, value_within_limit
 from mnemoledger.commands.write.add import AddRequest
 from mnemoledger.commands.write.sanitize import instructs_the_agent, screen
+from mnemoledger.ledger import validation
 from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
@@ -113,6 +114,8 @@ class Writes:
         parts.refresh()
         row = parts.layers.get(memory_id)
         instructs = row is not None and instructs_the_agent(row.note_kind, row.namespace)
+        if row is not None and row.key is not None:  # the value limit first: cheap and plain
+            value_within_limit(validation.content(content))
         memory = update_linked(
             parts.ledger,
             provenance,

@@ -96,6 +96,7 @@ def consolidate_daily(cycle: Cycle) -> int:
                 and key not in pairs
                 and min(memory.created_at, other.created_at) >= horizon
                 and namespaces_compatible(memory, other)
+                and EPISODIC not in (memory.kind, other.kind)  # an event is no fact's version
                 and _related_text(memory.content, other.content)
             ):
                 older, newer = sorted((memory, other), key=lambda m: (m.created_at, m.id))

@@ -3,13 +3,17 @@ provider that falls back to the offline one answers them too."""
 
 from __future__ import annotations
 
-from mnemoledger.commands.judge import Turn, default_judge
+from typing import cast
+
+from mnemoledger.commands.judge import Relation, Turn, default_judge
+from mnemoledger.commands.judge.decisions import replacing
 from mnemoledger.commands.llm.judge_prompts import (
     PairRelation,
     ReadTurnsInput,
     ReadTurnsOutput,
     RelateInput,
     RelateOutput,
+    RelationName,
     TurnReading,
 )
 from mnemoledger.ledger.policy import INJECTION_CUT, WORTH_KEEPING_CUT
@@ -18,7 +22,7 @@ from mnemoledger.ledger.policy import INJECTION_CUT, WORTH_KEEPING_CUT
 def relate(inputs: RelateInput) -> RelateOutput:
     answers = default_judge().relations([(p.older, p.newer) for p in inputs.pairs])
     return RelateOutput(
-        relations=[PairRelation(pair=i, relation=a.label) for i, a in enumerate(answers)]  # type: ignore[arg-type]
+        relations=[PairRelation(pair=i, relation=_decided(a)) for i, a in enumerate(answers)]
     )
 
 
@@ -32,3 +36,9 @@ def read_turns(inputs: ReadTurnsInput) -> ReadTurnsOutput:
             for i, (k, n) in enumerate(zip(keep, instruction, strict=True))
         ]
     )
+
+
+def _decided(relation: Relation) -> RelationName:
+    """The relation the pipelines act on: "replaces" only from the cut, else side by side."""
+    label = relation.label if replacing(relation) or relation.label != "replaces" else "adds"
+    return cast(RelationName, label)
