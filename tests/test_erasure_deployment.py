@@ -291,7 +291,7 @@ def test_two_homes_on_one_log_read_each_other_and_both_stop_serving_an_erased_us
 
         again = b.erase(user=ERASED)  # from the other home: already done, says so
         assert again.completed[1] == "UserErased already recorded"
-        restarted = b.add(["A new beginning"], user=ERASED).memories[0]
+        restarted = b.add(["Maya started a new job at the library"], user=ERASED).memories[0]
         assert [m.id for m in a.list(user=ERASED)] == [restarted.id]
     finally:
         a.close()

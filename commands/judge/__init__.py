@@ -8,8 +8,9 @@
 Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run with
 onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`). Nothing
 else reads the words of a statement to decide what it means: the general guards of
-`guards.py` (another speaker, quoted mention) only keep the models from being asked what
-they cannot know.
+`guards.py` (another holder, another value, negation, an unreadable script) only keep the
+models from deciding what they cannot know. With an OpenAI-compatible provider the model
+decides instead (`llm.LLMJudge`).
 """
 
 from __future__ import annotations
