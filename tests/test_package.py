@@ -70,3 +70,6 @@ def test_the_wheel_installs_only_mnemoledger(tmp_path: Path) -> None:
     assert "mnemoledger/commands/data/categories.yaml" in names
     assert any(n.startswith("mnemoledger/commands/service/http/ui/templates/") for n in names)
     assert any(n.startswith("mnemoledger/projections/embeddings/calibrations/") for n in names)
+    for fitted in ("relation.onnx", "relation.json", "turns.onnx", "turns.json", "tokenizer.json"):
+        assert f"mnemoledger/commands/judge/models/{fitted}" in names  # the judge, offline
+    assert "mnemoledger/commands/judge/training/pairs_contrast.jsonl" in names  # and its data
