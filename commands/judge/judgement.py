@@ -56,8 +56,8 @@ class Turn:
 
 
 class Judge(Protocol):
-    """The decisions about language the pipelines ask for. Each call takes a batch, so
-    the pairs or texts of one add cost one inference."""
+    """The decisions about language the pipelines ask for. Each call takes all the pairs or
+    texts of one add at once (one model call with an LLM provider)."""
 
     def relations(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         """For each (older, newer) pair, how the newer relates to the older."""
