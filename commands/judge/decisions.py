@@ -2,7 +2,6 @@
 
     replaces("I live in Paris", "I moved to Berlin")           # True
     says_the_same("I'm allergic to peanuts", "I have a peanut allergy")  # True
-    replaced(["I live in Paris", "My dog is Rex"], "I moved to Berlin")  # 0
 
 A relation decides when it is the likeliest of the four, and "replaces" only from
 `REPLACES_CUT` (a wrong replacement hides a true memory); one statement replaces at most one
@@ -35,15 +34,6 @@ def replaces(older: str, newer: str, judge: Judge | None = None) -> bool:
 def says_the_same(older: str, newer: str, judge: Judge | None = None) -> bool:
     """Whether the two state one fact with the same value: one may be folded into the other."""
     return _relation(older, newer, judge).label == "restates"
-
-
-def replaced(olders: Sequence[str], newer: str, judge: Judge | None = None) -> int | None:
-    """The index of the older statement `newer` replaces (the likeliest), None if none."""
-    if not olders:
-        return None
-    answers = (judge or default_judge()).relations([(older, newer) for older in olders])
-    candidates = [i for i, r in enumerate(answers) if replacing(r)]
-    return max(candidates, key=lambda i: answers[i].replaces) if candidates else None
 
 
 def replacements(

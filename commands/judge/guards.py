@@ -20,7 +20,7 @@ import re
 from typing import Final
 
 from mnemoledger.commands.judge.judgement import Relation
-from mnemoledger.commands.judge.text import speaker_and_body
+from mnemoledger.commands.write.attribution import speaker_and_body
 
 _VALUE: Final = re.compile(r"(?<![\w'])(?:\d[\d.,:]*\w*|[A-Z][\w'-]*)")
 """A number (with its unit or ordinal) or a capitalised word: a name, a day, a place."""

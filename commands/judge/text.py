@@ -6,11 +6,8 @@ import re
 from typing import Final
 
 from mnemoledger.commands.judge.judgement import Role
+from mnemoledger.commands.write.attribution import speaker_and_body
 
-ATTRIBUTION: Final = re.compile(
-    r"^(?:\[[^\]\n]{1,80}\]\s*)?(?:([A-Z][\w.'-]{0,30}(?: [A-Z][\w.'-]{0,30}){0,2}):\s+)?"
-)
-"""`[time] `, `Speaker: `, or both (the speaker is group 1): LoCoMo-style turns carry one."""
 _SPACE: Final = re.compile(r"\s+")
 OPAQUE_TOKEN: Final = re.compile(
     r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{8,}\b"
@@ -19,14 +16,6 @@ OPAQUE_TOKEN: Final = re.compile(
 and digits mixed, eight characters or more. It means nothing to a reader, yet its subword
 pieces can push a short note anywhere; the turn model reads it as one placeholder."""
 OPAQUE_PLACEHOLDER: Final = "ID"
-
-
-def speaker_and_body(text: str) -> tuple[str | None, str]:
-    """Who an attributed statement quotes ("[8 May 2023] Caroline: I paint." -> "Caroline"),
-    None if nobody, and what is said, without the attribution."""
-    attribution = ATTRIBUTION.match(text)
-    assert attribution is not None  # every part of the pattern is optional
-    return attribution.group(1), text[attribution.end() :]
 
 
 def statement(text: str) -> str:
