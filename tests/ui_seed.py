@@ -14,6 +14,9 @@ from mnemoledger.commands.llm import ScriptedProvider
 from mnemoledger.commands.llm.schemas import ReconstructOutput
 from tests.live_server import LiveServer, live_server
 
+LAST_ADD = "Maya is learning the cello"
+"""Added after the replay was taken: the replay diff shows it as the one removed memory."""
+
 
 @dataclass(frozen=True)
 class Explorer:
@@ -59,7 +62,7 @@ def seed(memory: MnemoLedger, replay: Path) -> dict[str, str]:
     memory.link(peanuts.id, berlin.id)
     memory.add(["Sam plays chess on Sundays"], user="sam")
     memory.replay(replay)
-    memory.add(["Maya is learning the cello"], user="maya")
+    memory.add([LAST_ADD], user="maya")
     return {"paris": paris.id, "berlin": berlin.id, "peanuts": peanuts.id}
 
 
