@@ -16,6 +16,11 @@ class MemoryNotFound(LedgerError, KeyError):
         return f"no memory with id {self.args[0]!r}"
 
 
+class InvalidSetting(InvalidInput):
+    """A setting (an environment variable `MNEMOLEDGER_*`, or a `Settings` argument) has a
+    value the ledger cannot use; the message names the variable and what is wrong."""
+
+
 class InvalidTransition(LedgerError):
     """The memory's current state does not allow this change (e.g. restoring an active one)."""
 

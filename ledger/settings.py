@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from mnemoledger.ledger.errors import InvalidSetting
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     FORGETTING_DEFAULT,
@@ -37,6 +39,14 @@ class Settings(BaseSettings):
     """Where the ledger lives and which providers derive its read models."""
 
     model_config = SettingsConfigDict(env_prefix="MNEMOLEDGER_", extra="ignore")
+
+    def __init__(self, **values: Any) -> None:
+        """Read the environment (and `values`, which win); a value that does not fit raises
+        `InvalidSetting` naming the variable (or argument), the value and what it should be."""
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise InvalidSetting(_describe(error, values)) from None
 
     home: Path = Field(default_factory=default_home)
     """The data directory: the SQLite event log, the read models, the embedding cache."""
@@ -143,3 +153,29 @@ class Settings(BaseSettings):
     categories_file: Path | None = None
     """Seed 003 §5: the categories + agent allowlists YAML (`$MNEMOLEDGER_CATEGORIES` also
     names one); unset = the default shipped in `commands/data/categories.yaml`."""
+
+
+def _describe(error: ValidationError, given: dict[str, Any]) -> str:
+    """One line per wrong setting, joined: `MNEMOLEDGER_EMBEDDER='x': should be ...`."""
+    problems = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else "?"
+        message = str(item["msg"]).removeprefix("Input ").removeprefix("Value error, ")
+        if field in given:
+            where = f"{field}={item['input']!r}"
+        else:
+            where = f"{_variable(field)}={item['input']!r}"
+        problems.append(f"{where}: {message}")
+    return "invalid setting: " + "; ".join(problems)
+
+
+def _variable(field: str) -> str:
+    """The environment variable a field's value came from (an alias such as
+    `ENGRAM_BUFFER_CAP` when that is the one set)."""
+    names = [f"MNEMOLEDGER_{field.upper()}"]
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info is not None else None
+    if isinstance(alias, AliasChoices):
+        names += [str(choice).upper() for choice in alias.choices if str(choice).isupper()]
+    environment = {name.upper() for name in os.environ}
+    return next((name for name in names if name in environment), names[0])

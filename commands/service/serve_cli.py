@@ -110,7 +110,10 @@ def serve(state: CliState, host: str, port: int, workers: int | None, log_level:
     from `mnemoledger keys create`."""
     import uvicorn
 
+    from mnemoledger.ledger.settings import Settings
+
     serving_environment(state)
+    Settings()  # a bad MNEMOLEDGER_* setting: one error line and exit 2 before any worker starts
     uvicorn.run(
         APP_FACTORY,
         factory=True,
