@@ -28,6 +28,7 @@ from mnemoledger.commands.options import (
 )
 from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
 from mnemoledger.ledger.policy import (
+    ACTIVE,
     AGENT_LIST_LIMIT,
     DEFAULT_IMPORTANCE,
     DEFAULT_KIND,
@@ -382,7 +383,18 @@ def get(state: CliState, memory_id: str, as_of: str | None) -> None:
 @cli.command(name="list")
 @click.option("--user", help="Only this user's memories.")
 @click.option("--layer", type=click.Choice(LAYERS))
-@click.option("--state", "memory_state", type=click.Choice((*STATES, *LIFECYCLE_STATES)))
+@click.option(
+    "--state",
+    "memory_state",
+    type=click.Choice((*STATES, *LIFECYCLE_STATES)),
+    help=f"Only memories in this state (default: {ACTIVE}).",
+)
+@click.option(
+    "--all",
+    "every_state",
+    is_flag=True,
+    help="Memories in every state: also forgotten, superseded, evicted, expired and purged.",
+)
 @click.option("--namespace", help="Only namespaces starting with this (tacit: tacit/...).")
 @click.option(
     "--order",
@@ -405,13 +417,19 @@ def list_memories(
     user: str | None,
     layer: str | None,
     memory_state: str | None,
+    every_state: bool,
     namespace: str | None,
     order: ListOrder,
     limit: int | None,
     top: bool,
     as_of: str | None,
 ) -> None:
-    """List current memories (or those at --as-of), ordered by id unless --order says."""
+    """List active memories (or those at --as-of), ordered by id unless --order says;
+    --state or --all shows forgotten, superseded and other ones."""
+    if every_state and memory_state is not None:
+        raise click.UsageError("give --state or --all, not both")
+    if not every_state and memory_state is None:
+        memory_state = ACTIVE
     if top:
         order, limit = "access", limit or AGENT_LIST_LIMIT
     if as_of is not None:

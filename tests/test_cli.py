@@ -405,3 +405,21 @@ def test_a_bad_settings_argument_is_invalid_setting(home: Path) -> None:
 
     with pytest.raises(InvalidSetting, match=r"^invalid setting: embedder='zz': should be "):
         Settings(home=home, embedder="zz")
+
+
+def test_list_shows_active_memories_unless_asked_for_every_state(home: Path) -> None:
+    kept, dropped = (
+        m["id"]
+        for m in run_json(home, "add", "Maya keeps bees", "Maya sings in a choir", "--user", "u")[
+            "memories"
+        ]
+    )
+    run_json(home, "forget", dropped)
+    assert [m["id"] for m in run_json(home, "list", "--user", "u")] == [kept]
+    assert "Maya sings" not in run(home, "list", "--user", "u").stdout
+    assert sorted(m["id"] for m in run_json(home, "list", "--user", "u", "--all")) == sorted(
+        [kept, dropped]
+    )
+    assert [m["id"] for m in run_json(home, "list", "--state", "forgotten")] == [dropped]
+    both = run(home, "list", "--all", "--state", "active")
+    assert both.exit_code == 2 and both.stderr == "error: give --state or --all, not both\n"
