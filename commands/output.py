@@ -77,8 +77,9 @@ def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
 
 @contextmanager
 def progress_bar(enabled: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A rich progress bar on stderr, or nothing when output is for scripts."""
-    if not enabled:
+    """A rich progress bar on stderr, or nothing when output is for scripts or stderr is
+    not a terminal (where the bar would leave a blank line before an `error:` line)."""
+    if not enabled or not stderr.is_terminal:
         yield None
         return
     from rich.progress import (

@@ -92,3 +92,15 @@ def test_import_refuses_a_bad_file(tmp_path: Path) -> None:
     assert (
         run(tmp_path / "home", "export", "--user", "x", "--format", "xml", "-o", "o").exit_code == 2
     )
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
+def test_export_of_a_user_with_no_events_is_refused_like_erase(tmp_path: Path, fmt: str) -> None:
+    home = tmp_path / "home"
+    run_json(home, "add", "Ole has a cat", "--user", "ole")
+    path = tmp_path / f"nobody.{fmt}"
+    exported = run(home, "export", "--user", "nobody", "--format", fmt, "-o", str(path))
+    erased = run(home, "erase", "--user", "nobody", "--yes")
+    said = "error: unknown user 'nobody': the ledger holds no data of theirs\n"
+    assert (exported.exit_code, exported.stderr) == (erased.exit_code, erased.stderr) == (2, said)
+    assert not path.exists()

@@ -22,7 +22,7 @@ from eventsourcing.persistence import IntegrityError
 from mnemoledger.commands.audit.replay.reapply import Reapplier
 from mnemoledger.commands.write.sanitize import RecordScreen
 from mnemoledger.ledger import EventRecord, Ledger
-from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.errors import InvalidInput, UnknownUser
 from mnemoledger.projections.history import event_name
 
 FORMATS = ("jsonl", "parquet", "csv")
@@ -64,13 +64,16 @@ def all_events(ledger: Ledger) -> Iterator[EventRecord]:
 
 def user_events(ledger: Ledger, user: str) -> list[EventRecord]:
     """Every event of every stream holding an event of `user`, in log order; nothing for
-    an erased user (after `UserErased` their export is empty)."""
+    an erased user (after `UserErased` their export is empty); `UnknownUser` if the log
+    holds no event of `user` (as `erase` says: nothing to export, no file written)."""
     streams: set[str] = set()
     for record in all_events(ledger):
         if record.user_id == user:
             if record.type == ERASED:
                 return []
             streams.add(record.stream_id)
+    if not streams:
+        raise UnknownUser(user)
     return [r for r in all_events(ledger) if r.stream_id in streams]
 
 
