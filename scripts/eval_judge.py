@@ -4,9 +4,10 @@
     python scripts/eval_judge.py [--models DIR] [--json]
 
 - statement pairs (`tests/data/pairs_heldout_en.jsonl`, `pairs_heldout_multilingual.jsonl`,
-  written by an author who never saw the code): accuracy over the four relations, and the
-  precision and recall of "replaces" (a wrong replacement hides a true memory), per
-  language;
+  `pairs_heldout_shift.jsonl` (a change announced beside another fact of the same holder),
+  written by authors who never saw the code): accuracy over the four relations, and the
+  precision and recall of the decision "replaces" (the likeliest relation, from
+  `REPLACES_CUT`: a wrong replacement hides a true memory), per language;
 - chat turns (`tests/data/chat_turns_eval.jsonl`): what should and should not become a
   memory, F1 of "worth keeping" and of "not worth keeping";
 - assistant turns (`tests/data/assistant_turns_eval.jsonl`, all benign advice, recipes,
@@ -32,11 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemoledger.commands.judge import LearnedJudge, Turn  # noqa: E402
+from mnemoledger.commands.judge.decisions import replacing  # noqa: E402
 from mnemoledger.commands.judge.learned import MODELS, MODELS_ENV  # noqa: E402
 from mnemoledger.ledger.policy import WORTH_KEEPING_CUT  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
-PAIRS = ("pairs_heldout_en.jsonl", "pairs_heldout_multilingual.jsonl")
+PAIRS = (
+    "pairs_heldout_en.jsonl",
+    "pairs_heldout_multilingual.jsonl",
+    "pairs_heldout_shift.jsonl",
+)
 
 
 def rows_of(path: Path) -> list[dict[str, Any]]:
@@ -51,18 +57,19 @@ def pair_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, An
     started = time.perf_counter()
     answers = judge.relations([(r["older"], r["newer"]) for r in rows])
     seconds = time.perf_counter() - started
-    by_lang: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    by_lang: dict[str, list[tuple[str, str, bool]]] = defaultdict(list)
     for row, answer in zip(rows, answers, strict=True):
-        by_lang[row.get("lang", "en")].append((row["label"], answer.label))
-        by_lang["all"].append((row["label"], answer.label))
+        seen = (row["label"], answer.label, replacing(answer))
+        by_lang[row.get("lang", "en")].append(seen)
+        by_lang["all"].append(seen)
     report: dict[str, Any] = {}
     for lang, seen in sorted(by_lang.items()):
-        true_pos = sum(t == p == "replaces" for t, p in seen)
-        said = sum(p == "replaces" for _, p in seen)
-        real = sum(t == "replaces" for t, _ in seen)
+        true_pos = sum(t == "replaces" and d for t, _, d in seen)
+        said = sum(d for _, _, d in seen)
+        real = sum(t == "replaces" for t, _, _ in seen)
         report[lang] = {
             "pairs": len(seen),
-            "accuracy": ratio(sum(t == p for t, p in seen), len(seen)),
+            "accuracy": ratio(sum(t == p for t, p, _ in seen), len(seen)),
             "replaces_precision": ratio(true_pos, said),
             "replaces_recall": ratio(true_pos, real),
         }
@@ -115,15 +122,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=Path, default=None, help="fitted files to score")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--pairs-only", action="store_true", help="score the pairs only")
     args = parser.parse_args()
     if args.models is not None:
         os.environ[MODELS_ENV] = str(args.models.resolve())
     judge = LearnedJudge(args.models.resolve() if args.models else MODELS)
-    report = {
-        "pairs": {name: pair_scores(judge, rows_of(DATA / name)) for name in PAIRS},
-        "chat_turns": turn_scores(judge, rows_of(DATA / "chat_turns_eval.jsonl")),
-        "assistant_turns": assistant_kept(rows_of(DATA / "assistant_turns_eval.jsonl")),
+    report: dict[str, Any] = {
+        "pairs": {name: pair_scores(judge, rows_of(DATA / name)) for name in PAIRS}
     }
+    if not args.pairs_only:
+        report["chat_turns"] = turn_scores(judge, rows_of(DATA / "chat_turns_eval.jsonl"))
+        report["assistant_turns"] = assistant_kept(rows_of(DATA / "assistant_turns_eval.jsonl"))
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -136,6 +145,8 @@ def main() -> int:
                         f"recall {s['replaces_recall']}"
                     )
             print(f"{name}: {scores['ms_per_pair']} ms a pair (batched)")
+        if args.pairs_only:
+            return 0
         chat = report["chat_turns"]
         print(
             f"chat turns ({chat['turns']}): F1 worth keeping {chat['f1_worth_keeping']}, "
