@@ -38,11 +38,11 @@ def choose_home(home: Path | None) -> Path:
 def run_demo(home: Path | None, *, as_json: bool = False) -> None:
     home = choose_home(home)
 
-    def say(message: str) -> None:
+    def say(message: str, *, markup: bool = False) -> None:
         if not as_json:
-            output.stdout.print(message)
+            output.stdout.print(message, markup=markup)
 
-    say(f"[bold]mnemoledger demo[/] in {home}\n")
+    say(f"[bold]mnemoledger demo[/] in {home}\n", markup=True)
     with MnemoLedger(home, actor="demo") as memory:
         if memory.ledger.last_position():  # a ledger on PostgreSQL has no file in home
             raise InvalidInput(f"demo needs a fresh home; {home} already holds a ledger")
@@ -95,12 +95,12 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
             print(json.dumps(output.to_jsonable(report), indent=2))
             return
         output.memories_table(memories, f"memories of {USER}")
-        say(f"\n[bold]search[/] {QUERY!r}")
+        say(f"\n[bold]search[/] {QUERY!r}", markup=True)
         output.hits_table(hits)
         if history:
-            say("\n[bold]history[/] of a memory the conversation later corrected")
+            say("\n[bold]history[/] of a memory the conversation later corrected", markup=True)
             output.events_table(history)
-        say(f"\n[bold]core.md[/] (version {core.version})")
+        say(f"\n[bold]core.md[/] (version {core.version})", markup=True)
         say(core.markdown)
         say(
             f"{stats.events} events in the log ({llm_calls} LLM calls recorded, offline "

@@ -27,8 +27,10 @@ class ScoredText(Protocol):
     def source(self) -> str: ...
 
 
-stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True)
+# markup off: what users wrote (a memory "[erased]", "see [1]") is printed as written; a
+# styled line of the CLI's own asks for markup explicitly (`print(..., markup=True)`).
+stdout = Console(soft_wrap=True, markup=False)
+stderr = Console(stderr=True, markup=False)
 
 SHORT_ID_CHARS = 8
 """Characters of a memory id the tables show; every command taking a memory id accepts

@@ -262,3 +262,24 @@ def test_a_view_of_the_past_leaves_an_erased_user_out(memory: MnemoLedger) -> No
         assert past.list(user=ERASED) == []
         assert past.search("xylophonic marmalade", user=ERASED) == []
         assert [m.content for m in past.list(user=KEPT)] == ["Plain oatmeal every morning"]
+
+
+def test_history_of_an_erased_memory_reads_erased(home: Path) -> None:
+    """The README's promise: after `erase`, `history ID` shows the memory's raw events with
+    their content `[erased]` (not "no memory with id")."""
+    [added] = run_json(home, "add", "Zorblatt adores xylophonic marmalade", "--user", ERASED)[
+        "memories"
+    ]
+    run_json(home, "update", added["id"], "Zorblatt adores snarfle tea")
+    before = run_json(home, "history", added["id"])
+    run_json(home, "erase", "--user", ERASED, "--yes")
+
+    after = run_json(home, "history", added["id"])
+    assert [(e["position"], e["type"]) for e in after] == [
+        (e["position"], e["type"]) for e in before
+    ]
+    assert [e["data"]["content"] for e in after] == [ERASED_TEXT, ERASED_TEXT]
+    shown = run(home, "history", added["id"])
+    assert shown.exit_code == 0 and shown.stdout.count(ERASED_TEXT) == 2, shown.stdout
+    assert not any(word in shown.stdout for word in SECRET_WORDS)
+    assert run(home, "get", added["id"]).exit_code == 2  # gone for every other reader

@@ -18,7 +18,7 @@ from mnemoledger.commands.audit.timepoints import after, at_or_before, parse_poi
 from mnemoledger.commands.models import EventOut
 from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
-from mnemoledger.projections.history import HistoryRow
+from mnemoledger.projections.history import HistoryRow, event_name
 
 LOG_PAGE = 1000
 """Events read per page of the log."""
@@ -68,13 +68,59 @@ class History:
 
     def memory_history(self, memory_id: str) -> builtins.list[HistoryEntry]:
         """Every event of one memory, oldest first, with actor, agent, causation and the LLM
-        call (stage, prompt version, model, tokens) that decided it."""
-        memory = self.parts.ledger.memory(memory_id)
+        call (stage, prompt version, model, tokens) that decided it. A memory of an erased
+        user: its raw events, whose content reads `[erased]` (the read models hold nothing
+        of the user, and no LLM call is named)."""
+        try:
+            memory = self.parts.ledger.memory(memory_id)
+        except MemoryNotFound:
+            erased = self._erased_history(memory_id)
+            if erased is None:
+                raise
+            return erased
         self.parts.refresh()
         rows = self.parts.history_model.of_memory(memory.id.hex)
         if not rows:
             raise MemoryNotFound(memory_id)
         return [self._entry(row) for row in rows]
+
+    def _erased_history(self, memory_id: str) -> builtins.list[HistoryEntry] | None:
+        """The events of an erased user's memory `memory_id` as the log holds them (with
+        their log positions), or None if it is no such memory."""
+        ledger = self.parts.ledger
+        try:
+            events = ledger.stream(memory_id)
+        except MemoryNotFound:
+            return None
+        if events[0].type != "MemoryAdded" or ledger.keys.erasure(events[0].user_id) is None:
+            return None
+        stream = events[0].stream_id
+        positions: dict[int, int] = {}
+        after_position = 0
+        while len(positions) < len(events) and (page := ledger.read(after_position, LOG_PAGE)):
+            for record in page:
+                if record.stream_id == stream and record.position is not None:
+                    positions[record.version] = record.position
+            after_position = page[-1].position or after_position
+        return [
+            HistoryEntry(
+                position=positions.get(event.version, 0),
+                event=event_name(event.type),
+                type=event.type,
+                version=event.version,
+                at=event.at.isoformat(),
+                user_id=event.user_id,
+                actor=event.actor or None,
+                agent_id=event.agent_id,
+                thread_id=event.thread_id,
+                causation_id=event.causation_id or None,
+                prompt_version=event.prompt_version,
+                old_ref=None,
+                new_ref=_text(event.data.get("content")),
+                data=event.data,
+            )
+            for event in events
+        ]
 
     def _entry(self, row: HistoryRow) -> HistoryEntry:
         call = self.parts.history_model.deciding_call(row.causation_id, row.prompt_version)
@@ -145,3 +191,7 @@ class History:
             if stop is not None and position >= stop:
                 break
         return found[:limit] if limit is not None else found
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

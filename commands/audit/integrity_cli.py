@@ -34,7 +34,8 @@ def _show_verify(result: VerifyResult) -> None:
     verdict = "[green]ok[/]" if result.ok else f"[red]{len(result.problems)} problem(s)[/]"
     output.stdout.print(
         f"{verdict}: {result.events} events checked, {result.seals} seal(s), "
-        f"sealed through position {result.sealed_through}"
+        f"sealed through position {result.sealed_through}",
+        markup=True,
     )
     for note in result.notes:
         output.stdout.print(f"note: {note}")
