@@ -104,3 +104,49 @@ def test_export_of_a_user_with_no_events_is_refused_like_erase(tmp_path: Path, f
     said = "error: unknown user 'nobody': the ledger holds no data of theirs\n"
     assert (exported.exit_code, exported.stderr) == (erased.exit_code, erased.stderr) == (2, said)
     assert not path.exists()
+
+
+def test_import_names_the_byte_that_is_not_utf8(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _session(home)
+    exported = tmp_path / "maya.jsonl"
+    run_json(home, "export", "--user", "maya", "-o", str(exported))
+    lines = exported.read_bytes().splitlines(keepends=True)
+    third = lines[2].replace(b'"type"', b'"ty\xffpe"', 1)
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes(b"".join([*lines[:2], third, *lines[3:]]))
+    column = third.index(b"\xff")
+    offset = len(lines[0]) + len(lines[1]) + column
+
+    result = run(tmp_path / "copy", "import", str(path))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {path}, line 3: not UTF-8: byte 0xff at offset {offset} of the file "
+        f"(column {column + 1} of the line)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        ('{"type": "MemoryAdded"}', "line 1: not an exported event: missing fields "),
+        ("\n[1, 2]", "line 2: not an exported event: a JSON array where an object was expected"),
+        ('{"stream": "x",', "line 1: not JSON (unexpected end of data at the end of the line)"),
+        (
+            '{"stream": "0123456789abcdef0123456789abcdef", "version": 1, "type": "MemoryAdded",'
+            ' "at": "2026-01-01T00:00:00+00:00", "data": {"content": "Maya keeps bees"}}',
+            "line 1 (MemoryAdded on 0123456789abcdef0123456789abcdef) cannot apply: a MemoryAdded"
+            " event needs the data fields 'category', ",
+        ),
+    ],
+)
+def test_import_of_a_wrong_shaped_file_names_the_line_and_the_field(
+    tmp_path: Path, lines: str, said: str
+) -> None:
+    path = tmp_path / "wrong.jsonl"
+    path.write_text(lines + "\n")
+    result = run(tmp_path / "home", "import", str(path))
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith(f"error: {path}, {said}"), result.stderr
+    assert "KeyError" not in result.stderr and "TypeError" not in result.stderr
+    assert run_json(tmp_path / "home", "log") == []

@@ -12,14 +12,15 @@ import json
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+from uuid import UUID
 
 import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from eventsourcing.persistence import IntegrityError
 
-from mnemoledger.commands.audit.replay.reapply import Reapplier
+from mnemoledger.commands.audit.replay.reapply import Reapplier, created_by
 from mnemoledger.commands.write.sanitize import RecordScreen
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput, UnknownUser
@@ -120,52 +121,143 @@ def write(records: list[EventRecord], path: Path, format: str) -> None:
         db.execute(f"COPY (SELECT * FROM timeline ORDER BY position) TO '{target}' ({options})")
 
 
-def read_jsonl(path: Path) -> list[EventRecord]:
-    """The events of an exported JSONL file; `InvalidInput` naming the first bad line."""
+REQUIRED_FIELDS = ("stream", "version", "type", "at")
+"""What every line of an exported JSONL file has (`EventRecord.as_json()`)."""
+
+
+class Exported(NamedTuple):
+    """One event of an exported file, with the line it is on."""
+
+    line: int
+    record: EventRecord
+
+
+def read_jsonl(path: Path) -> list[Exported]:
+    """The events of an exported JSONL file; `InvalidInput` naming the first bad line and
+    what is wrong with it (a byte that is not UTF-8 by its offset, a missing field by name)."""
     try:
-        lines = path.read_bytes().splitlines()
+        lines = path.read_bytes().splitlines(keepends=True)
     except OSError as error:
-        raise InvalidInput(f"cannot read {path}: {error}") from None
-    records: list[EventRecord] = []
+        raise InvalidInput(f"cannot read {path}: {error.strerror or error}") from None
+    records: list[Exported] = []
+    offset = 0
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        where = f"{path}, line {number}"
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidInput(
+                f"{where}: not UTF-8: byte 0x{line[error.start]:02x} at offset "
+                f"{offset + error.start} of the file (column {error.start + 1} of the line)"
+            ) from None
+        offset += len(line)
+        if not text.strip():
             continue
         try:
-            obj = orjson.loads(line)
-            records.append(
-                EventRecord(
-                    position=obj.get("position"),
-                    stream_id=str(obj["stream"]),
-                    version=int(obj["version"]),
-                    type=str(obj["type"]),
-                    at=datetime.fromisoformat(obj["at"]),
-                    user_id=obj.get("user_id") or "",
-                    actor=obj.get("actor") or "",
-                    agent_id=obj.get("agent_id"),
-                    thread_id=obj.get("thread_id"),
-                    causation_id=obj.get("causation_id") or "",
-                    prompt_version=obj.get("prompt_version"),
-                    data=dict(obj.get("data") or {}),
-                )
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as error:
+            content = text.rstrip("\r\n")
+            at = (
+                "at the end of the line"
+                if error.pos >= len(content)
+                else f"at column {error.pos + 1} of the line"
             )
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
-            raise InvalidInput(f"{path}, line {number}: not an exported event ({error})") from None
+            raise InvalidInput(f"{where}: not JSON ({error.msg} {at})") from None
+        try:
+            records.append(Exported(number, _exported_event(obj)))
+        except ValueError as error:
+            raise InvalidInput(f"{where}: not an exported event: {error}") from None
     return records
 
 
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}
+_JSON_KINDS[type(None)] = "null"
+
+
+def _exported_event(obj: Any) -> EventRecord:
+    """One line's object as an event; `ValueError` saying which field is missing or wrong."""
+    if not isinstance(obj, dict):
+        raise ValueError(
+            f"a JSON {_JSON_KINDS.get(type(obj), 'value')} where an object was expected"
+        )
+    missing = [name for name in REQUIRED_FIELDS if name not in obj]
+    if missing:
+        fields = ", ".join(repr(name) for name in missing)
+        raise ValueError(f"missing field{'s' if len(missing) > 1 else ''} {fields}")
+    version = obj["version"]
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ValueError(f"field 'version' should be an integer, not {version!r}")
+    position = obj.get("position")
+    if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
+        raise ValueError(f"field 'position' should be an integer, not {position!r}")
+    texts = {
+        name: obj.get(name)
+        for name in (
+            "stream",
+            "type",
+            "at",
+            "user_id",
+            "actor",
+            "agent_id",
+            "thread_id",
+            "causation_id",
+            "prompt_version",
+        )
+    }
+    for name, value in texts.items():
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"field {name!r} should be a string, not {value!r}")
+    try:
+        UUID(hex=obj["stream"])
+    except ValueError:
+        raise ValueError(
+            f"field 'stream' should be a stream id (32 hex digits), not {obj['stream']!r}"
+        ) from None
+    try:
+        at = datetime.fromisoformat(obj["at"])
+    except ValueError:
+        raise ValueError(f"field 'at' should be an ISO-8601 time, not {obj['at']!r}") from None
+    data = obj.get("data")
+    if data is not None and not isinstance(data, dict):
+        raise ValueError(f"field 'data' should be an object, not {data!r}")
+    return EventRecord(
+        position=position,
+        stream_id=str(obj["stream"]),
+        version=version,
+        type=str(obj["type"]),
+        at=at,
+        user_id=texts["user_id"] or "",
+        actor=texts["actor"] or "",
+        agent_id=texts["agent_id"],
+        thread_id=texts["thread_id"],
+        causation_id=texts["causation_id"] or "",
+        prompt_version=texts["prompt_version"],
+        data=dict(data or {}),
+    )
+
+
 def import_records(
-    ledger: Ledger, records: list[EventRecord], progress: Progress | None = None
+    ledger: Ledger,
+    records: list[Exported],
+    progress: Progress | None = None,
+    source: Path | None = None,
 ) -> int:
-    """Append the exported events to `ledger`, in order; returns how many."""
+    """Append the exported events to `ledger`, in order; returns how many. `InvalidInput`
+    naming the line (of `source`) of the first event that cannot apply, and why."""
     batch = Reapplier(ledger)
     screened = RecordScreen()
     saved = 0
-    for number, record in enumerate(records, start=1):
-        if not batch.add(screened(record)):
-            raise InvalidInput(
-                f"event {number} ({record.type} on {record.stream_id}) cannot apply: its stream "
-                "is not in this ledger (was the export cut?)"
-            )
+    for number, (line, record) in enumerate(records, start=1):
+        where = f"{source}, line {line}" if source is not None else f"line {line}"
+        where += f" ({record.type} on {record.stream_id}) cannot apply"
+        try:
+            applied = batch.add(screened(record))
+        except InvalidInput as error:
+            raise InvalidInput(f"{where}: {error}") from None
+        if not applied:
+            if record.version == 1 and created_by(record.type) is None:
+                raise InvalidInput(f"{where}: no stream starts with a {record.type!r} event")
+            raise InvalidInput(f"{where}: its stream is not in this ledger (was the export cut?)")
         if len(batch.events) >= IMPORT_BATCH or number == len(records):
             try:
                 saved += batch.flush()

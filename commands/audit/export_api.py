@@ -49,7 +49,7 @@ class Export:
         provenance), then bring the read models up to date."""
         source = Path(path).expanduser()
         records = export.read_jsonl(source)
-        count = export.import_records(self.parts.ledger, records, progress)
+        count = export.import_records(self.parts.ledger, records, progress, source)
         self.parts.refresh()
-        users = sorted({r.user_id for r in records if r.user_id})
+        users = sorted({r.record.user_id for r in records if r.record.user_id})
         return ImportResult(path=str(source), events=count, users=users)

@@ -19,6 +19,7 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic
 
 from mnemoledger.ledger import EventRecord, Ledger, Provenance
+from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.event import METADATA_FIELDS
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.seal import Seal
@@ -34,6 +35,11 @@ def provenance_of(record: EventRecord) -> Provenance:
         causation_id=record.causation_id,
         prompt_version=record.prompt_version,
     )
+
+
+class IncompleteEvent(InvalidInput):
+    """A recorded event lacks data fields its type needs (e.g. an exported file edited by
+    hand); the message names them."""
 
 
 SEALED = Seal.Sealed.__name__  # type: ignore[attr-defined]  # from created_event_name
@@ -71,6 +77,7 @@ class Reapplier:
                 if cls is None:
                     return False
                 event_class = getattr(cls, record.type)
+                _require_fields(event_class, record)
                 event: Any = event_class(
                     originator_topic=get_topic(cls),
                     originator_id=UUID(hex=record.stream_id),
@@ -84,6 +91,7 @@ class Reapplier:
                 event_class = declared_event(type(aggregate), record.type)
                 if aggregate is None or event_class is None:
                     return False
+                _require_fields(event_class, record)
                 aggregate.trigger_event(
                     event_class, timestamp=record.at, **init_fields(event_class, record)
                 )
@@ -134,6 +142,31 @@ def init_fields(event_class: type[Any], record: EventRecord) -> dict[str, Any]:
 
 
 _INIT_NAMES: dict[type[Any], frozenset[str]] = {}
+_REQUIRED_NAMES: dict[type[Any], frozenset[str]] = {}
+_GIVEN_NAMES = frozenset({"originator_id", "originator_version", "originator_topic", "timestamp"})
+"""Fields the re-applier sets itself (the stream, its version, the recorded time)."""
+
+
+def _require_fields(event_class: type[Any], record: EventRecord) -> None:
+    """`IncompleteEvent` naming the fields without a default that `record` does not hold."""
+    required = _REQUIRED_NAMES.get(event_class)
+    if required is None:
+        required = (
+            frozenset(
+                f.name
+                for f in dataclasses.fields(event_class)
+                if f.init
+                and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING
+            )
+            - _GIVEN_NAMES
+        )
+        _REQUIRED_NAMES[event_class] = required
+    missing = sorted(required - set(init_fields(event_class, record)))
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        plural = "s" if len(missing) > 1 else ""
+        raise IncompleteEvent(f"a {record.type} event needs the data field{plural} {names}")
 
 
 def _init_names(event_class: type[Any]) -> frozenset[str]:
