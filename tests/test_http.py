@@ -277,8 +277,13 @@ def test_limits_and_error_bodies(server: LiveServer) -> None:
         "/memories", content=b"{not json", headers={"content-type": "application/json"}
     )
     assert_error(broken, 422, "validation_error")
+    empty = http.post("/memories", json={"contents": [""], "user_id": "maya"})
     blank = http.post("/memories", json={"contents": ["   "], "user_id": "maya"})
-    assert_error(blank, 400, "bad_request")
+    # the same status and message, whether empty or only spaces
+    assert assert_error(empty, 422, "validation_error") == assert_error(
+        blank, 422, "validation_error"
+    )
+    assert blank.json()["error"]["message"] == "contents.0: must not be empty or only white space"
     assert server.state.facade.call(lambda m: m.list(user="maya")) == []
 
     assert_error(http.get("/memories/not-a-memory"), 404, "not_found")

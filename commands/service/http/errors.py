@@ -91,11 +91,24 @@ def error_response(
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
+PATTERN_MESSAGES = {
+    r"\S": "must not be empty or only white space",
+    r"^\S+$": "must not be empty or contain white space",
+}
+"""What a schema pattern means, in words (pydantic says "String should match pattern")."""
+
+
+def _message(e: Mapping[str, Any]) -> Any:
+    if e.get("type") == "string_pattern_mismatch":
+        return PATTERN_MESSAGES.get(str((e.get("ctx") or {}).get("pattern")), e.get("msg"))
+    return e.get("msg")
+
+
 def _validation_details(error: RequestValidationError) -> list[dict[str, Any]]:
     return [
         {
             "loc": [str(part) for part in e.get("loc", ())],
-            "msg": e.get("msg"),
+            "msg": _message(e),
             "type": e.get("type"),
         }
         for e in error.errors()

@@ -42,7 +42,9 @@ MAX_BODY_BYTES = 1 << 20
 """Not in the seeds: 1 MiB per request body, room for 32 contents of 8192 characters."""
 
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^\S+$")]
-Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS)]
+NOT_BLANK = r"\S"
+"""A text with a character other than white space: "" and "   " are refused alike (422)."""
+Content = Annotated[str, Field(max_length=MAX_CONTENT_CHARS, pattern=NOT_BLANK)]
 Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]
 QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
 Kind = Literal["semantic", "episodic", "procedural"]
