@@ -456,3 +456,23 @@ def test_mem0_errors_and_variants(mem0: Memory, home: Path) -> None:
         assert texts(again.get_all(user_id="u")) == ["Call me Sam"]
     with pytest.raises(ValueError, match="unknown config keys"):
         Memory.from_config({"home": str(home), "colour": "blue"})
+
+
+def test_a_message_with_an_unknown_role_is_refused_naming_it(
+    mem0: Memory, server: LiveServer
+) -> None:
+    robot = [
+        {"role": "user", "content": "I live in Lisbon"},
+        {"role": "robot", "content": "I moved to Porto"},
+    ]
+    with pytest.raises(ValueError, match=r"^message 2 has role 'robot': a message is from user"):
+        mem0.add(robot, user_id="alice")
+    assert mem0.get_all(user_id="alice") == {"results": []}
+
+    with http_client(server, server.key("helper", ["alice"])) as http:
+        refused = http.post("/mem0/memories", json={"messages": robot, "user_id": "alice"})
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["error"]["message"] == (
+            "messages.1.role: 'robot' is none of 'user', 'assistant' or 'system'"
+        )
+        assert ok(http.get("/mem0/memories", params={"user_id": "alice"})) == {"results": []}

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from mnemoledger.commands.models import AddResult, EventOut
 from mnemoledger.commands.write.sanitize import screen
@@ -529,6 +529,13 @@ class Memory:
 
 # --- shapes ------------------------------------------------------------------------------
 
+MEM0_ROLES: Final = ("user", "assistant", "system")
+"""The roles of mem0's messages (`parse_messages`): another would be stored as nothing."""
+
+
+class UnknownRole(InvalidInput):
+    """A message's role is none of `MEM0_ROLES`."""
+
 
 def _messages(messages: object) -> list[dict[str, Any]]:
     """mem0's accepted inputs as a list of `{"role", "content"}` dicts."""
@@ -545,6 +552,11 @@ def _messages(messages: object) -> list[dict[str, Any]]:
         role, content = message.get("role"), message.get("content")
         if not isinstance(role, str) or not isinstance(content, str):
             raise InvalidInput("each message needs a text 'role' and a text 'content'")
+        if role not in MEM0_ROLES:
+            raise UnknownRole(
+                f"message {len(turns) + 1} has role {role!r}: a message is from "
+                f"{', '.join(MEM0_ROLES[:-1])} or {MEM0_ROLES[-1]}"
+            )
         turns.append(dict(message))
     if not turns:
         raise InvalidInput("nothing to add: give at least one message")

@@ -99,8 +99,13 @@ PATTERN_MESSAGES = {
 
 
 def _message(e: Mapping[str, Any]) -> Any:
+    context = e.get("ctx") or {}
     if e.get("type") == "string_pattern_mismatch":
-        return PATTERN_MESSAGES.get(str((e.get("ctx") or {}).get("pattern")), e.get("msg"))
+        return PATTERN_MESSAGES.get(str(context.get("pattern")), e.get("msg"))
+    if e.get("type") == "literal_error" and isinstance(e.get("input"), str):
+        given = repr(e["input"])
+        given = given if len(given) <= 40 else given[:37] + "..."
+        return f"{given} is none of {context.get('expected')}"
     return e.get("msg")
 
 

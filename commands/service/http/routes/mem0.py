@@ -11,7 +11,7 @@ agent, its categories), so each write is an event like any other. The key may co
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
@@ -75,7 +75,7 @@ class _Body(BaseModel):
 
 
 class Message(_Body):
-    role: str = Field(max_length=32, description="user, assistant or system.")
+    role: Literal["user", "assistant", "system"] = Field(description="Who wrote the message.")
     content: Content
     name: Identifier | None = None
 
