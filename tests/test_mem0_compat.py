@@ -447,7 +447,9 @@ def test_mem0_errors_and_variants(mem0: Memory, home: Path) -> None:
     assert mem0.ledger.get(procedure["results"][0]["id"]).kind == "procedural"
 
     # reset forgets everything, as events; restore brings a memory back
-    assert mem0.reset()["forgotten"] == 5
+    forgotten = len(mem0.ledger.log(event_type="MemorySoftDeleted"))
+    assert mem0.reset() is None  # as mem0's
+    assert len(mem0.ledger.log(event_type="MemorySoftDeleted")) == forgotten + 5
     assert mem0.get_all(user_id="u") == {"results": []}
     mem0.ledger.restore(raw["results"][0]["id"])
     assert texts(mem0.get_all(user_id="u")) == ["Call me Sam"]
@@ -476,3 +478,29 @@ def test_a_message_with_an_unknown_role_is_refused_naming_it(
             "messages.1.role: 'robot' is none of 'user', 'assistant' or 'system'"
         )
         assert ok(http.get("/mem0/memories", params={"user_id": "alice"})) == {"results": []}
+
+
+def test_history_has_mem0_rows_only(mem0: Memory, server: LiveServer) -> None:
+    """A repeated fact, a link and a TTL are events of the ledger, not rows of mem0's
+    history: `history` shows ADD, UPDATE and DELETE only, in Python and over HTTP."""
+    lisbon = mem0.add("I live in Lisbon", user_id="alice")["results"][0]["id"]
+    assert mem0.add("I live in Lisbon", user_id="alice")["results"][0]["event"] == "NONE"
+    porto = mem0.add("I work in Porto", user_id="alice")["results"][0]["id"]
+    mem0.ledger.link(lisbon, porto)
+    mem0.ledger.ttl(lisbon, 5)
+    mem0.update(lisbon, "I live in Lisbon, near the river")
+    mem0.delete(lisbon)
+    expected = [
+        ("ADD", None, "I live in Lisbon"),
+        ("UPDATE", "I live in Lisbon", "I live in Lisbon, near the river"),
+        ("DELETE", "I live in Lisbon, near the river", None),
+    ]
+    rows = mem0.history(lisbon)
+    assert [(h["event"], h["old_memory"], h["new_memory"]) for h in rows] == expected
+    assert "MemoryReinforced" in [e.type for e in mem0.ledger.history(lisbon)]
+
+    with http_client(server, server.key("helper", ["carol"], admin=True)) as http:
+        driver = HttpDriver(http)
+        added = driver.add("I live in Lisbon", user_id="carol")["results"][0]["id"]
+        driver.add("I live in Lisbon", user_id="carol")
+        assert [h["event"] for h in driver.history(added)] == ["ADD"]

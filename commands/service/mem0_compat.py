@@ -5,7 +5,7 @@
     m = Memory(home="~/.agent-memory")            # or Memory.from_config({"home": ...})
     m.add([{"role": "user", "content": "I'm vegetarian"}], user_id="alice", run_id="chat-1")
     m.search("what does alice eat?", user_id="alice", limit=5)   # {"results": [...]}
-    m.history(memory_id)                                         # every event, oldest first
+    m.history(memory_id)                                   # ADD / UPDATE / DELETE, oldest first
 
 The signatures and result shapes are those of mem0's open-source `Memory`
 (`mem0/memory/main.py`); every call runs a `MnemoLedger` verb, so it is recorded as events
@@ -82,7 +82,8 @@ EVENT_NAMES = {
     "MemoryLapsed": "DELETE",
     "MemoryPurged": "DELETE",
 }
-"""The ledger's memory events as mem0's history events; any other event is `NONE`."""
+"""The ledger's memory events as mem0's history events; `history` leaves any other event out
+(a reinforcement, a link, a TTL change), as mem0 writes no history row for them."""
 
 
 class MemoryNotFoundError(MemoryNotFound, ValueError):
@@ -303,16 +304,14 @@ class Memory:
             self._access.verbs.forget(row.id)
         return {"message": "Memories deleted successfully!"}
 
-    def reset(self) -> dict[str, Any]:
+    def reset(self) -> None:
         """Forget every active memory the caller may touch (every user of the home from
         Python; an admin key's users over HTTP). The log is append-only: nothing is
-        dropped, every forget is an event, and `restore` undoes any of them."""
+        dropped, every forget is an event, and `restore` undoes any of them. Returns None,
+        as mem0's does."""
         self._access.check_admin("reset")
-        forgotten = 0
         for row in self._rows(_Scope()):
             self._access.verbs.forget(row.id)
-            forgotten += 1
-        return {"message": "All memories reset", "forgotten": forgotten}
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -380,9 +379,10 @@ class Memory:
         return {"results": [_item(row, score) for score, row in found[:wanted]]}
 
     def history(self, memory_id: str) -> builtins.list[dict[str, Any]]:
-        """Every event of the memory, oldest first, as mem0's history rows (`ADD`,
-        `UPDATE`, `DELETE`; events mem0 has no name for are `NONE`), with the ledger's own
-        event type, actor and agent beside them."""
+        """The memory's additions, updates and deletions, oldest first, as mem0's history
+        rows (`ADD`, `UPDATE`, `DELETE`; events mem0 keeps no row for, such as a
+        reinforcement or a link, are left out), with the ledger's own event type, actor and
+        agent beside them."""
         try:
             events = self._access.verbs.history(memory_id)
         except MemoryNotFound:
@@ -622,12 +622,14 @@ def _history(events: Sequence[EventOut]) -> list[dict[str, Any]]:
     content: str | None = None
     created: str | None = None
     for event in events:
-        name = EVENT_NAMES.get(event.type, "NONE")
+        name = EVENT_NAMES.get(event.type)
         old = content
         text = event.data.get("content")
         if isinstance(text, str):
             content = text
         created = created or event.at
+        if name is None:
+            continue
         rows.append(
             {
                 "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{event.stream}/{event.version}")),

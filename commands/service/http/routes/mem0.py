@@ -198,7 +198,7 @@ async def delete_memory(memory_id: MemoryId, caller: Mem0Caller) -> MessageRespo
 
 @router.get("/memories/{memory_id}/history")
 async def memory_history(memory_id: MemoryId, caller: Mem0Caller) -> list[dict[str, Any]]:
-    """mem0's history: every event of the memory, oldest first."""
+    """mem0's history: the memory's additions, updates and deletions, oldest first."""
     return await _run(caller, lambda memory: memory.history(memory_id))
 
 
