@@ -646,9 +646,9 @@ def rebuild(state: CliState, projection: str | None) -> None:
 @global_options
 @pass_state
 def stats(state: CliState) -> None:
-    """Counts of the log and the read models."""
+    """Counts of the log and the read models (--json for a machine-readable object)."""
     result = state.ledger().stats()
-    output.emit(state.as_json, result, lambda: output.stdout.print_json(result.model_dump_json()))
+    output.emit(state.as_json, result, lambda: output.stats_summary(result))
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
+    from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit, Stats
 
 
 class ScoredText(Protocol):
@@ -190,3 +190,35 @@ def add_summary(result: AddResult) -> None:
     if result.fallback:
         notes.append("reconstruction failed twice: stored the normalized contents")
     stdout.print("; ".join(notes))
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in counts.items())
+
+
+def stats_summary(stats: Stats) -> None:
+    """`stats` for people: one line each; the same numbers as `--json`."""
+    lines = [
+        ("events", f"{stats.events} in the log"),
+        (
+            "memories",
+            f"{stats.memories}"
+            + (
+                f" ({_counts(stats.by_state)}; {_counts(stats.by_layer)})" if stats.memories else ""
+            ),
+        ),
+        ("users", str(stats.users)),
+        ("links", str(stats.links)),
+        ("embedder", stats.embedder),
+    ]
+    positions = set(stats.projections.values())
+    if len(positions) == 1 and positions == {stats.events}:
+        models = f"all {len(stats.projections)} up to date (position {stats.events})"
+    else:
+        models = "at position " + ", ".join(
+            f"{name} {position}" for name, position in stats.projections.items()
+        )
+    lines.append(("read models", models))
+    width = max(len(label) for label, _ in lines)
+    for label, value in lines:
+        stdout.print(f"{label:<{width}}  {value}")

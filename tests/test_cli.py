@@ -423,3 +423,14 @@ def test_list_shows_active_memories_unless_asked_for_every_state(home: Path) -> 
     assert [m["id"] for m in run_json(home, "list", "--state", "forgotten")] == [dropped]
     both = run(home, "list", "--all", "--state", "active")
     assert both.exit_code == 2 and both.stderr == "error: give --state or --all, not both\n"
+
+
+def test_stats_is_text_for_people_and_json_with_json(home: Path) -> None:
+    run_json(home, "add", "Maya keeps bees", "--user", "u")
+    shown = run(home, "stats")
+    assert shown.exit_code == 0, shown.stderr
+    assert not shown.stdout.lstrip().startswith("{")
+    numbers = run_json(home, "stats")
+    assert f"events       {numbers['events']} in the log" in shown.stdout
+    assert "memories     1 (active 1; buffer 1)" in shown.stdout
+    assert f"embedder     {numbers['embedder']}" in shown.stdout
