@@ -122,8 +122,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "log": (
         "audit.history_cli:log",
-        "The event log (a user's timeline with --user), oldest first; `--actor A` keeps only the "
-        "events of actor A.",
+        "The event log (a user's timeline with --user), oldest first; `--by-actor A` keeps only "
+        "the events actor A recorded.",
     ),
     "mcp": (
         "service.serve_cli:mcp",

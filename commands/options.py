@@ -79,7 +79,8 @@ def global_options(command: F) -> F:
                 expose_value=False,
                 callback=_remember("actor"),
                 is_eager=True,
-                help="Who is acting, recorded on every event (default: cli:<login>).",
+                help="Who is acting, recorded on every event this command writes "
+                "(default: $MNEMOLEDGER_ACTOR, else cli:<login>).",
             ),
         ]
     ):

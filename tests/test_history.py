@@ -85,7 +85,12 @@ def test_history_and_log_on_the_command_line(home: Path) -> None:
     assert text.exit_code == 0 and "reconstruct" in text.stdout
     updates = run_json(home, "log", "--user", "maya", "--type", "MemoryUpdated")
     assert [e["data"]["content"] for e in updates] == ["Maya moved to Porto"]
-    assert run_json(home, "log", "--actor", "nobody") == []
+    assert run_json(home, "log", "--by-actor", "nobody") == []
+    everything = run_json(home, "log")
+    assert run_json(home, "log", "--by-actor", "tester") == everything
+    # --actor names who acts, as for every command: it filters nothing
+    assert run_json(home, "log", "--actor", "nobody") == everything
+    assert run_json(home, "--actor", "nobody", "log") == everything
     first = run_json(home, "log")[0]
     assert run_json(home, "log", "--until", str(first["position"])) == [first]
     assert run(home, "log", "--since", "yesterday").exit_code == 2

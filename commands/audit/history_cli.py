@@ -108,6 +108,12 @@ def history(state: CliState, memory_id: str) -> None:
 @click.option(
     "--type", "event_types", multiple=True, help="Only events of this type, e.g. MemoryAdded."
 )
+@click.option(
+    "--by-actor",
+    "by_actor",
+    metavar="ACTOR",
+    help="Only events recorded by this actor, as the log shows it (e.g. cli:maya, key:<id>).",
+)
 @click.option("--limit", type=LIMIT, help="At most this many events.")
 @global_options
 @pass_state
@@ -117,11 +123,12 @@ def log(
     since: str | None,
     until: str | None,
     event_types: tuple[str, ...],
+    by_actor: str | None,
     limit: int | None,
 ) -> None:
-    """The event log (a user's timeline with --user), oldest first; `--actor A` keeps
-    only the events of actor A."""
+    """The event log (a user's timeline with --user), oldest first; `--by-actor A` keeps
+    only the events actor A recorded."""
     events = state.ledger().timeline(
-        user=user, types=event_types, since=since, until=until, actor=state.actor, limit=limit
+        user=user, types=event_types, since=since, until=until, actor=by_actor, limit=limit
     )
     output.emit(state.as_json, events, lambda: output.events_table(events))
