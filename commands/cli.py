@@ -67,7 +67,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "consolidate": (
         "lifecycle.consolidate_cli:consolidate",
-        "One engram consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.",
+        "One consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.",
     ),
     "context": (
         "recall.recall_cli:context",
@@ -161,7 +161,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "resume": (
         "recall.recall_cli:resume",
-        "engram's resume: Core, Recent, Topics and Triggers, within their budgets.",
+        "What a new session resumes from: Core, Recent, Topics and Triggers, within their budgets.",
     ),
     "seal": (
         "audit.integrity_cli:seal",
@@ -180,7 +180,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "topics": (
         "lifecycle.consolidate_cli:topics",
-        "The user's Topiary topic tree; with TOPIC_IDS, those topics' memories.",
+        "The user's topic tree; with TOPIC_IDS, those topics' memories.",
     ),
     "transcripts": (
         "recall.recall_cli:transcripts",
@@ -352,7 +352,7 @@ def add(
 @global_options
 @pass_state
 def core(state: CliState, user: str, as_of: str | None) -> None:
-    """Show a user's core.md: the durable profile HAEMA's core stage maintains."""
+    """Show a user's core.md: the durable profile that every add keeps up to date."""
     if as_of is not None:
         with state.ledger().as_of(as_of) as past:
             document = past.core(user=user).model_copy(update={"path": None})
@@ -460,7 +460,7 @@ def list_memories(
 @global_options
 @pass_state
 def latest(state: CliState, user: str, limit: int) -> None:
-    """HAEMA get_latest: the user's most recently written memories, newest first."""
+    """The user's most recently written memories, newest first."""
     memories = state.ledger().latest(user=user, limit=limit)
     output.emit(state.as_json, memories, lambda: output.memories_table(memories))
 

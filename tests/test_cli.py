@@ -223,6 +223,10 @@ def test_no_help_text_names_a_seed_section() -> None:
         assert shown.exit_code == 0, (path, shown.output)
         for marker in ("seed 0", "seeds 0", "§"):
             assert marker not in shown.output.lower(), (path, shown.output)
+        # nor the names of the designs it follows (the value `--fusion engram` aside)
+        words = shown.output.lower().replace("|engram]", "]")
+        for name in ("haema", "engram", "luminary", "topiary"):
+            assert name not in words, (path, name, shown.output)
 
 
 def test_every_lazy_command_loads_and_its_help_line_matches_its_docstring() -> None:

@@ -63,6 +63,35 @@ def test_the_docs_are_left_out_of_the_schema(server: LiveServer) -> None:
     assert not any(p.startswith(("/docs", "/redoc", ASSETS_URL)) for p in paths)
 
 
+SEED_WORDS = re.compile(r"haema|engram|nebo|luminary|topiary|seeds? 0\d\d|§", re.IGNORECASE)
+"""Names and section numbers of the designs the ledger follows: not words of its users."""
+
+
+def test_the_docs_speak_the_users_words(server: LiveServer) -> None:
+    """/docs shows the schema's prose: no seed names or section numbers (the value
+    `engram` of `fusion` aside, a search setting's name)."""
+    schema = httpx.get(server.url + "/openapi.json").json()
+    found: list[str] = []
+
+    def walk(node: object, where: str) -> None:
+        if isinstance(node, dict):
+            for name, value in node.items():
+                assert not SEED_WORDS.search(name), f"{where}/{name}"
+                walk(value, f"{where}/{name}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}/{index}")
+        elif (
+            isinstance(node, str)
+            and SEED_WORDS.search(node)
+            and not (node == "engram" and "/enum/" in where)
+        ):
+            found.append(f"{where}: {node}")
+
+    walk(schema, "")
+    assert found == []
+
+
 def test_an_unknown_asset_is_a_404(server: LiveServer) -> None:
     assert httpx.get(f"{server.url}{ASSETS_URL}/nothing.js").status_code == 404
     escape = httpx.get(f"{server.url}{ASSETS_URL}/..%2f..%2fapp.py")
@@ -106,7 +135,7 @@ def test_swagger_ui_lists_the_operations_offline_in_chromium(
             page.screenshot(path=str(tmp_path / "docs.png"))
 
             page.goto(server.url + "/redoc")
-            page.get_by_text("memory.query", exact=False).first.wait_for(timeout=60_000)
+            page.get_by_text("scoped recall", exact=False).first.wait_for(timeout=60_000)
             page.screenshot(path=str(tmp_path / "redoc.png"))
         finally:
             browser.close()

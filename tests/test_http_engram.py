@@ -163,7 +163,7 @@ def test_openapi_documents_the_engram_routes(server: LiveServer) -> None:
     paths = schema["paths"]
     assert {"get", "post"} <= set(paths["/search"])
     assert "post" in paths["/recall"] and "get" in paths["/stats"] and "get" in paths["/trash"]
-    assert "engram" in paths["/recall"]["post"]["description"]
+    assert "best matches in full" in paths["/recall"]["post"]["description"]
     assert "restore" in paths["/trash"]["get"]["description"]
 
 

@@ -55,7 +55,7 @@ class ConsolidateResult(BaseModel):
 
 
 class TopicOut(BaseModel):
-    """One topic of a user's tree (seed 001 §6)."""
+    """One topic of a user's tree."""
 
     id: str
     name: str
@@ -74,7 +74,7 @@ class TopicsResult(BaseModel):
 
 
 class TopicDetail(BaseModel):
-    """A topic's name and its memories (the drill-down, like engram's POST /topic)."""
+    """A topic's name and its memories (the drill-down of `POST /topic`)."""
 
     name: str
     memories: list[MemoryOut]

@@ -93,11 +93,11 @@ def consolidate(
     audit_guards: bool,
     llm_level: str | None,
 ) -> None:
-    """One engram consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.
+    """One consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.
 
     `--llm-level off` (or MNEMOLEDGER_LLM_LEVEL=off, which the worker reads too) decides
     triage and the gate by heuristics and skips merge, reconcile, distillation, the audit
-    and the daily pass: the cycle makes no LLM call (engram's LLM level)."""
+    and the daily pass: the cycle makes no LLM call."""
     result = state.ledger().consolidate(
         user=user,
         dry_run=dry_run,
@@ -203,7 +203,7 @@ def _drill_down(found: dict[str, TopicDetail]) -> None:
 @global_options
 @pass_state
 def topics(state: CliState, topic_ids: tuple[str, ...], user: str, rebuild: bool) -> None:
-    """The user's Topiary topic tree; with TOPIC_IDS, those topics' memories."""
+    """The user's topic tree; with TOPIC_IDS, those topics' memories."""
     memory = state.ledger()
     if topic_ids:
         if rebuild:

@@ -103,7 +103,7 @@ ImportanceScale = Literal["0-1", "1-5"]
 
 
 class QueryFilters(BaseModel):
-    """Seed 003 §6 / §6.1 filters, applied server-side; only `user_id` is required."""
+    """Filters applied server-side; only `user_id` is required."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -260,7 +260,7 @@ class QueryRequest(BaseModel):
 
 
 class BulletResult(BaseModel):
-    """Seed 003 §6 bullets: `{"id", "category", "text": "[category] content"}`."""
+    """A result as a bullet: `{"id", "category", "text": "[category] content"}`."""
 
     id: str
     category: str

@@ -57,7 +57,8 @@ def resume(
     epochs: int | None,
     compact: bool,
 ) -> None:
-    """engram's resume: Core, Recent, Topics and Triggers, within their budgets."""
+    """What a new session resumes from: Core, Recent, Topics and Triggers, within their
+    budgets."""
     result = state.ledger().resume(user, namespace, hours=hours, epochs=epochs, compact=compact)
     output.emit(state.as_json, result, lambda: output.stdout.out(result.text, end=""))
 

@@ -151,7 +151,7 @@ class TopicsSection(BaseModel):
 
 
 class ResumeOut(BaseModel):
-    """engram's resume for one user (and namespace)."""
+    """What a new session resumes from, for one user (and namespace)."""
 
     user_id: str
     namespace: str | None

@@ -120,14 +120,14 @@ class AdminRequired(Forbidden):
 
 
 class RecallResult(BaseModel):
-    """Nebo's recall: the memories with this exact key, else the best search matches."""
+    """Recall by key: the memories with this exact key, else the best search matches."""
 
     matched_by: Literal["key", "search"]
     memories: builtins.list[MemoryOut]
 
 
 class UserStats(BaseModel):
-    """engram's `GET /stats` for one user: the memories the key may read, counted."""
+    """`GET /stats` for one user: the memories the key may read, counted."""
 
     user_id: str
     memories: int
@@ -138,12 +138,12 @@ class UserStats(BaseModel):
     by_kind: dict[str, int]
 
 
-class EngramRecallResult(BaseModel):
-    """engram's recall (seed 001 §4): the best matches in full, with their scores."""
+class MemoryRecallResult(BaseModel):
+    """`POST /recall`: the best matches in full, with their scores."""
 
     memories: builtins.list[FullResult]
     dry: bool
-    """True: nothing was recorded (engram's `dry`: no touch)."""
+    """True: nothing was recorded (`dry`: no access counted)."""
     recall_id: str | None = None
     """The `RecallServed` stream that recorded what was served (access counts); None when
     dry."""
@@ -445,7 +445,7 @@ class ScopedMemory:
         dry: bool = False,
         expand: bool | None = None,
         rerank: bool = False,
-    ) -> EngramRecallResult:
+    ) -> MemoryRecallResult:
         """engram's recall (seed 001 §4) as this key: `memory.query` with full results,
         which records what it served (engram's touch: access counts), or with `dry` the
         hybrid search alone, which records nothing. `min_score` is the similarity floor
@@ -472,7 +472,7 @@ class ScopedMemory:
                 for h in hits
                 if h.id in rows
             ]
-            return EngramRecallResult(memories=shown, dry=True)
+            return MemoryRecallResult(memories=shown, dry=True)
         request: dict[str, Any] = {
             "query": query,
             "filters": {"user_id": user_id},
@@ -484,7 +484,7 @@ class ScopedMemory:
         }
         answer = self.query({k: v for k, v in request.items() if v is not None})
         found = [r for r in answer.results if isinstance(r, FullResult)]
-        return EngramRecallResult(memories=found, dry=False, recall_id=answer.recall_id)
+        return MemoryRecallResult(memories=found, dry=False, recall_id=answer.recall_id)
 
     def query(self, request: Mapping[str, Any]) -> QueryResult:
         """`memory.query` (seed 003 §6) as this key: its agent, its users, its categories."""

@@ -50,7 +50,7 @@ DESCRIPTION = """An event-sourced memory ledger for AI agents.
 
 Every route but `/health` needs `Authorization: Bearer <key>` (`mnemoledger keys create`).
 The key fixes the agent (recorded on every write), the users it may act for and the
-categories it may touch (the agent's allowlist, seed 003 §5). Errors share one body:
+categories it may touch (the agent's allowlist). Errors share one body:
 `{"error": {"status", "code", "message", "details"}}`."""
 
 

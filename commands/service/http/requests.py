@@ -55,7 +55,7 @@ class _Body(BaseModel):
 
 
 class AddMemoriesRequest(_Body):
-    """`POST /memories`: HAEMA add() of one or more contents for one user (one atomic
+    """`POST /memories`: add one or more contents for one user (one atomic
     write). `agent_id`, when given, must be the key's agent; every write records it."""
 
     contents: list[Content] = Field(min_length=1, max_length=MAX_ADD_CONTENTS)
@@ -77,7 +77,7 @@ class AddMemoriesRequest(_Body):
     )
     layer: Literal["buffer", "working", "core"] | None = Field(
         default=None,
-        description="Accepted for engram clients and ignored: every write enters the "
+        description="Accepted for clients that name a layer, and ignored: every write enters the "
         "buffer layer; consolidation promotes what earns it.",
     )
 
@@ -111,7 +111,7 @@ class SearchRequest(_Body):
     user_id: Identifier
     k: int = Field(default=SEARCH_DEFAULT_K, ge=1, le=SEARCH_MAX_K)
     namespace: Identifier | None = None
-    """Only this namespace's memories and the shared `default` ones (seed 001 §7)."""
+    """Only this namespace's memories and the shared `default` ones."""
     fusion: Literal["rrf", "weighted", "engram"] | None = None
     """How vectors and keywords are fused (default: the server's `search_fusion`)."""
     expand: bool | None = None
@@ -120,8 +120,8 @@ class SearchRequest(_Body):
     """Let the LLM reorder the results."""
 
 
-class EngramRecallRequest(_Body):
-    """`POST /recall`: engram's recall (seed 001 §4) in one user's memories."""
+class MemoryRecallRequest(_Body):
+    """`POST /recall`: the best matches in one user's memories, in full."""
 
     query: QueryText
     user_id: Identifier
@@ -130,23 +130,23 @@ class EngramRecallRequest(_Body):
         default=None,
         ge=0.0,
         le=1.0,
-        description="Cosine similarity floor (dry and unset: engram's 0.30); with dry, a "
+        description="Cosine similarity floor (dry and unset: 0.30); with dry, a "
         "memory holding one of the query's telling words passes it too.",
     )
     dry: bool = Field(
         default=False,
-        description="Search only: record nothing (no access counted, engram's no-touch).",
+        description="Search only: record nothing (no access counted).",
     )
     expand: bool | None = Field(
         default=None,
-        description="engram's LLM query expansion: always (true), never (false), or when the "
+        description="LLM query expansion: always (true), never (false), or when the "
         "best match is below 0.25 (unset).",
     )
-    rerank: bool = Field(default=False, description="engram's LLM re-ranking of the results.")
+    rerank: bool = Field(default=False, description="Let the LLM reorder the results.")
 
 
 class QueryBody(_Body):
-    """`POST /query`: seed 003 §6 `memory.query`. `agent` defaults to the key's (another
+    """`POST /query`: an agent's scoped recall. `agent` defaults to the key's (another
     is refused); `filters.user_id` must be a user the key acts for."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -165,7 +165,7 @@ class QueryBody(_Body):
     expand: bool | None = None
     rerank: bool = False
     dry: bool = False
-    """Serve without counting an access (seed 001 §4.5)."""
+    """Serve without counting an access."""
 
     def as_request(self) -> dict[str, Any]:
         """The facade's `memory_query` request (the seed's field names)."""
@@ -175,14 +175,14 @@ class QueryBody(_Body):
 
 
 class TopicRequest(_Body):
-    """`POST /topic` (seed 001 §6.6): drill into topics by id."""
+    """`POST /topic`: drill into topics by id."""
 
     user_id: Identifier
     ids: list[Identifier] = Field(min_length=1, max_length=64)
 
 
 class ConsolidateRequest(_Body):
-    """`POST /consolidate`: one engram cycle for one user."""
+    """`POST /consolidate`: one consolidation cycle for one user."""
 
     user_id: Identifier
     dry_run: bool = False

@@ -89,7 +89,7 @@ class ExtractFactsRequest(BaseModel):
 
 @router.post("/extract")
 async def extract_facts(body: ExtractFactsRequest, caller: Authenticated) -> FactExtraction:
-    """Read the facts one memory states (seed 001's fact-extract stage, recorded) and
+    """Read the facts one memory states (the fact-extract stage, recorded) and
     record them; a fact that holds one object at a time (lives_in, works_at) replaces the
     user's earlier one."""
     return await caller.run(lambda scoped: fact_scope.extract(scoped, body.memory_id))

@@ -45,13 +45,13 @@ async def topics(
 
 @router.post("/topic")
 async def topic(body: TopicRequest, caller: Authenticated) -> dict[str, TopicDetail]:
-    """engram's drill-down: each named topic's memories (those the key may read)."""
+    """Drill down: each named topic's memories (those the key may read)."""
     return await caller.run(lambda scoped: scoped.topic_memories(user=body.user_id, ids=body.ids))
 
 
 @router.post("/consolidate")
 async def consolidate(body: ConsolidateRequest, caller: Authenticated) -> ConsolidateResult:
-    """One engram consolidation cycle for the user (admin key): promotion, triage, gate,
+    """One consolidation cycle for the user (admin key): promotion, triage, gate,
     reconcile, merge, decay. With `dry_run`, the planned operations and nothing written."""
     return await caller.run(
         lambda scoped: scoped.consolidate(user=body.user_id, dry_run=body.dry_run)

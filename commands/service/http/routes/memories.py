@@ -50,7 +50,7 @@ MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex d
 
 @router.post("", status_code=201)
 async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddResult:
-    """Remember one or more contents for a user in one atomic write (HAEMA add()):
+    """Remember one or more contents for a user in one atomic write:
     related memories are reconstructed together with them, replaced ones superseded,
     duplicates reinforced. The key's agent and actor are recorded on every event."""
     return await caller.run(
@@ -88,7 +88,7 @@ class StoreByKeyRequest(BaseModel):
 
 @router.put("/by-key")
 async def store_by_key(body: StoreByKeyRequest, caller: Authenticated) -> StoreResult:
-    """Store a value under a key (Nebo's store): a new key adds a memory (`action`
+    """Store a value under a key: a new key adds a memory (`action`
     "added"), a new value updates the key's memory, whose history keeps the old one
     ("updated"), the same value changes nothing ("unchanged"). A key over 128 characters, a
     value over 2048 or a value that looks like an instruction to the assistant is refused
@@ -151,7 +151,7 @@ async def recall_by_key(
     key: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
     k: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = 5,
 ) -> RecallResult:
-    """Nebo's recall: the memory stored under `key` (matched loosely: `Code_Style` finds
+    """Recall by key: the memory stored under `key` (matched loosely: `Code_Style` finds
     `code-style`), else a search with the key as the query; the memories in full, each
     counted as served."""
     return await caller.run(lambda scoped: scoped.recall(user=user_id, key=key, k=k))
@@ -165,7 +165,7 @@ async def delete_by_key(
     namespace: Annotated[Identifier | None, Query()] = None,
     layer: Layer = None,
 ) -> ForgetResult:
-    """Nebo's delete: forget the memories stored under `key`, in one namespace (or
+    """Delete by key: forget the memories stored under `key`, in one namespace (or
     `layer/namespace`) or in all of them. Each is a forget event: `restore` brings it
     back."""
     only = effective_namespace(layer, namespace) if layer or namespace else None
@@ -184,7 +184,7 @@ class ClearRequest(BaseModel):
 
 @router.post("/clear")
 async def clear_namespace(body: ClearRequest, caller: Authenticated) -> ForgetResult:
-    """Nebo's clear: forget every memory of the user whose namespace starts with
+    """Clear a namespace: forget every memory of the user whose namespace starts with
     `namespace` (or `layer/namespace`), e.g. `daily` clears every day. Each is a forget
     event: `restore` brings it back one by one."""
     prefix = namespace_prefix(body.layer, body.namespace)
@@ -197,7 +197,7 @@ async def latest_memories(
     user_id: Annotated[Identifier, Query()],
     limit: Annotated[int, Query(ge=1, le=LATEST_MAX_LIMIT)] = LATEST_DEFAULT_LIMIT,
 ) -> list[MemoryOut]:
-    """HAEMA `get_latest`: the user's most recently written active memories (added,
+    """The user's most recently written active memories (added,
     updated or merged) in the key's categories, newest first."""
     return await caller.run(lambda scoped: scoped.latest(user=user_id, limit=limit))
 
@@ -257,7 +257,7 @@ async def memory_history(memory_id: MemoryId, caller: Authenticated) -> list[Eve
 
 @seed_paths.get("/stats")
 async def user_stats(caller: Authenticated, user_id: Annotated[Identifier, Query()]) -> UserStats:
-    """engram's stats: the user's memories in the key's categories, counted by layer,
+    """The user's memories in the key's categories, counted by layer,
     state and kind (as `mnemoledger stats` counts the whole log)."""
     return await caller.run(lambda scoped: scoped.stats(user=user_id))
 
@@ -268,7 +268,7 @@ async def trash(
     user_id: Annotated[Identifier, Query()],
     limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = TRASH_DEFAULT_LIMIT,
 ) -> list[MemoryOut]:
-    """engram's trash: the user's forgotten memories in the key's categories, the most
+    """The trash: the user's forgotten memories in the key's categories, the most
     recently forgotten first, at most `limit`; `POST /memories/{id}/restore` brings one
     back."""
     return await caller.run(lambda scoped: scoped.trash(user=user_id, limit=limit))

@@ -14,13 +14,13 @@ from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import ResumeOut
 from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.requests import (
-    EngramRecallRequest,
     Identifier,
+    MemoryRecallRequest,
     QueryBody,
     QueryText,
     SearchRequest,
 )
-from mnemoledger.commands.service.scoped import EngramRecallResult
+from mnemoledger.commands.service.scoped import MemoryRecallResult
 from mnemoledger.ledger.policy import (
     MAX_POSITION,
     RESUME_RECENT_HOURS,
@@ -33,7 +33,7 @@ router = APIRouter(tags=["recall"])
 
 @router.post("/query")
 async def memory_query(body: QueryBody, caller: Authenticated) -> QueryResult:
-    """`memory.query` (seed 003 §6): the delta header (with `thread`), then the results as
+    """An agent's scoped recall: the delta header (with `thread`), then the results as
     bullets or full memories within `budget_tokens`; the agent's allowlist and the key's
     categories are enforced before anything is searched. Records what was served."""
     request = body.as_request()
@@ -67,7 +67,7 @@ async def search_get(
     expand: Annotated[bool | None, Query()] = None,
     rerank: Annotated[bool, Query()] = False,
 ) -> list[SearchHit]:
-    """engram's `GET /search?q=...&k=...`: the same hybrid search as `POST /search`, in one
+    """`GET /search?q=...&k=...`: the same hybrid search as `POST /search`, in one
     user's memories, the key's categories only (with `namespace`, that namespace's and the
     shared `default` ones). Records nothing but the LLM calls of `expand` / `rerank`."""
     return await caller.run(
@@ -84,10 +84,10 @@ async def search_get(
 
 
 @router.post("/recall")
-async def recall(body: EngramRecallRequest, caller: Authenticated) -> EngramRecallResult:
-    """engram's recall (seed 001 §4): the user's best matches in full, at most `limit`,
-    above `min_score`; records what it served (access counts) unless `dry`. Runs
-    `memory.query` (or, dry, the hybrid search) as the key sees the user's memories."""
+async def recall(body: MemoryRecallRequest, caller: Authenticated) -> MemoryRecallResult:
+    """The user's best matches in full, at most `limit`, above `min_score`; records what
+    it served (access counts) unless `dry`. Runs the scoped recall of `POST /query` (or,
+    dry, the hybrid search) as the key sees the user's memories."""
     return await caller.run(
         lambda scoped: scoped.engram_recall(
             body.query,
@@ -111,7 +111,7 @@ async def resume(
         bool, Query(description="Keep Core and Working memories related to the recent context.")
     ] = False,
 ) -> ResumeOut:
-    """engram's resume (seed 001 §7): Core, Recent, Topics, Triggers, within fixed budgets,
+    """What a new session resumes from: Core, Recent, Topics, Triggers, within fixed budgets,
     from the memories the key may read. Writes nothing."""
     return await caller.run(
         lambda scoped: scoped.resume(
@@ -127,7 +127,7 @@ async def delta(
     user_id: Annotated[Identifier, Query()],
     since: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
 ) -> DeltaOut:
-    """The delta header (seed 003 §1): the thread's revision and the latest changes of the
+    """The delta header: the thread's revision and the latest changes of the
     user's memories in the key's categories, since `since` or since this agent was last
     served in the thread."""
     return await caller.run(lambda scoped: scoped.delta(thread, since, user=user_id))
@@ -135,5 +135,5 @@ async def delta(
 
 @router.get("/core")
 async def core(caller: Authenticated, user_id: Annotated[Identifier, Query()]) -> CoreOut:
-    """The user's core.md (HAEMA's core layer); needs the `profile` category."""
+    """The user's core.md (their durable profile); needs the `profile` category."""
     return await caller.run(lambda scoped: scoped.core(user=user_id))
