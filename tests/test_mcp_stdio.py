@@ -341,3 +341,34 @@ def test_mcp_needs_a_user_or_a_key(home: Path, monkeypatch: pytest.MonkeyPatch) 
     result = CliRunner().invoke(cli, ["mcp", "--home", str(home)])
     assert result.exit_code == 2
     assert "--user" in result.output and "--key" in result.output
+
+
+def test_wrong_arguments_get_a_short_message_and_the_server_its_version(home: Path) -> None:
+    """A client's wrong arguments come back as one line per argument, in words (not
+    pydantic's report with its links); the server announces the package's version."""
+    from importlib.metadata import version
+
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with (
+            stdio_client(local_parameters(home)) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            seen["init"] = await client.initialize()
+            for name, arguments in (
+                ("add", {"contents": []}),
+                ("search", {"query": "tea", "k": 0}),
+                ("history", {"memory_id": "a b"}),
+                ("add", {}),
+            ):
+                seen[name + str(len(seen))] = error_text(await client.call_tool(name, arguments))
+
+    anyio.run(session)
+    assert seen.pop("init").server_info.version == version("mnemoledger") != ""
+    assert list(seen.values()) == [
+        "bad_request: contents: List should have at least 1 item after validation, not 0",
+        "bad_request: k: Input should be greater than or equal to 1",
+        "bad_request: memory_id: must not be empty or contain white space",
+        "bad_request: contents: Field required",
+    ]

@@ -28,18 +28,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
-from pydantic import Field, TypeAdapter
+from pydantic import Field, TypeAdapter, ValidationError
 
 from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
 from mnemoledger.commands.recall.query import QueryResult
 from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.service.checkpoint_tools import add_checkpoint_tools
+from mnemoledger.commands.service.http.errors import validation_message
 from mnemoledger.commands.service.http.requests import (
     MAX_ADD_CONTENTS,
     Content,
@@ -144,6 +146,29 @@ def _tool_error(error: Exception) -> ToolError:
     return ToolError(f"{code}: {error}")
 
 
+class CheckedTool(Tool):
+    """A tool whose arguments, when they do not match its schema, are refused with a short
+    message naming each wrong argument (`bad_request: k: Input should be greater than or
+    equal to 1`), not pydantic's report with its links."""
+
+    async def run(
+        self,
+        arguments: dict[str, Any],
+        context: Any,
+        convert_result: bool = False,
+    ) -> Any:
+        try:
+            self.fn_metadata.validate_arguments(arguments)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: "
+                f"{validation_message(e)}"
+                for e in error.errors()
+            )
+            raise ToolError(f"bad_request: {problems}") from None
+        return await super().run(arguments, context, convert_result)
+
+
 def published_as_sent(tool: Tool) -> Tool:
     """The tool with its output schema in serialization mode. The SDK derives the schema in
     validation mode but sends fields by their serialization alias (a link's `from`), so
@@ -168,7 +193,7 @@ def build_server(
 
     def tool(name: str, annotations: ToolAnnotations) -> Callable[[F], F]:
         def register(fn: F) -> F:
-            registered = Tool.from_function(fn, name=name, annotations=annotations)
+            registered = CheckedTool.from_function(fn, name=name, annotations=annotations)
             tools.append(published_as_sent(registered))
             return fn
 
@@ -667,7 +692,9 @@ def build_server(
 
     add_checkpoint_tools(tool, run, user_of)  # save_checkpoint, load_checkpoint (seed 003 §15)
 
-    return MCPServer("mnemoledger", instructions=INSTRUCTIONS, tools=tools)
+    return MCPServer(
+        "mnemoledger", instructions=INSTRUCTIONS, version=version("mnemoledger"), tools=tools
+    )
 
 
 def serve_stdio(

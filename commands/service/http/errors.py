@@ -98,7 +98,8 @@ PATTERN_MESSAGES = {
 """What a schema pattern means, in words (pydantic says "String should match pattern")."""
 
 
-def _message(e: Mapping[str, Any]) -> Any:
+def validation_message(e: Mapping[str, Any]) -> Any:
+    """One pydantic error in words: what a pattern or a choice means, the value given."""
     context = e.get("ctx") or {}
     if e.get("type") == "string_pattern_mismatch":
         return PATTERN_MESSAGES.get(str(context.get("pattern")), e.get("msg"))
@@ -113,7 +114,7 @@ def _validation_details(error: RequestValidationError) -> list[dict[str, Any]]:
     return [
         {
             "loc": [str(part) for part in e.get("loc", ())],
-            "msg": _message(e),
+            "msg": validation_message(e),
             "type": e.get("type"),
         }
         for e in error.errors()
