@@ -299,3 +299,14 @@ def test_the_diff_opens_nothing_outside_the_configured_roots(
 
 def test_replay_paths_are_plain_directories(ui: Explorer) -> None:
     assert isinstance(ui.replay, Path) and (ui.replay / "ledger.sqlite3").exists()
+
+
+def test_a_nul_character_in_a_diff_path_is_a_400_page(ui: Explorer, admin: httpx.Client) -> None:
+    for params in (
+        {"a": str(ui.home), "b": f"{ui.home}\x00"},
+        {"a": "/tmp/\x00", "b": str(ui.home)},
+    ):
+        assert alert(admin.get("/ui/diff", params=params)) == (
+            400,
+            "a path cannot contain a NUL character",
+        )

@@ -272,6 +272,8 @@ class Facts:
 def _part(name: str, value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{name} must be non-empty text")
+    if "\x00" in value:
+        raise InvalidInput(f"{name} must not contain a NUL character")
     text = " ".join(value.split())
     if len(text) > MAX_FACT_PART_CHARS:
         raise InvalidInput(f"{name} is longer than {MAX_FACT_PART_CHARS} characters")

@@ -400,6 +400,8 @@ def diff_roots() -> list[Path]:
 def reachable(home: Path, text: str) -> Path:
     """The directory `text` names, if it is this home or under a configured root; every
     other path gets the same 404 before anything there is looked at."""
+    if "\x00" in text:
+        raise PageError(400, "a path cannot contain a NUL character")
     path = Path(text).expanduser()
     if path.is_absolute():
         resolved = path.resolve()
