@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoledger.commands import output
+from mnemoledger.commands.audit.history_cli import history_table
 from mnemoledger.commands.facade import MnemoLedger
 from mnemoledger.ledger.errors import InvalidInput
 
@@ -49,6 +50,8 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
         superseded: list[str] = []
         corrected: list[str] = []
         """Memories of a turn that a later turn corrects (`corrects`), once replaced."""
+        correction: tuple[str, list[str]] | None = None
+        """The correcting turn's text and the memories of the turn it corrects."""
         of_turn: dict[str, list[str]] = {}
         by_text: dict[str, str] = {}
         turns = [t for t in sample_conversation() if t["role"] == "user"]
@@ -64,20 +67,24 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
                 )
                 superseded += result.superseded
                 of_turn[turn["id"]] = [m.id for m in result.memories]
-                mended = set(of_turn.get(turn.get("corrects", ""), []))
+                mended = of_turn.get(turn.get("corrects", ""), [])
+                if mended:
+                    correction = (turn["content"], mended)
                 corrected += [i for i in result.superseded if i in mended]
                 by_text.update({m.content: m.id for m in result.memories})
                 if progress:
                     progress(done, len(turns))
         debugging = next(i for text, i in by_text.items() if "debugging" in text)
         memory.ttl(debugging, 7, agent=AGENT)
+        work = next(i for text, i in by_text.items() if "PostgreSQL" in text)
+        memory.link(work, debugging, agent=AGENT)
         editor = next(i for text, i in by_text.items() if "Neovim" in text)
         memory.forget(editor, agent=AGENT)
 
         memories = memory.list(user=USER)
         hits = memory.search(QUERY, user=USER, k=3)
-        shown = (corrected or superseded)[:1]
-        history = memory.history(shown[0]) if shown else []
+        shown = corrected[:1] or ([_closest(memory, *correction)] if correction else [])
+        history = memory.memory_history(shown[0]) if shown else []
         core = memory.core(user=USER)
         stats = memory.stats()
         llm_calls = len(memory.log(event_type="LLMCallRecorded"))
@@ -87,6 +94,7 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
                 "memories": memories,
                 "search": hits,
                 "history": history,
+                "corrected": bool(corrected),
                 "core": core,
                 "superseded": superseded,
                 "llm_calls": llm_calls,
@@ -98,8 +106,11 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
         say(f"\n[bold]search[/] {QUERY!r}", markup=True)
         output.hits_table(hits)
         if history:
-            say("\n[bold]history[/] of a memory the conversation later corrected", markup=True)
-            output.events_table(history)
+            heading = "of a memory the conversation later corrected"
+            if not corrected:
+                heading = "of the memory a later turn corrects (the add kept both: not replaced)"
+            say(f"\n[bold]history[/] {heading}", markup=True)
+            history_table(history)
         say(f"\n[bold]core.md[/] (version {core.version})", markup=True)
         say(core.markdown)
         say(
@@ -108,3 +119,9 @@ def run_demo(home: Path | None, *, as_json: bool = False) -> None:
             f"{', '.join(f'{k}={v}' for k, v in stats.projections.items())}."
         )
         say(f"Try: mnemoledger --home {home} log --type MemorySuperseded")
+
+
+def _closest(memory: MnemoLedger, text: str, candidates: list[str]) -> str:
+    """Of `candidates`, the memory sharing the most words with `text` (what it corrects)."""
+    words = set(text.lower().split())
+    return max(candidates, key=lambda i: len(words & set(memory.get(i).content.lower().split())))

