@@ -59,9 +59,9 @@ def pair_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, An
     seconds = time.perf_counter() - started
     by_lang: dict[str, list[tuple[str, str, bool]]] = defaultdict(list)
     for row, answer in zip(rows, answers, strict=True):
-        seen = (row["label"], answer.label, replacing(answer))
-        by_lang[row.get("lang", "en")].append(seen)
-        by_lang["all"].append(seen)
+        decided = (row["label"], answer.label, replacing(answer))
+        by_lang[row.get("lang", "en")].append(decided)
+        by_lang["all"].append(decided)
     report: dict[str, Any] = {}
     for lang, seen in sorted(by_lang.items()):
         true_pos = sum(t == "replaces" and d for t, _, d in seen)

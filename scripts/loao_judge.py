@@ -5,7 +5,8 @@ then score those cases with the refit. The generalisation figure for sets we wro
     pip install -e ".[train]"
     python scripts/loao_judge.py [--per-author] [--runner ../shared/tools/memory_cases.py]
 
-Each of our labelled case sets (`tests/data/memory_cases*.jsonl`, blind12 aside) is one
+Each of our labelled case sets (`tests/data/memory_cases*.jsonl`, the newest new authors'
+aside: `fit_judge.NEVER`) is one
 author's. By default the authors are split into three folds (a refit costs ~10 minutes on
 two cores), which is stricter than leaving one out: each refit also lacks the fold's other
 authors. `--per-author` refits once per author. The turn model is never fitted on case
@@ -27,7 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "commands" / "judge" / "models"
 DATA = ROOT / "tests" / "data"
-NEVER = ("memory_cases_blind12.jsonl",)
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from fit_judge import NEVER  # noqa: E402  (the sets never fitted on are never folds either)
+
 FOLDS = 3
 
 

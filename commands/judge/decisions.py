@@ -3,9 +3,9 @@
     replaces("I live in Paris", "I moved to Berlin")           # True
     says_the_same("I'm allergic to peanuts", "I have a peanut allergy")  # True
 
-A relation decides when it is the likeliest of the four, and "replaces" only from
-`REPLACES_CUT` (a wrong replacement hides a true memory); one statement replaces at most one
-older fact of those it is compared with (the likeliest).
+A relation decides when it is the likeliest of the four, and "replaces" only from the
+model's own cut (`Relation.replaces_cut`: a wrong replacement hides a true memory); one
+statement replaces at most one older fact of those it is compared with (the likeliest).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 from mnemoledger.commands.judge.judgement import Judge, Relation
 from mnemoledger.commands.judge.learned import default_judge
-from mnemoledger.ledger.policy import REPLACES_CUT
 
 
 def _relation(older: str, newer: str, judge: Judge | None) -> Relation:
@@ -23,7 +22,7 @@ def _relation(older: str, newer: str, judge: Judge | None) -> Relation:
 
 def replacing(relation: Relation) -> bool:
     """Whether a relation decides that the newer statement replaces the older."""
-    return relation.label == "replaces" and relation.replaces >= REPLACES_CUT
+    return relation.replacing
 
 
 def replaces(older: str, newer: str, judge: Judge | None = None) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
 from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import REPLACES_CUT
 
 RELATIONS: Final = ("replaces", "restates", "adds", "unrelated")
 """How a newer statement relates to an older one, in the order of the model's outputs."""
@@ -39,12 +40,21 @@ class Relation:
     """About the same thing or holder, but both are true at once."""
     unrelated: float
     """About something else."""
+    replaces_cut: float = REPLACES_CUT
+    """The likelihood from which `replaces` decides: the answering model's own calibration
+    (a fitted model's manifest names it), `REPLACES_CUT` when it names none."""
 
     @property
     def label(self) -> str:
         """The likeliest relation."""
         scores = (self.replaces, self.restates, self.adds, self.unrelated)
         return RELATIONS[max(range(len(scores)), key=scores.__getitem__)]
+
+    @property
+    def replacing(self) -> bool:
+        """Whether the newer statement replaces the older: "replaces" is the likeliest
+        relation, from `replaces_cut` (a wrong replacement hides a true memory)."""
+        return self.label == "replaces" and self.replaces >= self.replaces_cut
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -35,6 +35,7 @@ from mnemoledger.commands.judge.guards import (
 )
 from mnemoledger.commands.judge.judgement import Relation, Role, Turn
 from mnemoledger.commands.judge.text import statement, turn
+from mnemoledger.ledger.policy import REPLACES_CUT
 
 MODELS: Final = Path(__file__).resolve().parent / "models"
 """The fitted files shipped with the package."""
@@ -69,6 +70,7 @@ class ModelMissing(RuntimeError):
 class _Manifest:
     max_length: int
     outputs: tuple[str, ...]
+    replaces_cut: float
 
 
 class _Model:
@@ -93,7 +95,11 @@ class _Model:
         from tokenizers import Tokenizer
 
         manifest = json.loads((self._folder / f"{self._name}.json").read_text(encoding="utf-8"))
-        self.manifest = _Manifest(int(manifest["max_length"]), tuple(manifest["outputs"]))
+        self.manifest = _Manifest(
+            int(manifest["max_length"]),
+            tuple(manifest["outputs"]),
+            float(manifest.get("replaces_cut", REPLACES_CUT)),
+        )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -124,6 +130,12 @@ class _Model:
             (logits,) = self._session.run(["logits"], feeds)
             rows.append(np.asarray(logits, dtype=np.float32)[0])
         return np.array(rows, dtype=np.float32).reshape(len(rows), -1)
+
+    @property
+    def replaces_cut(self) -> float:
+        """The cut the model's manifest names (read when the model is loaded)."""
+        assert self.manifest is not None, "read after the first logits()"
+        return self.manifest.replaces_cut
 
     def unreadable(self, text: str) -> bool:
         """Most of `text` is in a script the model never learned (Chinese, Japanese, Korean)
@@ -207,7 +219,7 @@ class LearnedJudge:
                 relation = contradicted(relation)
             elif other_values(older, newer):
                 relation = not_restated(relation)
-            answers.append(relation)
+            answers.append(replace(relation, replaces_cut=self._relation.replaces_cut))
         return answers
 
     def _scores(self, turns: Sequence[Turn]) -> list[tuple[float, float]]:
