@@ -402,33 +402,38 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
 
 CUT_PAIRS = DATA / "pairs_rule_tests.jsonl"
 """Our pairs the retired rule tests pinned, never fitted on: the cut is chosen on them."""
-CUT_RECALL = 0.90
 CUTS = (0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+PRECISION_WEIGHT = 0.5
+"""The F-beta the cut maximises: beta 0.5 counts precision twice as much as recall. A wrong
+replacement hides a true memory; a missed one leaves the older value beside the newer."""
 
 
 def choose_replaces_cut(out: Path) -> dict[str, Any]:
-    """The likelihood from which the fitted model's "replaces" decides: the most precise
-    cut of `CUTS` that keeps "replaces" recall >= `CUT_RECALL` on `CUT_PAIRS`, through the
-    judge as the product runs it (int8, the guards); the likeliest relation alone (0.0)
-    when none does. Each fit is calibrated otherwise, so a fixed cut would not carry."""
+    """The likelihood from which the fitted model's "replaces" decides: the cut of `CUTS`
+    with the best F0.5 of "replaces" on `CUT_PAIRS`, through the judge as the product runs
+    it (int8, the guards). Each fit is calibrated otherwise, so a fixed cut would not
+    carry from one fit to the next."""
     from mnemoledger.commands.judge import LearnedJudge
 
     rows = rows_of(CUT_PAIRS)
     answers = LearnedJudge(out).relations([(r["older"], r["newer"]) for r in rows])
     real = sum(r["label"] == "replaces" for r in rows)
-    best = {"replaces_cut": 0.0, "precision": 0.0, "recall": 0.0}
+    beta2 = PRECISION_WEIGHT**2
+    scored = []
     for cut in CUTS:
         said = [a.label == "replaces" and a.replaces >= cut for a in answers]
         hits = sum(s and r["label"] == "replaces" for s, r in zip(said, rows, strict=True))
         precision, recall = hits / max(1, sum(said)), hits / max(1, real)
-        if cut == 0.0 or (recall >= CUT_RECALL and precision > best["precision"]):
-            best = {"replaces_cut": cut, "precision": precision, "recall": recall}
+        f = (1 + beta2) * precision * recall / max(1e-9, beta2 * precision + recall)
+        scored.append((round(f, 4), cut, precision, recall))
+    f, cut, precision, recall = max(scored)
     return {
-        "replaces_cut": best["replaces_cut"],
+        "replaces_cut": cut,
         "replaces_cut_chosen_on": {
             "pairs": str(CUT_PAIRS.relative_to(ROOT)),
-            "precision": round(best["precision"], 3),
-            "recall": round(best["recall"], 3),
+            "f0.5": f,
+            "precision": round(precision, 3),
+            "recall": round(recall, 3),
         },
     }
 
