@@ -5,6 +5,8 @@
 
 - statement pairs (`tests/data/pairs_heldout_en.jsonl`, `pairs_heldout_multilingual.jsonl`,
   `pairs_heldout_shift.jsonl` (a change announced beside another fact of the same holder),
+  `pairs_heldout_second_values.jsonl` (a second value of a many-valued fact, or a new one
+  of a single-valued fact),
   written by authors who never saw the code): accuracy over the four relations, and the
   precision and recall of the decision "replaces" (the likeliest relation, from
   `REPLACES_CUT`: a wrong replacement hides a true memory), per language;
@@ -42,6 +44,7 @@ PAIRS = (
     "pairs_heldout_en.jsonl",
     "pairs_heldout_multilingual.jsonl",
     "pairs_heldout_shift.jsonl",
+    "pairs_heldout_second_values.jsonl",
 )
 
 
