@@ -2,4 +2,5 @@
 
 from mnemoledger.commands.cli import main
 
-main()
+if __name__ == "__main__":  # importing the module (as the API docs' inspection does) runs nothing
+    main()
