@@ -24,15 +24,13 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from mnemoledger.commands.audit.diff import diff_ledgers
 from mnemoledger.commands.audit.export_api import Export
 from mnemoledger.commands.audit.history_api import History
 from mnemoledger.commands.audit.integrity_api import Integrity
-from mnemoledger.commands.audit.replay import replay
 from mnemoledger.commands.audit.replay_api import Replay
 from mnemoledger.commands.audit.report_api import Reports
-from mnemoledger.commands.audit.timetravel import read_models_at
 from mnemoledger.commands.audit.timetravel_api import TimeTravel
 from mnemoledger.commands.lifecycle.consolidate_api import Consolidate
 from mnemoledger.commands.llm.stage import LLMProvider
@@ -69,6 +67,44 @@ from mnemoledger.projections.runner import Runner
 from mnemoledger.projections.topics import TopicsProjection
 from mnemoledger.projections.transcripts import TranscriptsProjection
 from mnemoledger.projections.vectors import VectorsProjection
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from contextlib import AbstractContextManager
+
+    from mnemoledger.commands.audit.diff import DiffReport
+    from mnemoledger.commands.audit.replay import ReplayOptions, ReplayResult
+    from mnemoledger.commands.audit.replay.engine import Progress
+    from mnemoledger.commands.audit.timepoints import Point
+
+
+# Replay, diff and time travel load the replay engine (every stage and the consolidation
+# pipeline), DuckDB and a scratch ledger: imported when one runs, not when a facade opens.
+
+
+def replay(
+    live: MnemoLedger, into: Path, options: ReplayOptions, progress: Progress | None
+) -> ReplayResult:
+    """`commands.audit.replay.replay`, imported on first use."""
+    from mnemoledger.commands.audit.replay import replay as run
+
+    return run(live, into, options, progress)
+
+
+def diff_ledgers(a: MnemoLedger, b: MnemoLedger, user: str | None) -> DiffReport:
+    """`commands.audit.diff.diff_ledgers`, imported on first use."""
+    from mnemoledger.commands.audit.diff import diff_ledgers as compare
+
+    return compare(a, b, user)
+
+
+def read_models_at(
+    live: MnemoLedger, point: str | int | Point, extra: Sequence[str] = ()
+) -> AbstractContextManager[MnemoLedger]:
+    """`commands.audit.timetravel.read_models_at`, imported on first use."""
+    from mnemoledger.commands.audit.timetravel import read_models_at as view_at
+
+    return view_at(live, point, extra)
 
 
 def default_actor() -> str:

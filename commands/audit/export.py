@@ -20,7 +20,6 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from eventsourcing.persistence import IntegrityError
 
-from mnemoledger.commands.audit.replay.reapply import Reapplier, created_by
 from mnemoledger.commands.write.sanitize import RecordScreen
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput, UnknownUser
@@ -244,6 +243,10 @@ def import_records(
 ) -> int:
     """Append the exported events to `ledger`, in order; returns how many. `InvalidInput`
     naming the line (of `source`) of the first event that cannot apply, and why."""
+    # Imported here: the replay engine loads the whole stack (every stage, consolidation),
+    # which every facade would otherwise pay for when it opens.
+    from mnemoledger.commands.audit.replay.reapply import Reapplier, created_by
+
     batch = Reapplier(ledger)
     screened = RecordScreen()
     saved = 0

@@ -11,15 +11,17 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
-from mnemoledger.commands.audit.diff import DiffReport
-from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions, ReplayResult
-from mnemoledger.commands.audit.replay.engine import Mode, Progress
 from mnemoledger.commands.audit.timepoints import parse_point
 from mnemoledger.commands.parts import Parts
 from mnemoledger.ledger import Settings
 from mnemoledger.ledger.errors import InvalidInput
+
+if TYPE_CHECKING:  # the replay engine loads every stage: imported when a replay runs
+    from mnemoledger.commands.audit.diff import DiffReport
+    from mnemoledger.commands.audit.replay import ReplayOptions, ReplayResult
+    from mnemoledger.commands.audit.replay.engine import Mode, Progress
 
 
 class Closable(Protocol):
@@ -68,6 +70,8 @@ class Replay(Generic[Live]):
         through its pipeline (LLM answers from the record in `recorded` mode; in `live`
         mode the stages run again, with `prompts` {stage: file}, `model`, `provider`);
         `since`/`until` (TIME|POSITION) and `user` limit what is executed again."""
+        from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions
+
         options = ReplayOptions(
             mode=mode,
             prompts={

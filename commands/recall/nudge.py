@@ -26,7 +26,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from mnemoledger.commands.llm.rules.extract import extract
 from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
@@ -127,6 +126,8 @@ def storable(message: str, disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAUL
         return False
     if disclosure == "patterns":
         return True
+    from mnemoledger.commands.llm.rules.extract import extract  # the catalogue: on first use
+
     found = extract(ExtractInput(conversation=[ConversationTurn(role=USER, content=text)]))
     return any((found.preferences, found.entities, found.decisions, found.styles, found.artifacts))
 

@@ -68,10 +68,9 @@ from typing import Final, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
-from bm25s.stopwords import STOPWORDS_EN_PLUS
 
+from mnemoledger.commands.llm.rules.stopwords import STOPWORDS_EN_PLUS
 from mnemoledger.commands.models import SearchHit
-from mnemoledger.commands.recall.asked import answers, asked, outside
 from mnemoledger.ledger.policy import (
     ACTIVE,
     AUTO_EXPAND_THRESHOLD,
@@ -799,6 +798,9 @@ class _Search:
     ) -> tuple[frozenset[str], frozenset[str]]:
         """The candidates that state what the query asks for, and those that state the
         attribute asked for with a value of another kind than asked (`asked.py`)."""
+        # Imported here: `asked` compiles the catalogue's job and relation patterns.
+        from mnemoledger.commands.recall.asked import answers, asked, outside
+
         question = asked(query)
         if question is None:
             return frozenset(), frozenset()

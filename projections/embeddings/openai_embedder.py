@@ -6,7 +6,6 @@ import os
 from collections.abc import Sequence
 
 import numpy as np
-import openai
 
 from mnemoledger.ledger import InvalidInput
 from mnemoledger.ledger.policy import OPENAI_MAX_ATTEMPTS
@@ -48,6 +47,8 @@ class OpenAIEmbedder:
         self.model = f"openai/{model}"
         self._model_name = model
         self._dimensions = dimensions
+        import openai  # here: the client takes ~0.3 s to import, and only this embedder uses it
+
         # Local servers take any key, but the client refuses to start without one.
         self._client = openai.OpenAI(
             base_url=base_url,

@@ -8,8 +8,6 @@ import re
 from collections import Counter
 from typing import Final
 
-from bm25s.stopwords import STOPWORDS_EN_PLUS
-
 from mnemoledger.commands.judge.decisions import replaces, says_the_same
 from mnemoledger.commands.llm.consolidation_schemas import (
     AuditInput,
@@ -36,6 +34,7 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TriageVerdict,
 )
 from mnemoledger.commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
+from mnemoledger.commands.llm.rules.stopwords import STOPWORDS_EN_PLUS
 from mnemoledger.commands.llm.rules.text import (
     comparison_key,
     overlap,

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from bm25s.stopwords import STOPWORDS_EN_PLUS
-
+from mnemoledger.commands.llm.rules.stopwords import STOPWORDS_EN_PLUS
 from mnemoledger.commands.llm.search_schemas import (
     MAX_EXPANSIONS,
     ExpandInput,
