@@ -126,7 +126,7 @@ def test_add_query_history_path(server: LiveServer) -> None:
 def test_missing_invalid_and_revoked_keys_get_401(server: LiveServer) -> None:
     key = server.key("researcher", ["maya"])
     anonymous = client(server)
-    assert anonymous.get("/health").json()["status"] == "ok"
+    assert anonymous.get("/health").json()["status"] == "ready"
 
     error = assert_error(
         anonymous.get("/memories", params={"user_id": "maya"}), 401, "unauthorized"

@@ -38,8 +38,9 @@ contention; past four, the log's single writer (SQLite) and the read models' cat
 are shared by all of them and become the limit, so a bigger machine is better served by
 asking for more explicitly (`--workers`) after measuring (scripts/bench_http.py)."""
 
-APP_FACTORY = "mnemoledger.commands.service.http.app:app_from_environment"
-"""What each uvicorn worker imports and calls to build its app."""
+APP_FACTORY = "mnemoledger.commands.service.http.starting:app_from_environment"
+"""What each uvicorn worker imports and calls: a light app that answers /health at once and
+builds the API in the background (`commands.service.http.starting`)."""
 
 HTTP_PARSER = "h11"
 """uvicorn's HTTP parser, named so that installing httptools (uvicorn's "auto" choice when
@@ -107,7 +108,12 @@ def serving_environment(state: CliState) -> None:
 def serve(state: CliState, host: str, port: int, workers: int | None, log_level: str) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json, docs at /docs and /redoc) until
     interrupted, in --workers processes on one port. Every route but /health needs a key
-    from `mnemoledger keys create`."""
+    from `mnemoledger keys create`.
+
+    Each worker answers GET /health as soon as it listens, with "status": "starting" while it
+    builds the API and opens the memory in the background, then "ready"; any other request
+    sent before then waits until the worker is ready and is served then. Poll /health for
+    "ready" before measuring or routing latency-sensitive traffic."""
     import uvicorn
 
     from mnemoledger.ledger.settings import Settings
@@ -155,8 +161,6 @@ def mcp(state: CliState, user: str | None, agent: str | None, key: str | None) -
     """Serve the memory as MCP tools on stdin/stdout for a desktop or agent client: add,
     search, query, list, get, update, forget, restore, history, delta, notes and more.
     Locally, `--user NAME` is enough; with a key, the key decides who may do what."""
-    from mnemoledger.commands.service.mcp_server import serve_stdio
-
     if key is None and user is None:
         raise click.UsageError(
             f"give --user NAME (or ${MCP_USER_ENV}) to serve one user locally, "
@@ -164,6 +168,9 @@ def mcp(state: CliState, user: str | None, agent: str | None, key: str | None) -
         )
     if key is not None and agent is not None:
         raise click.UsageError("--agent is for keyless use: a key fixes its own agent")
+    # Imported once the arguments are known to be right: a usage error comes at once.
+    from mnemoledger.commands.service.mcp_server import serve_stdio
+
     serve_stdio(_open(state), key, user=user, agent=agent)
 
 

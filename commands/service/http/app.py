@@ -7,7 +7,8 @@
 Concurrency: two facades per process, each opened in its own thread when the app starts and
 closed when it stops: one runs the reads, the other the writes, each one call at a time
 (see `commands.serial` and `auth.ServerState`). `mnemoledger serve --workers N` runs N such
-processes on one socket (uvicorn workers, each building its app with `app_from_environment`);
+processes on one socket (uvicorn workers, each serving `starting.StartingApp`, which builds this
+app in the background so that /health answers from the start);
 they share the home (or the PostgreSQL log) as any processes do: every read catches the read
 models up with the log first, so each sees every write acknowledged by any of them. Each
 also extracts, on its writes facade, the conversation threads that went quiet (`routes.turns`).
@@ -60,13 +61,14 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        writes = FacadeThread(open_facade)
+        # Opened in threads: the event loop keeps answering (`starting.StartingApp`'s /health)
+        writes = await asyncio.to_thread(FacadeThread, open_facade)
         try:
-            reads = FacadeThread(open_facade)
+            reads = await asyncio.to_thread(FacadeThread, open_facade)
         except BaseException:
-            writes.close()
+            await asyncio.to_thread(writes.close)
             raise
-        keys = writes.call(lambda memory: memory.api_key_store)
+        keys = await writes.run(lambda memory: memory.api_key_store)
         app.state.mnemoledger = ServerState(reads, writes, keys)
         extracting = asyncio.create_task(turns.extract_quiet_threads(writes))
         try:
@@ -103,9 +105,9 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
 
 
 def app_from_environment() -> FastAPI:
-    """The app of one `serve --workers` process (a uvicorn factory): the facade's home,
-    store and actor come from the environment `serve` set (`MNEMOLEDGER_HOME`,
-    `MNEMOLEDGER_DB`, `MNEMOLEDGER_ACTOR`, ...), as `Settings()` reads it."""
-    from mnemoledger.commands.facade import MnemoLedger
+    """The API over facades opened from the environment `serve` set (`MNEMOLEDGER_HOME`,
+    `MNEMOLEDGER_DB`, `MNEMOLEDGER_ACTOR`, ...), as `Settings()` reads it. `serve` itself
+    runs `starting.app_from_environment`, which builds this in the background."""
+    from mnemoledger.commands.service.http.starting import build_api
 
-    return create_app(lambda: MnemoLedger())
+    return build_api()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib.metadata import version
+from typing import Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel
@@ -13,7 +14,11 @@ router = APIRouter(tags=["service"])
 
 
 class Health(BaseModel):
-    status: str
+    """`ready`: the API serves. Under `mnemoledger serve`, /health answers from the moment
+    the server starts: `starting` while the API is built and its stores are opened (other
+    requests wait until then), `failed` (503) if that failed."""
+
+    status: Literal["starting", "ready", "failed"]
     version: str
 
 
@@ -30,8 +35,8 @@ class WhoAmI(BaseModel):
 
 @router.get("/health")
 async def health() -> Health:
-    """Liveness: answers without a key."""
-    return Health(status="ok", version=version("mnemoledger"))
+    """Liveness and readiness: answers without a key."""
+    return Health(status="ready", version=version("mnemoledger"))
 
 
 @router.get("/whoami")
