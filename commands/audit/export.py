@@ -11,19 +11,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from uuid import UUID
 
-import duckdb
 import orjson
-import pyarrow as pa  # type: ignore[import-untyped]
 from eventsourcing.persistence import IntegrityError
 
 from mnemoledger.commands.write.sanitize import RecordScreen
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput, UnknownUser
 from mnemoledger.projections.history import event_name
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # type: ignore[import-untyped]
 
 FORMATS = ("jsonl", "parquet", "csv")
 READ_PAGE = 5000
@@ -34,25 +36,30 @@ Progress = Callable[[int, int], None]
 
 ERASED = "UserErased"
 
-TIMELINE_SCHEMA = pa.schema(
-    [
-        ("position", pa.int64()),
-        ("at", pa.timestamp("us", tz="UTC")),
-        ("event", pa.string()),
-        ("type", pa.string()),
-        ("stream", pa.string()),
-        ("version", pa.int64()),
-        ("user_id", pa.string()),
-        ("actor", pa.string()),
-        ("agent_id", pa.string()),
-        ("thread_id", pa.string()),
-        ("causation_id", pa.string()),
-        ("prompt_version", pa.string()),
-        ("content", pa.string()),
-        ("data", pa.string()),
-    ]
-)
-"""The timeline table: one row per event; `data` is the event's own fields as JSON."""
+
+@cache
+def timeline_schema() -> pa.Schema:
+    """The timeline table: one row per event; `data` is the event's own fields as JSON."""
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("position", pa.int64()),
+            ("at", pa.timestamp("us", tz="UTC")),
+            ("event", pa.string()),
+            ("type", pa.string()),
+            ("stream", pa.string()),
+            ("version", pa.int64()),
+            ("user_id", pa.string()),
+            ("actor", pa.string()),
+            ("agent_id", pa.string()),
+            ("thread_id", pa.string()),
+            ("causation_id", pa.string()),
+            ("prompt_version", pa.string()),
+            ("content", pa.string()),
+            ("data", pa.string()),
+        ]
+    )
 
 
 def all_events(ledger: Ledger) -> Iterator[EventRecord]:
@@ -79,7 +86,10 @@ def user_events(ledger: Ledger, user: str) -> list[EventRecord]:
 
 def timeline_table(records: list[EventRecord]) -> pa.Table:
     """The timeline rows of `records` as an Arrow table."""
-    columns: dict[str, list[Any]] = {name: [] for name in TIMELINE_SCHEMA.names}
+    import pyarrow as pa
+
+    schema = timeline_schema()
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
     for r in records:
         content = r.data.get("content")
         for name, value in (
@@ -99,7 +109,7 @@ def timeline_table(records: list[EventRecord]) -> pa.Table:
             ("data", json.dumps(r.data, ensure_ascii=False, sort_keys=True)),
         ):
             columns[name].append(value)
-    return pa.table(columns, schema=TIMELINE_SCHEMA)
+    return pa.table(columns, schema=schema)
 
 
 def write(records: list[EventRecord], path: Path, format: str) -> None:
@@ -112,6 +122,8 @@ def write(records: list[EventRecord], path: Path, format: str) -> None:
             for record in records:
                 out.write(orjson.dumps(record.as_json()) + b"\n")
         return
+    import duckdb  # DuckDB and Arrow load for a Parquet or CSV export only
+
     timeline = timeline_table(records)
     options = "FORMAT PARQUET" if format == "parquet" else "FORMAT CSV, HEADER"
     target = str(path).replace("'", "''")

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-import pyarrow as pa  # type: ignore[import-untyped]
 from pydantic import BaseModel
 
 from mnemoledger.commands.audit.export import all_events
@@ -110,6 +108,9 @@ class Report(BaseModel):
 def build_report(ledger: Ledger, *, user: str | None = None, bucket: str = "day") -> Report:
     if bucket not in BUCKETS:
         raise InvalidInput(f"bucket must be one of {', '.join(BUCKETS)}; got {bucket!r}")
+    import duckdb  # DuckDB and Arrow load when a report is asked for, not with the API
+    import pyarrow as pa  # type: ignore[import-untyped]
+
     ops: dict[str, list[Any]] = {
         "ts": [],
         "node": [],

@@ -31,9 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from psycopg import sql
 from pydantic import BaseModel
 
 from mnemoledger.ledger.data_keys import (
@@ -49,6 +48,9 @@ from mnemoledger.ledger.settings import Settings
 from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.ledger.store import is_postgres
 from mnemoledger.ledger.validation import identifier
+
+if TYPE_CHECKING:
+    from psycopg import sql
 
 KEY_PREFIX = "mlk_"
 """Every key starts with this, so a leaked one is recognisable in logs and scanners."""
@@ -280,6 +282,8 @@ class PostgresApiKeyStore(ApiKeyStore):
             conn.execute(self._statement(_SCHEMA))
 
     def _statement(self, statement: str) -> sql.Composed:
+        from psycopg import sql
+
         return sql.SQL(statement.replace("?", "%s")).format(table=self._table)
 
     def _run(self, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
