@@ -78,12 +78,11 @@ class StartingApp:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
-        if not self._ready.is_set():
-            if scope["type"] == "http" and scope["path"] == "/health" and scope["method"] == "GET":
-                status = 503 if self._failure is not None else 200
-                await _json(send, status, {"status": self.status, "version": _version()})
-                return
-            await self._ready.wait()  # set once the API is ready, or could not start
+        if self._api is None and _is_health(scope):  # the API's own /health once it serves
+            status = 503 if self._failure is not None else 200
+            await _json(send, status, {"status": self.status, "version": _version()})
+            return
+        await self._ready.wait()  # set once the API is ready, or could not start
         if self._api is None:
             await self._unavailable(scope, send)
             return
@@ -133,6 +132,10 @@ class StartingApp:
                 }
             },
         )
+
+
+def _is_health(scope: Scope) -> bool:
+    return scope["type"] == "http" and scope["path"] == "/health" and scope["method"] == "GET"
 
 
 def _version() -> str:
