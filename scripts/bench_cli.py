@@ -8,6 +8,9 @@
 - `mcp` without `--user`: the wall and CPU time until it exits with its usage error.
 - `serve --workers 1`: the wall time from start until `GET /health` answers 200, and until
   it reports `"status": "ready"` (the facades open: requests answered at once).
+- The first use of the embedding model and of the judge, each in a fresh process (the CPU of
+  importing its module, loading the model and answering once, minus that of the import
+  alone), so that `add beyond` = add - embedding - judge is what issue 30 limits.
 
 Issue 30's goals: cold `add` <= 0.5 s of CPU beyond the embedding and the judge's first use;
 `serve` answers /health within 3 s of start.
@@ -35,6 +38,21 @@ from typing import Any
 
 COMMANDS = ("--version", "--help", "add", "search", "stats")
 """Timed in this order in each run's fresh home (search and stats read what add wrote)."""
+
+FIRST_USE = {
+    "embedding": (
+        "from mnemoledger.ledger import Settings\n"
+        "from mnemoledger.projections.embeddings import make_embedder\n",
+        "make_embedder(Settings()).passages(['I moved to Lisbon in May'])\n",
+    ),
+    "judge": (
+        "from mnemoledger.commands.judge import Turn, default_judge\n",
+        "judge = default_judge()\n"
+        "judge.instructions([Turn('I moved to Lisbon in May')])\n"
+        "judge.relations([('I live in Porto', 'I moved to Lisbon in May')])\n",
+    ),
+}
+"""What each first use runs: (the import alone, then the use)."""
 
 SERVE_LIMIT_S = 300.0
 """How long to wait for the server before reporting it as not started."""
@@ -95,6 +113,17 @@ def measure_cli(embedder: str, runs: int, scratch: Path) -> dict[str, dict[str, 
         }
         for command, pairs in times.items()
     }
+
+
+def measure_first_use(embedder: str, runs: int) -> dict[str, float]:
+    """CPU s of the first embedding and the first judgement, each beyond its imports."""
+    env = environment(embedder)
+    found: dict[str, float] = {}
+    for name, (imports, use) in FIRST_USE.items():
+        used = [timed([sys.executable, "-c", imports + use], env)[0] for _ in range(runs)]
+        bare = [timed([sys.executable, "-c", imports], env)[0] for _ in range(runs)]
+        found[name] = round(max(0.0, statistics.median(used) - statistics.median(bare)), 3)
+    return found
 
 
 def free_port() -> int:
@@ -178,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         }
         for embedder in embedders:
             report[embedder] = measure_cli(embedder, args.runs, scratch)
+            first = measure_first_use(embedder, args.runs)
+            report[embedder]["first_use_cpu_s"] = first
+            report[embedder]["add_beyond_cpu_s"] = round(
+                report[embedder]["add"]["cpu_s"] - first["embedding"] - first["judge"], 3
+            )
             if not args.no_serve:
                 report[embedder]["serve"] = measure_serve(embedder, scratch)
         report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
@@ -209,6 +243,15 @@ def print_table(report: dict[str, Any], embedders: list[str], runs: int) -> None
             f"mnemoledger {command}",
             *(f"{report[e][command][key]:.3f}" for e in embedders for key in ("cpu_s", "wall_s")),
         )
+    for name in FIRST_USE:
+        table.add_row(
+            f"first {name} (CPU)",
+            *(c for e in embedders for c in (f"{report[e]['first_use_cpu_s'][name]:.3f}", "")),
+        )
+    table.add_row(
+        "add beyond them (CPU)",
+        *(c for e in embedders for c in (f"{report[e]['add_beyond_cpu_s']:.3f}", "")),
+    )
     if all("serve" in report[e] for e in embedders):
         for key, label in (("health_s", "/health 200"), ("ready_s", "/health ready")):
             cells = [report[e]["serve"][key] for e in embedders]
