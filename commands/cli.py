@@ -15,7 +15,6 @@ from typing import Any
 import click
 
 from mnemoledger.commands import output
-from mnemoledger.commands.judge.judgement import ROLES
 from mnemoledger.commands.options import (
     LIMIT,
     MEMORY_ID,
@@ -47,6 +46,11 @@ from mnemoledger.ledger.policy import (
 )
 
 BAD_INPUT = (InvalidInput, MemoryNotFound, InvalidTransition)
+
+ROLES = ("user", "assistant", "tool", "document")
+"""`commands.judge.judgement.ROLES`, written out: importing the judge package loads numpy and
+its models' runtime, which `--help`, `--version` and a usage error should not wait for
+(tests/test_startup.py checks the two agree)."""
 
 
 # Commands whose modules load only when run (or asked for their own --help), so that

