@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Final
 
 from mnemoledger.commands.llm.rules.attributes import KIN, facts_of
-from mnemoledger.commands.llm.rules.user_facts import _JOBS
+from mnemoledger.commands.llm.rules.jobs import JOBS as _JOBS
 
 _I = re.IGNORECASE
 
