@@ -69,8 +69,9 @@ FACADE_NEVER = (
     "mnemoledger.commands.audit.replay.engine",
 )
 """What opening the Python API does not import: FAISS (loaded with the first index built or
-read), model runtimes (loaded on first embedding or judgement), the OpenAI client (its provider or embedder only), export's DuckDB/Arrow, the
-rule catalogue (loaded per stage) and the replay engine."""
+read), model runtimes (loaded on first embedding or judgement), the OpenAI client (its
+provider or embedder only), export's DuckDB/Arrow, the rule catalogue (loaded per stage) and
+the replay engine."""
 
 
 def loaded_after(code: str) -> tuple[int, list[str], str]:

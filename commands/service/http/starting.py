@@ -135,7 +135,7 @@ class StartingApp:
 
 
 def _is_health(scope: Scope) -> bool:
-    return scope["type"] == "http" and scope["path"] == "/health" and scope["method"] == "GET"
+    return bool(scope["type"] == "http" and scope["path"] == "/health" and scope["method"] == "GET")
 
 
 def _version() -> str:
