@@ -292,7 +292,7 @@ class MnemoLedger:
 
     @property
     def categories_config(self) -> CategoriesConfig:
-        """The categories config (seed 003 §5), read once from the configured file."""
+        """The categories config, read once from the configured file."""
         return self.parts.categories_config
 
     @property

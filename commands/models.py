@@ -37,7 +37,7 @@ class MemoryOut(BaseModel):
     metadata: dict[str, Any] | None = None
     superseded_by: str | None = None
     category: str | None = None
-    """The category its writer named (seed 003 §5); queries derive one when it is None."""
+    """The category its writer named; queries derive one when it is None."""
     links: list[EdgeOut] = Field(default_factory=list)
 
 
@@ -95,12 +95,12 @@ class SearchHit(BaseModel):
     text_score: float | None = None
     """Normalised BM25 (0-1), when the keyword retriever returned the memory."""
     recency: float | None = None
-    """0-1, halving every week since the memory last changed (seed 001 §4.2)."""
+    """0-1, halving every week since the memory last changed."""
     key: str | None = None
-    """The memory's key, if it was stored by one (seed 004 §6 SearchResult.Key)."""
+    """The memory's key, if it was stored by one."""
     source: str | None = None
     """Which retrievers found it: `fts`, `vector`, `fts+vector`, or `fact` (the fact
-    graph channel, seed 001 §4.1)."""
+    graph channel)."""
 
 
 class EventOut(BaseModel):

@@ -105,7 +105,7 @@ def writer_options(command: F) -> F:
 
 
 def category_option(command: F) -> F:
-    """--category: the category a write files its memories under (seed 003 §5)."""
+    """--category: the category a write files its memories under."""
     return click.option(
         "--category",
         help="Category to file under; with --agent, one of its allowlist "

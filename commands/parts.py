@@ -135,7 +135,7 @@ class Parts:
 
     @property
     def categories_config(self) -> CategoriesConfig:
-        """The categories config (seed 003 §5), read once from the configured file."""
+        """The categories config, read once from the configured file."""
         if self._categories is None:
             self._categories = load_categories(self.settings)
         return self._categories

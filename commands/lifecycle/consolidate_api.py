@@ -81,7 +81,7 @@ class TopicDetail(BaseModel):
 
 
 class Consolidate:
-    """Run engram consolidation cycles; build and read the users' topic trees."""
+    """Run consolidation cycles; build and read the users' topic trees."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
@@ -98,14 +98,14 @@ class Consolidate:
         llm_level: str | None = None,
         audit_guards: bool = AUDIT_SANDBOX_GUARDS,
     ) -> ConsolidateResult:
-        """One engram cycle for `user` (or for every user with memories): lifecycle rules,
+        """One consolidation cycle for `user` (or every user with memories): lifecycle rules,
         promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
         `dry_run`, the planned operations are returned and nothing is written. `daily`
-        adds seed 003's daily pass and insights (None: when 24 h have passed).
-        `llm_level` (seed 001 §7; None: the `llm_level` setting, `MNEMOLEDGER_LLM_LEVEL`):
+        adds the daily pass and insights (None: when 24 h have passed).
+        `llm_level` (None: the `llm_level` setting, `MNEMOLEDGER_LLM_LEVEL`):
         `auto`, or `off`: triage and gate by heuristics, no other LLM stage, no LLM call.
         `audit_guards` (on by default): the audit leaves alone memories written in the last
-        48 hours or changed in the last 24 (seed 001 §8)."""
+        48 hours or changed in the last 24."""
         at = now or self.parts.clock()
         if at.tzinfo is None:
             raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
@@ -145,7 +145,7 @@ class Consolidate:
         )
 
     def build_topics(self, *, user: str, agent: str | None = None) -> dict[str, Any]:
-        """Build and name the user's Topiary tree now (a `TopicsRequested` command); the
+        """Build and name the user's topic tree now (a `TopicsRequested` command); the
         previous tree stays when a topic could not be named."""
         parts = self.parts
         pipeline = TopicsPipeline(

@@ -1,4 +1,4 @@
-"""`Facts`: the fact graph of the Python API (seed 001 §9): subject-predicate-object facts
+"""`Facts`: the fact graph of the Python API: subject-predicate-object facts
 stated by a user's memories, each valid from a time until another replaces it.
 
     memory.state_fact("Maya", "lives_in", "Lisbon", memory=memory_id)
@@ -155,10 +155,10 @@ class Facts:
     def extract_facts(
         self, memory: str, *, agent: str | None = None, thread: str | None = None
     ) -> FactExtraction:
-        """Run the fact-extract stage over one active memory and state each triple it finds
-        (seed 001 §7, §9); the call is recorded on a `FactExtractRequested` command. A
-        predicate that holds one object at a time (lives_in, works_at, ...) ends the
-        user's earlier fact of it; the others add up."""
+        """Run the fact-extract stage over one active memory and state each triple it finds;
+        the call is recorded on a `FactExtractRequested` command. A predicate that holds one
+        object at a time (lives_in, works_at, ...) ends the user's earlier fact of it; the
+        others add up."""
         parts = self.parts
         parts.refresh()
         stating = parts.ledger.memory(memory)

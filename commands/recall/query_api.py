@@ -46,7 +46,7 @@ class DeltaOut(BaseModel):
 
 
 class Query:
-    """`query` / `memory_query` (seed 003 §6) and `delta` (§1)."""
+    """`query` / `memory_query` and `delta` (§1)."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
@@ -54,7 +54,7 @@ class Query:
     def memory_query(self, request: QueryRequest | Mapping[str, Any]) -> QueryResult:
         """Seed 003 §6 as a tool call: `{"agent", "query", "categories", "filters": {"user_id",
         ...}, "top_k", "return", "budget_tokens", "threshold", "thread", "since_rev"}`, and
-        the search's `fusion`, `expand`, `rerank` and `dry` (seed 001 §4.4-4.5)."""
+        the search's `fusion`, `expand`, `rerank` and `dry`."""
         req = parse_request(request)
         hooks = search_hooks(
             self.parts,
@@ -107,7 +107,7 @@ class Query:
         within `budget_tokens`. `filters` takes the other keys (agent_id, run_id, actor_id,
         role, category, pinned, importance_min/max on the 1-5 scale when a bound is above
         1 else 0-1, importance_scale, updated_after/before). `fusion` (rrf, weighted,
-        engram), `expand`, `rerank` and `dry` steer the search (seed 001 §4.4-4.5): `dry`
+        engram), `expand`, `rerank` and `dry` steer the search: `dry`
         counts no access; otherwise results with relevance above 0.5 are touched."""
         given = dict(filters or {})
         if given.get("user_id", user) != user:

@@ -84,7 +84,7 @@ class Reads:
         return [self.parts.out(row) for row in rows[:limit]]
 
     def latest(self, *, user: str, limit: int = LATEST_DEFAULT_LIMIT) -> builtins.list[MemoryOut]:
-        """HAEMA `get_latest`: the user's `limit` most recently written active memories
+        """The user's `limit` most recently written active memories
         (added, updated or merged), newest first."""
         identifier("user", user)
         if isinstance(limit, bool) or not 1 <= limit <= LATEST_MAX_LIMIT:
@@ -108,13 +108,13 @@ class Reads:
         namespace: str | None = None,
     ) -> builtins.list[SearchHit]:
         """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf", "weighted" or
-        "engram"; default: the setting `search_fusion`) ranked by engram's recall score;
+        "engram"; default: the setting `search_fusion`) ranked by the recall score;
         see `commands.search`. Recency and expiry are
         judged at `at` (default: now), which makes results reproducible. With `namespace`,
         only that namespace's memories and the shared `default` ones. `expand`: True asks
         the LLM for alternative phrasings and searches them too, False never, None when
         the best match is below 0.25 (setting `search_expand`: auto); `rerank=True` lets
-        the LLM reorder the results (seed 001 §4.4-4.5). LLM calls are recorded on a
+        the LLM reorder the results. LLM calls are recorded on a
         `SearchRequested` command; nothing else is written."""
         identifier("user", user)
         if not query.strip():
@@ -150,7 +150,7 @@ class Reads:
         return hits
 
     def core(self, *, user: str) -> CoreOut:
-        """The user's core.md (HAEMA core layer) and its version number."""
+        """The user's core.md (the core layer) and its version number."""
         identifier("user", user)
         self.parts.refresh()
         markdown, version = self.parts.core_model.current(user)

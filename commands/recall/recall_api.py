@@ -1,9 +1,9 @@
 """Resume, agent context and transcript search in the Python API: `Recall` gives
 `MnemoLedger` its `resume`, `context`, `transcripts` and `search_all`.
 
-    memory.resume("maya", namespace="billing").text      # engram resume (seed 001 §7)
-    memory.context("maya", message="book a table").text  # Luminary + Nebo context
-    memory.transcripts("the hotel in Porto", user="maya")  # session chunks (seed 004 §11)
+    memory.resume("maya", namespace="billing").text      # where the user left off
+    memory.context("maya", message="book a table").text  # the agent's prompt context
+    memory.transcripts("the hotel in Porto", user="maya")  # session chunks
 
 All three are reads: they bring the read models up to date and write nothing to the log.
 """
@@ -60,7 +60,7 @@ MAX_RESUME_EPOCHS = 1_000_000
 
 
 class TranscriptHit(BaseModel):
-    """A session transcript chunk found for a query (seed 004 §11)."""
+    """A session transcript chunk found for a query."""
 
     source: Literal["session"] = SESSION_SOURCE
     """Marks a hit from a conversation transcript, not a memory record."""
@@ -130,7 +130,7 @@ def note_similarities(
 
 
 class Recall:
-    """engram's resume, the agent context and transcript search on `MnemoLedger`; memory
+    """The session resume, the agent context and transcript search on `MnemoLedger`; memory
     search itself is `reads.search`."""
 
     def __init__(self, parts: Parts, reads: Reads) -> None:
@@ -148,13 +148,13 @@ class Recall:
         epochs: int | None = None,
         compact: bool = False,
     ) -> ResumeOut:
-        """engram's resume (seed 001 §7): Core (core.md + core-layer memories, ~2k tokens),
+        """The session resume: Core (core.md + core-layer memories, ~2k tokens),
         Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
         or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
         `default`; without one, only `default` is read. `epochs`: Recent holds the changes
         of the last `epochs` consolidation cycles instead of the last `hours` (seed 001
         §7). `compact`: Core and recent Working memories are kept only when related to
-        what the user does now (the Buffer and the recent window; seed 001 §8's resume
+        what the user does now (the Buffer and the recent window, by the resume's
         thresholds). Reads only: nothing is written to the log."""
         identifier("user", user)
         identifier("namespace", namespace, required=False)
@@ -210,16 +210,16 @@ class Recall:
         turns: Sequence[object] | None = None,
         tool_instructions: bool = False,
     ) -> AgentContext:
-        """The agent context (seed 002 + seed 004 §9): agent, soul, personality,
+        """The agent context: agent, soul, personality,
         environment, user, rules (10) and summaries (5) nearest to `message` (else the
         newest), then What You Know (tacit memories, 50 at most, 10 of them personality);
         sensitive, low-confidence (< 0.65) and procedural memories left out. `environment`
         replaces the OS line of this machine. `files_dir`: SOUL.md / AGENTS.md / MEMORY.md
-        rendered when the ledger has no context for the user (seed 004 §13; the setting
+        rendered when the ledger has no context for the user (the setting
         `context_files_dir` is looked in after it). `turns`: the thread's recent turns
         ({"role", "content", "memory_stored"?}, oldest first) for the memoryNudge in
-        `steering` (seed 004 §12). `tool_instructions`: end with how to use the memory
-        tools, for an agent that has them (seed 004 §9 item 9). Reads only: the files and
+        `steering`. `tool_instructions`: end with how to use the memory
+        tools, for an agent that has them. Reads only: the files and
         turns are not recorded."""
         identifier("user", user)
         directories = context_directories(files_dir, self.parts.settings.context_files_dir)
@@ -245,7 +245,7 @@ class Recall:
         )
 
     def transcripts(self, query: str, user: str, k: int = SEARCH_DEFAULT_K) -> list[TranscriptHit]:
-        """Search the user's session transcripts (ingested conversations, seed 004 §11):
+        """Search the user's session transcripts (ingested conversations):
         FTS5 + vectors, scores dampened x 0.6. Reads only."""
         identifier("user", user)
         if not query.strip():

@@ -67,9 +67,9 @@ class IngestResult(AddResult):
     skipped: list[SkippedFact] = Field(default_factory=list)
     """Duplicates and refused facts, each with its reason."""
     directive_updated: bool = False
-    """True when the personality directive was synthesized anew (seed 004 §4)."""
+    """True when the personality directive was synthesized anew."""
     profile_updated: list[str] = Field(default_factory=list)
-    """Profile fields this ingest wrote (seed 004 §5)."""
+    """Profile fields this ingest wrote."""
     turns: int = 0
     extractions: int = 0
     unchanged: list[MemoryOut] = Field(default_factory=list)
@@ -157,7 +157,7 @@ def ingest_pipeline(host: IngestHost) -> IngestPipeline:
 
 
 class Ingest:
-    """Conversation ingest on `MnemoLedger` (Nebo extraction, seed 004 §3-§5)."""
+    """Conversation ingest on `MnemoLedger`: what a conversation says, extracted."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
@@ -179,9 +179,10 @@ class Ingest:
 
         The turns are recorded first; one extraction per user turn over its last 6
         messages; preferences, entities, decisions (daily/<date>), styles and artifacts
-        land in their Nebo namespaces; styles are reinforced, duplicates skipped, changed
+        land in their namespaces (tacit/, entity/, daily/); styles are reinforced,
+        duplicates skipped, changed
         values updated, injections refused (each with a reason); the personality directive
-        is re-synthesized from 3+ live style observations. `multi_fact` adds seed 003 §13's
+        is re-synthesized from 3+ live style observations. `multi_fact` adds the
         pass over long user turns. `now` is the ingest time (decay, style timestamps,
         undated decisions); default the current UTC time. Everything is one atomic write.
         A malformed file raises `InvalidInput` naming the line, before anything is written.
@@ -243,11 +244,11 @@ class Ingest:
         return store_result(outcome)
 
     def profile(self, user: str) -> dict[str, str]:
-        """The user's profile (seed 004 §5 user_profiles columns: display_name, location,
+        """The user's profile (display_name, location,
         timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
         `user/<key>` in the tacit layer). Derived from the log; nothing else is stored.
         Sensitive columns (display_name, location, pronouns, language) come from granted
-        consent requests only (seed 003 §10)."""
+        consent requests only."""
         identifier("user", user)
         self.parts.refresh()
         return consented_profile(

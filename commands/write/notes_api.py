@@ -1,4 +1,4 @@
-"""Luminary notes (seed 002) in the Python API: `Notes` gives `MnemoLedger` its
+"""Luminary notes in the Python API: `Notes` gives `MnemoLedger` its
 `write_note`, `merge_notes` and `notes`.
 
     memory.write_note("Prefers short answers", user="maya", kind="rule",
@@ -66,7 +66,7 @@ def notes_pipeline(host: NotesHost) -> NotesPipeline:
 
 
 class Notes:
-    """Luminary notes on `MnemoLedger` (seed 002): a note is a memory with `note_kind` set."""
+    """Notes on `MnemoLedger`: a note is a memory with `note_kind` set."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
@@ -95,7 +95,7 @@ class Notes:
         a volatile note without `ttl_days` is merged with others after a week,
         permanent refuses `ttl_days`; a rule needs evidence and
         confidence 0.8+; a soul, agent or user note supersedes the user's previous one.
-        `category` (seed 003 §5) files the note under it (default: derived from the kind);
+        `category` files the note under it (default: derived from the kind);
         an `agent` some allowlist names may only name one of its allowlist; `job_id`
         names the job or run that wrote it (kept in the note's metadata).
         The request is recorded first, so a refused injection still leaves its trace."""

@@ -31,7 +31,7 @@ from mnemoledger.ledger.policy import (
 
 
 class Writes:
-    """The memory writes of `MnemoLedger` (HAEMA add, and the single-memory changes)."""
+    """The memory writes of `MnemoLedger` (add, and the single-memory changes)."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
@@ -54,12 +54,12 @@ class Writes:
         role: str = "user",
         keep_all: bool = False,
     ) -> AddResult:
-        """HAEMA add(): remember one or more contents for `user`.
+        """Remember one or more contents for `user`.
 
         The raw input is recorded first; related memories are reconstructed together with
         the new contents in one LLM pass, replaced ones are superseded, near-duplicates are
         reinforced instead of stored twice, and core.md is updated once, all in one atomic
-        write. `category` (seed 003 §5) files the new memories under it; an `agent` may only
+        write. `category` files the new memories under it; an `agent` may only
         name a category of its allowlist (`CategoryNotWritable`, before anything is
         written). `metadata` is kept on every new memory.
 
