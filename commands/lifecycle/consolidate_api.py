@@ -191,7 +191,7 @@ class Consolidate:
         self, *, now: datetime | None = None, quiet_seconds: float = TOPIC_REBUILD_QUIET_SECONDS
     ) -> dict[str, int]:
         """Users whose memories changed after their topic tree was built (or who have no
-        tree yet) and not in the last `quiet_seconds` (seed 001 §6.4's debounce), each with
+        tree yet) and not in the last `quiet_seconds` (a debounce), each with
         the log position of the user's newest memory change."""
         self.parts.refresh()
         moment = now or self.parts.clock()

@@ -152,8 +152,8 @@ class Recall:
         Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
         or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
         `default`; without one, only `default` is read. `epochs`: Recent holds the changes
-        of the last `epochs` consolidation cycles instead of the last `hours` (seed 001
-        §7). `compact`: Core and recent Working memories are kept only when related to
+        of the last `epochs` consolidation cycles instead of the last `hours`.
+        `compact`: Core and recent Working memories are kept only when related to
         what the user does now (the Buffer and the recent window, by the resume's
         thresholds). Reads only: nothing is written to the log."""
         identifier("user", user)
