@@ -73,3 +73,4 @@ def test_the_wheel_installs_only_mnemoledger(tmp_path: Path) -> None:
     for fitted in ("relation.onnx", "relation.json", "turns.onnx", "turns.json", "tokenizer.json"):
         assert f"mnemoledger/commands/judge/models/{fitted}" in names  # the judge, offline
     assert "mnemoledger/commands/judge/training/pairs_contrast.jsonl" in names  # and its data
+    assert "mnemoledger/commands/judge/training/hard/pairs_topic_shift.jsonl" in names
