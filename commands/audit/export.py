@@ -22,6 +22,7 @@ from eventsourcing.persistence import IntegrityError
 from mnemoledger.commands.write.sanitize import RecordScreen
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput, UnknownUser
+from mnemoledger.ledger.event import METADATA_FIELDS
 from mnemoledger.projections.history import event_name
 
 if TYPE_CHECKING:
@@ -201,20 +202,7 @@ def _exported_event(obj: Any) -> EventRecord:
     position = obj.get("position")
     if position is not None and (isinstance(position, bool) or not isinstance(position, int)):
         raise ValueError(f"field 'position' should be an integer, not {position!r}")
-    texts = {
-        name: obj.get(name)
-        for name in (
-            "stream",
-            "type",
-            "at",
-            "user_id",
-            "actor",
-            "agent_id",
-            "thread_id",
-            "causation_id",
-            "prompt_version",
-        )
-    }
+    texts = {name: obj.get(name) for name in ("stream", "type", "at", *METADATA_FIELDS)}
     for name, value in texts.items():
         if value is not None and not isinstance(value, str):
             raise ValueError(f"field {name!r} should be a string, not {value!r}")
