@@ -69,7 +69,7 @@ from typing import Final, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from mnemoledger.commands.llm.rules.stopwords import STOPWORDS_EN_PLUS
+from mnemoledger.commands.llm.rules.stopwords import stop_words
 from mnemoledger.commands.models import SearchHit
 from mnemoledger.ledger.policy import (
     ACTIVE,
@@ -172,9 +172,9 @@ _RECENCY_RATES = {
 }
 _LAYER_BONUS = {BUFFER: LAYER_BONUS_BUFFER, WORKING: LAYER_BONUS_WORKING, CORE: LAYER_BONUS_CORE}
 _RRF_BEST = 2.0 / (RRF_K + 1)
-QUERY_STOPWORDS: Final = frozenset(STOPWORDS_EN_PLUS) | {"user", "users"}
-"""English function words (NLTK's list, as bm25s ships it) and "user": left out of the
-keyword side of a search."""
+QUERY_STOPWORDS: Final = frozenset({"user", "users"})
+"""Left out of the keyword side of a search, beside the English function words
+(`stop_words()`, NLTK's list as bm25s ships it)."""
 
 
 # --- query analysis ----------------------------------------------------------------------
@@ -260,7 +260,8 @@ def telling_tokens(query: str) -> list[str]:
     nor the word for whoever the memories are about ("the user"), which a memory written
     in the first person never contains, so in a small store any memory with an "is" would
     top the keyword list."""
-    return [token for token in query_tokens(query) if token not in QUERY_STOPWORDS]
+    function_words = stop_words()
+    return [t for t in query_tokens(query) if t not in function_words and t not in QUERY_STOPWORDS]
 
 
 def fts_expression(query: str, operator: str = "AND") -> str | None:

@@ -34,7 +34,7 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TriageVerdict,
 )
 from mnemoledger.commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
-from mnemoledger.commands.llm.rules.stopwords import STOPWORDS_EN_PLUS
+from mnemoledger.commands.llm.rules.stopwords import stop_words
 from mnemoledger.commands.llm.rules.text import (
     comparison_key,
     overlap,
@@ -265,7 +265,7 @@ def tells_something(text: str) -> bool:
         _, body = speaker_and_body(sentence)
         if body.rstrip().endswith("?"):
             continue
-        telling = [w for w in words(body) if w not in STOPWORDS_EN_PLUS and w not in SMALL_TALK]
+        telling = [w for w in words(body) if w not in stop_words() and w not in SMALL_TALK]
         if len(telling) >= MIN_TELLING_WORDS:
             return True
     return False

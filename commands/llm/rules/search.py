@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from mnemoledger.commands.llm.rules.stopwords import STOPWORDS_EN_PLUS
+from mnemoledger.commands.llm.rules.stopwords import stop_words
 from mnemoledger.commands.llm.search_schemas import (
     MAX_EXPANSIONS,
     ExpandInput,
@@ -16,13 +16,12 @@ from mnemoledger.commands.llm.search_schemas import (
 )
 
 _WORD: Final = re.compile(r"\w+", re.UNICODE)
-_FUNCTION_WORDS: Final = frozenset(STOPWORDS_EN_PLUS)
 
 
 def expand(inputs: ExpandInput) -> ExpandOutput:
     """The query's content words alone, then without the names in it (a question about
     "Caroline's painting" also as "painting"): what a keyword search can do with it."""
-    words = [w for w in _WORD.findall(inputs.query) if w.lower() not in _FUNCTION_WORDS]
+    words = [w for w in _WORD.findall(inputs.query) if w.lower() not in stop_words()]
     unnamed = [w for w in words if not w[:1].isupper()]
     variants = [" ".join(words), " ".join(unnamed)]
     query = inputs.query.strip().lower()
