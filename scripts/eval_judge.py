@@ -35,7 +35,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemoledger.commands.judge import LearnedJudge, Turn  # noqa: E402
-from mnemoledger.commands.judge.decisions import replacing  # noqa: E402
 from mnemoledger.commands.judge.learned import MODELS, MODELS_ENV  # noqa: E402
 from mnemoledger.ledger.policy import WORTH_KEEPING_CUT  # noqa: E402
 
@@ -62,7 +61,7 @@ def pair_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, An
     seconds = time.perf_counter() - started
     by_lang: dict[str, list[tuple[str, str, bool]]] = defaultdict(list)
     for row, answer in zip(rows, answers, strict=True):
-        decided = (row["label"], answer.label, replacing(answer))
+        decided = (row["label"], answer.label, answer.replacing)
         by_lang[row.get("lang", "en")].append(decided)
         by_lang["all"].append(decided)
     report: dict[str, Any] = {}

@@ -20,14 +20,9 @@ def _relation(older: str, newer: str, judge: Judge | None) -> Relation:
     return (judge or default_judge()).relations([(older, newer)])[0]
 
 
-def replacing(relation: Relation) -> bool:
-    """Whether a relation decides that the newer statement replaces the older."""
-    return relation.replacing
-
-
 def replaces(older: str, newer: str, judge: Judge | None = None) -> bool:
     """Whether `newer` gives a new value of what `older` states, so `older` may go."""
-    return replacing(_relation(older, newer, judge))
+    return _relation(older, newer, judge).replacing
 
 
 def says_the_same(older: str, newer: str, judge: Judge | None = None) -> bool:
@@ -55,7 +50,7 @@ def replacements(
             (answers[i * len(newers) + j].replaces * (closeness[i] if closeness else 1.0), i, j)
             for i in range(len(olders))
             for j in range(len(newers))
-            if replacing(answers[i * len(newers) + j])
+            if answers[i * len(newers) + j].replacing
         ),
         reverse=True,
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import cast
 
 from mnemoledger.commands.judge import Relation, Turn, default_judge
-from mnemoledger.commands.judge.decisions import replacing
 from mnemoledger.commands.llm.judge_prompts import (
     PairRelation,
     ReadTurnsInput,
@@ -40,5 +39,5 @@ def read_turns(inputs: ReadTurnsInput) -> ReadTurnsOutput:
 
 def _decided(relation: Relation) -> RelationName:
     """The relation the pipelines act on: "replaces" only from the cut, else side by side."""
-    label = relation.label if replacing(relation) or relation.label != "replaces" else "adds"
+    label = relation.label if relation.replacing or relation.label != "replaces" else "adds"
     return cast(RelationName, label)
