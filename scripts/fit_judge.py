@@ -63,7 +63,11 @@ from mnemoledger.commands.judge.text import statement, turn  # noqa: E402
 TRAINING = ROOT / "commands" / "judge" / "training"
 DATA = ROOT / "tests" / "data"
 MODELS = ROOT / "commands" / "judge" / "models"
-NEVER = ("memory_cases_blind12.jsonl", "memory_cases_blind13.jsonl")
+NEVER = (
+    "memory_cases_blind12.jsonl",
+    "memory_cases_blind13.jsonl",
+    "memory_cases_blind14.jsonl",
+)
 """Case sets that are never fitted on: the newest new authors', each scored once a system."""
 SIMILARITY_LABELS = {
     "update": "replaces",
@@ -74,7 +78,15 @@ SIMILARITY_LABELS = {
 SETTINGS: dict[str, dict[str, Any]] = {
     "relation": {"max_length": 96, "epochs": 4, "learning_rate": 4e-5, "batch": 16},
     "turns": {"max_length": 128, "epochs": 3, "learning_rate": 4e-5, "batch": 16},
+    "relevance": {"max_length": 96, "epochs": 2, "learning_rate": 3e-5, "batch": 16},
 }
+OUTPUTS: dict[str, list[str]] = {
+    "relation": list(RELATIONS),
+    "turns": ["keep", "instruction"],
+    "relevance": ["answers"],
+}
+"""What each model's logits are: `relation` and `relevance` read a pair of texts (a softmax
+over the relations; one sigmoid), `turns` one text (two sigmoids)."""
 
 
 def rows_of(path: Path) -> list[dict[str, Any]]:
@@ -298,12 +310,13 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     random.seed(seed)
     torch.set_num_threads(2)
     settings = SETTINGS[task]
-    outputs = list(RELATIONS) if task == "relation" else ["keep", "instruction"]
+    outputs = OUTPUTS[task]
+    pairs = task != "turns"
     tokenizer = AutoTokenizer.from_pretrained(MODEL_DIR)
     model = AutoModelForSequenceClassification.from_pretrained(MODEL_DIR, num_labels=len(outputs))
 
     def encode(batch: list[Any]) -> dict[str, Any]:
-        if task == "relation":
+        if pairs:
             return dict(
                 tokenizer(
                     [b[0] for b in batch],
@@ -348,6 +361,9 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
             logits = model(**encode(batch)).logits
             if task == "relation":
                 loss = loss_of(logits, torch.tensor([b[2] for b in batch]))
+            elif task == "relevance":
+                target = torch.tensor([[b[2]] for b in batch], dtype=torch.float32)
+                loss = bce(logits, target).mean()
             else:
                 target = torch.tensor([[b[1], b[2]] for b in batch], dtype=torch.float32)
                 mask = (target >= 0).float()

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""How often the memory that answers a question comes first: question stores through the
+product, the relevance model on and off in one run.
+
+    python scripts/eval_relevance.py tests/data/questions_heldout.jsonl [more.jsonl ...]
+        [--models DIR] [--json]
+
+Each store (`{"memories": [...], "questions": [{"query", "answers": [indices]}]}`; a file of
+labelled memory cases, `memory_cases*.jsonl`, is read as `fit_relevance.case_stores` reads
+it: each case's statements, less those holding a value it expects gone) is added
+to a fresh user of one ledger, one `add` per memory, through the real write path; then each
+question is searched (k=5) with the setting `search_relevance` at `learned` and at `off`. A
+result answers when its text holds an answering memory's text or is held by it (an add may
+merge or reword). Reported per file: top-1 (the first result answers), top-3, and the
+model alone (the store's memories ranked by `LearnedJudge.relevance` only, no retrievers).
+`--models` reads the relevance model from another folder (a refit; a leave-one-author-out
+fold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from fit_relevance import case_stores  # noqa: E402
+
+from mnemoledger import MnemoLedger  # noqa: E402
+from mnemoledger.ledger import Settings  # noqa: E402
+
+K = 5
+MODES = ("learned", "off")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def answers(hit: str, wanted: list[str]) -> bool:
+    said = _norm(hit)
+    return any(w and (w in said or said in w) for w in map(_norm, wanted))
+
+
+def score_file(
+    path: Path, memory: MnemoLedger, progress: Progress, modes: tuple[str, ...] = MODES
+) -> dict[str, Any]:
+    from mnemoledger.commands.judge import default_judge
+    from mnemoledger.commands.recall import search
+
+    shipped_weight = search.RELEVANCE_WEIGHT
+    judge = default_judge()
+    if path.name.startswith("memory_cases"):  # labelled cases, read as stores
+        rows = [
+            {"memories": m, "questions": [{"query": q, "answers": a} for q, a in asked]}
+            for m, asked in case_stores(path)
+        ]
+    else:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    counts = {f"{mode}@{n}": 0 for mode in (*modes, "model") for n in (1, 3)}
+    asked = 0
+    misses: list[dict[str, Any]] = []
+    task = progress.add_task(path.name, total=len(rows))
+    for n, row in enumerate(rows):
+        user = f"{path.stem}-{n}"
+        for text in row["memories"]:
+            memory.add([text], user=user)
+        for q in row["questions"]:
+            if not q["answers"]:
+                continue
+            asked += 1
+            wanted = [row["memories"][i] for i in q["answers"]]
+            likelihoods = judge.relevance(q["query"], row["memories"])
+            order = sorted(range(len(likelihoods)), key=lambda i: -likelihoods[i])
+            for cut in (1, 3):
+                counts[f"model@{cut}"] += any(i in q["answers"] for i in order[:cut])
+            for mode in modes:
+                setting, _, weight = mode.partition("@w")
+                settings = memory.parts.settings
+                memory.parts.settings = settings.model_copy(update={"search_relevance": setting})
+                search.RELEVANCE_WEIGHT = float(weight) if weight else shipped_weight
+                try:
+                    hits = memory.search(q["query"], user=user, k=K)
+                finally:
+                    memory.parts.settings = settings
+                    search.RELEVANCE_WEIGHT = shipped_weight
+                found = [answers(h.content, wanted) for h in hits]
+                counts[f"{mode}@1"] += bool(found[:1] and found[0])
+                counts[f"{mode}@3"] += any(found[:3])
+                if mode == "learned" and not (found[:1] and found[0]):
+                    misses.append(
+                        {
+                            "query": q["query"],
+                            "wanted": wanted,
+                            "first": hits[0].content if hits else None,
+                        }
+                    )
+        progress.advance(task)
+    return {
+        "questions": asked,
+        **{key: round(value / max(1, asked), 3) for key, value in counts.items()},
+        "misses": misses,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("--models", type=Path, help="a folder of fitted judge models")
+    parser.add_argument("--json", action="store_true", help="print only a JSON report")
+    parser.add_argument("--misses", action="store_true", help="list the learned order's misses")
+    parser.add_argument(
+        "--weights",
+        help="also score these shares of the model in a read candidate's relevance "
+        "(e.g. 0.5,1.0: learned@w0.5, learned@w1.0; the shipped RELEVANCE_WEIGHT is `learned`)",
+    )
+    args = parser.parse_args()
+    if args.models:
+        os.environ["MNEMOLEDGER_JUDGE_MODELS"] = str(args.models.resolve())
+    console = Console(stderr=True, quiet=args.json)
+    weights = [w.strip() for w in (args.weights or "").split(",") if w.strip()]
+    modes = (*MODES, *(f"learned@w{w}" for w in weights))
+    report: dict[str, Any] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="mnemoledger-relevance-") as home,
+        MnemoLedger(settings=Settings(home=Path(home)), actor="eval") as memory,
+        Progress(console=console) as progress,
+    ):
+        for path in args.files:
+            report[path.name] = score_file(path, memory, progress, modes)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    table = Table("set", "questions", *(f"{m}@{n}" for m in (*modes, "model") for n in (1, 3)))
+    for name, scores in report.items():
+        table.add_row(
+            name,
+            str(scores["questions"]),
+            *(f"{scores[f'{m}@{n}']:.3f}" for m in (*modes, "model") for n in (1, 3)),
+        )
+    Console().print(table)
+    if args.misses:
+        for name, scores in report.items():
+            for miss in scores["misses"]:
+                print(f"{name}: {miss['query']!r} -> {miss['first']!r} (wanted {miss['wanted']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
