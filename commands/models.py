@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -101,6 +101,54 @@ class SearchHit(BaseModel):
     source: str | None = None
     """Which retrievers found it: `fts`, `vector`, `fts+vector`, or `fact` (the fact
     graph channel)."""
+    answer: float | None = None
+    """The relevance model's likelihood (0-1) that the memory answers the query, when it
+    read it (setting `search_relevance`)."""
+    evidence: list[str] | None = None
+    """Where the memory came from: the evidence ids its writer gave (a source turn, a
+    message id), merged across the adds that restated it."""
+    thread_id: str | None = None
+    """The conversation thread of the add that created it, if any."""
+    agent_id: str | None = None
+    """The agent of the add that created it, if any."""
+    created_at: str | None = None
+    """When it was created (ISO-8601 UTC)."""
+
+    RANKING_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {
+            "keyword_rank",
+            "vector_rank",
+            "relevance",
+            "vector_score",
+            "text_score",
+            "recency",
+            "source",
+            "answer",
+        }
+    )
+    """How it was ranked: what an evaluation reads, not what an agent needs."""
+
+    def found(self) -> FoundMemory:
+        """The hit as an agent reads it: the memory and where it came from, without how it
+        was ranked."""
+        return FoundMemory.model_validate(self.model_dump(exclude=set(self.RANKING_FIELDS)))
+
+
+class FoundMemory(BaseModel):
+    """One search result as an agent reads it (MCP): the memory, its score and where it
+    came from, best first."""
+
+    id: str
+    content: str
+    score: float
+    layer: str
+    kind: str
+    namespace: str = "default"
+    key: str | None = None
+    evidence: list[str] | None = None
+    thread_id: str | None = None
+    agent_id: str | None = None
+    created_at: str | None = None
 
 
 class EventOut(BaseModel):

@@ -124,6 +124,12 @@ class Settings(BaseSettings):
     """How the query's keywords are joined (`MNEMOLEDGER_SEARCH_FTS_OPERATOR`; seed: AND)."""
     search_bm25: Literal["strength", "seed"] = "strength"
     """BM25 rank to 0-1: `strength` (best highest) or the seed's `1/(1-rank)`."""
+    search_relevance: Literal["learned", "off"] = "off"
+    """Whether the fine-tuned relevance model reads a search's best candidates beside the
+    question and reorders them, a newer value of a fact first (`learned`), or the
+    retrievers' order stands (`off`, the default: the shipped model does not yet beat the
+    retrievers on a new author's questions; docs/benchmarks.md)
+    (`MNEMOLEDGER_SEARCH_RELEVANCE`)."""
     search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
     the offline provider expands to keyword variants), on every search, or never."""

@@ -266,6 +266,11 @@ class RecallRow(NamedTuple):
     updated_at: str
     namespace: str
     key: str | None = None
+    evidence: str | None = None
+    """Its evidence ids as stored (a JSON list), if any."""
+    thread_id: str | None = None
+    agent_id: str | None = None
+    created_at: str | None = None
 
     def is_expired(self, now: datetime | None = None) -> bool:
         if self.expires_at is None:

@@ -334,7 +334,7 @@ def progress_line(
         console.log(line)
 
 
-SEARCH_KEYS = ("fusion", "recency", "fts_operator", "bm25", "expand")
+SEARCH_KEYS = ("fusion", "recency", "fts_operator", "bm25", "expand", "relevance")
 
 
 def search_settings(parser: argparse.ArgumentParser, spec: str) -> dict[str, str]:
@@ -384,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SETTING=VALUE,...",
         help=(
             "also ask every question with these search settings (e.g. fusion=engram or "
-            "fusion=rrf,fts_operator=AND; keys: fusion, recency, fts_operator, bm25, expand), "
+            "fusion=rrf,fts_operator=AND; keys: fusion, recency, fts_operator, bm25, expand, "
+            "relevance), "
             "reported as mnemoledger[...]; repeatable"
         ),
     )

@@ -60,7 +60,7 @@ def score_file(
     from mnemoledger.commands.judge import default_judge
     from mnemoledger.commands.recall import search
 
-    shipped_weight = search.RELEVANCE_WEIGHT
+    shipped = (search.RELEVANCE_WEIGHT, search.NEWER_VALUE_CUT)
     judge = default_judge()
     if path.name.startswith("memory_cases"):  # labelled cases, read as stores
         rows = [
@@ -87,15 +87,17 @@ def score_file(
             for cut in (1, 3):
                 counts[f"model@{cut}"] += any(i in q["answers"] for i in order[:cut])
             for mode in modes:
-                setting, _, weight = mode.partition("@w")
+                setting, *knobs = mode.split("@")
+                tuned = {knob[0]: float(knob[1:]) for knob in knobs}
                 settings = memory.parts.settings
                 memory.parts.settings = settings.model_copy(update={"search_relevance": setting})
-                search.RELEVANCE_WEIGHT = float(weight) if weight else shipped_weight
+                search.RELEVANCE_WEIGHT = tuned.get("w", shipped[0])
+                search.NEWER_VALUE_CUT = tuned.get("c", shipped[1])
                 try:
                     hits = memory.search(q["query"], user=user, k=K)
                 finally:
                     memory.parts.settings = settings
-                    search.RELEVANCE_WEIGHT = shipped_weight
+                    search.RELEVANCE_WEIGHT, search.NEWER_VALUE_CUT = shipped
                 found = [answers(h.content, wanted) for h in hits]
                 counts[f"{mode}@1"] += bool(found[:1] and found[0])
                 counts[f"{mode}@3"] += any(found[:3])
@@ -122,16 +124,16 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print only a JSON report")
     parser.add_argument("--misses", action="store_true", help="list the learned order's misses")
     parser.add_argument(
-        "--weights",
-        help="also score these shares of the model in a read candidate's relevance "
-        "(e.g. 0.5,1.0: learned@w0.5, learned@w1.0; the shipped RELEVANCE_WEIGHT is `learned`)",
+        "--modes",
+        help="also score these variants: learned@wW (W: the model's share of a read "
+        "candidate's relevance, RELEVANCE_WEIGHT), learned@cC (C: NEWER_VALUE_CUT; above 1: "
+        "newer values never moved), e.g. learned@w1.0,learned@c2",
     )
     args = parser.parse_args()
     if args.models:
         os.environ["MNEMOLEDGER_JUDGE_MODELS"] = str(args.models.resolve())
     console = Console(stderr=True, quiet=args.json)
-    weights = [w.strip() for w in (args.weights or "").split(",") if w.strip()]
-    modes = (*MODES, *(f"learned@w{w}" for w in weights))
+    modes = (*MODES, *(m.strip() for m in (args.modes or "").split(",") if m.strip()))
     report: dict[str, Any] = {}
     with (
         tempfile.TemporaryDirectory(prefix="mnemoledger-relevance-") as home,

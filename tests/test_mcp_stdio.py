@@ -240,6 +240,9 @@ def test_a_keyless_local_session_calls_every_tool(home: Path) -> None:
     assert tea["memories"][0]["namespace"] == "tacit/preferences"
 
     assert seen["search"][0]["id"] == ids["lisbon"]
+    # an agent reads the memory and where it came from, not how it was ranked
+    assert seen["search"][0]["created_at"]
+    assert not {"keyword_rank", "vector_score", "relevance", "answer"} & set(seen["search"][0])
     assert [h["id"] for h in seen["search_daily"]] == [ids["coffee"]]
     assert ids["lisbon"] in {r["id"] for r in seen["query"]["results"]}
     assert seen["query"]["header"].startswith("Memory updates since rev 0:")

@@ -3,8 +3,10 @@ onnxruntime.
 
 `relation.onnx` reads a pair (older, newer) and gives four logits (`RELATIONS`);
 `turns.onnx` reads one turn with its role and gives two (worth keeping, an instruction to
-the model). Both were fitted by `scripts/fit_judge.py` from all-MiniLM-L6-v2; each has a
-manifest (`<name>.json`: the data it was fitted on, the command, its held-out figures).
+the model); `relevance.onnx` reads (question, memory) and gives one (the memory answers the
+question: what a search ranks by). The first two were fitted by `scripts/fit_judge.py`, the
+third by `scripts/fit_relevance.py`, all from all-MiniLM-L6-v2; each has a manifest
+(`<name>.json`: the data it was fitted on, the command, its held-out figures).
 The files load on first use, so importing the judge costs nothing.
 """
 
@@ -34,7 +36,7 @@ from mnemoledger.commands.judge.guards import (
     other_values,
 )
 from mnemoledger.commands.judge.judgement import Relation, Role, Turn
-from mnemoledger.commands.judge.text import statement, turn
+from mnemoledger.commands.judge.text import passage, statement, turn
 from mnemoledger.ledger.policy import REPLACES_CUT
 
 MODELS: Final = Path(__file__).resolve().parent / "models"
@@ -190,14 +192,16 @@ def _sigmoid(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
 
 
 class LearnedJudge:
-    """The judge of the offline default: two small fine-tuned transformers."""
+    """The judge of the offline default: small fine-tuned transformers."""
 
     def __init__(self, models: Path = MODELS) -> None:
         self.models = models
         self._relation = _Model(models, "relation")
         self._turns = _Model(models, "turns")
+        self._relevance = _Model(models, "relevance")
         self._relations = _Cache(CACHE_SIZE)
         self._turn_scores = _Cache(CACHE_SIZE)
+        self._answers = _Cache(CACHE_SIZE)
 
     def relations(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         return self._relations.answers(list(pairs), self._relate)
@@ -238,6 +242,17 @@ class LearnedJudge:
 
     def instructions(self, turns: Sequence[Turn]) -> list[float]:
         return [instruction for _, instruction in self._scores(turns)] if turns else []
+
+    def relevance(self, query: str, memories: Sequence[str]) -> list[float]:
+        """For each memory, the likelihood that it answers `query` (what a search ranks by:
+        not whether it shares words with the question, but whether a careful reader would
+        pick it to answer)."""
+
+        def compute(keys: list[tuple[str, str]]) -> list[float]:
+            probabilities = _sigmoid(self._relevance.logits([(q, passage(m)) for q, m in keys]))
+            return [float(row[0]) for row in probabilities]
+
+        return self._answers.answers([(query, m) for m in memories], compute) if memories else []
 
 
 @cache

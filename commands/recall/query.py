@@ -568,6 +568,8 @@ def _searched(
             rerank=None if hooks is None else hooks.rerank,
             expand_always=hooks is not None and hooks.expand_always,
             facts=None if hooks is None else hooks.facts,
+            relevance=None if hooks is None else hooks.relevance,
+            replacing=None if hooks is None else hooks.replacing,
         )
         fresh = [hit for hit in hits if hit.id not in seen]
         seen.update(hit.id for hit in fresh)

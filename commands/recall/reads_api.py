@@ -142,6 +142,8 @@ class Reads:
             rerank=hooks.rerank,
             expand_always=hooks.expand_always,
             facts=hooks.facts,
+            relevance=hooks.relevance,
+            replacing=hooks.replacing,
             now=at,
             namespace=None if namespace is None else identifier("namespace", namespace),
             query_vector=query_vector_of(early, parts.layers, parts.embedder, user, query),

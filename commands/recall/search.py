@@ -19,11 +19,10 @@ the query embedding) and FTS5 (BM25). Their candidates are fused into a relevanc
 
 Memories stating a current fact that one of the query's words names (the fact graph
 channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion. With the rank and the
-weighted fusion, a candidate that states what the question asks for ("what is the user's
-profession": a memory giving the user's occupation; `asked.py`) counts as the first keyword
-hit (ours, not the seeds': a small embedder ranks every everyday fact almost alike); when
-one does, a memory stating the attribute asked for with a value of another kind than asked
-("is the user allergic to any animals": "I'm allergic to birch pollen") loses its keyword hit.
+weighted fusion, the best fused candidates are then read beside the question by a
+fine-tuned relevance model (`relevance`: a cross-encoder that says whether a memory answers
+the question, not whether it shares its words; ours, not the seeds': a small embedder ranks
+every everyday fact almost alike): `RELEVANCE_WEIGHT` of their relevance is its likelihood.
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
 similarity floor): below it in weighted relevance with the weighted fusion; with rank
@@ -55,6 +54,7 @@ hook reorders the scored candidates before the top `k` are kept (§4.5).
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -144,6 +144,32 @@ FactLinked = Callable[[str], Sequence[str]]
 """The memories linked to a current fact the query names (seed 001 §4.1 fact channel)."""
 Rerank = Callable[[str, list[SearchHit]], list[SearchHit]]
 """Reorders (and may drop) the scored candidates, best first; the top `k` are kept."""
+Relevance = Callable[[str, Sequence[str]], Sequence[float]]
+"""For each memory text, the likelihood that it answers the query (the relevance model)."""
+Replacing = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
+"""For each (older, newer) pair of memory texts, the likelihood that the newer states a new
+value of the older's fact (the judge's "replaces")."""
+
+ANSWERS_CUT: Final = 0.5
+"""From this likelihood the relevance model says a memory answers the query."""
+NEWER_VALUE_DEPTH: Final = 5
+"""How many of the first hits are compared for an older and a newer value of one fact."""
+NEWER_VALUE_CUT: Final = 0.5
+"""From this likelihood that a newer hit replaces an older one ranked above it, the newer
+goes first. Lower than the cut that supersedes (`REPLACES_CUT`): ordering two memories
+hides neither."""
+
+QUERY_MAX_WORDS: Final = 64
+"""Words of a query a search reads (`bounded_query`): a long question has about 30."""
+QUERY_MAX_CHARS: Final = 512
+"""Characters of a query a search reads (one long "word" is bounded too)."""
+_WORDS: Final = re.compile(r"\S+")
+
+RELEVANCE_DEPTH: Final = 20
+"""How many of the best fused candidates the relevance model reads for one query."""
+RELEVANCE_WEIGHT: Final = 0.7
+"""The share of the relevance model's likelihood in a read candidate's relevance (the
+fused relevance has the rest)."""
 
 DEFAULT_FUSION: Fusion = "rrf"
 """Measured on LoCoMo dev (6 conversations, 882 answerable questions; one memory per turn,
@@ -345,11 +371,21 @@ class SearchSettings(Protocol):
 DEFAULT_OPTIONS: Final = SearchOptions()
 
 
+def bounded_query(query: str) -> str:
+    """The part of a query a search reads: its first `QUERY_MAX_WORDS` words, at most
+    `QUERY_MAX_CHARS` characters. The embedder's and the relevance model's time grow with
+    the text, so a 5,000-character query would keep a worker busy for seconds; bounded, it
+    costs what a long question costs."""
+    words = _WORDS.findall(query)
+    bounded = " ".join(words[:QUERY_MAX_WORDS]) if len(words) > QUERY_MAX_WORDS else query
+    return bounded[:QUERY_MAX_CHARS]
+
+
 def vector_query(layers: LayersProjection, user_id: str, query: str) -> str:
     """The query as the memories are written: "the user" said as "I" and "my"; a question
     naming exactly one person this user's memories quote, asked in that person's words
-    (`as_said_by`). What the vector side embeds."""
-    query = in_first_person(query)
+    (`as_said_by`). What the vector side embeds (of the `bounded_query`)."""
+    query = in_first_person(bounded_query(query))
     quoted = layers.quoted_speakers(user_id, named_people(query))
     return as_said_by(query, quoted[0]) if len(quoted) == 1 else query
 
@@ -358,7 +394,7 @@ def settled_vector_query(layers: LayersProjection, user_id: str, query: str) -> 
     """`vector_query` when catching the read models up cannot change it, else None: every
     person the query names is already known to be quoted (a name found stays found), or it
     names nobody. Lets a caller embed the query while it catches up."""
-    first_person = in_first_person(query)
+    first_person = in_first_person(bounded_query(query))
     names = named_people(first_person)
     quoted = layers.quoted_speakers(user_id, names)
     if len(quoted) != len(names):
@@ -466,6 +502,8 @@ class _Candidate:
     the cosine)."""
     fact: bool = False
     """Linked to a current fact the query names (the fact channel)."""
+    answer: float | None = None
+    """The relevance model's likelihood that the memory answers the query (None: not read)."""
     admitted: bool | None = None
     """engram fusion: whether the floor lets it in (a keyword hit, or a similarity at the
     floor); None: `match` against the floor decides."""
@@ -554,18 +592,11 @@ def _fuse(
     vector: list[tuple[str, float]],
     fusion: Fusion,
     weights: tuple[float, float],
-    answering: frozenset[str] = frozenset(),
-    outside: frozenset[str] = frozenset(),
 ) -> dict[str, _Candidate]:
-    """Each candidate's relevance. A memory in `answering` states what the question asks
-    for (`asked.py`): it weighs as much as the first keyword hit. One in `outside` states
-    the attribute asked for with a value of another kind than asked ("allergic to any
-    animals": "allergic to birch pollen"): the words it shares with the question are the
-    attribute's, and its keyword hit does not count."""
+    """Each candidate's relevance from the two retrievers."""
     candidates: dict[str, _Candidate] = {}
     for rank, (memory_id, score) in _tied_ranks(vector):
         candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=score)
-    keyword = [hit for hit in keyword if hit[0] not in outside]
     for rank, (memory_id, score) in _tied_ranks(keyword):
         candidate = candidates.setdefault(memory_id, _Candidate())
         candidate.text_rank, candidate.text_score = rank, score
@@ -581,7 +612,7 @@ def _fuse(
             share / (RRF_K + rank)
             for share, rank in zip(
                 rank_shares,
-                (c.vector_rank, 1 if memory_id in answering else c.text_rank),
+                (c.vector_rank, c.text_rank),
                 strict=True,
             )
             if rank is not None
@@ -594,11 +625,10 @@ def _fuse(
             fused = fused_of[memory_id]
             # relative to this query's best candidate, sharpened: see RRF_RELEVANCE_SHARPNESS
             c.relevance = (fused / _RRF_BEST) * (fused / best_fused) ** RRF_RELEVANCE_SHARPNESS
-            keyword_evidence = c.text_rank is not None or memory_id in answering
-            evidence = 1.0 if keyword_evidence else max(0.0, c.vector_score or 0.0)
+            evidence = 1.0 if c.text_rank is not None else max(0.0, c.vector_score or 0.0)
             c.match = max(c.relevance, evidence)
         else:
-            text_score = 1.0 if memory_id in answering else (c.text_score or 0.0)
+            text_score = c.text_score or 0.0
             c.relevance = vector_weight * max(0.0, c.vector_score or 0.0) + text_weight * text_score
             c.match = c.relevance
     return candidates
@@ -718,6 +748,8 @@ class _Search:
     """Only memories of these namespaces; None: every namespace."""
     facts: FactLinked | None = None
     """The fact channel: memories it names enter with relevance 1.0 (seed 001 §4.1)."""
+    relevance: Relevance | None = None
+    """The relevance model (`LearnedJudge.relevance`); None: the retrievers' order."""
 
     def once(self, query: str, query_vector: npt.ArrayLike | None = None) -> _Scored:
         # the keyword side runs in a worker thread while this one embeds the query and
@@ -742,14 +774,13 @@ class _Search:
             # seed 001 §4.1 filtered mode: enough keyword and fact candidates, so the
             # similarity ranks those alone
             vector = self._similarities(query, query_vector, named)
-        answering, outside = (
-            self._answering(query, rows) if fusion != "engram" else (frozenset(), frozenset())
-        )
         weights = self.weights or query_weights(query)
-        candidates = _fuse(keyword, vector, fusion, weights, answering, outside)
+        candidates = _fuse(keyword, vector, fusion, weights)
         if fusion == "engram":
             to_reference = self.vectors.calibration.to_reference
             _engram_fuse(candidates, rows, query, to_reference, self.min_score)
+        elif self.relevance is not None:
+            self._read(query, candidates, rows, self.relevance)
         for memory_id in fact_linked:
             c = candidates.setdefault(memory_id, _Candidate())
             c.relevance = c.match = 1.0
@@ -794,23 +825,35 @@ class _Search:
         scored.sort(key=lambda hit: (-hit[1], hit[0]))
         return scored
 
-    def _answering(
-        self, query: str, rows: dict[str, RecallRow]
-    ) -> tuple[frozenset[str], frozenset[str]]:
-        """The candidates that state what the query asks for, and those that state the
-        attribute asked for with a value of another kind than asked (`asked.py`)."""
-        # Imported here: `asked` compiles the catalogue's job and relation patterns.
-        from mnemoledger.commands.recall.asked import answers, asked, outside
-
-        question = asked(query)
-        if question is None:
-            return frozenset(), frozenset()
-        answering = frozenset(i for i, row in rows.items() if answers(question, row.content))
-        if not answering and not (question.day_part or question.leg):
-            return answering, frozenset()  # a part of the day or a leg sorts without one
-        return answering, frozenset(
-            i for i, row in rows.items() if i not in answering and outside(question, row.content)
-        )
+    def _read(
+        self,
+        query: str,
+        candidates: dict[str, _Candidate],
+        rows: dict[str, RecallRow],
+        relevance: Relevance,
+    ) -> None:
+        """The best `RELEVANCE_DEPTH` eligible candidates read beside the question by the
+        relevance model: their relevance becomes `RELEVANCE_WEIGHT` of the model's
+        likelihood that they answer it, the rest the fused relevance; one the model says
+        answers passes the floor."""
+        eligible = [
+            (memory_id, c)
+            for memory_id, c in candidates.items()
+            if (row := rows.get(memory_id)) is not None and self._eligible(row)
+        ]
+        eligible.sort(key=lambda item: (-item[1].relevance, item[0]))
+        read = eligible[:RELEVANCE_DEPTH]
+        if not read:
+            return
+        try:
+            answers = relevance(query, [rows[memory_id].content for memory_id, _ in read])
+        except Exception as error:  # a missing model leaves the fused order
+            logger.warning("relevance model failed (%s); ranking by the retrievers", error)
+            return
+        for (_, c), answer in zip(read, answers, strict=True):
+            c.answer = round(float(answer), 6)
+            c.relevance = RELEVANCE_WEIGHT * c.answer + (1 - RELEVANCE_WEIGHT) * c.relevance
+            c.match = max(c.match, c.answer)
 
     def _fact_linked(self, query: str) -> list[str]:
         if self.facts is None:
@@ -870,6 +913,11 @@ def _hit(row: RecallRow, c: _Candidate, score: float, fresh: float) -> SearchHit
         recency=round(fresh, 6),
         key=row.key,
         source=_source(c),
+        answer=c.answer,
+        evidence=json.loads(row.evidence) if row.evidence else None,
+        thread_id=row.thread_id,
+        agent_id=row.agent_id,
+        created_at=row.created_at,
     )
 
 
@@ -903,6 +951,36 @@ def _executor() -> ThreadPoolExecutor:
     return _EXECUTOR[0]
 
 
+def newer_values_first(hits: list[SearchHit], replacing: Replacing) -> list[SearchHit]:
+    """`hits` with each newer value of a fact before the older value ranked above it, among
+    the first `NEWER_VALUE_DEPTH`: "I moved to Berlin" before "I live in Paris and work as a
+    nurse" when both are active (the add kept both: it was not sure enough to supersede).
+    Only hits the relevance model says answer the query (`ANSWERS_CUT`) are compared: two
+    answers to one question, of which the newer may be the current value; the judge reads
+    each (older, newer) pair of them where the newer is ranked lower."""
+    first = hits[:NEWER_VALUE_DEPTH]
+    answering = [h for h in first if h.answer is not None and h.answer >= ANSWERS_CUT]
+    pairs = [
+        (a, b)
+        for i, a in enumerate(answering)
+        for b in answering[i + 1 :]
+        if a.created_at and b.created_at and b.created_at > a.created_at
+    ]
+    if not pairs:
+        return hits
+    try:
+        likelihoods = replacing([(a.content, b.content) for a, b in pairs])
+    except Exception as error:  # a missing model leaves the order as it is
+        logger.warning("the judge failed (%s); newer values not moved first", error)
+        return hits
+    order = list(first)
+    for (older, newer), likelihood in zip(pairs, likelihoods, strict=True):
+        if likelihood >= NEWER_VALUE_CUT and order.index(newer) > order.index(older):
+            order.remove(newer)
+            order.insert(order.index(older), newer)
+    return order + hits[NEWER_VALUE_DEPTH:]
+
+
 def _order(hit: SearchHit) -> tuple[float, float, str]:
     return (-hit.score, -(hit.relevance or 0.0), hit.id)
 
@@ -927,6 +1005,8 @@ def hybrid_search(
     pool: int | None = None,
     namespace: str | None = None,
     facts: FactLinked | None = None,
+    relevance: Relevance | None = None,
+    replacing: Replacing | None = None,
 ) -> list[SearchHit]:
     """The `k` best active, unexpired memories of `user_id` for `query`, best first.
 
@@ -944,9 +1024,13 @@ def hybrid_search(
     called when the top result's match is below `AUTO_EXPAND_THRESHOLD` (no result, no
     call), or always with
     `expand_always` (seed 001 §4.4). `facts`: the fact channel, whose memories enter with
-    relevance 1.0 (seed 001 §4.1)."""
+    relevance 1.0 (seed 001 §4.1). `relevance`: the relevance model, which reads the best
+    candidates beside the question (rank and weighted fusion; `_Search._read`). Only the
+    `bounded_query` is read. `replacing`: the judge's "replaces", which puts a newer value
+    of a fact before an older one among the first hits (`newer_values_first`)."""
     if k <= 0:
         return []
+    query = bounded_query(query)
     options = options or DEFAULT_OPTIONS
     if fusion is not None and fusion != options.fusion:
         options = replace(options, fusion=fusion)  # checks it
@@ -963,12 +1047,15 @@ def hybrid_search(
         now or datetime.now(UTC),
         None if namespace is None else frozenset({namespace, SHARED_NAMESPACE}),
         facts,
+        relevance,
     )
     result = search.once(query, query_vector)
     weak = result.found and result.best_match < AUTO_EXPAND_THRESHOLD
     if expand is not None and (expand_always or weak):
         result = search.expanded(query, expand, result, always=expand_always)
     hits = result.hits[: search.pool]
+    if replacing is not None:
+        hits = newer_values_first(hits, replacing)
     if rerank is not None:
         hits = list(rerank(query, hits))
     return hits[:k]

@@ -13,6 +13,7 @@ seed degrades without its LLM; the command records the failure.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,7 +28,7 @@ from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.models import SearchHit
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.facts_api import fact_linked_memories
-from mnemoledger.commands.recall.search import Expand, FactLinked, Rerank
+from mnemoledger.commands.recall.search import Expand, FactLinked, Relevance, Replacing, Rerank
 from mnemoledger.commands.write.recorded_llm import RecordedLLM
 from mnemoledger.commands.write.replaying import recorded_id
 from mnemoledger.ledger.application import Ledger
@@ -152,6 +153,10 @@ class SearchHooks:
     expand_always: bool
     facts: FactLinked | None = None
     """The fact graph channel (seed 001 §4.1)."""
+    relevance: Relevance | None = None
+    """The relevance model that reads the best candidates (setting `search_relevance`)."""
+    replacing: Replacing | None = None
+    """The judge's "replaces", which puts newer values first (setting `search_relevance`)."""
 
     def finish(self) -> str | None:
         return self.llm.finish()
@@ -170,7 +175,9 @@ def search_hooks(
     """`expand`: True expands every time, False never, None as the setting `search_expand`
     says (`auto`: when the best match is below 0.25; `always`; `off`), a function: that
     function, below 0.25. `rerank`: True asks the LLM, a function reorders, None/False:
-    the fused order. `facts`: the fact graph channel, always on (seed 001 §4.1)."""
+    the fused order. `facts`: the fact graph channel, always on (seed 001 §4.1). The
+    relevance model reads the best candidates unless the setting `search_relevance` is
+    `off`."""
     llm = SearchLLM(
         parts.ledger, parts.llm, parts.provenance(user, agent, thread), query=query, user=user
     )
@@ -186,4 +193,17 @@ def search_hooks(
     def facts(text: str) -> list[str]:
         return fact_linked_memories(model, user, text, moment)
 
-    return SearchHooks(llm, expand_hook, rerank_hook, always, facts)
+    if parts.settings.search_relevance == "off":
+        return SearchHooks(llm, expand_hook, rerank_hook, always, facts)
+    from mnemoledger.commands.judge import default_judge  # numpy and the models: on use
+    from mnemoledger.commands.judge.text import coordinated
+
+    judge = default_judge()
+
+    def replacing(pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The likeliest replacement of each older memory or of one of its clauses."""
+        asked = [[(part, newer) for part in coordinated(older)] for older, newer in pairs]
+        read = iter(judge.relations([pair for parts in asked for pair in parts]))
+        return [max(next(read).replaces for _ in parts) for parts in asked]
+
+    return SearchHooks(llm, expand_hook, rerank_hook, always, facts, judge.relevance, replacing)

@@ -37,7 +37,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import Field, TypeAdapter, ValidationError
 
-from mnemoledger.commands.models import AddResult, EventOut, MemoryOut, SearchHit
+from mnemoledger.commands.models import AddResult, EventOut, FoundMemory, MemoryOut
 from mnemoledger.commands.recall.query import QueryResult
 from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.service.checkpoint_tools import add_checkpoint_tools
@@ -555,19 +555,22 @@ def build_server(
             bool | None, Field(description="Also search LLM rephrasings: true always, false never.")
         ] = None,
         rerank: Annotated[bool, Field(description="Let the LLM reorder the results.")] = False,
-    ) -> list[SearchHit]:
+    ) -> list[FoundMemory]:
         """Find the user's memories matching the words or the meaning of `query`, best
-        first, with their scores."""
+        first, with their scores and where each came from (evidence, thread, agent,
+        created time)."""
 
-        def searching(scoped: ScopedMemory) -> list[SearchHit]:
+        def searching(scoped: ScopedMemory) -> list[FoundMemory]:
             user = user_of(scoped, user_id)
             prefix = namespace_prefix(layer, namespace)
             if not prefix:
-                return scoped.search(query, user=user, k=k, expand=expand, rerank=rerank)
+                hits = scoped.search(query, user=user, k=k, expand=expand, rerank=rerank)
+                return [h.found() for h in hits]
             fetch = min(SEARCH_MAX_K, k * QUERY_OVERFETCH)
             hits = scoped.search(query, user=user, k=fetch, expand=expand, rerank=rerank)
             rows = scoped.memory.layers.get_many([h.id for h in hits])
-            return [h for h in hits if h.id in rows and rows[h.id].namespace.startswith(prefix)][:k]
+            kept = [h for h in hits if h.id in rows and rows[h.id].namespace.startswith(prefix)]
+            return [h.found() for h in kept[:k]]
 
         return await run(searching)
 
