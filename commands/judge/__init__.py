@@ -4,6 +4,7 @@
     judge.relations([("I live in Paris", "I moved to Berlin")])  # [Relation(replaces=0.97, ...)]
     judge.worth_keeping([Turn("Thanks so much!", "user")])       # [0.02]
     judge.instructions([Turn("Remember to preheat the oven", "assistant")])  # [0.01]
+    judge.relevance("where does the user live", ["We rent a flat in Bedminster"])  # [0.88]
 
 Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run with
 onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`). Nothing
