@@ -58,7 +58,7 @@ from mnemoledger.ledger import Settings
 from mnemoledger.ledger.event import LedgerEvent
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-KS = (5, 10)
+KS = (1, 5, 10)
 BUDGET_TURNS = 10
 """any@budget: the characters of this many average turns (a turn retriever at k=10)."""
 DEEP_K = 50
@@ -550,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(
         title=f"LoCoMo {args.data.name} ({mode}): {stats['questions']} questions (cat 1-4)"
     )
-    metrics = ("any@5", "any@10", "any@budget", "full@10")
+    metrics = ("any@1", "any@5", "any@10", "any@budget", "full@10")
     for column in ("retriever", *metrics, *CATEGORIES.values()):
         table.add_column(column)
     for name in results:
