@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -77,63 +77,6 @@ class CoreOut(BaseModel):
     path: str | None
 
 
-class SearchHit(BaseModel):
-    """One search result, best first."""
-
-    id: str
-    content: str
-    score: float
-    layer: str
-    kind: str
-    keyword_rank: int | None
-    vector_rank: int | None
-    namespace: str = "default"
-    relevance: float | None = None
-    """The fused query relevance (0-1) the recall score is built on."""
-    vector_score: float | None = None
-    """Cosine similarity with the query, when the vector retriever returned the memory."""
-    text_score: float | None = None
-    """Normalised BM25 (0-1), when the keyword retriever returned the memory."""
-    recency: float | None = None
-    """0-1, halving every week since the memory last changed."""
-    key: str | None = None
-    """The memory's key, if it was stored by one."""
-    source: str | None = None
-    """Which retrievers found it: `fts`, `vector`, `fts+vector`, or `fact` (the fact
-    graph channel)."""
-    answer: float | None = None
-    """The relevance model's likelihood (0-1) that the memory answers the query, when it
-    read it (setting `search_relevance`)."""
-    evidence: list[str] | None = None
-    """Where the memory came from: the evidence ids its writer gave (a source turn, a
-    message id), merged across the adds that restated it."""
-    thread_id: str | None = None
-    """The conversation thread of the add that created it, if any."""
-    agent_id: str | None = None
-    """The agent of the add that created it, if any."""
-    created_at: str | None = None
-    """When it was created (ISO-8601 UTC)."""
-
-    RANKING_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "keyword_rank",
-            "vector_rank",
-            "relevance",
-            "vector_score",
-            "text_score",
-            "recency",
-            "source",
-            "answer",
-        }
-    )
-    """How it was ranked: what an evaluation reads, not what an agent needs."""
-
-    def found(self) -> FoundMemory:
-        """The hit as an agent reads it: the memory and where it came from, without how it
-        was ranked."""
-        return FoundMemory.model_validate(self.model_dump(exclude=set(self.RANKING_FIELDS)))
-
-
 class FoundMemory(BaseModel):
     """One search result as an agent reads it (MCP): the memory, its score and where it
     came from, best first."""
@@ -145,10 +88,42 @@ class FoundMemory(BaseModel):
     kind: str
     namespace: str = "default"
     key: str | None = None
+    """The memory's key, if it was stored by one."""
     evidence: list[str] | None = None
+    """Where the memory came from: the evidence ids its writer gave (a source turn, a
+    message id), merged across the adds that restated it."""
     thread_id: str | None = None
+    """The conversation thread of the add that created it, if any."""
     agent_id: str | None = None
+    """The agent of the add that created it, if any."""
     created_at: str | None = None
+    """When it was created (ISO-8601 UTC)."""
+
+
+class SearchHit(FoundMemory):
+    """One search result, best first, with how it was ranked (what an evaluation reads, not
+    what an agent needs: `found()` leaves it out)."""
+
+    keyword_rank: int | None
+    vector_rank: int | None
+    relevance: float | None = None
+    """The fused query relevance (0-1) the recall score is built on."""
+    vector_score: float | None = None
+    """Cosine similarity with the query, when the vector retriever returned the memory."""
+    text_score: float | None = None
+    """Normalised BM25 (0-1), when the keyword retriever returned the memory."""
+    recency: float | None = None
+    """0-1, halving every week since the memory last changed."""
+    source: str | None = None
+    """Which retrievers found it: `fts`, `vector`, `fts+vector`, or `fact` (the fact
+    graph channel)."""
+    answer: float | None = None
+    """The relevance model's likelihood (0-1) that the memory answers the query, when it
+    read it (setting `search_relevance`)."""
+
+    def found(self) -> FoundMemory:
+        """The hit as an agent reads it: the memory and where it came from."""
+        return FoundMemory.model_validate(self.model_dump(include=set(FoundMemory.model_fields)))
 
 
 class EventOut(BaseModel):

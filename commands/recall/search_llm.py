@@ -176,8 +176,8 @@ def search_hooks(
     says (`auto`: when the best match is below 0.25; `always`; `off`), a function: that
     function, below 0.25. `rerank`: True asks the LLM, a function reorders, None/False:
     the fused order. `facts`: the fact graph channel, always on (seed 001 §4.1). The
-    relevance model reads the best candidates unless the setting `search_relevance` is
-    `off`."""
+    relevance model reads the best candidates, and newer values go first, only when the
+    setting `search_relevance` is `learned`."""
     llm = SearchLLM(
         parts.ledger, parts.llm, parts.provenance(user, agent, thread), query=query, user=user
     )
