@@ -1,15 +1,23 @@
 """A small OpenAI-compatible server on 127.0.0.1 for tests of the real `openai` client path.
 
 Chat completions answer from per-stage queues of canned JSON (the stage is the
-`response_format.json_schema.name` the client sends); embeddings come from the hashing
-embedder. Every request body is kept, so tests can compare it with what the ledger recorded.
-The judge's stages answer "nothing to say" when no answer is queued (every turn kept and no
-instruction, every pair unrelated), so a test of another stage need not script them.
+`response_format.json_schema.name` the client sends, or the schema's name in the prompt when
+the request states it there); embeddings come from the hashing embedder. Every request body
+is kept, so tests can compare it with what the ledger recorded. The judge's stages answer
+"nothing to say" when no answer is queued (every turn kept and no instruction, every pair
+unrelated), so a test of another stage need not script them.
+
+Like a real server, it honours `max_tokens` (a token is 4 characters here): a longer answer
+is cut there with `finish_reason: length` (a `Looping` answer goes on until cut, or up to a
+full context without `max_tokens`). It can also refuse output modes (`refused_formats`: a
+400 naming `response_format`, as servers without JSON-schema output answer) and take
+`delay` seconds per chat call (cut short when the server stops).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import defaultdict, deque
 from collections.abc import Iterator
@@ -23,21 +31,92 @@ from mnemoledger.projections.embeddings.hashing import HashingEmbedder
 JUDGE_DEFAULTS = {"read_turns": '{"readings": []}', "relate": '{"relations": []}'}
 """What the judge's stages answer when nothing is queued for them."""
 
+CHARS_PER_TOKEN = 4
+CONTEXT_TOKENS = 32_768
+"""Where a looping answer ends when the request sets no `max_tokens`: the context is full."""
+_SCHEMA_IN_PROMPT = re.compile(r'JSON schema "(\w+)"')
+
+
+@dataclass(frozen=True)
+class Looping:
+    """An answer that starts with `start` and repeats `again` until the server stops it."""
+
+    start: str
+    again: str
+
+    def text(self, max_tokens: int | None) -> str:
+        limit = (max_tokens or CONTEXT_TOKENS) * CHARS_PER_TOKEN
+        repeats = (limit - len(self.start)) // len(self.again) + 2  # past the limit
+        return self.start + self.again * repeats
+
 
 @dataclass
 class FakeOpenAI:
     """The server's state: canned answers in, received requests out."""
 
     url: str = ""
-    answers: dict[str, deque[str]] = field(default_factory=lambda: defaultdict(deque))
+    answers: dict[str, deque[str | Looping]] = field(default_factory=lambda: defaultdict(deque))
     chat_requests: list[dict[str, Any]] = field(default_factory=list)
     chat_responses: list[str] = field(default_factory=list)
+    """The answers sent, as sent (cut at `max_tokens`); not the refused requests'."""
     embedding_requests: list[dict[str, Any]] = field(default_factory=list)
+    refused_formats: set[str] = field(default_factory=set)
+    """`response_format` types answered with a 400 (`json_schema`, `json_object`)."""
+    delay: float = 0.0
+    """Seconds each chat call takes before it is answered."""
+    stopped: threading.Event = field(default_factory=threading.Event)
 
-    def answer(self, stage: str, *outputs: dict[str, Any] | str) -> None:
+    def answer(self, stage: str, *outputs: dict[str, Any] | str | Looping) -> None:
         for output in outputs:
-            text = output if isinstance(output, str) else json.dumps(output)
+            text = output if isinstance(output, str | Looping) else json.dumps(output)
             self.answers[stage].append(text)
+
+    def chat(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """The status and body of the answer to a chat-completions request."""
+        self.chat_requests.append(body)
+        if self.delay and self.stopped.wait(self.delay):  # stopping: the client is gone
+            return 503, {"error": {"message": "the server is stopping", "type": "server_error"}}
+        kind = (body.get("response_format") or {}).get("type")
+        if kind in self.refused_formats:
+            message = f"response_format type '{kind}' is not supported by this server"
+            error = {"message": message, "type": "invalid_request_error"}
+            return 400, {"error": error | {"param": "response_format", "code": None}}
+        stage = stage_of(body)
+        queued = self.answers[stage]
+        answer = (
+            queued.popleft() if queued or stage not in JUDGE_DEFAULTS else JUDGE_DEFAULTS[stage]
+        )
+        max_tokens = body.get("max_tokens")
+        content = answer.text(max_tokens) if isinstance(answer, Looping) else answer
+        finish = "stop"
+        if max_tokens is not None and len(content) > max_tokens * CHARS_PER_TOKEN:
+            content, finish = content[: max_tokens * CHARS_PER_TOKEN], "length"
+        self.chat_responses.append(content)
+        return 200, {
+            "id": f"chatcmpl-{len(self.chat_requests)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": finish,
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }
+
+
+def stage_of(body: dict[str, Any]) -> str:
+    """The stage a chat request is a call of: the JSON schema's name, sent as
+    `response_format` or stated in the system prompt."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        return str(response_format["json_schema"]["name"])
+    found = _SCHEMA_IN_PROMPT.search(str(body["messages"][0]["content"]))
+    assert found is not None, "the request names no schema"
+    return found.group(1)
 
 
 @contextmanager
@@ -48,6 +127,7 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            status = 200
             if self.path.endswith("/embeddings"):
                 fake.embedding_requests.append(body)
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -62,35 +142,16 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
                     "usage": {"prompt_tokens": 1, "total_tokens": 1},
                 }
             else:
-                fake.chat_requests.append(body)
-                stage = body["response_format"]["json_schema"]["name"]
-                queued = fake.answers[stage]
-                content = (
-                    queued.popleft()
-                    if queued or stage not in JUDGE_DEFAULTS
-                    else (JUDGE_DEFAULTS[stage])
-                )
-                fake.chat_responses.append(content)
-                payload = {
-                    "id": f"chatcmpl-{len(fake.chat_requests)}",
-                    "object": "chat.completion",
-                    "created": 0,
-                    "model": body["model"],
-                    "choices": [
-                        {
-                            "index": 0,
-                            "finish_reason": "stop",
-                            "message": {"role": "assistant", "content": content},
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-                }
+                status, payload = fake.chat(body)
             data = json.dumps(payload).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client timed out and left
 
         def log_message(self, *_: object) -> None:
             return
@@ -102,5 +163,7 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
     try:
         yield fake
     finally:
+        fake.stopped.set()  # a delayed answer ends now
         server.shutdown()
         server.server_close()
+        thread.join()
