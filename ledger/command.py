@@ -47,7 +47,11 @@ class Command(Aggregate):
         prompt_tokens: int,
         completion_tokens: int,
         latency_ms: float,
+        fallback: dict[str, Any] | None = None,
     ) -> None:
+        """`fallback` (issue 31; absent from events recorded before it, read as None): set
+        when the model's answers failed validation twice and another provider (the offline
+        rules) decided; it holds who decided and the invalid answers with their errors."""
         self.llm_calls += 1
 
     @event("CommandCompleted")

@@ -150,6 +150,15 @@ OPENAI_MAX_ATTEMPTS: Final = 3
 OPENAI_RETRY_FIRST_PAUSE_SECONDS: Final = 0.5
 OPENAI_RETRY_MAX_PAUSE_SECONDS: Final = 8.0
 
+# --- bounds of an LLM stage's call (issue 31, not in the seeds): the time one attempt may
+# take, and the tokens an answer may take. A small local model that loops would otherwise
+# generate until its context is full. Each stage's bound (LLM_STAGE_MAX_TOKENS, beside the
+# call sites below) is sized to its output schema with room to spare (about 4 characters a
+# token in English, 1-2 in other scripts): a longer answer is cut, fails validation, is
+# asked once more, and then the offline rules decide.
+LLM_TIMEOUT_SECONDS: Final = 60.0  # MNEMOLEDGER_LLM_TIMEOUT: one attempt of one call
+LLM_MAX_TOKENS_LIMIT: Final = 131_072  # the largest bound a setting may give a stage
+
 # --- embedding cache: seed 004 §7 Caching ("entries older than 30 days are cleaned on
 # service startup"): a vector's last use (stored or read, to the day) counts, not its age
 EMBEDDING_CACHE_MAX_UNUSED_DAYS: Final = 30.0
@@ -579,6 +588,42 @@ LLM_STAGE_COMPONENT: Final = {
     "rerank": "rerank",
     "fact_extract": "extract",
 }  # §7 table: call site -> model tier; stages it does not name use the general model
+# The `max_tokens` each stage's request sends (issue 31; see LLM_TIMEOUT_SECONDS above), a
+# setting may change it (MNEMOLEDGER_LLM_MAX_TOKENS); insight's is the seed's.
+LLM_STAGE_MAX_TOKENS: Final = {
+    # add (seed 000): split re-cuts one content (<= MAX_CONTENT_CHARS); reconstruct and
+    # refine write memories of <= 280 characters with their sources and coverage; core
+    # update rewrites core.md (~2k tokens, RESUME_CORE_BUDGET_TOKENS) and its sources
+    "split": 4096,
+    "reconstruct": 4096,
+    "refine": 4096,
+    "core_update": 4096,
+    "insert_merge": 2048,  # one merged memory
+    # ingest and notes (seed 004 §3-4, seed 003 §13, seed 002)
+    "extract": 2048,  # five lists of short facts
+    "synthesize": 512,  # one style directive
+    "multi_fact": 1024,  # at most 5 facts
+    "merge_notes": 2048,  # one summary
+    # consolidation (seed 001 §2-§6, seed 003 §3-4)
+    "triage": 2048,  # <= TRIAGE_BATCH verdicts with reasons
+    "gate": 2048,  # <= GATE_BATCH verdicts with reasons
+    "merge": 1024,  # one merged memory
+    "reconcile": 1024,  # a decision and a merged memory
+    "distill": 512,  # a summary of <= DISTILL_MAX_CHARS
+    "resume_compress": 1024,  # a summary of <= RESUME_CORE_SUMMARY_BUDGET_TOKENS
+    "audit": 4096,  # operations, merged texts among them
+    "name_topics": 1024,  # <= TOPIC_NAMING_BATCH short names
+    "same_fact": 1024,  # <= DAILY_PAIR_BATCH verdicts
+    "insight": INSIGHT_MAX_TOKENS,
+    # search (seed 001 §4.4-4.5) and the knowledge graph
+    "expand": 512,  # <= 6 queries
+    "rerank": 1024,  # <= 40 ids
+    "fact_extract": 1024,  # <= 10 short triples
+    # the judge's questions to a model
+    "relate": 2048,
+    "read_turns": 2048,
+}
+LLM_DEFAULT_MAX_TOKENS: Final = 2048  # a stage the table does not name
 
 # --- steering and file-based context: seed 004 §12 (memoryNudge) and §13 -----------------
 # §12 memoryNudge fires when ALL hold: at least 10 assistant turns in the conversation, the

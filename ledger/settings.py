@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import AliasChoices, Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from mnemoledger.ledger.errors import InvalidSetting
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     FORGETTING_DEFAULT,
     LLM_LEVEL_AUTO,
+    LLM_MAX_TOKENS_LIMIT,
+    LLM_TIMEOUT_SECONDS,
     NUDGE_DISCLOSURE_DEFAULT,
     QUICK_DEDUP_DEFAULT,
     RELATED_EMBEDDING_DEFAULT,
@@ -67,6 +70,14 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     """Chat model for the `openai` provider (e.g. gpt-4o-mini, llama3.1 on Ollama); the
     model of every stage whose component names none of its own (below)."""
+    llm_timeout: float = Field(default=LLM_TIMEOUT_SECONDS, gt=0, le=3600)
+    """Seconds one attempt of an LLM call may take before it counts as timed out (and is
+    tried again, up to 3 attempts) (`MNEMOLEDGER_LLM_TIMEOUT`)."""
+    llm_max_tokens: Annotated[dict[str, int], NoDecode] = Field(default_factory=dict)
+    """The `max_tokens` of chosen stages' requests, replacing each stage's own bound
+    (`MNEMOLEDGER_LLM_MAX_TOKENS`): `reconstruct=2048,core_update=1024`, `*=1024` (every
+    stage not named), a bare number (every stage) or a JSON object; unset: each stage's
+    bound (`ledger.policy.LLM_STAGE_MAX_TOKENS`)."""
     llm_level: LLMLevel = Field(
         default=LLM_LEVEL_AUTO,
         validation_alias=AliasChoices("llm_level", "MNEMOLEDGER_LLM_LEVEL", "ENGRAM_LLM_LEVEL"),
@@ -133,6 +144,40 @@ class Settings(BaseSettings):
     search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
     the offline provider expands to keyword variants), on every search, or never."""
+
+    @field_validator("llm_max_tokens", mode="before")
+    @classmethod
+    def _stage_bounds(cls, value: Any) -> Any:
+        """`stage=N,...`, `*=N`, `N` or a JSON object, as `{stage: N}`."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {"*": value}
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return {}
+        if text.startswith("{"):
+            try:
+                return json.loads(text)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"not a JSON object: {error}") from None
+        if "=" not in text:
+            return {"*": text}
+        bounds: dict[str, str] = {}
+        for item in text.split(","):
+            stage, equals, bound = item.partition("=")
+            if not equals or not stage.strip():
+                raise ValueError(f"{item.strip()!r} should be stage=tokens")
+            bounds[stage.strip()] = bound.strip()
+        return bounds
+
+    @field_validator("llm_max_tokens")
+    @classmethod
+    def _bounds_in_range(cls, bounds: dict[str, int]) -> dict[str, int]:
+        for stage, bound in bounds.items():
+            if not 1 <= bound <= LLM_MAX_TOKENS_LIMIT:
+                raise ValueError(f"{stage}={bound}: should be 1 to {LLM_MAX_TOKENS_LIMIT}")
+        return bounds
 
     @property
     def sqlite_path(self) -> Path:

@@ -78,7 +78,7 @@ from mnemoledger.commands.llm.search_prompts import SEARCH_STAGES
 from mnemoledger.commands.llm.search_schemas import ExpandInput, RerankCandidate, RerankInput
 from mnemoledger.commands.llm.stage import Stage
 from mnemoledger.ledger import InvalidInput, Settings
-from mnemoledger.ledger.policy import INSIGHT_MAX_TOKENS
+from mnemoledger.ledger.policy import INSIGHT_MAX_TOKENS, LLM_STAGE_MAX_TOKENS
 from mnemoledger.ledger.validation import normalize_key as normalize_memory_key
 
 OFFLINE = OfflineProvider()
@@ -713,7 +713,7 @@ def test_offline_call_is_recorded_like_a_model_call(name: str) -> None:
             "json_schema": {"name": stage.name, "schema": schema, "strict": False},
         },
         "temperature": 0,
-        **({} if stage.max_tokens is None else {"max_tokens": stage.max_tokens}),
+        "max_tokens": stage.max_answer_tokens,
     }
     prompt_chars = len(stage.system) + len(stage.render(inputs))
     assert call.prompt_tokens == math.ceil(prompt_chars / 4)
@@ -772,14 +772,15 @@ def test_make_provider_follows_the_settings(tmp_path: Path) -> None:
     assert (provider.name, provider.model) == ("openai", "llama3.1")
 
 
-def test_only_the_insight_call_bounds_its_answer() -> None:
+def test_every_stage_bounds_its_answer() -> None:
+    """Issue 31: every request sends `max_tokens` (a small model that loops is cut off);
+    the insight call's is the seed's 220."""
     insight = CONSOLIDATION_STAGES["insight"]
     request = insight.chat_request(
         InsightInput(activity=["Maya asked for a summary"], new_facts=[]), "any-model"
     )
     assert request["max_tokens"] == INSIGHT_MAX_TOKENS == 220
-    assert all(
-        stage.max_tokens is None
-        for name, stage in CONSOLIDATION_STAGES.items()
-        if name != "insight"
-    )
+    assert set(LLM_STAGE_MAX_TOKENS) == set(STAGES)
+    for name, stage in STAGES.items():
+        assert stage.max_answer_tokens == LLM_STAGE_MAX_TOKENS[name], name
+        assert 1 <= stage.max_answer_tokens <= 4096

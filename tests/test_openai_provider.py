@@ -231,15 +231,22 @@ def test_an_unreachable_server_gives_up_after_three_attempts(pauses: list[float]
         '```json\n{"memories": [{"content": "x"}], "coverage": []}\n```',  # sources missing
     ],
 )
-def test_output_that_does_not_validate_is_stage_output_invalid(
+def test_output_that_does_not_validate_is_asked_for_again(
     fake: FakeChatServer, pauses: list[float], content: str
 ) -> None:
+    """Issue 31: the model is told what was wrong once (tests/test_llm_bounded.py has the
+    second invalid answer, which leaves the decision to the offline rules)."""
     fake.replies.append(Reply(content=content))
-    with pytest.raises(StageOutputInvalid) as invalid:
-        provider_for(fake, pauses).complete(RECONSTRUCT, INPUTS)
-    assert invalid.value.response == content
-    assert invalid.value.stage == "reconstruct"
-    assert len(fake.requests) == 1  # not retried: the caller refines or falls back
+    call = provider_for(fake, pauses).complete(RECONSTRUCT, INPUTS)
+    assert call.output == ReconstructOutput.model_validate(ANSWER)
+    assert call.fallback is None
+    first, second = fake.requests
+    assert second["messages"][:2] == first["messages"]
+    assert second["messages"][2] == {"role": "assistant", "content": content}
+    assert second["messages"][3]["role"] == "user"
+    assert second["messages"][3]["content"].startswith("Your answer could not be used: ")
+    assert call.request == second and call.response == json.dumps(ANSWER)
+    assert (call.prompt_tokens, call.completion_tokens) == (2 * 321, 2 * 54)
 
 
 def test_extraction_with_nothing_to_remember_is_empty_not_an_error(

@@ -13,6 +13,7 @@ from mnemoledger.commands.llm.prompts import STAGES
 from mnemoledger.commands.llm.scripted import ScriptedProvider
 from mnemoledger.commands.llm.stage import LLMCall, LLMProvider, Stage
 from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.policy import LLM_TIMEOUT_SECONDS
 from mnemoledger.ledger.settings import Settings
 
 PROVIDER_NAMES = ("offline", "openai")
@@ -20,7 +21,8 @@ PROVIDER_NAMES = ("offline", "openai")
 
 def make_provider(settings: Settings) -> LLMProvider:
     """The provider the settings name (`llm_provider`, default `offline`); the `openai`
-    one sends each stage with its component's model (seed 001 §7, `components`)."""
+    one sends each stage with its component's model (seed 001 §7, `components`), waits
+    `llm_timeout` seconds per attempt and bounds answers by `llm_max_tokens`."""
     name = getattr(settings, "llm_provider", "offline")
     if name == "offline":
         return OfflineProvider()
@@ -34,11 +36,20 @@ def make_provider(settings: Settings) -> LLMProvider:
         # Imported here: the offline default should not pay for loading the client.
         from mnemoledger.commands.llm.openai_provider import OpenAIProvider
 
+        bounds = dict(getattr(settings, "llm_max_tokens", {}))
+        unknown = sorted(set(bounds) - set(STAGES) - {"*"})
+        if unknown:
+            raise InvalidInput(
+                f"MNEMOLEDGER_LLM_MAX_TOKENS names no stage: {', '.join(unknown)}; choose "
+                f"from {', '.join(sorted(STAGES))} or * (every stage)"
+            )
         return OpenAIProvider(
             model,
             base_url=getattr(settings, "openai_base_url", None),
             api_key=getattr(settings, "openai_api_key", None),
+            timeout=getattr(settings, "llm_timeout", LLM_TIMEOUT_SECONDS),
             models=component_models(settings),
+            max_tokens=bounds,
         )
     raise InvalidInput(f"unknown LLM provider {name!r}: choose one of {', '.join(PROVIDER_NAMES)}")
 

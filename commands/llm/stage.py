@@ -4,29 +4,43 @@ and the protocol every provider implements."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from mnemoledger.commands.llm.errors import LLMError, StageOutputInvalid
 from mnemoledger.commands.llm.tokens import estimate_prompt_tokens, estimate_tokens
-from mnemoledger.ledger.policy import LLM_STAGE_COMPONENT
+from mnemoledger.ledger.policy import (
+    LLM_DEFAULT_MAX_TOKENS,
+    LLM_STAGE_COMPONENT,
+    LLM_STAGE_MAX_TOKENS,
+)
 
 __all__ = [
+    "OUTPUT_MODES",
     "InT",
     "LLMCall",
     "LLMError",
     "LLMProvider",
     "OutT",
+    "OutputMode",
     "Stage",
     "StageOutputInvalid",
 ]
 
 InT = TypeVar("InT", bound=BaseModel)
 OutT = TypeVar("OutT", bound=BaseModel)
+
+OutputMode = Literal["json_schema", "json_object", "prompted"]
+"""How a request asks for JSON: the output schema as `response_format` (`json_schema`), any
+JSON object as `response_format` with the schema in the prompt (`json_object`), or the
+schema in the prompt and no `response_format` (`prompted`)."""
+OUTPUT_MODES: Final[tuple[OutputMode, ...]] = ("json_schema", "json_object", "prompted")
+"""Best first: a server that refuses one mode is asked in the next."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +59,16 @@ class Stage(Generic[InT, OutT]):
     output_model: type[OutT]
     renderer: Callable[[InT], str]
     max_tokens: int | None = None
-    """A bound on the answer's tokens, sent with the request; None: the server's default."""
+    """A bound on the answer's tokens, sent with the request; None: the stage's entry in
+    `ledger.policy.LLM_STAGE_MAX_TOKENS` (`max_answer_tokens`)."""
+
+    @property
+    def max_answer_tokens(self) -> int:
+        """The `max_tokens` every request of this stage sends, unless a provider's setting
+        gives it another (`MNEMOLEDGER_LLM_MAX_TOKENS`)."""
+        if self.max_tokens is not None:
+            return self.max_tokens
+        return LLM_STAGE_MAX_TOKENS.get(self.name, LLM_DEFAULT_MAX_TOKENS)
 
     def render(self, inputs: InT) -> str:
         """The user message for these inputs."""
@@ -62,12 +85,25 @@ class Stage(Generic[InT, OutT]):
         the general model."""
         return LLM_STAGE_COMPONENT.get(self.name)
 
-    def messages(self, inputs: InT) -> list[dict[str, str]]:
-        """The chat messages of one call: the system prompt, then the rendered inputs."""
+    def messages(self, inputs: InT, mode: OutputMode = "json_schema") -> list[dict[str, str]]:
+        """The chat messages of one call: the system prompt (followed by the output schema
+        unless `response_format` carries it), then the rendered inputs."""
+        system = self.system
+        if mode != "json_schema":
+            system = f"{system.rstrip()}\n\n{self.schema_instruction()}"
         return [
-            {"role": "system", "content": self.system},
+            {"role": "system", "content": system},
             {"role": "user", "content": self.render(inputs)},
         ]
+
+    def schema_instruction(self) -> str:
+        """The output schema, stated in the prompt for servers that cannot take it as
+        `response_format`."""
+        schema = json.dumps(_json_schema(self.output_model), ensure_ascii=False)
+        return (
+            "Answer with one JSON object and nothing else: no prose, no code fence. It must "
+            f'follow the JSON schema "{self.name}":\n{schema}'
+        )
 
     def response_format(self) -> dict[str, Any]:
         """Structured-output request: the output model's JSON schema (not strict, so that
@@ -81,16 +117,23 @@ class Stage(Generic[InT, OutT]):
             },
         }
 
-    def chat_request(self, inputs: InT, model: str) -> dict[str, Any]:
-        """The exact body of a chat-completions request for these inputs."""
-        request: dict[str, Any] = {
-            "model": model,
-            "messages": self.messages(inputs),
-            "response_format": self.response_format(),
-            "temperature": 0,
-        }
-        if self.max_tokens is not None:
-            request["max_tokens"] = self.max_tokens
+    def chat_request(
+        self,
+        inputs: InT,
+        model: str,
+        *,
+        mode: OutputMode = "json_schema",
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """The exact body of a chat-completions request for these inputs; `max_tokens`
+        None: the stage's own bound (`max_answer_tokens`)."""
+        request: dict[str, Any] = {"model": model, "messages": self.messages(inputs, mode)}
+        if mode == "json_schema":
+            request["response_format"] = self.response_format()
+        elif mode == "json_object":
+            request["response_format"] = {"type": "json_object"}
+        request["temperature"] = 0
+        request["max_tokens"] = self.max_answer_tokens if max_tokens is None else max_tokens
         return request
 
 
@@ -110,14 +153,21 @@ class LLMCall(Generic[OutT]):
     provider: str
     model: str
     request: dict[str, Any]
-    """The exact request sent: model, messages, response_format, temperature."""
+    """The exact request sent: model, messages, response_format, temperature, max_tokens.
+    After an answer that did not validate, the request asking again (the answer and what
+    was wrong with it added to the messages)."""
     response: str
-    """The raw text the model returned."""
+    """The raw text the model returned; when `fallback` is set, the JSON of the output the
+    fallback decided."""
     output: OutT
     """The response, parsed and validated by the stage's output model."""
     prompt_tokens: int
     completion_tokens: int
     latency_ms: float
+    fallback: dict[str, Any] | None = None
+    """None: the model's answer decided. Else the model's answers failed validation twice
+    and another provider decided: `{"provider": "offline", "model": "rules-v1",
+    "invalid": [{"response": ..., "error": ...}, ...]}`."""
 
     @classmethod
     def of(
@@ -131,6 +181,7 @@ class LLMCall(Generic[OutT]):
         latency_ms: float,
         prompt_tokens: int | None = None,
         completion_tokens: int | None = None,
+        fallback: dict[str, Any] | None = None,
     ) -> LLMCall[OutT]:
         """A call of `stage`; token counts are estimated where the provider gave none."""
         return cls(
@@ -151,6 +202,7 @@ class LLMCall(Generic[OutT]):
                 completion_tokens if completion_tokens is not None else estimate_tokens(response)
             ),
             latency_ms=latency_ms,
+            fallback=fallback,
         )
 
 

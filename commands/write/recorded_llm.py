@@ -43,6 +43,7 @@ class RecordedLLM:
             prompt_tokens=call.prompt_tokens,
             completion_tokens=call.completion_tokens,
             latency_ms=round(call.latency_ms, 3),
+            fallback=call.fallback,
         )
 
 

@@ -71,6 +71,7 @@ class RecordedAnswers:
             prompt_tokens=int(data.get("prompt_tokens") or 0),
             completion_tokens=int(data.get("completion_tokens") or 0),
             latency_ms=float(data.get("latency_ms") or 0.0),
+            fallback=data.get("fallback"),  # the response is then the fallback's output
         )
 
 
