@@ -25,6 +25,7 @@ from typing import Any, Final, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from mnemoledger.commands.judge.facts import LABELS, StatedFact, Word, context, decode, pieces
 from mnemoledger.commands.judge.guards import (
     beside,
     contradicted,
@@ -45,6 +46,9 @@ MODELS_ENV: Final = "MNEMOLEDGER_JUDGE_MODELS"
 """A folder of fitted files to use instead (a refit, a leave-one-author-out fold)."""
 CACHE_SIZE: Final = 4096
 """Answers kept per question kind: consolidation asks about the same pairs again."""
+
+REFIT: Final = {"relevance": "scripts/fit_relevance.py", "facts": "scripts/fit_facts.py"}
+"""The script that fits a model, where it is not `scripts/fit_judge.py <model>`."""
 
 UNKNOWN_TOKEN: Final = "[UNK]"
 UNREADABLE_SHARE: Final = 0.5
@@ -89,9 +93,10 @@ class _Model:
     def _load(self) -> None:
         onnx_file = self._folder / f"{self._name}.onnx"
         if not onnx_file.exists():
+            refit = REFIT.get(self._name, f"scripts/fit_judge.py {self._name}")
             raise ModelMissing(
                 f"the judge's {self._name} model is missing: {onnx_file} "
-                f"(refit it with `python scripts/fit_judge.py {self._name}`)"
+                f"(refit it with `python {refit}`)"
             )
         import onnxruntime
         from tokenizers import Tokenizer
@@ -132,6 +137,37 @@ class _Model:
             (logits,) = self._session.run(["logits"], feeds)
             rows.append(np.asarray(logits, dtype=np.float32)[0])
         return np.array(rows, dtype=np.float32).reshape(len(rows), -1)
+
+    def word_logits(
+        self, inputs: Sequence[tuple[Sequence[str], Sequence[str]]]
+    ) -> list[npt.NDArray[np.float32]]:
+        """For each input (a text's words, and the words read beside it), one row of logits
+        per word of the text: those of its first piece (a word cut off by the length limit
+        has a row of zeros). Each input is run on its own, as in `logits`."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+        rows = []
+        for said, next_to in inputs:
+            encoded = self._tokenizer.encode(
+                list(said), list(next_to) or None, is_pretokenized=True
+            )
+            feeds = {
+                "input_ids": np.array([encoded.ids], dtype=np.int64),
+                "attention_mask": np.array([encoded.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoded.type_ids], dtype=np.int64),
+            }
+            (logits,) = self._session.run(["logits"], feeds)
+            per_word = np.zeros((len(said), logits.shape[-1]), dtype=np.float32)
+            seen: set[int] = set()
+            for position, (word, sequence) in enumerate(
+                zip(encoded.word_ids, encoded.sequence_ids, strict=True)
+            ):
+                if sequence == 0 and word is not None and word not in seen:
+                    seen.add(word)
+                    per_word[word] = logits[0, position]
+            rows.append(per_word)
+        return rows
 
     @property
     def replaces_cut(self) -> float:
@@ -199,6 +235,7 @@ class LearnedJudge:
         self._relation = _Model(models, "relation")
         self._turns = _Model(models, "turns")
         self._relevance = _Model(models, "relevance")
+        self._facts = _Model(models, "facts")
         self._relations = _Cache(CACHE_SIZE)
         self._turn_scores = _Cache(CACHE_SIZE)
         self._answers = _Cache(CACHE_SIZE)
@@ -253,6 +290,25 @@ class LearnedJudge:
             return [float(row[0]) for row in probabilities]
 
         return self._answers.answers([(query, m) for m in memories], compute) if memories else []
+
+    def facts(self, turns: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
+        """For each user turn (its text, and the assistant's turn before it or ""), the facts
+        it states about the user, in the order said. One model run per piece of a turn."""
+        inputs: list[tuple[int, str, list[Word], list[str]]] = []
+        for index, (text, asked) in enumerate(turns):
+            beside = context(asked)
+            inputs += [(index, text, piece, beside) for piece in pieces(text)]
+        if not inputs:
+            return [[] for _ in turns]
+        rows = self._facts.word_logits([([w.text for w in p], b) for _, _, p, b in inputs])
+        labels = self._facts.manifest.outputs if self._facts.manifest else LABELS
+        found: list[list[StatedFact]] = [[] for _ in turns]
+        outside = np.eye(len(labels))[labels.index("O")]
+        for (index, text, piece, _), logits in zip(inputs, rows, strict=True):
+            probabilities = _softmax(logits)
+            probabilities[~logits.any(axis=1)] = outside  # cut off by the length limit: unread
+            found[index] += decode(text, piece, probabilities, labels)
+        return found
 
 
 @cache

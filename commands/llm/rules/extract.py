@@ -21,6 +21,7 @@ from typing import Final
 from mnemoledger.commands.llm.render import conversation_excerpt
 from mnemoledger.commands.llm.rules.attributes import CORRECTION
 from mnemoledger.commands.llm.rules.learned import kept_clauses, learned_facts
+from mnemoledger.commands.llm.rules.speech_acts import ARTIFACT, DECISION, EMOJI
 from mnemoledger.commands.llm.rules.tagger import tagged_facts
 from mnemoledger.commands.llm.rules.text import OWN_WORDS_TAG, sentences, single_line, slug
 from mnemoledger.commands.llm.rules.user_facts import (
@@ -229,20 +230,6 @@ _NOT_NAMES: Final = frozenset(
 _PLACE_BEFORE: Final = frozenset({"in", "to", "from", "at", "near", "visit", "visiting", "visited"})
 _PERSON_BEFORE: Final = frozenset({"with", "meet", "met", "call", "called", "named", "told", "ask"})
 
-DECISION: Final = re.compile(
-    r"\b(?:we(?:'ve| have)? decided (?:to |on )?|let's go with |let us go with |we'll use "
-    r"|we will use |we're going with |we are going with |we'll go with |we will go with "
-    r"|I(?:'ve| have)? decided (?:to |on )?|the decision is (?:to )?)(?P<what>[^.!?;]+)",
-    _I,
-)
-ARTIFACT: Final = re.compile(
-    r"\bhere(?:'s| is| are)\s+(?:the |my |our |a |an )?"
-    r"(?P<kind>final|draft|updated|revised|latest|new)\s+(?P<what>[^:.!?\n]+)"
-    r"(?::\s*(?P<body>.+))?",
-    _I | re.DOTALL,
-)
-
-EMOJI: Final = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 _REPLIES: Final = r"(?:answers?|responses?|replies|explanations?|messages?|texts?|summar(?:y|ies))"
 _KEEP: Final = r"(?:keep|make|be|stay|reply|answer|respond)"
 STYLE_CUES: Final = (

@@ -1,0 +1,172 @@
+"""What a user says about themselves, as the facts model reads it: spans of their words.
+
+The facts model (`models/facts.onnx`, fitted by `scripts/fit_facts.py` on the labelled
+conversations in `tests/data/extraction_*.jsonl`) reads one user turn beside the assistant's
+turn before it and labels each word as the beginning (`B-`) or inside (`I-`) of a value of
+one attribute with its polarity (`B-location+`, `I-diet-`), or outside any (`O`). The
+assistant's turn is there for answers ("Where are you based?" / "berlin, for now") and is
+never labelled. This module holds what fitting and use share: how a turn is cut into words
+and pieces, the labels, and how labelled words become facts.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+ATTRIBUTES: Final = (
+    "name",
+    "occupation",
+    "employer",
+    "location",
+    "hometown",
+    "diet",
+    "allergy",
+    "language",
+    "schedule",
+    "deadline",
+    "tool",
+    "preference",
+    "style",
+    "person",
+    "pet",
+)
+"""What the model finds: the user's profile fields, their tastes, how they want replies
+written, and the people and animals in their life."""
+SINGLE_VALUED: Final = frozenset({"name", "occupation", "employer", "location", "hometown"})
+"""A conversation gives one value of these: the last one said (a correction, a move)."""
+ACTIVITIES: Final = frozenset({"schedule", "deadline"})
+"""Values that are an activity and its time, often apart ("standup is at 9:15")."""
+ACTIVITY_GAP: Final = 4
+"""Words between two spans of one activity's value that still make it one value."""
+POLARITIES: Final = ("+", "-")
+LABELS: Final = (
+    "O",
+    *(f"{edge}-{a}{p}" for a in ATTRIBUTES for p in POLARITIES for edge in ("B", "I")),
+)
+"""The model's outputs, in order."""
+
+MAX_WORDS: Final = 120
+"""Words of a user turn read in one piece; a longer turn is read in pieces cut at sentences."""
+CONTEXT_WORDS: Final = 16
+"""The last words of the assistant's turn before, read beside the user's."""
+
+_WORD: Final = re.compile(r"\w(?:[\w'’:.&/+-]*\w)?|[^\w\s]", re.UNICODE)
+"""A word: letters and digits with inner apostrophes, colons, dots, hyphens ("don't",
+"9:15", "J.P", "e-bike"), or one mark of punctuation."""
+_SENTENCE_END: Final = frozenset(".!?;\n")
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    start: int
+    end: int
+
+
+def words(text: str) -> list[Word]:
+    """The words of `text` with where each stands."""
+    return [Word(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def pieces(text: str) -> list[list[Word]]:
+    """`text`'s words in pieces of at most `MAX_WORDS`, cut after a sentence's end where one
+    falls (a long voice memo is read sentence by sentence, a short turn whole)."""
+    found = words(text)
+    out: list[list[Word]] = []
+    start = 0
+    while start < len(found):
+        end = min(len(found), start + MAX_WORDS)
+        if end < len(found):
+            cuts = [i + 1 for i in range(start, end) if found[i].text in _SENTENCE_END]
+            end = cuts[-1] if cuts and cuts[-1] > start else end
+        out.append(found[start:end])
+        start = end
+    return out
+
+
+def context(asked: str) -> list[str]:
+    """The words of the assistant's turn the model reads beside the user's: its last ones."""
+    return [w.text for w in words(asked)][-CONTEXT_WORDS:]
+
+
+def fold(word: str) -> str:
+    """A word as labels are matched to it: lower case, accents off, a final 's and plural s
+    off ("Düsseldorf's" / "dusseldorf", "peanuts" / "peanut")."""
+    plain = unicodedata.normalize("NFKD", word.casefold())
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+    plain = plain.removesuffix("'s").removesuffix("’s")
+    return plain[:-1] if len(plain) > 3 and plain.endswith("s") else plain
+
+
+@dataclass(frozen=True)
+class StatedFact:
+    """One value the user states about themselves."""
+
+    attribute: str
+    """One of `ATTRIBUTES`."""
+    value: str
+    """Their words for it, as said ("mechanical engineer", "standup is at 9:15")."""
+    positive: bool
+    """False when they say it does not hold (a dislike, a food they avoid, a tool dropped)."""
+    confidence: float
+    """The model's mean likelihood over the value's words."""
+
+
+def decode(
+    text: str,
+    said: Sequence[Word],
+    probabilities: npt.NDArray[np.float64],
+    labels: Sequence[str] = LABELS,
+) -> list[StatedFact]:
+    """The facts of one piece, read from each word's likelihoods over `labels`.
+
+    A word belongs to a value when `O` is less likely than not; a run of such words is one
+    value, cut again only where a word of another attribute or polarity more likely begins a
+    value than goes on with one ("Pro Tools" is one value even when "Tools" reads as a
+    beginning). The run takes the attribute and polarity most likely over its words (`B-` and
+    `I-` together), so one word read otherwise does not break a value in two ("true crime",
+    "red meat"). The runs of one activity a few words apart are one value ("standup is at
+    9:15")."""
+    kinds = sorted({label[2:] for label in labels if label != "O"})
+    outside = probabilities[:, labels.index("O")]
+    begins = probabilities[:, [labels.index(f"B-{k}") for k in kinds]]
+    goes_on = probabilities[:, [labels.index(f"I-{k}") for k in kinds]]
+    either = begins + goes_on
+    runs: list[list[int]] = []
+    for index in range(len(said)):
+        if outside[index] >= 0.5:
+            continue
+        if runs and runs[-1][-1] == index - 1:
+            run = runs[-1]
+            other = either[index].argmax() != either[run].sum(axis=0).argmax()
+            if not (other and begins[index].sum() > goes_on[index].sum()):
+                run.append(index)
+                continue
+        runs.append([index])
+    read: list[tuple[str, int, int]] = []
+    for run in runs:
+        kind = kinds[int(either[run].sum(axis=0).argmax())]
+        first, last = run[0], run[-1]
+        if (
+            read
+            and kind[:-1] in ACTIVITIES
+            and read[-1][0] == kind
+            and first - read[-1][2] - 1 <= ACTIVITY_GAP
+        ):
+            first = read.pop()[1]
+        read.append((kind, first, last))
+    facts = []
+    for kind, first, last in read:
+        value = text[said[first].start : said[last].end].strip()
+        if not any(ch.isalnum() for ch in value):
+            continue
+        confidence = float(1.0 - outside[first : last + 1].mean())
+        facts.append(StatedFact(kind[:-1], value, kind[-1] == "+", confidence))
+    return facts

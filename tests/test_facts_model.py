@@ -1,0 +1,148 @@
+"""The facts model (`mnemoledger.commands.judge.facts`): how a user's turn is read in words
+and pieces, how labelled words become facts, and what `ingest` keeps of them, written as what
+a user says and sees. The model's accuracy is measured by `scripts/eval_extraction.py` on
+sets it was never fitted on (docs/benchmarks.md), not asserted here."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemoledger import MnemoLedger
+from mnemoledger.commands.judge import ModelMissing, default_judge
+from mnemoledger.commands.judge.facts import (
+    LABELS,
+    MAX_WORDS,
+    StatedFact,
+    context,
+    decode,
+    pieces,
+    words,
+)
+from mnemoledger.commands.judge.learned import MODELS
+from mnemoledger.ledger import Settings
+
+
+def _likelihoods(said: str, marks: dict[int, str]) -> np.ndarray:
+    """Each word of `said` certain of its label: `marks` names the labelled ones."""
+    rows = np.zeros((len(words(said)), len(LABELS)))
+    for index in range(len(rows)):
+        rows[index, LABELS.index(marks.get(index, "O"))] = 1.0
+    return rows
+
+
+def _read(said: str, marks: dict[int, str]) -> list[tuple[str, str, bool]]:
+    found = decode(said, words(said), _likelihoods(said, marks))
+    return [(f.attribute, f.value, f.positive) for f in found]
+
+
+def test_words_keep_times_names_and_contractions_whole() -> None:
+    said = [w.text for w in words("Standup's at 9:15, J.P. Morgan; don't ask!")]
+    assert said == ["Standup's", "at", "9:15", ",", "J.P", ".", "Morgan", ";", "don't", "ask", "!"]
+
+
+def test_a_long_turn_is_read_in_pieces_cut_at_sentences() -> None:
+    sentence = "I walk the dog every morning before work. "
+    text = sentence * 40  # 360 words
+    cut = pieces(text)
+    assert len(cut) > 1
+    assert all(len(piece) <= MAX_WORDS for piece in cut)
+    assert all(piece[-1].text == "." for piece in cut)
+    assert sum(len(piece) for piece in cut) == len(words(text))
+
+
+def test_only_the_last_words_of_the_assistants_turn_are_read_beside() -> None:
+    asked = "Thanks for all of that. " * 20 + "Where are you based these days?"
+    beside = context(asked)
+    assert beside[-3:] == ["these", "days", "?"]
+    assert len(beside) < len(words(asked))
+
+
+def test_a_value_read_as_two_beginnings_of_one_kind_stays_one_value() -> None:
+    said = "I mix in Pro Tools mostly"
+    assert _read(said, {3: "B-tool+", 4: "B-tool+"}) == [("tool", "Pro Tools", True)]
+
+
+def test_two_values_of_other_kinds_side_by_side_stay_apart() -> None:
+    said = "I am Kenji Tanaka engineer"
+    marks = {2: "B-name+", 3: "I-name+", 4: "B-occupation+"}
+    assert _read(said, marks) == [("name", "Kenji Tanaka", True), ("occupation", "engineer", True)]
+
+
+def test_an_activity_and_its_time_a_few_words_apart_are_one_value() -> None:
+    said = "our standup is at 9:15 every day, and I hate Mondays"
+    marks = {1: "B-schedule+", 4: "B-schedule+", 11: "B-preference-"}
+    assert _read(said, marks) == [
+        ("schedule", "standup is at 9:15", True),
+        ("preference", "Mondays", False),
+    ]
+
+
+def test_a_value_of_punctuation_alone_is_no_fact() -> None:
+    assert _read("well ... ok", {1: "B-tool+"}) == []
+
+
+def test_the_shipped_model_reads_a_plain_introduction() -> None:
+    """A plain self-introduction, in words none of the labelled sets use."""
+    (found,) = default_judge().facts(
+        [("Hi, I'm Oluwaseun, I work as a radiographer at St Mary's and I live in Leeds.", "")]
+    )
+    read = {(f.attribute, f.value) for f in found}
+    assert ("location", "Leeds") in read
+    assert all(isinstance(f, StatedFact) and 0.0 <= f.confidence <= 1.0 for f in found)
+
+
+def test_the_answer_to_the_assistants_question_is_read_with_it() -> None:
+    (found,) = default_judge().facts([("glasgow, for now", "Where are you based these days?")])
+    assert [(f.attribute, f.value) for f in found] == [("location", "glasgow")]
+
+
+def test_ingest_with_the_learned_extraction_keeps_a_town_and_a_dislike_with_their_sides(
+    home: Path, tmp_path: Path
+) -> None:
+    turns = tmp_path / "chat.jsonl"
+    turns.write_text(
+        json.dumps(
+            {"role": "user", "content": "I live in Leeds now. I really cannot stand olives."}
+        )
+        + "\n"
+    )
+    memory = MnemoLedger(
+        settings=Settings(home=home, embedder="hashing", extraction="learned"), actor="tester"
+    )
+    try:
+        result = memory.ingest(turns, user="ade", agent="helper")
+    finally:
+        memory.close()
+    written = {m.key: (m.namespace, m.content) for m in result.memories}
+    assert written["location"] == ("tacit/user", "Leeds")
+    assert ("tacit/preferences", "User dislikes olives") in written.values()
+
+
+def test_the_learned_extraction_is_asked_only_when_chosen(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the facts model file, the default extraction (the word rules) still reads the
+    conversation, and the learned one says which file is missing and how to refit it."""
+    models = tmp_path / "models"
+    shutil.copytree(MODELS, models, ignore=shutil.ignore_patterns("facts.*"))
+    monkeypatch.setenv("MNEMOLEDGER_JUDGE_MODELS", str(models))
+    turns = tmp_path / "chat.jsonl"
+    turns.write_text(json.dumps({"role": "user", "content": "I live in Leeds."}) + "\n")
+    for extraction in ("rules", "learned"):
+        memory = MnemoLedger(
+            settings=Settings(home=home / extraction, embedder="hashing", extraction=extraction),
+            actor="tester",
+        )
+        try:
+            if extraction == "rules":
+                assert [m.content for m in memory.ingest(turns, user="ade").memories] == ["Leeds"]
+            else:
+                with pytest.raises(ModelMissing, match=r"facts.onnx.*scripts/fit_facts.py"):
+                    memory.ingest(turns, user="ade")
+        finally:
+            memory.close()
