@@ -5,10 +5,11 @@
     judge.worth_keeping([Turn("Thanks so much!", "user")])       # [0.02]
     judge.instructions([Turn("Remember to preheat the oven", "assistant")])  # [0.01]
     judge.relevance("where does the user live", ["We rent a flat in Bedminster"])  # [0.88]
+    judge.facts([("glasgow, for now", "Where are you based?")])  # [[StatedFact('location', ...)]]
 
 Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run with
-onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`). Nothing
-else reads the words of a statement to decide what it means: the general guards of
+onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`, the facts
+model by `scripts/fit_facts.py` on the labelled conversations). Nothing else reads the words of a statement to decide what it means: the general guards of
 `guards.py` (another holder, another value, negation, an unreadable script) only keep the
 models from deciding what they cannot know. With an OpenAI-compatible provider the model
 decides instead (`llm.LLMJudge`).
