@@ -323,3 +323,47 @@ def test_a_replayed_or_imported_log_verifies_without_the_sources_seals(tmp_path:
     with open_home(tmp_path / "c") as imported:
         imported.import_events(tmp_path / "maya.jsonl")
         assert imported.verify().ok
+
+
+def test_a_call_recorded_without_answer_bounds_replays_as_asked() -> None:
+    """A log recorded before every stage sent `max_tokens` replays its calls without counting
+    them as diverged; a call whose prompt changed still counts."""
+    from mnemoledger.commands.audit.replay.providers import RecordedAnswers
+    from mnemoledger.commands.llm.prompts import SPLIT
+    from mnemoledger.commands.llm.schemas import SplitInput
+    from mnemoledger.ledger import EventRecord
+
+    inputs = SplitInput(raw_input="I live in Leeds")
+    asked = SPLIT.chat_request(inputs, "m")
+    assert "max_tokens" in asked
+    older = {key: value for key, value in asked.items() if key != "max_tokens"}
+    other = {**older, "messages": [*older["messages"][:-1], {"role": "user", "content": "?"}]}
+    response = SPLIT.output_model.model_validate({"contents": ["I live in Leeds"]})
+
+    def recorded(request: dict[str, Any]) -> EventRecord:
+        return EventRecord(
+            position=None,
+            stream_id="c",
+            version=1,
+            type="LLMCallRecorded",
+            at=datetime(2026, 1, 1, tzinfo=UTC),
+            user_id="u",
+            actor="a",
+            agent_id=None,
+            thread_id=None,
+            causation_id="c",
+            prompt_version=None,
+            data={
+                "stage": "split",
+                "model": "m",
+                "request": request,
+                "response": response.model_dump_json(),
+            },
+        )
+
+    answers = RecordedAnswers()
+    answers.start([recorded(older), recorded(other)])
+    answers.complete(SPLIT, inputs)
+    assert answers.diverged == 0
+    answers.complete(SPLIT, inputs)
+    assert answers.diverged == 1

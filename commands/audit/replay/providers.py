@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from mnemoledger.commands.llm import OfflineProvider
 from mnemoledger.commands.llm.errors import LLMError
@@ -56,7 +56,7 @@ class RecordedAnswers:
             return self.fallback.complete(stage, inputs)
         data = recorded.data
         request = dict(data.get("request") or {})
-        if request != stage.chat_request(inputs, str(data.get("model", ""))):
+        if _asked(request) != _asked(stage.chat_request(inputs, str(data.get("model", "")))):
             self.diverged += 1
         response = str(data.get("response", ""))
         return LLMCall(
@@ -73,6 +73,16 @@ class RecordedAnswers:
             latency_ms=float(data.get("latency_ms") or 0.0),
             fallback=data.get("fallback"),  # the response is then the fallback's output
         )
+
+
+ANSWER_BOUNDS = frozenset({"max_tokens", "max_completion_tokens"})
+"""Request fields that bound an answer's length, not what is asked: a log recorded before
+every stage sent `max_tokens`, or with other bounds, still replays its calls as asked."""
+
+
+def _asked(request: Mapping[str, Any]) -> dict[str, Any]:
+    """What a request asks: itself without the bounds of its answer."""
+    return {key: value for key, value in request.items() if key not in ANSWER_BOUNDS}
 
 
 DIRECTIVE = re.compile(r"^\s*offline:\s*(?P<name>[\w.]+)\s*(?P<value>.*?)\s*$", re.MULTILINE)
