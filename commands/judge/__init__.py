@@ -9,9 +9,10 @@
 
 Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run with
 onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`, the facts
-model by `scripts/fit_facts.py` on the labelled conversations). Nothing else reads the words of a statement to decide what it means: the general guards of
+model by `scripts/fit_facts.py` on the labelled conversations). The general guards of
 `guards.py` (another holder, another value, negation, an unreadable script) only keep the
-models from deciding what they cannot know. With an OpenAI-compatible provider the model
+models from deciding what they cannot know; the offline extraction still reads facts by
+word rules unless `MNEMOLEDGER_EXTRACTION=learned`. With an OpenAI-compatible provider the model
 decides instead (`llm.LLMJudge`).
 """
 
