@@ -82,14 +82,16 @@ def _together(value: list[str], folded: list[str]) -> list[int]:
     return [i for i in range(len(folded) - n + 1) if folded[i : i + n] == value]
 
 
-def conversation_examples(row: dict[str, Any]) -> list[Example]:
+def conversation_examples(row: dict[str, Any], kind: str = "assistant") -> list[Example]:
     turns = row["turns"]
     units: list[tuple[list[str], list[str]]] = []
+    said_before = ""
     for index, turn in enumerate(turns):
         if turn["role"] != "user":
             continue
         asked = turns[index - 1]["content"] if index and turns[index - 1]["role"] != "user" else ""
-        beside = facts.context(asked)
+        beside = facts.context(asked, said_before, kind)
+        said_before = turn["content"]
         units += [([w.text for w in piece], beside) for piece in facts.pieces(turn["content"])]
     labels = [[0] * len(said) for said, _ in units]
     folded = [[facts.fold(w) for w in said] for said, _ in units]
@@ -122,13 +124,25 @@ def conversation_examples(row: dict[str, Any]) -> list[Example]:
     return [(said, beside, labels[k]) for k, (said, beside) in enumerate(units)]
 
 
-def facts_data(leave_out: set[str]) -> tuple[list[Example], list[Path]]:
+def facts_data(
+    leave_out: set[str], kind: str = "assistant", joined: float = 0.0, seed: int = 0
+) -> tuple[list[Example], list[Path]]:
+    """The examples of every fitted conversation; with `joined`, that share more, each two
+    pieces of different conversations read as one (a fact's place in a turn, first clause
+    or last, should not matter)."""
     paths = sources(leave_out)
     examples: list[Example] = []
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                examples += conversation_examples(json.loads(line))
+                examples += conversation_examples(json.loads(line), kind)
+    rng = random.Random(seed)
+    pool = list(examples)
+    for _ in range(round(joined * len(pool))):
+        (first, beside, labels), (then, _, more) = rng.sample(pool, 2)
+        if len(first) + len(then) < facts.MAX_WORDS:
+            between = [] if first and first[-1] in ".!?;," else [","]
+            examples.append((first + between + then, beside, labels + [0] * len(between) + more))
     return examples, paths
 
 
@@ -258,12 +272,24 @@ def main() -> int:
     parser.add_argument(
         "--leave-out", nargs="*", default=[], help="extraction sets (file names) not fitted on"
     )
+    parser.add_argument(
+        "--context",
+        choices=facts.CONTEXTS,
+        default="assistant",
+        help="what the model reads beside a user turn (default: the assistant's turn)",
+    )
+    parser.add_argument(
+        "--joined",
+        type=float,
+        default=0.0,
+        help="this share more examples, each two pieces of different conversations as one",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, help="passes over the data (default: 10)")
     parser.add_argument("--limit", type=int, help="fit on the first N examples only (a smoke run)")
     args = parser.parse_args()
     leave_out = set(args.leave_out)
-    examples, paths = facts_data(leave_out)
+    examples, paths = facts_data(leave_out, args.context, args.joined, args.seed)
     counts: Counter[str] = Counter(
         facts.LABELS[label][2:]
         for _, _, labels in examples
@@ -279,10 +305,15 @@ def main() -> int:
     print(f"facts: {len(examples)} pieces, values {dict(counts)}", flush=True)
     report = fit(examples, args.out, args.seed)
     command = "python scripts/fit_facts.py"
+    if args.context != "assistant":
+        command += f" --context {args.context}"
+    if args.joined:
+        command += f" --joined {args.joined:g}"
     if leave_out:
         command += " --leave-out " + " ".join(sorted(leave_out))
     manifest = manifest_of(command, args.seed, len(examples), counts, paths, leave_out, report)
     manifest["left_out"] = sorted(leave_out | set(NEVER))
+    manifest["context"] = args.context
     (args.out / "facts.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps({k: v for k, v in manifest.items() if k != "data"}, indent=2))
     return 0

@@ -62,6 +62,12 @@ def test_only_the_last_words_of_the_assistants_turn_are_read_beside() -> None:
     assert len(beside) < len(words(asked))
 
 
+def test_a_model_fitted_so_also_reads_the_users_previous_turn() -> None:
+    beside = context("Nice.", "I live in Leiden.", "user+assistant")
+    assert beside == ["I", "live", "in", "Leiden", ".", "Nice", "."]
+    assert context("Nice.", "I live in Leiden.") == ["Nice", "."]
+
+
 def test_a_value_read_as_two_beginnings_of_one_kind_stays_one_value() -> None:
     said = "I mix in Pro Tools mostly"
     assert _read(said, {3: "B-tool+", 4: "B-tool+"}) == [("tool", "Pro Tools", True)]

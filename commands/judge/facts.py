@@ -91,9 +91,19 @@ def pieces(text: str) -> list[list[Word]]:
     return out
 
 
-def context(asked: str) -> list[str]:
-    """The words of the assistant's turn the model reads beside the user's: its last ones."""
-    return [w.text for w in words(asked)][-CONTEXT_WORDS:]
+CONTEXTS: Final = ("assistant", "user+assistant")
+"""What a model reads beside a user's turn (its manifest's `context`): the assistant's turn
+before it, or also the user's own turn before that ("I live in Leiden." / "Nice." /
+"Sorry, I meant Delft.")."""
+
+
+def context(asked: str, said_before: str = "", kind: str = "assistant") -> list[str]:
+    """The words the model reads beside a user's turn: the last ones of the assistant's turn
+    before it, after the last ones of the user's previous turn when `kind` says so."""
+    beside = [w.text for w in words(asked)][-CONTEXT_WORDS:]
+    if kind == "user+assistant":
+        beside = [w.text for w in words(said_before)][-CONTEXT_WORDS:] + beside
+    return beside
 
 
 def fold(word: str) -> str:

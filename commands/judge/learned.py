@@ -77,6 +77,8 @@ class _Manifest:
     max_length: int
     outputs: tuple[str, ...]
     replaces_cut: float
+    context: str = "assistant"
+    """What the facts model reads beside a turn (`facts.CONTEXTS`)."""
 
 
 class _Model:
@@ -106,6 +108,7 @@ class _Model:
             int(manifest["max_length"]),
             tuple(manifest["outputs"]),
             float(manifest.get("replaces_cut", REPLACES_CUT)),
+            str(manifest.get("context", "assistant")),
         )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
@@ -168,6 +171,14 @@ class _Model:
                     per_word[word] = logits[0, position]
             rows.append(per_word)
         return rows
+
+    def context(self) -> str:
+        """What the model reads beside a text, as its manifest says (loaded on first use)."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+        assert self.manifest is not None
+        return self.manifest.context
 
     @property
     def replaces_cut(self) -> float:
@@ -292,11 +303,13 @@ class LearnedJudge:
         return self._answers.answers([(query, m) for m in memories], compute) if memories else []
 
     def facts(self, turns: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
-        """For each user turn (its text, and the assistant's turn before it or ""), the facts
-        it states about the user, in the order said. One model run per piece of a turn."""
+        """For each user turn of one conversation, in order (its text, and the assistant's
+        turn before it or ""), the facts it states about the user, in the order said. One
+        model run per piece of a turn."""
+        kind = self._facts.context()
         inputs: list[tuple[int, str, list[Word], list[str]]] = []
         for index, (text, asked) in enumerate(turns):
-            beside = context(asked)
+            beside = context(asked, turns[index - 1][0] if index else "", kind)
             inputs += [(index, text, piece, beside) for piece in pieces(text)]
         if not inputs:
             return [[] for _ in turns]
