@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mnemoledger.commands.judge import facts  # noqa: E402
-from scripts.fit_judge import DATA, MODELS, batches, manifest_of  # noqa: E402
+from scripts.fit_judge import DATA, MODELS, export, manifest_of, optimise  # noqa: E402
 
 NEVER = ("extraction_holdout9.jsonl", "extraction_holdout10.jsonl", "extraction_rule_tests.jsonl")
 """Blind sets by new authors, and the sentences the retired rule tests pinned: scored, never
@@ -189,60 +189,18 @@ def fit(examples: list[Example], out: Path, seed: int) -> dict[str, Any]:
         return feeds, torch.tensor(target)
 
     loss_of = torch.nn.CrossEntropyLoss(ignore_index=IGNORED)
-    steps_per_epoch = (len(examples) + SETTINGS["batch"] - 1) // SETTINGS["batch"]
-    total = steps_per_epoch * SETTINGS["epochs"]
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=SETTINGS["learning_rate"], weight_decay=0.01
-    )
-    warmup = max(1, total // 10)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
-    )
-    model.train()
+
+    def loss_of_batch(batch: list[Example]) -> Any:
+        feeds, target = encode(batch)
+        logits = model(**feeds).logits
+        return loss_of(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
+
     started = time.time()
-    step = 0
-    for epoch in range(SETTINGS["epochs"]):
-        running = 0.0
-        for batch in batches(examples, SETTINGS["batch"]):
-            feeds, target = encode(batch)
-            logits = model(**feeds).logits
-            loss = loss_of(logits.reshape(-1, logits.shape[-1]), target.reshape(-1))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            running += float(loss.detach())
-            step += 1
-            if step % 50 == 0:
-                print(
-                    f"  epoch {epoch + 1} step {step}/{total} loss {running / 50:.4f} "
-                    f"({time.time() - started:.0f} s)",
-                    flush=True,
-                )
-                running = 0.0
-
-    model.eval()
-    out.mkdir(parents=True, exist_ok=True)
-    float_file = out / "facts.float.onnx"
+    optimise(model, examples, SETTINGS, loss_of_batch)
     sample, _ = encode(examples[:2])
-    torch.onnx.export(
-        model,
-        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
-        str(float_file),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["logits"],
-        dynamic_axes={
-            name: {0: "batch", 1: "tokens"}
-            for name in ("input_ids", "attention_mask", "token_type_ids", "logits")
-        },
-        opset_version=17,
-        dynamo=False,
-    )
+    float_file = export(model, sample, out, "facts", per_token=True)
     import onnxruntime
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(float_file), str(out / "facts.onnx"), weight_type=QuantType.QInt8)
     # int8 must keep the labels: compare both, word by word, on a sample of the examples.
     full = onnxruntime.InferenceSession(str(float_file))
     small = onnxruntime.InferenceSession(str(out / "facts.onnx"))

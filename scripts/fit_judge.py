@@ -300,6 +300,71 @@ def batches(examples: list[Any], size: int, pool: int = 50) -> list[list[Any]]:
     return out
 
 
+def optimise(model: Any, examples: list[Any], settings: dict[str, Any], loss_of_batch: Any) -> None:
+    """Fine-tune `model` in place: AdamW, a linear warm-up over the first tenth of the steps
+    and a linear decay after, gradients clipped at 1, batches of alike length
+    (`batches`); the mean loss printed every 50 steps."""
+    import torch
+
+    steps_per_epoch = (len(examples) + settings["batch"] - 1) // settings["batch"]
+    total = steps_per_epoch * settings["epochs"]
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=settings["learning_rate"], weight_decay=0.01
+    )
+    warmup = max(1, total // 10)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
+    )
+    model.train()
+    started = time.time()
+    step = 0
+    for epoch in range(settings["epochs"]):
+        running = 0.0
+        for batch in batches(examples, settings["batch"]):
+            loss = loss_of_batch(batch)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            running += float(loss.detach())
+            step += 1
+            if step % 50 == 0:
+                print(
+                    f"  epoch {epoch + 1} step {step}/{total} loss {running / 50:.4f} "
+                    f"({time.time() - started:.0f} s)",
+                    flush=True,
+                )
+                running = 0.0
+    model.eval()
+
+
+def export(model: Any, sample: dict[str, Any], out: Path, name: str, per_token: bool) -> Path:
+    """`model` as `<out>/<name>.onnx`, int8 (dynamic quantisation of the weights); returns
+    the float export beside it, for the caller to compare the two and delete it. Inputs and
+    outputs take any batch and length (`per_token`: one row of logits per token)."""
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out.mkdir(parents=True, exist_ok=True)
+    float_file = out / f"{name}.float.onnx"
+    inputs = ("input_ids", "attention_mask", "token_type_ids")
+    axes = {key: {0: "batch", 1: "tokens"} for key in inputs}
+    axes["logits"] = {0: "batch", 1: "tokens"} if per_token else {0: "batch"}
+    torch.onnx.export(
+        model,
+        tuple(sample[key] for key in inputs),
+        str(float_file),
+        input_names=list(inputs),
+        output_names=["logits"],
+        dynamic_axes=axes,
+        opset_version=17,
+        dynamo=False,
+    )
+    quantize_dynamic(str(float_file), str(out / f"{name}.onnx"), weight_type=QuantType.QInt8)
+    return float_file
+
+
 def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     import numpy as np
     import torch
@@ -343,67 +408,22 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     else:
         bce = torch.nn.BCEWithLogitsLoss(reduction="none")
 
-    steps_per_epoch = (len(examples) + settings["batch"] - 1) // settings["batch"]
-    total = steps_per_epoch * settings["epochs"]
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=settings["learning_rate"], weight_decay=0.01
-    )
-    warmup = max(1, total // 10)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
-    )
-    model.train()
+    def loss_of_batch(batch: list[Any]) -> Any:
+        logits = model(**encode(batch)).logits
+        if task == "relation":
+            return loss_of(logits, torch.tensor([b[2] for b in batch]))
+        if task == "relevance":
+            target = torch.tensor([[b[2]] for b in batch], dtype=torch.float32)
+            return bce(logits, target).mean()
+        target = torch.tensor([[b[1], b[2]] for b in batch], dtype=torch.float32)
+        mask = (target >= 0).float()
+        return (bce(logits, target.clamp(min=0)) * mask).sum() / mask.sum().clamp(min=1)
+
     started = time.time()
-    step = 0
-    for epoch in range(settings["epochs"]):
-        running = 0.0
-        for batch in batches(examples, settings["batch"]):
-            logits = model(**encode(batch)).logits
-            if task == "relation":
-                loss = loss_of(logits, torch.tensor([b[2] for b in batch]))
-            elif task == "relevance":
-                target = torch.tensor([[b[2]] for b in batch], dtype=torch.float32)
-                loss = bce(logits, target).mean()
-            else:
-                target = torch.tensor([[b[1], b[2]] for b in batch], dtype=torch.float32)
-                mask = (target >= 0).float()
-                loss = (bce(logits, target.clamp(min=0)) * mask).sum() / mask.sum().clamp(min=1)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            running += float(loss.detach())
-            step += 1
-            if step % 50 == 0:
-                print(
-                    f"  epoch {epoch + 1} step {step}/{total} loss {running / 50:.4f} "
-                    f"({time.time() - started:.0f} s)",
-                    flush=True,
-                )
-                running = 0.0
+    optimise(model, examples, settings, loss_of_batch)
 
-    model.eval()
-    out.mkdir(parents=True, exist_ok=True)
-    float_file = out / f"{task}.float.onnx"
     sample = encode(examples[:2])
-    torch.onnx.export(
-        model,
-        (sample["input_ids"], sample["attention_mask"], sample["token_type_ids"]),
-        str(float_file),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["logits"],
-        dynamic_axes={
-            name: {0: "batch", 1: "tokens"}
-            for name in ("input_ids", "attention_mask", "token_type_ids")
-        }
-        | {"logits": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    quantize_dynamic(str(float_file), str(out / f"{task}.onnx"), weight_type=QuantType.QInt8)
+    float_file = export(model, sample, out, task, per_token=False)
     # int8 must keep the decisions: compare both on a sample of the training examples.
     import onnxruntime
 

@@ -24,8 +24,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
+from mnemoledger.commands.llm.schemas import ReconstructInput, RelatedMemory
+from mnemoledger.ledger import Settings
 from mnemoledger.projections.embeddings.hashing import HashingEmbedder
 
 JUDGE_DEFAULTS = {"read_turns": '{"readings": []}', "relate": '{"relations": []}'}
@@ -167,3 +170,28 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+INPUTS = ReconstructInput(
+    related=[RelatedMemory(id="m1", content="Maya lives in Paris", similarity=0.87)],
+    new_contents=["Maya moved to Berlin"],
+)
+"""A reconstruction's inputs: one related memory, one new content that moves it."""
+ANSWER = {
+    "memories": [{"content": "Maya moved to Berlin.", "sources": ["new:0", "m1"]}],
+    "coverage": [{"new_content": 0, "memories": [0]}],
+}
+"""A careful model's answer to `INPUTS`."""
+
+
+def settings_for(fake: FakeOpenAI, home: Path, **values: Any) -> Settings:
+    """Settings of a home whose LLM is `fake`, hashing embeddings."""
+    return Settings(
+        home=home,
+        llm_provider="openai",
+        llm_model="fake-chat",
+        openai_base_url=fake.url,
+        openai_api_key="test-key",
+        embedder="hashing",
+        **values,
+    )

@@ -20,40 +20,28 @@ from mnemoledger import MnemoLedger
 from mnemoledger.commands.llm import LLMError, OfflineProvider, make_provider
 from mnemoledger.commands.llm.openai_provider import OpenAIProvider
 from mnemoledger.commands.llm.prompts import RECONSTRUCT
-from mnemoledger.commands.llm.schemas import ReconstructInput, ReconstructOutput, RelatedMemory
+from mnemoledger.commands.llm.schemas import ReconstructInput, ReconstructOutput
 from mnemoledger.ledger import EventRecord, InvalidInput, Settings
 from mnemoledger.ledger.command import AddCommand
 from mnemoledger.ledger.errors import InvalidSetting
 from mnemoledger.ledger.policy import LLM_STAGE_MAX_TOKENS
 from mnemoledger.ledger.provenance import Provenance, acting_as
-from tests.fake_openai import CHARS_PER_TOKEN, FakeOpenAI, Looping, fake_openai_server
+from tests.fake_openai import (
+    ANSWER,
+    CHARS_PER_TOKEN,
+    INPUTS,
+    FakeOpenAI,
+    Looping,
+    fake_openai_server,
+    settings_for,
+)
 from tests.openai_retries import record_client_pauses
 
-INPUTS = ReconstructInput(
-    related=[RelatedMemory(id="m1", content="Maya lives in Paris", similarity=0.87)],
-    new_contents=["Maya moved to Berlin"],
-)
-ANSWER = {
-    "memories": [{"content": "Maya moved to Berlin.", "sources": ["new:0", "m1"]}],
-    "coverage": [{"new_content": 0, "memories": [0]}],
-}
 LOOP = Looping('{"memories": [{"content": "Maya moved to Berlin', ", and then to Berlin")
 """A small model stuck repeating itself inside a JSON string."""
 CORE = "## SOUL\n\n## TOOLS\n\n## RULE\n\n## USER\n- {}\n"
 CONTENT = "I'm allergic to peanuts"
 MEMORY = "The user is allergic to peanuts."
-
-
-def settings_for(fake: FakeOpenAI, home: Path, **values: Any) -> Settings:
-    return Settings(
-        home=home,
-        llm_provider="openai",
-        llm_model="fake-chat",
-        openai_base_url=fake.url,
-        openai_api_key="test-key",
-        embedder="hashing",
-        **values,
-    )
 
 
 def provider_of(fake: FakeOpenAI, home: Path, **values: Any) -> OpenAIProvider:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mnemoledger import MnemoLedger
 from mnemoledger.ledger import Settings
-from tests.fake_openai import fake_openai_server
+from tests.fake_openai import fake_openai_server, settings_for
 
 CORE = "## SOUL\n\n## TOOLS\n\n## RULE\n\n## USER\n- {}\n"
 
@@ -76,14 +76,7 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
 
 def test_extraction_through_an_openai_compatible_server(home: Path) -> None:
     with fake_openai_server() as fake:
-        settings = Settings(
-            home=home,
-            llm_provider="openai",
-            llm_model="fake-chat",
-            openai_base_url=fake.url,
-            openai_api_key="test-key",
-            embedder="hashing",
-        )
+        settings = settings_for(fake, home)
         fake.answer(
             "extract",
             {

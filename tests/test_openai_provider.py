@@ -23,21 +23,11 @@ from mnemoledger.commands.llm.schemas import (
     ConversationTurn,
     ExtractInput,
     ReconstructedMemory,
-    ReconstructInput,
     ReconstructOutput,
-    RelatedMemory,
 )
 from mnemoledger.ledger import InvalidInput
+from tests.fake_openai import ANSWER, INPUTS
 from tests.openai_retries import assert_seed_backoff, record_client_pauses
-
-INPUTS = ReconstructInput(
-    related=[RelatedMemory(id="m1", content="Maya lives in Paris", similarity=0.87)],
-    new_contents=["Maya moved to Berlin"],
-)
-ANSWER = {
-    "memories": [{"content": "Maya moved to Berlin.", "sources": ["new:0", "m1"]}],
-    "coverage": [{"new_content": 0, "memories": [0]}],
-}
 
 
 @dataclass

@@ -20,20 +20,12 @@ import pytest
 from mnemoledger.commands.llm import LLMError
 from mnemoledger.commands.llm.openai_provider import OpenAIProvider
 from mnemoledger.commands.llm.prompts import RECONSTRUCT
-from mnemoledger.commands.llm.schemas import ReconstructInput, RelatedMemory
 from mnemoledger.projections.embeddings.hashing import HashingEmbedder
 from mnemoledger.projections.embeddings.openai_embedder import OpenAIEmbedder
+from tests.fake_openai import ANSWER, INPUTS
 from tests.openai_retries import assert_seed_backoff, record_client_pauses
 
 DIMENSIONS = 16
-INPUTS = ReconstructInput(
-    related=[RelatedMemory(id="m1", content="Maya lives in Paris", similarity=0.87)],
-    new_contents=["Maya moved to Berlin"],
-)
-ANSWER = {
-    "memories": [{"content": "Maya moved to Berlin.", "sources": ["new:0", "m1"]}],
-    "coverage": [{"new_content": 0, "memories": [0]}],
-}
 
 
 @dataclass

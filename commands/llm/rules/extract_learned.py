@@ -19,7 +19,7 @@ import re
 from typing import Final
 
 from mnemoledger.commands.judge import default_judge
-from mnemoledger.commands.judge.facts import SINGLE_VALUED, StatedFact
+from mnemoledger.commands.judge.facts import ATTRIBUTES, SINGLE_VALUED, StatedFact
 from mnemoledger.commands.llm.render import conversation_excerpt
 from mnemoledger.commands.llm.rules.speech_acts import ARTIFACT, DECISION, EMOJI
 from mnemoledger.commands.llm.rules.text import single_line, slug
@@ -29,22 +29,9 @@ _SENTENCE: Final = re.compile(r"[^.!?\n]+[.!?]?")
 MAX_ENTITY_CHARS: Final = 200
 """An entity's memory is the sentence that names it, cut to this length."""
 
-_PROFILE: Final = frozenset(
-    {
-        "name",
-        "occupation",
-        "employer",
-        "location",
-        "hometown",
-        "diet",
-        "allergy",
-        "language",
-        "schedule",
-        "deadline",
-        "tool",
-    }
-)
 _ENTITIES: Final = frozenset({"person", "pet"})
+_PROFILE: Final = frozenset(ATTRIBUTES) - _ENTITIES - {"preference", "style"}
+"""What goes out as `user/<attribute>`: the user profile's fields."""
 
 
 def _fact(key: str, value: str, category: str, explicit: bool) -> Fact:
