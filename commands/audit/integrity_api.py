@@ -1,4 +1,4 @@
-"""`Integrity`: verify, seal and erase in the Python API (issue 5; seed 003 §8), over the
+"""`Integrity`: verify, seal and erase in the Python API (seed 003 §8), over the
 ledger and the runner of the shared parts:
 
     memory.verify()                      # every chain and seal; problems named

@@ -1,7 +1,7 @@
 """Stages run on any OpenAI-compatible chat-completions server (OpenAI, Ollama, vLLM,
 llama.cpp, ...), through the official client, with structured outputs.
 
-Every call is bounded and recoverable (issue 31): each request sends the stage's
+Every call is bounded and recoverable: each request sends the stage's
 `max_tokens`; one attempt waits at most `timeout` seconds; an answer that does not validate
 is asked for once more with what was wrong, and if that answer fails too the offline rules
 decide (the call records it, `LLMCall.fallback`); a server that refuses JSON-schema output
@@ -81,7 +81,7 @@ class OpenAIProvider:
     `model` is the general model; `models` names a model per component (seed 001 §7:
     `gate`, `merge`, ...), which every stage of that component is sent with instead.
 
-    Bounds (issue 31): `timeout` seconds per attempt; each request's `max_tokens` is the
+    Bounds: `timeout` seconds per attempt; each request's `max_tokens` is the
     stage's own (`Stage.max_answer_tokens`) unless `max_tokens` names another for the stage
     (or for every stage, `*`). An answer that does not validate is asked for once more,
     with the error; a second invalid answer leaves the decision to `fallback` (the offline

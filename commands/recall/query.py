@@ -297,7 +297,7 @@ class QueryResult(BaseModel):
     hidden: int = 0
     """Search matches left out because their category is outside the categories this query
     reads (the agent's allowlist, the key's subset, or the categories it named); counted,
-    never shown (issue 15)."""
+    never shown."""
     message: str | None = None
     """Set when there are no results but `hidden` matches: says the allowlist hid them."""
 

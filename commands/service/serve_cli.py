@@ -1,4 +1,4 @@
-"""`mnemoledger serve`, `mnemoledger mcp` and `mnemoledger keys` (issue 8).
+"""`mnemoledger serve`, `mnemoledger mcp` and `mnemoledger keys`.
 
 mnemoledger keys create --agent researcher --user maya --json   # {"key": "mlk_...", ...}
 mnemoledger serve --port 8765                                   # HTTP API + /docs

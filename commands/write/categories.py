@@ -200,7 +200,7 @@ class CategoriesConfig(BaseModel):
         raise UnknownAgent(agent, list(self.allowlists))
 
     def check_write(self, agent: str | None, category: str | None) -> str | None:
-        """The category a write names, checked (issue 15): an identifier, and in the
+        """The category a write names, checked: an identifier, and in the
         writer's allowlist when the writer is an agent (its own, else the default one; a
         write with no agent, or by an agent neither covers, is the owner's: any category).
         None (no category named) stays None: readers derive one (`effective_category`)."""
@@ -253,7 +253,7 @@ SYSTEM_CATEGORIES: tuple[str, ...] = tuple(
     )
 )
 """Every category the system itself files memories under when the writer names none
-(issue 15: each must be readable by at least one agent of the shipped config)."""
+(each must be readable by at least one agent of the shipped config)."""
 
 
 def unreadable(config: CategoriesConfig, names: Sequence[str] = SYSTEM_CATEGORIES) -> list[str]:

@@ -1,4 +1,4 @@
-"""Views of a text that undo the usual disguises of a prompt injection (issue 15).
+"""Views of a text that undo the usual disguises of a prompt injection.
 
 An attacker hides "ignore previous instructions" from a plain regex with fullwidth letters
 ("Ｉgnore"), Cyrillic or Greek look-alikes ("Ignоre" with a Cyrillic о), zero-width or
