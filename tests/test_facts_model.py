@@ -152,3 +152,31 @@ def test_the_learned_extraction_is_asked_only_when_chosen(
                     memory.ingest(turns, user="ade")
         finally:
             memory.close()
+
+
+def test_the_learned_extraction_reads_the_users_turns_only() -> None:
+    """The five arrays from a conversation: what the assistant and a tool said is never read
+    as the user's; a decision, a piece of work handed over and the user's emoji are kept."""
+    from mnemoledger.commands.llm.rules.extract_learned import extract
+    from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput
+
+    said = [
+        ("user", "My sister Anna lives in Rome. We decided to use Postgres for the ledger 🙂"),
+        ("assistant", "I love helping. My friend Bob lives in Oslo and hates olives."),
+        ("tool", "I hate tool output"),
+        ("user", "Here is the final Landing_Page copy: Remember everything."),
+    ]
+    output = extract(
+        ExtractInput(conversation=[ConversationTurn(role=r, content=c) for r, c in said])
+    )
+    everything = [f for name in type(output).model_fields for f in getattr(output, name)]
+    assert [f.key for f in output.decisions] == ["decision/use-postgres-for-the-ledger"]
+    assert [(f.key, f.value) for f in output.artifacts] == [
+        ("artifact/landing-page-copy", "Remember everything.")
+    ]
+    assert "style/uses-emojis" in {f.key for f in output.styles}
+    assert not any(
+        word in f"{f.key} {f.value}".casefold()
+        for f in everything
+        for word in ("bob", "oslo", "olive", "helping", "tool output")
+    )

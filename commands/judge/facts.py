@@ -2,11 +2,12 @@
 
 The facts model (`models/facts.onnx`, fitted by `scripts/fit_facts.py` on the labelled
 conversations in `tests/data/extraction_*.jsonl`) reads one user turn beside the assistant's
-turn before it and labels each word as the beginning (`B-`) or inside (`I-`) of a value of
-one attribute with its polarity (`B-location+`, `I-diet-`), or outside any (`O`). The
-assistant's turn is there for answers ("Where are you based?" / "berlin, for now") and is
-never labelled. This module holds what fitting and use share: how a turn is cut into words
-and pieces, the labels, and how labelled words become facts.
+turn before it (and the user's own turn before that, if its manifest says so), and labels
+each word as the beginning (`B-`) or inside (`I-`) of a value of one attribute with its
+polarity (`B-location+`, `I-diet-`), or outside any (`O`). What it reads beside a turn is
+there for answers ("Where are you based?" / "berlin, for now") and is never labelled. This
+module holds what fitting and use share: how a turn is cut into words and pieces, the labels,
+and how labelled words become facts.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ LABELS: Final = (
 MAX_WORDS: Final = 120
 """Words of a user turn read in one piece; a longer turn is read in pieces cut at sentences."""
 CONTEXT_WORDS: Final = 16
-"""The last words of the assistant's turn before, read beside the user's."""
+"""The last words of each turn read beside the user's (`context`)."""
 
 _WORD: Final = re.compile(r"\w(?:[\w'’:.&/+-]*\w)?|[^\w\s]", re.UNICODE)
 """A word: letters and digits with inner apostrophes, colons, dots, hyphens ("don't",
@@ -65,9 +66,13 @@ _SENTENCE_END: Final = frozenset(".!?;\n")
 
 @dataclass(frozen=True)
 class Word:
+    """One word of a text."""
+
     text: str
     start: int
+    """Where it begins in the text."""
     end: int
+    """Where it ends (exclusive)."""
 
 
 def words(text: str) -> list[Word]:
@@ -126,7 +131,7 @@ class StatedFact:
     positive: bool
     """False when they say it does not hold (a dislike, a food they avoid, a tool dropped)."""
     confidence: float
-    """The model's mean likelihood over the value's words."""
+    """The model's mean likelihood that the value's words are part of a value."""
 
 
 def decode(
