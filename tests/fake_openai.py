@@ -122,6 +122,19 @@ def stage_of(body: dict[str, Any]) -> str:
     return found.group(1)
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+    """Answer a request with `payload` as JSON; a client that timed out and left is let go."""
+    data = json.dumps(payload).encode()
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
 @contextmanager
 def fake_openai_server() -> Iterator[FakeOpenAI]:
     fake = FakeOpenAI()
@@ -146,15 +159,7 @@ def fake_openai_server() -> Iterator[FakeOpenAI]:
                 }
             else:
                 status, payload = fake.chat(body)
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client timed out and left
+            send_json(self, status, payload)
 
         def log_message(self, *_: object) -> None:
             return

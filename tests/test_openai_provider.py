@@ -26,7 +26,7 @@ from mnemoledger.commands.llm.schemas import (
     ReconstructOutput,
 )
 from mnemoledger.ledger import InvalidInput
-from tests.fake_openai import ANSWER, INPUTS
+from tests.fake_openai import ANSWER, INPUTS, send_json
 from tests.openai_retries import assert_seed_backoff, record_client_pauses
 
 
@@ -84,15 +84,7 @@ def fake() -> Iterator[FakeChatServer]:
             fake.headers.append({k.lower(): v for k, v in self.headers.items()})
             status, payload, delay = fake.answer(body)
             time.sleep(delay)
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client timed out and left
+            send_json(self, status, payload)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
