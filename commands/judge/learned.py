@@ -4,9 +4,11 @@ onnxruntime.
 `relation.onnx` reads a pair (older, newer) and gives four logits (`RELATIONS`);
 `turns.onnx` reads one turn with its role and gives two (worth keeping, an instruction to
 the model); `relevance.onnx` reads (question, memory) and gives one (the memory answers the
-question: what a search ranks by). The first two were fitted by `scripts/fit_judge.py`, the
-third by `scripts/fit_relevance.py`, all from all-MiniLM-L6-v2; each has a manifest
-(`<name>.json`: the data it was fitted on, the command, its held-out figures).
+question: what a search ranks by); `facts.onnx` labels each word of a user's turn
+(`facts.LABELS`: which words state a fact about them). The first two were fitted by
+`scripts/fit_judge.py`, the others by `scripts/fit_relevance.py` and `scripts/fit_facts.py`,
+all from all-MiniLM-L6-v2; each has a manifest (`<name>.json`: the data it was fitted on, the
+command, its held-out figures).
 The files load on first use, so importing the judge costs nothing.
 """
 
@@ -25,7 +27,7 @@ from typing import Any, Final, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from mnemoledger.commands.judge.facts import LABELS, StatedFact, Word, context, decode, pieces
+from mnemoledger.commands.judge.facts import StatedFact, Word, context, decode, pieces
 from mnemoledger.commands.judge.guards import (
     beside,
     contradicted,
@@ -92,6 +94,12 @@ class _Model:
         self._tokenizer: Any = None
         self.manifest: _Manifest | None = None
 
+    def _ready(self) -> None:
+        """Load the model and its manifest, once."""
+        with self._lock:
+            if self._session is None:
+                self._load()
+
     def _load(self) -> None:
         onnx_file = self._folder / f"{self._name}.onnx"
         if not onnx_file.exists():
@@ -127,9 +135,7 @@ class _Model:
         Each input is run on its own: the int8 model quantises its activations with one
         scale per run, so inputs run together would move each other's answers (a pair's
         verdict would depend on what else the add asked). Tokenised in one batch."""
-        with self._lock:
-            if self._session is None:
-                self._load()
+        self._ready()
         rows = []
         for encoded in self._tokenizer.encode_batch(list(inputs)):
             feeds = {
@@ -147,9 +153,7 @@ class _Model:
         """For each input (a text's words, and the words read beside it), one row of logits
         per word of the text: those of its first piece (a word cut off by the length limit
         has a row of zeros). Each input is run on its own, as in `logits`."""
-        with self._lock:
-            if self._session is None:
-                self._load()
+        self._ready()
         rows = []
         for said, next_to in inputs:
             encoded = self._tokenizer.encode(
@@ -174,9 +178,7 @@ class _Model:
 
     def context(self) -> str:
         """What the model reads beside a text, as its manifest says (loaded on first use)."""
-        with self._lock:
-            if self._session is None:
-                self._load()
+        self._ready()
         assert self.manifest is not None
         return self.manifest.context
 
@@ -189,9 +191,7 @@ class _Model:
     def unreadable(self, text: str) -> bool:
         """Most of `text` is in a script the model never learned (Chinese, Japanese, Korean)
         or unknown to its vocabulary: what it would answer is noise."""
-        with self._lock:
-            if self._session is None:
-                self._load()
+        self._ready()
         letters = [ch for ch in text if ch.isalpha()]
         unlearned = sum(any(a <= ord(ch) <= b for a, b in UNLEARNED_SCRIPTS) for ch in letters)
         if letters and unlearned > UNREADABLE_SHARE * len(letters):
@@ -314,7 +314,8 @@ class LearnedJudge:
         if not inputs:
             return [[] for _ in turns]
         rows = self._facts.word_logits([([w.text for w in p], b) for _, _, p, b in inputs])
-        labels = self._facts.manifest.outputs if self._facts.manifest else LABELS
+        assert self._facts.manifest is not None  # loaded by context()
+        labels = self._facts.manifest.outputs
         found: list[list[StatedFact]] = [[] for _ in turns]
         outside = np.eye(len(labels))[labels.index("O")]
         for (index, text, piece, _), logits in zip(inputs, rows, strict=True):
