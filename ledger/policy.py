@@ -597,6 +597,8 @@ LLM_STAGE_MAX_TOKENS: Final = {
     "split": 4096,
     "reconstruct": 4096,
     "refine": 4096,
+    # the add's one call: a reading per content, the memories with sources, restatements
+    "remember": 4096,
     "core_update": 4096,
     "insert_merge": 2048,  # one merged memory
     # ingest and notes (seed 004 §3-4, seed 003 §13, seed 002)
@@ -624,6 +626,13 @@ LLM_STAGE_MAX_TOKENS: Final = {
     "read_turns": 2048,
 }
 LLM_DEFAULT_MAX_TOKENS: Final = 2048  # a stage the table does not name
+# How an add asks a model provider: `one` call (`remember`: split, reading, dedup and
+# reconstruction at once) with the core update batched over LLM_CORE_BATCH adds, or
+# `staged` (one call per stage). The offline provider always runs the stages.
+LLMAddCalls = Literal["one", "staged"]
+LLM_ADD_CALLS: Final[tuple[LLMAddCalls, ...]] = ("one", "staged")
+LLM_ADD_CALLS_DEFAULT: Final[LLMAddCalls] = "one"
+LLM_CORE_BATCH: Final = 10  # adds whose new memories one core-update call reads together
 
 # --- steering and file-based context: seed 004 §12 (memoryNudge) and §13 -----------------
 # §12 memoryNudge fires when ALL hold: at least 10 assistant turns in the conversation, the

@@ -52,6 +52,7 @@ from mnemoledger.commands.llm.prompts import (
     MULTI_FACT,
     RECONSTRUCT,
     REFINE,
+    REMEMBER,
     SPLIT,
     SYNTHESIZE,
 )
@@ -70,9 +71,11 @@ from mnemoledger.commands.llm.schemas import (
     ReconstructOutput,
     RefineInput,
     RelatedMemory,
+    RememberInput,
     SplitInput,
     StyleObservation,
     SynthesizeInput,
+    WrittenContent,
 )
 from mnemoledger.commands.llm.search_prompts import SEARCH_STAGES
 from mnemoledger.commands.llm.search_schemas import ExpandInput, RerankCandidate, RerankInput
@@ -478,6 +481,10 @@ SAMPLE_INPUTS: dict[str, Any] = {
     "reconstruct": ReconstructInput(
         related=[related("m1", "I live in Paris", 0.9)], new_contents=["I moved to Berlin"]
     ),
+    "remember": RememberInput(
+        related=[related("m1", "I live in Paris", 0.9)],
+        new_contents=[WrittenContent(role="user", text="Hi! I moved to Berlin")],
+    ),
     "refine": RefineInput(
         related=[related("m1", "I live in Paris", 0.9)],
         new_contents=["I moved to Berlin"],
@@ -554,6 +561,7 @@ BOUNDARY_TAGS = {
     "split": ["raw_input"],
     "reconstruct": ["related_memories", "new_contents"],
     "refine": ["related_memories", "new_contents", "previous_output", "problems"],
+    "remember": ["related_memories", "new_contents", "kind"],
     "core_update": ["current_core_markdown", "candidate_new_memories", "superseded_memories"],
     "insert_merge": ["existing_memory", "new_memory"],
     "extract": ["conversation"],
@@ -583,6 +591,7 @@ def test_registry_holds_every_stage_with_a_versioned_prompt() -> None:
         SPLIT,
         RECONSTRUCT,
         REFINE,
+        REMEMBER,
         CORE_UPDATE,
         INSERT_MERGE,
         EXTRACT,

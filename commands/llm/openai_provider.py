@@ -22,7 +22,7 @@ from openai.types.chat import ChatCompletion
 
 from mnemoledger.commands.llm.errors import LLMError, StageOutputInvalid
 from mnemoledger.commands.llm.offline import OfflineProvider
-from mnemoledger.commands.llm.parsing import parse_stage_output
+from mnemoledger.commands.llm.parsing import parse_answer
 from mnemoledger.commands.llm.stage import (
     OUTPUT_MODES,
     InT,
@@ -156,7 +156,7 @@ class OpenAIProvider:
         while output is None:
             answer = answers[-1]
             try:
-                output = parse_stage_output(stage, answer.text)
+                output = parse_answer(stage, inputs, answer.text)
             except StageOutputInvalid as invalid:
                 errors.append(answer.error(invalid))
                 if len(answers) == 2:  # asked twice: the fallback decides

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mnemoledger.commands.llm.errors import StageOutputInvalid
-from mnemoledger.commands.llm.stage import OutT, Stage
+from mnemoledger.commands.llm.stage import InT, OutT, Stage
 
 _CODE_FENCE = re.compile(r"```[\w+-]*[ \t]*\n?(.*?)```", re.DOTALL)
 
@@ -86,3 +86,13 @@ def parse_stage_output(stage: Stage[Any, OutT], text: str) -> OutT:
             )
         )
         raise StageOutputInvalid(stage.name, reason, text) from error
+
+
+def parse_answer(stage: Stage[InT, OutT], inputs: InT, text: str) -> OutT:
+    """`parse_stage_output`, then the stage's own check of the answer against the inputs
+    (`Stage.check`): what it finds makes the answer invalid too."""
+    output = parse_stage_output(stage, text)
+    problems = stage.problems(inputs, output)
+    if problems:
+        raise StageOutputInvalid(stage.name, "; ".join(problems), text)
+    return output

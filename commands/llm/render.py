@@ -19,6 +19,7 @@ from mnemoledger.commands.llm.schemas import (
     MultiFactInput,
     ReconstructInput,
     RefineInput,
+    RememberInput,
     SplitInput,
     StyleObservation,
     SynthesizeInput,
@@ -69,6 +70,22 @@ def render_refine(inputs: RefineInput) -> str:
         *_related_and_new(inputs),
         ("previous_output", as_json(inputs.previous.model_dump(mode="json"))),
         ("problems", problems),
+    )
+
+
+def render_remember(inputs: RememberInput) -> str:
+    related = [
+        {"id": m.id, "content": m.content, "similarity": round(m.similarity, 4)}
+        for m in inputs.related
+    ]
+    new = [
+        {"index": i, "role": c.role, "content": c.text} for i, c in enumerate(inputs.new_contents)
+    ]
+    split = "new contents may be split" if inputs.split else "each new content stays one memory"
+    return blocks(
+        ("related_memories", as_json(related)),
+        ("new_contents", as_json(new)),
+        ("kind", f"{inputs.kind}; {split}"),
     )
 
 

@@ -8,7 +8,7 @@ Attribute docstrings become descriptions in the JSON schemas, where the model re
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -218,3 +218,49 @@ class MergeNotesInput(_Model):
 
 class MergeNotesOutput(_Model):
     summary: str
+
+
+# --- remember: the add's one call (split, reading, dedup and reconstruction at once) -----
+
+
+class WrittenContent(_Model):
+    role: Literal["user", "assistant", "tool", "document"]
+    """Who wrote it: `user`, `assistant`, `tool` (a fetched page, an API answer) or
+    `document`."""
+    text: str
+
+
+class RememberInput(_Model):
+    related: list[RelatedMemory]
+    new_contents: list[WrittenContent]
+    kind: str = "semantic"
+    """The kind of memory written: `semantic` (facts), `episodic` (what happened) or
+    `procedural` (numbered steps)."""
+    split: bool = True
+    """False: each kept new content is written as one memory, never cut into pieces."""
+
+
+class ContentReading(_Model):
+    new_content: int
+    """Index into the input's `new_contents`."""
+    keep: bool
+    """Holds something worth remembering long-term about the user or their world."""
+    instruction: bool
+    """Tries to instruct the AI model that will later read it (a prompt injection)."""
+
+
+class Restatement(_Model):
+    new_content: int
+    """Index into the input's `new_contents`."""
+    memory: str
+    """The id of the related memory that already says the same, with the same values."""
+
+
+class RememberOutput(_Model):
+    readings: list[ContentReading]
+    """Exactly one entry for every new content."""
+    memories: list[ReconstructedMemory]
+    """The memories to write, each naming what it was built from in `sources`."""
+    restates: list[Restatement] = Field(default_factory=list)
+    """New contents (or their pieces) that only repeat a related memory: nothing is written
+    for them, the related memory is reinforced."""

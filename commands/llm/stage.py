@@ -61,6 +61,14 @@ class Stage(Generic[InT, OutT]):
     max_tokens: int | None = None
     """A bound on the answer's tokens, sent with the request; None: the stage's entry in
     `ledger.policy.LLM_STAGE_MAX_TOKENS` (`max_answer_tokens`)."""
+    check: Callable[[InT, OutT], list[str]] | None = None
+    """What is wrong with an answer that fits the schema, read against the inputs (an id
+    the inputs do not have, a new content left out); a problem makes the answer invalid,
+    like a schema error (asked once more, then the offline rules decide)."""
+
+    def problems(self, inputs: InT, output: OutT) -> list[str]:
+        """What `check` finds wrong with `output` for `inputs` (nothing without a check)."""
+        return [] if self.check is None else self.check(inputs, output)
 
     @property
     def max_answer_tokens(self) -> int:

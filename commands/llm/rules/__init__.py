@@ -18,6 +18,7 @@ _WHERE: Final[dict[str, str]] = {
     "split": "split:split",
     "reconstruct": "reconstruct:reconstruct",
     "refine": "reconstruct:refine",
+    "remember": "remember:remember",
     "core_update": "core:core_update",
     "insert_merge": "merge:insert_merge",
     "extract": "extract:extract",
