@@ -26,8 +26,9 @@ _CORE_NAMESPACE = UUID("6f1d7a4e-2c39-4c55-9a57-3b1d8c0e9f21")
 class CoreDocument(Aggregate, created_event_name="CoreStarted"):
     """A user's durable profile: identity, tools, rules, facts about the user."""
 
-    class_version = 2
-    """2: the document keeps `sources` (snapshots of version 1 are upcast)."""
+    class_version = 3
+    """2: the document keeps `sources` (snapshots of version 1 are upcast); 3: it keeps
+    the candidates waiting for a core-update call (`pending`)."""
 
     class Event(LedgerEvent):
         """Every event of a core document carries the provenance metadata."""
@@ -50,6 +51,17 @@ class CoreDocument(Aggregate, created_event_name="CoreStarted"):
             """Version 1 did not say what each bullet rests on: nothing known."""
             state["sources"] = {}
 
+    class CoreCandidatesDeferred(Event):
+        """An add left its new memories for a later core-update call, which reads the
+        candidates of several adds at once."""
+
+        memory_ids: list[str]
+
+    class CoreCandidatesRead(Event):
+        """A core-update call read the waiting candidates: none waits any more."""
+
+        memory_ids: list[str]
+
     user_id: str
     """The user the document describes."""
     markdown: str = field(default="", init=False)
@@ -64,10 +76,21 @@ class CoreDocument(Aggregate, created_event_name="CoreStarted"):
     def create_id(user_id: str) -> UUID:
         return uuid.uuid5(_CORE_NAMESPACE, f"core:{user_id}")
 
+    pending: list[str] = field(default_factory=list, init=False)
+    """New memories no core-update call has read yet, oldest first."""
+    pending_adds: int = field(default=0, init=False)
+    """How many adds left the `pending` candidates."""
+
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         """A snapshot taken before sources were recorded."""
         state["sources"] = {}
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        """A snapshot taken before candidates could wait: none waits."""
+        state["pending"] = []
+        state["pending_adds"] = 0
 
     @event(CoreUpdated)
     def update(
@@ -80,6 +103,16 @@ class CoreDocument(Aggregate, created_event_name="CoreStarted"):
         self.markdown = markdown
         self.revision += 1
         self.sources = dict(sources or {})
+
+    @event(CoreCandidatesDeferred)
+    def defer(self, memory_ids: list[str]) -> None:
+        self.pending = [*self.pending, *memory_ids]
+        self.pending_adds += 1
+
+    @event(CoreCandidatesRead)
+    def read_candidates(self, memory_ids: list[str]) -> None:
+        self.pending = []
+        self.pending_adds = 0
 
 
 def empty_core_markdown() -> str:

@@ -15,6 +15,8 @@ from mnemoledger.ledger.errors import InvalidSetting
 from mnemoledger.ledger.policy import (
     BUFFER_CAP,
     FORGETTING_DEFAULT,
+    LLM_ADD_CALLS_DEFAULT,
+    LLM_CORE_BATCH,
     LLM_LEVEL_AUTO,
     LLM_MAX_TOKENS_LIMIT,
     LLM_TIMEOUT_SECONDS,
@@ -24,6 +26,7 @@ from mnemoledger.ledger.policy import (
     RELATED_MIN_SIMILARITY,
     RELATED_TOP_K,
     Forgetting,
+    LLMAddCalls,
     NudgeDisclosure,
     QuickDedupMode,
     RelatedEmbedding,
@@ -78,6 +81,15 @@ class Settings(BaseSettings):
     (`MNEMOLEDGER_LLM_MAX_TOKENS`): `reconstruct=2048,core_update=1024`, `*=1024` (every
     stage not named), a bare number (every stage) or a JSON object; unset: each stage's
     bound (`ledger.policy.LLM_STAGE_MAX_TOKENS`)."""
+    llm_add_calls: LLMAddCalls = LLM_ADD_CALLS_DEFAULT
+    """How many calls an add makes with the `openai` provider (`MNEMOLEDGER_LLM_ADD_CALLS`):
+    `one` (one call reads, splits, dedups and rewrites the contents; new memories reach
+    core.md in one core-update call every `llm_core_batch` adds) or `staged` (split, the
+    judge's reading, relate, reconstruct, refine and core update, one call each). The
+    offline provider always runs the stages."""
+    llm_core_batch: int = Field(default=LLM_CORE_BATCH, ge=1, le=1000)
+    """With `llm_add_calls=one`: how many adds' new memories one core-update call reads
+    together (`MNEMOLEDGER_LLM_CORE_BATCH`); 1: a core-update call on every add."""
     llm_level: LLMLevel = Field(
         default=LLM_LEVEL_AUTO,
         validation_alias=AliasChoices("llm_level", "MNEMOLEDGER_LLM_LEVEL", "ENGRAM_LLM_LEVEL"),

@@ -123,6 +123,7 @@ def test_with_a_model_provider_the_model_decides(home: Path) -> None:
             llm_model="fake-chat",
             openai_base_url=fake.url,
             openai_api_key="test-key",
+            llm_add_calls="staged",  # a call per stage: the judge's own call is asked
         )
         fake.answer("split", {"contents": ["ok", "I moved to Berlin"]})
         # the offline judge would skip "ok" and keep the move; the model says the opposite

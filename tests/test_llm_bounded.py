@@ -78,7 +78,9 @@ def test_every_request_of_an_add_sends_its_stage_bound_and_a_looping_answer_is_c
 ) -> None:
     with fake_openai_server() as fake:
         script_add(fake, LOOP, LOOP)
-        with MnemoLedger(settings=settings_for(fake, home), actor="tester") as memory:
+        with MnemoLedger(
+            settings=settings_for(fake, home, llm_add_calls="staged"), actor="tester"
+        ) as memory:
             result = memory.add([CONTENT], user="u")
             calls = llm_calls(memory, result.command_id)
 
@@ -136,7 +138,9 @@ def test_max_tokens_settings_are_checked(home: Path) -> None:
 def test_an_invalid_answer_is_asked_for_again_with_the_error(home: Path) -> None:
     with fake_openai_server() as fake:
         script_add(fake, '{"memories": []}', reconstruction(MEMORY))
-        with MnemoLedger(settings=settings_for(fake, home), actor="tester") as memory:
+        with MnemoLedger(
+            settings=settings_for(fake, home, llm_add_calls="staged"), actor="tester"
+        ) as memory:
             result = memory.add([CONTENT], user="u")
             [call] = [
                 c
@@ -160,7 +164,9 @@ def test_after_two_invalid_answers_the_offline_rules_decide_and_the_event_says_s
 ) -> None:
     with fake_openai_server() as fake:
         script_add(fake, "I cannot answer in JSON, sorry.", '{"memories": [{"content": 1}]}')
-        with MnemoLedger(settings=settings_for(fake, home), actor="tester") as memory:
+        with MnemoLedger(
+            settings=settings_for(fake, home, llm_add_calls="staged"), actor="tester"
+        ) as memory:
             result = memory.add([CONTENT], user="u")
             calls = llm_calls(memory, result.command_id)
             stages = [c.data["stage"] for c in calls]
@@ -243,7 +249,9 @@ def test_an_add_works_on_a_server_with_neither_json_schema_nor_json_object(home:
     with fake_openai_server() as fake:
         fake.refused_formats = {"json_schema", "json_object"}
         script_add(fake, "Sure:\n```json\n" + reconstruction(MEMORY) + "\n```")
-        with MnemoLedger(settings=settings_for(fake, home), actor="tester") as memory:
+        with MnemoLedger(
+            settings=settings_for(fake, home, llm_add_calls="staged"), actor="tester"
+        ) as memory:
             result = memory.add([CONTENT], user="u")
             calls = llm_calls(memory, result.command_id)
             assert [m.content for m in result.memories] == [MEMORY]

@@ -23,6 +23,7 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
             embedding_model="fake-embed",
             openai_base_url=fake.url,
             openai_api_key="test-key",
+            llm_add_calls="staged",  # a call per stage (the one-call add: test_llm_one_call)
         )
         fake.answer("split", {"contents": ["I'm allergic to peanuts"]})
         fake.answer(

@@ -30,17 +30,30 @@ from mnemoledger.commands.judge.decisions import says_the_same
 from mnemoledger.commands.judge.judgement import Role
 from mnemoledger.commands.judge.llm import LLMJudge
 from mnemoledger.commands.lifecycle import core_sync
-from mnemoledger.commands.llm.prompts import CORE_UPDATE, INSERT_MERGE, RECONSTRUCT, REFINE, SPLIT
+from mnemoledger.commands.llm.prompts import (
+    CORE_UPDATE,
+    INSERT_MERGE,
+    RECONSTRUCT,
+    REFINE,
+    REMEMBER,
+    SPLIT,
+)
+from mnemoledger.commands.llm.remember import WRITING_PROBLEM_PREFIX, coverage_of
 from mnemoledger.commands.llm.schemas import (
     CoreUpdateInput,
     MergeInput,
+    ReconstructedMemory,
     ReconstructInput,
     ReconstructOutput,
     RefineInput,
     RelatedMemory,
+    RememberInput,
+    RememberOutput,
     SplitInput,
+    WrittenContent,
+    new_source,
 )
-from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.llm.stage import LLMProvider, Stage
 from mnemoledger.commands.recall.relations import apply_links, auto_links
 from mnemoledger.commands.write import consent_gate
 from mnemoledger.commands.write.command_run import decide_until_saved
@@ -72,6 +85,7 @@ from mnemoledger.ledger.policy import (
     SEMANTIC,
     SHARED_NAMESPACE,
     WORTH_KEEPING_CUT,
+    LLMAddCalls,
     QuickDedupMode,
 )
 from mnemoledger.ledger.provenance import acting_as
@@ -114,6 +128,13 @@ class AddRequest:
     keep_all: bool = False
     """Store every piece, even those the judge finds not worth keeping (greetings, thanks,
     acknowledgements, questions)."""
+    llm_calls: LLMAddCalls | None = None
+    """`one`: one model call decides the add (`remember`); `staged`: a call per stage; None:
+    the deployment's `llm_add_calls` with a model provider, `staged` offline. Recorded in
+    the input when `one`, so a replay decides the same way."""
+    core_batch: int | None = None
+    """With `one`: how many adds' new memories one core-update call reads together; None:
+    the deployment's `llm_core_batch`."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -136,6 +157,9 @@ class AddRequest:
             given["role"] = self.role
         if self.keep_all:
             given["keep_all"] = True
+        if self.llm_calls == "one":  # absent when staged: older recordings stay as they were
+            given["llm_calls"] = "one"
+            given["core_batch"] = self.core_batch
         return given
 
 
@@ -156,6 +180,9 @@ class AddOutcome:
     """What the writing constraints did with stage outputs that broke them (seed 003 §9)."""
     not_kept: list[str] = field(default_factory=list)
     """Pieces the judge found not worth keeping (greetings, thanks, questions): not stored."""
+    core_update: str | None = None
+    """With one call per add: `deferred` (the new memories wait for a later core-update
+    call) or `batched` (this add made that call, over every waiting add's memories)."""
 
     def as_outcome(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -171,6 +198,8 @@ class AddOutcome:
             given["writing"] = self.writing
         if self.not_kept:
             given["not_kept"] = self.not_kept
+        if self.core_update is not None:
+            given["core_update"] = self.core_update
         return given
 
 
@@ -200,6 +229,12 @@ class AddPipeline:
         contents = [validation.content(text) for text in request.contents]
         if request.quick_dedup is None:
             request = replace(request, quick_dedup=self.settings.quick_dedup)
+        if request.llm_calls is None:
+            with_model = self.settings.llm_provider != "offline"
+            calls = self.settings.llm_add_calls if with_model else "staged"
+            request = replace(request, llm_calls=calls)
+        if request.llm_calls == "one" and request.core_batch is None:
+            request = replace(request, core_batch=self.settings.llm_core_batch)
         # the decisive save validates kind, tags, ... again; failing early writes nothing
         self.ledger.draft(provenance, [_new_memory(request, contents[0])])
         with acting_as(provenance):
@@ -224,6 +259,8 @@ class AddPipeline:
         raw_contents: list[str],
         provenance: Provenance,
     ) -> AddOutcome:
+        if request.llm_calls == "one":
+            return self._decide_in_one_call(command, user, request, raw_contents, provenance)
         llm = RecordedLLM(self.provider, command, provenance)
         judge = self._judge_of(llm)
         outcome = AddOutcome(command_id=command.id.hex)
@@ -288,6 +325,25 @@ class AddPipeline:
         outcome.reinforced = list(changed.values())
         core = self._core_update(llm, provenance, added, superseded, list(changed.values()))
         outcome.core_updated = core is not None
+        try:
+            self._save(command, user, outcome, provenance, contents, superseded, [core, touch])
+        finally:
+            _settle(rewritten)
+        return outcome
+
+    def _save(
+        self,
+        command: Command,
+        user: UserStream,
+        outcome: AddOutcome,
+        provenance: Provenance,
+        contents: list[str],
+        superseded: list[Memory],
+        extra: Sequence[object | None],
+    ) -> None:
+        """Step 11: the consent requests the contents call for, the outcome, and everything
+        decided, in one transaction."""
+        added, changed = outcome.added, outcome.reinforced
         consents = consent_gate.proposals(
             contents, provenance, self.consent, now=consent_gate.asked_at(command)
         )
@@ -299,16 +355,191 @@ class AddPipeline:
                 command.id.hex,
                 [m.id.hex for m in added],
                 outcome.superseded,
-                [m.id.hex for m in changed.values()],
+                [m.id.hex for m in changed],
             )
         self.before_save()
-        extra = [x for x in (core, touch) if x is not None]
-        saved = {id(m): m for m in (*added, *superseded, *changed.values(), *extra)}
+        others = [x for x in extra if x is not None]
+        saved = {id(m): m for m in (*added, *superseded, *changed, *others)}
+        self.ledger.save(command, user, *saved.values(), *consents)
+
+    # --- one call per add ------------------------------------------------------------------
+
+    def _decide_in_one_call(
+        self,
+        command: Command,
+        user: UserStream,
+        request: AddRequest,
+        raw_contents: list[str],
+        provenance: Provenance,
+    ) -> AddOutcome:
+        """With a model provider: the contents are embedded, their related memories found,
+        and one `remember` call reads them (worth keeping, an instruction to the model),
+        splits them, names the related memories they only restate (reinforced) and writes
+        the memories (superseding the related ones they name, as a reconstruction does).
+        core.md follows what the add superseded; its new memories wait for the batched
+        core update (`_core_in_batches`)."""
+        llm = RecordedLLM(self.provider, command, provenance)
+        outcome = AddOutcome(command_id=command.id.hex)
+        contents = list(dict.fromkeys(raw_contents))
+        screen_phrasing = partial(_screen_all, role=request.role)
+        screening = _side_work().submit(screen_phrasing, contents)
         try:
-            self.ledger.save(command, user, *saved.values(), *consents)
-        finally:
-            _settle(rewritten)
+            vectors = self.embedder.passages(contents)
+            related = self._related(
+                provenance.user_id,
+                self._lookup_vectors(contents, vectors),
+                request.namespace,
+                request.kind,
+            )
+            inputs = RememberInput(
+                related=related,
+                new_contents=[WrittenContent(role=request.role, text=t) for t in contents],
+                kind=request.kind,
+                split=request.split and request.kind != PROCEDURAL,
+            )
+            answer = llm.run(REMEMBER, inputs)
+        except BaseException:
+            _finish(screening, screen_phrasing, contents)  # a refusal says more than a failure
+            raise
+        _finish(screening, screen_phrasing, contents)
+        readings = {r.new_content: (r.keep, r.instruction) for r in answer.readings}
+        read = [readings.get(i, (True, False)) for i in range(len(contents))]
+        instructing = [t for t, (_, instruction) in zip(contents, read, strict=True) if instruction]
+        refuse(Finding("meaning", instructing[0]) if instructing else None)
+        kept = {i for i, (keep, _) in enumerate(read) if keep or request.keep_all}
+        outcome.not_kept = [t for i, t in enumerate(contents) if i not in kept]
+        outcome.fallback = REMEMBER.name in llm.fell_back
+        memories = self._remembered(answer, inputs, kept, outcome)
+        _screen_all([m.content for m in memories], request.role)
+        by_id = {r.id for r in related}
+        restated = dict.fromkeys(
+            r.memory for r in answer.restates if r.new_content in kept and r.memory in by_id
+        )
+        if not memories and not restated:  # nothing worth keeping: recorded, nothing stored
+            outcome.llm_calls = command.llm_calls
+            with acting_as(provenance):
+                command.complete(outcome.as_outcome())
+            self.ledger.save(command)
+            return outcome
+        changed: dict[str, Memory] = {}
+        for memory_id in restated:  # seed 001 §2.1 step 3: returned as it is, reinforced
+            memory = self.ledger.memory(memory_id)
+            changed[memory_id] = memory
+            with acting_as(provenance):
+                memory.reinforce(evidence=list(request.evidence) if request.evidence else None)
+        touch = dedup_touch(command.id, list(changed), provenance)
+        output = ReconstructOutput(memories=memories, coverage=[])
+        added, superseded = self._replacement(
+            output, related, request, provenance, changed, stage=REMEMBER
+        )
+        self._link(added, superseded, provenance)
+        outcome.added = added
+        outcome.superseded = [m.id.hex for m in superseded]
+        outcome.reinforced = list(changed.values())
+        core = self._core_in_batches(
+            llm, provenance, added, superseded, list(changed.values()), request.core_batch or 1
+        )
+        outcome.core_updated, outcome.core_update = core.updated, core.status
+        written = [contents[i] for i in sorted(kept)]
+        self._save(command, user, outcome, provenance, written, superseded, [core.document, touch])
         return outcome
+
+    def _remembered(
+        self,
+        answer: RememberOutput,
+        inputs: RememberInput,
+        kept: set[int],
+        outcome: AddOutcome,
+    ) -> list[ReconstructedMemory]:
+        """The memories of the answer built from kept contents (or rewriting related ones
+        alone); when the answer is unusable (`remember_problems`: an answer the provider did
+        not check, or the offline rules' own breaking the writing constraints), each kept
+        content not restated, as written. A content kept only because the add keeps all
+        that the answer left out is written as it is."""
+        problems = REMEMBER.problems(inputs, answer)
+        contents = [c.text for c in inputs.new_contents]
+        if problems:
+            outcome.fallback = True
+            outcome.writing.extend(
+                {"stage": REMEMBER.name, "violations": [p], "action": "refused"}
+                for p in problems
+                if p.startswith(WRITING_PROBLEM_PREFIX)
+            )
+            restated = {r.new_content for r in answer.restates}
+            return [
+                ReconstructedMemory(content=contents[i], sources=[new_source(i)])
+                for i in sorted(kept - restated)
+            ]
+        dropped = {new_source(i) for i in range(len(contents)) if i not in kept}
+        memories = [
+            m
+            for m in answer.memories
+            if not any(s in dropped for s in m.sources)
+            or any(s.startswith("new:") and s not in dropped for s in m.sources)
+        ]
+        covered = set(coverage_of(answer, len(contents))) | {r.new_content for r in answer.restates}
+        memories.extend(
+            ReconstructedMemory(content=contents[i], sources=[new_source(i)])
+            for i in sorted(kept - covered)
+        )
+        return memories
+
+    def _core_in_batches(
+        self,
+        llm: RecordedLLM,
+        provenance: Provenance,
+        added: list[Memory],
+        superseded: list[Memory],
+        reworded: Sequence[Memory],
+        batch: int,
+    ) -> _CoreStep:
+        """core.md follows what the add superseded or reworded, as on every add; its new
+        memories wait on the core document (`CoreCandidatesDeferred`, "deferred") until
+        `batch` adds have left some, and the add that completes the batch makes one
+        core-update call over all the waiting memories still active ("batched",
+        `CoreCandidatesRead`). None: no new memory, nothing to say about the core."""
+        document = self.ledger.core_document(provenance, provenance.user_id)
+        current = document.markdown or empty_core_markdown()
+        bullets = core_sync.bullets_of(current, document.sources)
+        own = {m.id.hex: m for m in (*superseded, *reworded, *added)}
+        read_now = bool(added) and document.pending_adds + 1 >= batch
+        candidates: list[Memory] = []
+        if read_now:
+            waiting = (own.get(i) or core_sync.lookup(self.ledger, i) for i in document.pending)
+            candidates = [m for m in waiting if m is not None and m.state == ACTIVE]
+            candidates = list({m.id.hex: m for m in (*candidates, *added)}.values())
+        decided = provenance
+        if candidates:
+            output = llm.run(
+                CORE_UPDATE,
+                CoreUpdateInput(
+                    current_core_markdown=current,
+                    candidate_new_memories=[m.content for m in candidates],
+                    superseded_memories=[m.content for m in superseded],
+                    candidate_ids=[m.id.hex for m in candidates],
+                ),
+            )
+            markdown = output.core_markdown.strip() + "\n"
+            if output.should_update and markdown != current:
+                named = [(s.bullet, s.memories) for s in output.sources]
+                bullets = core_sync.stage_bullets(markdown, bullets, candidates, named)
+                decided = replace(provenance, prompt_version=prompt_version(CORE_UPDATE))
+        touched = {m.id.hex: m for m in (*candidates, *added, *superseded, *reworded)}
+        bullets = core_sync.followed(
+            bullets, touched, lambda memory_id: core_sync.lookup(self.ledger, memory_id)
+        )
+        recorded: CoreDocument | None = None
+        if bullets or any(parse_sections(current).values()):  # never start an empty core
+            caused_by = [m.id.hex for m in candidates or added] or list(touched)
+            recorded = core_sync.record(document, decided, bullets, caused_by)
+        if not added:
+            return _CoreStep(recorded, None, recorded is not None)
+        with acting_as(provenance):
+            if read_now:
+                document.read_candidates([m.id.hex for m in candidates])
+            else:
+                document.defer([m.id.hex for m in added])
+        return _CoreStep(document, "batched" if read_now else "deferred", recorded is not None)
 
     def _judge_of(self, llm: RecordedLLM) -> Judge:
         """Who reads what the contents mean: the fine-tuned models offline; with a model
@@ -517,6 +748,7 @@ class AddPipeline:
         request: AddRequest,
         provenance: Provenance,
         reinforced: dict[str, Memory],
+        stage: Stage[Any, Any] = RECONSTRUCT,
     ) -> tuple[list[Memory], list[Memory]]:
         """Steps 8-9: the new memories, and the related ones they replace (superseded).
 
@@ -525,7 +757,7 @@ class AddPipeline:
         this command already reinforced is superseded through that same object, so the
         save holds one next version of it, not two."""
         by_id = {r.id: r for r in related}
-        decided = replace(provenance, prompt_version=prompt_version(RECONSTRUCT))
+        decided = replace(provenance, prompt_version=prompt_version(stage))
         stored: dict[str, Memory] = dict(reinforced)
         added: list[Memory] = []
         superseded: list[Memory] = []
@@ -647,6 +879,18 @@ def quick_dedup_mode(value: object) -> QuickDedupMode:
 
 
 @dataclass(frozen=True)
+class _CoreStep:
+    """What an add with one model call did to the core document."""
+
+    document: CoreDocument | None
+    """The document with its new events, to save; None: nothing changed."""
+    status: str | None
+    """`deferred` or `batched` (None: the add wrote no new memory)."""
+    updated: bool
+    """A new version of core.md was written."""
+
+
+@dataclass(frozen=True)
 class _Judged:
     instruction: Finding | None
     kept: list[str]
@@ -716,10 +960,6 @@ def _settle(warming: _Warming | None) -> None:
             warming.job.result()
     except Exception as error:
         logger.warning("warming the embedding cache failed (%s); the read model embeds", error)
-
-
-WRITING_PROBLEM_PREFIX = "writing constraints: "
-"""How a reconstruction problem that breaks the writing constraints (seed 003 §9) begins."""
 
 
 def _clean(text: str) -> str:

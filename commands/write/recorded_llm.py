@@ -22,12 +22,16 @@ class RecordedLLM:
         self.command = command
         self.provenance = provenance
         self.tokens = 0
+        self.fell_back: set[str] = set()
+        """The stages whose model answers failed validation twice: the offline rules decided."""
 
     def run(self, stage: Stage[Any, Out], inputs: BaseModel) -> Out:
         call = self.provider.complete(stage, inputs)
         with acting_as(replace(self.provenance, prompt_version=prompt_version(stage))):
             self._record(call)
         self.tokens += call.prompt_tokens + call.completion_tokens
+        if call.fallback is not None:
+            self.fell_back.add(call.stage)
         output: Out = call.output
         return output
 

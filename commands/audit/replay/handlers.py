@@ -68,9 +68,16 @@ def add(target: MnemoLedger, command: RecordedCommand) -> object:
         quick_dedup=quick_dedup_mode(given.get("quick_dedup", "off")),
         role=role_of(given.get("role", "user")),
         keep_all=bool(given.get("keep_all", False)),
+        # recorded with a call per stage unless the input says one call decided
+        llm_calls="one" if given.get("llm_calls") == "one" else "staged",
+        core_batch=_batch(given.get("core_batch")),
     )
     target.refresh()
     return target.add_pipeline.run(request, command.provenance())
+
+
+def _batch(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @handles("NoteRequested")
