@@ -11,21 +11,25 @@ Like a real server, it honours `max_tokens` (a token is 4 characters here): a lo
 is cut there with `finish_reason: length` (a `Looping` answer goes on until cut, or up to a
 full context without `max_tokens`). It can also refuse output modes (`refused_formats`: a
 400 naming `response_format`, as servers without JSON-schema output answer) and take
-`delay` seconds per chat call (cut short when the server stops).
+`delay` seconds per chat call (cut short when the server stops). `answering` answers a
+stage whose queue is empty (`plain_answer`: every content kept as written, core.md left as
+it is), and `usage="counted"` reports tokens counted from the characters sent and answered
+instead of the fixed 11 + 7.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mnemoledger.commands.llm.schemas import ReconstructInput, RelatedMemory
 from mnemoledger.ledger import Settings
@@ -68,6 +72,11 @@ class FakeOpenAI:
     delay: float = 0.0
     """Seconds each chat call takes before it is answered."""
     stopped: threading.Event = field(default_factory=threading.Event)
+    answering: Callable[[str, dict[str, Any]], str] | None = None
+    """Answers a request of a stage with nothing queued (None: only the judge's stages)."""
+    usage: Literal["fixed", "counted"] = "fixed"
+    """`fixed`: 11 prompt and 7 completion tokens per call; `counted`: a token per 4
+    characters of the messages sent and of the answer."""
 
     def answer(self, stage: str, *outputs: dict[str, Any] | str | Looping) -> None:
         for output in outputs:
@@ -86,9 +95,13 @@ class FakeOpenAI:
             return 400, {"error": error | {"param": "response_format", "code": None}}
         stage = stage_of(body)
         queued = self.answers[stage]
-        answer = (
-            queued.popleft() if queued or stage not in JUDGE_DEFAULTS else JUDGE_DEFAULTS[stage]
-        )
+        answer: str | Looping
+        if queued:
+            answer = queued.popleft()
+        elif self.answering is not None:
+            answer = self.answering(stage, body)
+        else:
+            answer = JUDGE_DEFAULTS[stage]
         max_tokens = body.get("max_tokens")
         content = answer.text(max_tokens) if isinstance(answer, Looping) else answer
         finish = "stop"
@@ -107,8 +120,53 @@ class FakeOpenAI:
                     "message": {"role": "assistant", "content": content},
                 }
             ],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+            "usage": self._usage(body, content),
         }
+
+    def _usage(self, body: dict[str, Any], content: str) -> dict[str, int]:
+        if self.usage == "fixed":
+            return {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+        sent = sum(len(str(m.get("content", ""))) for m in body["messages"])
+        prompt = math.ceil(sent / CHARS_PER_TOKEN)
+        completion = math.ceil(len(content) / CHARS_PER_TOKEN)
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+
+
+def tagged(body: dict[str, Any], tag: str) -> Any:
+    """The JSON in the `<tag>` block of a request's user message."""
+    text = str(body["messages"][1]["content"])
+    return json.loads(text.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0])
+
+
+def plain_answer(stage: str, body: dict[str, Any]) -> str:
+    """A model that keeps what it is given: `remember` writes every new content as it is
+    (replacing nothing), `core_update` leaves core.md as it is, the judge's stages say
+    nothing; any other stage is not answered."""
+    if stage == "remember":
+        contents = tagged(body, "new_contents")
+        return json.dumps(
+            {
+                "readings": [
+                    {"new_content": c["index"], "keep": True, "instruction": False}
+                    for c in contents
+                ],
+                "memories": [
+                    {"content": c["content"], "sources": [f"new:{c['index']}"]} for c in contents
+                ],
+                "restates": [],
+            }
+        )
+    if stage == "core_update":
+        text = str(body["messages"][1]["content"])
+        core = text.split("<current_core_markdown>\n", 1)[1].split("\n</current_core_markdown>")[0]
+        return json.dumps({"should_update": False, "core_markdown": core})
+    if stage in JUDGE_DEFAULTS:
+        return JUDGE_DEFAULTS[stage]
+    raise KeyError(f"nothing to answer for stage {stage!r}")
 
 
 def stage_of(body: dict[str, Any]) -> str:
