@@ -143,9 +143,26 @@ def tagged(body: dict[str, Any], tag: str) -> Any:
 
 
 def plain_answer(stage: str, body: dict[str, Any]) -> str:
-    """A model that keeps what it is given: `remember` writes every new content as it is
-    (replacing nothing), `core_update` leaves core.md as it is, the judge's stages say
-    nothing; any other stage is not answered."""
+    """A model that keeps what it is given: `remember` and `reconstruct` write every new
+    content as it is (replacing nothing), `split` keeps each input whole, `core_update`
+    leaves core.md as it is, the judge's stages say nothing; any other stage is not
+    answered."""
+    if stage == "split":
+        text = str(body["messages"][1]["content"])
+        raw = text.split("<raw_input>\n", 1)[1].rsplit("\n</raw_input>", 1)[0]
+        return json.dumps({"contents": [raw]})
+    if stage in ("reconstruct", "refine"):
+        contents = tagged(body, "new_contents")
+        return json.dumps(
+            {
+                "memories": [
+                    {"content": c["content"], "sources": [f"new:{c['index']}"]} for c in contents
+                ],
+                "coverage": [
+                    {"new_content": c["index"], "memories": [c["index"]]} for c in contents
+                ],
+            }
+        )
     if stage == "remember":
         contents = tagged(body, "new_contents")
         return json.dumps(
