@@ -56,7 +56,7 @@ class RecordedAnswers:
             return self.fallback.complete(stage, inputs)
         data = recorded.data
         request = dict(data.get("request") or {})
-        if _asked(request) != _asked(stage.chat_request(inputs, str(data.get("model", "")))):
+        if _first_ask(request) != _asked(stage.chat_request(inputs, str(data.get("model", "")))):
             self.diverged += 1
         response = str(data.get("response", ""))
         return LLMCall(
@@ -83,6 +83,22 @@ every stage sent `max_tokens`, or with other bounds, still replays its calls as 
 def _asked(request: Mapping[str, Any]) -> dict[str, Any]:
     """What a request asks: itself without the bounds of its answer."""
     return {key: value for key, value in request.items() if key not in ANSWER_BOUNDS}
+
+
+RETRY_MESSAGES = 2
+"""What asking again adds to a request: the answer that did not validate, and what was wrong."""
+
+
+def _first_ask(request: Mapping[str, Any]) -> dict[str, Any]:
+    """What a recorded request asked at first: a call asked again (`fallback` or not)
+    recorded its second request, the first one's messages followed by the invalid answer
+    and the correction."""
+    asked = _asked(request)
+    messages = list(asked.get("messages") or [])
+    tail = messages[-RETRY_MESSAGES:]
+    if len(messages) > RETRY_MESSAGES and [m.get("role") for m in tail] == ["assistant", "user"]:
+        asked["messages"] = messages[:-RETRY_MESSAGES]
+    return asked
 
 
 DIRECTIVE = re.compile(r"^\s*offline:\s*(?P<name>[\w.]+)\s*(?P<value>.*?)\s*$", re.MULTILINE)
