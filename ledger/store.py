@@ -191,6 +191,11 @@ class WriterLocks:
             held[slot] = 0
             release()
 
+    def holding(self) -> bool:
+        """Whether this thread holds any user's lock."""
+        held: dict[int, int] = self._local.__dict__.get("held", {})
+        return any(held.values())
+
     def __del__(self) -> None:
         # per-thread PostgreSQL sessions close when their thread-local storage goes
         descriptor = getattr(self, "_file", None)

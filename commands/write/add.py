@@ -27,7 +27,7 @@ import numpy as np
 
 from mnemoledger.commands.judge import Judge, Turn, default_judge
 from mnemoledger.commands.judge.decisions import says_the_same
-from mnemoledger.commands.judge.judgement import Role
+from mnemoledger.commands.judge.judgement import Role, role_of
 from mnemoledger.commands.judge.llm import LLMJudge
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.llm.prompts import (
@@ -56,7 +56,11 @@ from mnemoledger.commands.llm.schemas import (
 from mnemoledger.commands.llm.stage import LLMProvider, Stage
 from mnemoledger.commands.recall.relations import apply_links, auto_links
 from mnemoledger.commands.write import consent_gate
-from mnemoledger.commands.write.command_run import decide_until_saved
+from mnemoledger.commands.write.command_run import (
+    AlreadyDecided,
+    decide_until_saved,
+    still_requested,
+)
 from mnemoledger.commands.write.constraints import conform, format_violations
 from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id, recorded_ids
@@ -69,9 +73,9 @@ from mnemoledger.commands.write.sanitize import (
 from mnemoledger.commands.write.similarity import jaccard, quick_dedup_threshold
 from mnemoledger.commands.write.touch import dedup_touch
 from mnemoledger.ledger import Ledger, Memory, NewMemory, Provenance, Settings, validation
-from mnemoledger.ledger.command import AddCommand, Command
+from mnemoledger.ledger.command import COMPLETED, AddCommand, Command
 from mnemoledger.ledger.core import CoreDocument, empty_core_markdown, parse_sections
-from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.errors import InvalidInput, LedgerError
 from mnemoledger.ledger.policy import (
     ACTIVE,
     DEDUP_COSINE_SIM,
@@ -223,7 +227,15 @@ class AddPipeline:
     """Reads what the contents mean: instructions to the model, what is worth keeping."""
 
     def run(self, request: AddRequest, provenance: Provenance) -> AddOutcome:
-        user_id = str(validation.identifier("user", provenance.user_id))
+        """Record the request, then process it."""
+        command = self.record(request, provenance)
+        return self.process(command, request_of(command.input), provenance)
+
+    def record(self, request: AddRequest, provenance: Provenance) -> Command:
+        """Validate the request and save it (`AddRequested`); nothing is decided yet.
+        The saved input names the quick dedup mode, so processing it later decides the
+        same way."""
+        validation.identifier("user", provenance.user_id)
         if not request.contents:
             raise InvalidInput("nothing to add: give at least one content")
         contents = [validation.content(text) for text in request.contents]
@@ -240,14 +252,24 @@ class AddPipeline:
         with acting_as(provenance):
             command: Command = recorded_id(AddCommand(input=request.as_input()))
         self.ledger.save(command)
+        return command
+
+    def process(self, command: Command, request: AddRequest, provenance: Provenance) -> AddOutcome:
+        """Decide and save a recorded add (`request` rebuilt from its input, `provenance` the
+        request's). An add another process decided first is not decided again: its
+        recorded outcome is returned."""
+        user_id = str(validation.identifier("user", provenance.user_id))
+        contents = [validation.content(text) for text in request.contents]
         decided = replace(provenance, user_id=user_id, causation_id=command.id.hex)
-        return decide_until_saved(
-            self.ledger,
-            command,
-            decided,
-            lambda fresh, user: self._decide(fresh, user, request, contents, decided),
-            self.refresh,
-        )
+
+        def decide(fresh: Command, user: UserStream) -> AddOutcome:
+            still_requested(self.ledger, fresh)  # under the user's writer lock
+            return self._decide(fresh, user, request, contents, decided)
+
+        try:
+            return decide_until_saved(self.ledger, command, decided, decide, self.refresh)
+        except AlreadyDecided:
+            return outcome_of(self.ledger, command.id.hex)
 
     # --- the ten steps -------------------------------------------------------------------
 
@@ -876,6 +898,67 @@ def quick_dedup_mode(value: object) -> QuickDedupMode:
         if value == mode:
             return mode
     raise InvalidInput(f"quick_dedup must be one of {', '.join(QUICK_DEDUP_MODES)}, not {value!r}")
+
+
+def request_of(given: Mapping[str, Any]) -> AddRequest:
+    """The request a recorded add's input (`AddRequest.as_input`) was made from."""
+    evidence = given.get("evidence")
+    metadata = given.get("metadata")
+    return AddRequest(
+        contents=[str(c) for c in _listed(given.get("contents"))],
+        kind=str(given.get("kind", SEMANTIC)),
+        tags=tuple(str(t) for t in _listed(given.get("tags"))),
+        source=str(given.get("source", "api")),
+        namespace=str(given.get("namespace", "default")),
+        importance=float(given.get("importance", 0.5)),
+        evidence=None if evidence is None else [str(e) for e in _listed(evidence)],
+        split=bool(given.get("split", True)),
+        category=None if given.get("category") is None else str(given["category"]),
+        metadata=dict(metadata) if isinstance(metadata, Mapping) else None,
+        # recorded before the quick semantic dedup existed: the add ran without it
+        quick_dedup=quick_dedup_mode(given.get("quick_dedup", "off")),
+        role=role_of(given.get("role", "user")),
+        keep_all=bool(given.get("keep_all", False)),
+        # recorded with a call per stage unless the input says one call decided
+        llm_calls="one" if given.get("llm_calls") == "one" else "staged",
+        core_batch=_batch(given.get("core_batch")),
+    )
+
+
+def _batch(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _listed(value: object) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+class AddFailed(LedgerError):
+    """The add was processed elsewhere and failed; its command says why."""
+
+
+def outcome_of(ledger: Ledger, command_id: str) -> AddOutcome:
+    """What a decided add did, read back from its recorded outcome (`AddFailed` when it
+    failed)."""
+    command = ledger.command(command_id)
+    recorded = command.outcome or {}
+    if command.status != COMPLETED:
+        raise AddFailed(f"add {command_id} failed: {recorded.get('error', command.status)}")
+
+    def memories(key: str) -> list[Memory]:
+        return [ledger.memory(str(i)) for i in _listed(recorded.get(key))]
+
+    return AddOutcome(
+        command_id=command_id,
+        added=memories("added"),
+        superseded=[str(i) for i in _listed(recorded.get("superseded"))],
+        reinforced=memories("reinforced"),
+        core_updated=bool(recorded.get("core_updated", False)),
+        fallback=bool(recorded.get("fallback", False)),
+        llm_calls=command.llm_calls,
+        consent_requested=[str(i) for i in _listed(recorded.get("consent_requested"))],
+        not_kept=[str(t) for t in _listed(recorded.get("not_kept"))],
+    )
 
 
 @dataclass(frozen=True)

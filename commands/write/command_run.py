@@ -27,7 +27,8 @@ from typing import TypeVar
 from eventsourcing.persistence import IntegrityError
 
 from mnemoledger.ledger import Ledger, Provenance
-from mnemoledger.ledger.command import Command
+from mnemoledger.ledger.command import REQUESTED, Command
+from mnemoledger.ledger.errors import LedgerError
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.store import WriterLocks, writer_locks
 from mnemoledger.ledger.user import UserStream
@@ -67,10 +68,29 @@ def decide_until_saved(
             pause = min(RETRY_PAUSE_MAX_SECONDS, RETRY_PAUSE_SECONDS * 2**attempt)
             time.sleep(random.uniform(0, pause))
             command = ledger.command(command.id)
+        except AlreadyDecided:
+            raise  # the other run recorded how it ended
         except Exception as error:
             record_failure(ledger, command, error, provenance)
             raise
     raise AssertionError("unreachable")
+
+
+class AlreadyDecided(LedgerError):
+    """Another run decided this command first (a worker took up a recorded add while the
+    process that recorded it was still on its way to it): nothing more is recorded."""
+
+
+def still_requested(ledger: Ledger, command: Command) -> None:
+    """Raise `AlreadyDecided` when the command's stream already ended (completed or
+    failed); called under the user's writer lock, so two runs never both decide it."""
+    if ledger.command(command.id).status != REQUESTED:
+        raise AlreadyDecided(command.id.hex)
+
+
+def holds_a_writer_lock(ledger: Ledger) -> bool:
+    """Whether this thread holds a user's writer lock of `ledger`'s store."""
+    return _locks_of(ledger).holding()
 
 
 _LOCKS: weakref.WeakKeyDictionary[Ledger, WriterLocks] = weakref.WeakKeyDictionary()

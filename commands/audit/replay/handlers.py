@@ -16,9 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemoledger.commands.audit.replay.source import RecordedCommand
-from mnemoledger.commands.judge.judgement import role_of
 from mnemoledger.commands.lifecycle.consolidation.cycle import forgetting_mode
-from mnemoledger.commands.write.add import AddRequest, quick_dedup_mode
+from mnemoledger.commands.write.add import request_of
 from mnemoledger.commands.write.ingest_api import ingest_pipeline
 from mnemoledger.commands.write.notes import WriteNoteRequest
 from mnemoledger.commands.write.notes_api import notes_pipeline
@@ -51,33 +50,8 @@ def _mapping(value: Any) -> dict[str, Any] | None:
 
 @handles("AddRequested")
 def add(target: MnemoLedger, command: RecordedCommand) -> object:
-    given = command.input
-    evidence = given.get("evidence")
-    request = AddRequest(
-        contents=[str(c) for c in _list(given.get("contents"))],
-        kind=str(given.get("kind", "semantic")),
-        tags=tuple(str(t) for t in _list(given.get("tags"))),
-        source=str(given.get("source", "api")),
-        namespace=str(given.get("namespace", "default")),
-        importance=float(given.get("importance", 0.5)),  # type: ignore[arg-type]
-        evidence=None if evidence is None else [str(e) for e in _list(evidence)],
-        split=bool(given.get("split", True)),
-        category=None if given.get("category") is None else str(given["category"]),
-        metadata=_mapping(given.get("metadata")),
-        # recorded before the quick semantic dedup existed: the add ran without it
-        quick_dedup=quick_dedup_mode(given.get("quick_dedup", "off")),
-        role=role_of(given.get("role", "user")),
-        keep_all=bool(given.get("keep_all", False)),
-        # recorded with a call per stage unless the input says one call decided
-        llm_calls="one" if given.get("llm_calls") == "one" else "staged",
-        core_batch=_batch(given.get("core_batch")),
-    )
     target.refresh()
-    return target.add_pipeline.run(request, command.provenance())
-
-
-def _batch(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return target.add_pipeline.run(request_of(command.input), command.provenance())
 
 
 @handles("NoteRequested")
