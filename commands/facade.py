@@ -47,6 +47,7 @@ from mnemoledger.commands.service.project_api import Project
 from mnemoledger.commands.write.add import AddPipeline
 from mnemoledger.commands.write.categories import CategoriesConfig
 from mnemoledger.commands.write.checkpoints_api import Checkpoints
+from mnemoledger.commands.write.commands_api import Commands
 from mnemoledger.commands.write.consent import ConsentService
 from mnemoledger.commands.write.consent_api import Consent
 from mnemoledger.commands.write.ingest_api import Ingest
@@ -159,6 +160,7 @@ class MnemoLedger:
                 self._keys,
                 Checkpoints(parts),
                 TurnQueue(parts),
+                Commands(parts),
             )
         }
 
@@ -185,6 +187,7 @@ class MnemoLedger:
     store = verb(Ingest.store)
     queue_turns = verb(TurnQueue.queue_turns)
     extract_queued = verb(TurnQueue.extract_queued)
+    process_pending_adds = verb(Commands.process_pending_adds)
     propose_consent = verb(Consent.propose_consent)
     grant_consent = verb(Consent.grant_consent)
     deny_consent = verb(Consent.deny_consent)
@@ -225,6 +228,8 @@ class MnemoLedger:
     load_checkpoint = verb(Checkpoints.load_checkpoint)
     checkpoints = verb(Checkpoints.checkpoints)
     queued_threads = verb(TurnQueue.queued_threads)
+    command = verb(Commands.command)
+    pending_adds = verb(Commands.pending_adds)
 
     # --- lifecycle (commands/lifecycle) --------------------------------------------------
 

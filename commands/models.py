@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -66,6 +66,25 @@ class AddResult(BaseModel):
     llm_calls: int = 0
     not_kept: list[str] = Field(default_factory=list)
     """Pieces not worth keeping (greetings, thanks, acknowledgements, questions): not stored."""
+    pending: bool = False
+    """True when the add was recorded and not processed yet (`wait=False`): the other fields
+    are empty; `command(command_id)` tells when it is done and what it did."""
+
+
+class CommandOut(BaseModel):
+    """One recorded command (an add, an ingest, a note, ...): what it is and how it ended."""
+
+    command_id: str
+    kind: str
+    """What was asked: `add`, `ingest`, `note`, `consolidation`, ..."""
+    status: Literal["requested", "completed", "failed"]
+    """`requested`: recorded and not processed yet (or being processed)."""
+    user_id: str
+    requested_at: str
+    """When the request was recorded (ISO 8601, UTC)."""
+    llm_calls: int = 0
+    outcome: dict[str, Any] | None = None
+    """What it did (the ids it added, superseded, reinforced) or why it failed."""
 
 
 class CoreOut(BaseModel):

@@ -27,7 +27,9 @@ from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.recall.relations import edges_of
 from mnemoledger.commands.write import replaying
 from mnemoledger.commands.write.add import AddPipeline
+from mnemoledger.commands.write.add_later import AddProcessor, in_flight, pipeline_on
 from mnemoledger.commands.write.categories import CategoriesConfig, load_categories
+from mnemoledger.commands.write.command_run import holds_a_writer_lock
 from mnemoledger.ledger import Ledger, Memory, Provenance, Settings
 from mnemoledger.ledger.errors import MemoryNotFound
 from mnemoledger.ledger.validation import identifier
@@ -43,6 +45,7 @@ from mnemoledger.projections.graph import GraphProjection
 from mnemoledger.projections.history import HistoryProjection
 from mnemoledger.projections.latest import LatestProjection
 from mnemoledger.projections.layers import LayersProjection, MemoryRow
+from mnemoledger.projections.pending_adds import PENDING_ADDS_DIR, PendingAdds
 from mnemoledger.projections.runner import Progress, Runner
 from mnemoledger.projections.topics import TopicsProjection
 from mnemoledger.projections.transcripts import TranscriptsProjection
@@ -60,7 +63,9 @@ T = TypeVar("T")
 class Parts:
     """What the capabilities share: one ledger, its read models and their helpers."""
 
-    def __init__(self, settings: Settings, actor: str) -> None:
+    def __init__(
+        self, settings: Settings, actor: str, embedder: CachedEmbedder | None = None
+    ) -> None:
         self.settings = settings
         self.actor = actor
         """Recorded on every event; servers set it per request (calls are serial)."""
@@ -68,7 +73,8 @@ class Parts:
         """Now, in UTC: the original run's time inside a replay; tests and the worker set it."""
         self.ledger = Ledger(settings)
         directory = settings.projections_dir
-        self.embedder = CachedEmbedder(
+        self._owns_embedder = embedder is None
+        self.embedder = embedder or CachedEmbedder(
             make_embedder(settings), EmbeddingCache(settings.home / "embeddings.sqlite3")
         )
         self.layers = LayersProjection(directory / "layers.sqlite3")
@@ -85,6 +91,7 @@ class Parts:
         self.facts_model = FactsProjection(directory / "facts")
         self.flushes_model = FlushGuard(directory / FLUSH_GUARD_DIR)
         self.turn_queue_model = PendingTurns(directory / TURN_QUEUE_DIR)
+        self.pending_adds_model = PendingAdds(directory / PENDING_ADDS_DIR)
         self.runner = Runner(
             self.ledger,
             [
@@ -102,6 +109,7 @@ class Parts:
                 self.facts_model,
                 self.flushes_model,
                 self.turn_queue_model,
+                self.pending_adds_model,
             ],
             directory / ".lock",
         )
@@ -116,12 +124,24 @@ class Parts:
             refresh=self.refresh_for_add,
             consent=self.consent_model,
         )
+        self.adds_in_background = True
+        """Whether `add(wait=False)` processes the add in a background thread of this
+        process; the CLI, which exits at once, leaves it to `worker` or `serve`."""
+        self.add_processor = AddProcessor(
+            settings,
+            lambda: Parts(self.settings, self.actor, self.embedder),
+            lambda parts: pipeline_on(self.add_pipeline, parts),
+        )
         self._categories: CategoriesConfig | None = None
 
     # --- catching up -------------------------------------------------------------------
 
     def refresh(self, progress: Progress | None = None) -> int:
-        """Bring the read models up to date with the log; returns events processed."""
+        """Bring the read models up to date with the log; returns events processed. A read
+        first waits for the adds this process is still processing (`add(wait=False)`); a
+        writer deciding under a user's writer lock does not."""
+        if not holds_a_writer_lock(self.ledger):
+            in_flight(self.settings).wait()
         return self.runner.catch_up(progress)
 
     def refresh_for_add(self) -> int:
@@ -162,8 +182,11 @@ class Parts:
         return self.out(row)
 
     def close(self) -> None:
+        """Finish the adds given to the background, then release everything."""
+        self.add_processor.close()
         self.runner.close()
-        self.embedder.close()
+        if self._owns_embedder:
+            self.embedder.close()
         self.ledger.close()
 
 

@@ -53,6 +53,7 @@ class Writes:
         metadata: Mapping[str, Any] | None = None,
         role: str = "user",
         keep_all: bool = False,
+        wait: bool = True,
     ) -> AddResult:
         """Remember one or more contents for `user`.
 
@@ -67,12 +68,21 @@ class Writes:
         injection screen reads an assistant's advice to the user as advice, not as an
         instruction to the model. Pieces that are not worth keeping (greetings, thanks,
         acknowledgements, questions) are not stored and come back in `not_kept`, unless
-        `keep_all`."""
+        `keep_all`.
+
+        With `wait=False` the call returns once the request is recorded (durable in the
+        log), with its `command_id`, `pending=True` and no memories; the stages then run in
+        a background thread of this process (closing the ledger waits for them), or, if the
+        process stops first, in the next `mnemoledger worker` or `serve` on the log. Every
+        later read of this process first waits for the adds it is still processing, so it
+        sees them; `command(command_id)` tells whether an add is done and what it did.
+        Input is checked before anything is recorded, so a refused input still raises
+        here; a refusal the stages make (an instruction to the model) is recorded on the
+        command as `failed`."""
         if isinstance(contents, str):
             contents = [contents]
         parts = self.parts
         category = parts.categories_config.check_write(agent, category)
-        parts.refresh_for_add()
         request = AddRequest(
             contents=list(contents),
             kind=kind,
@@ -86,7 +96,14 @@ class Writes:
             role=role_of(role),
             keep_all=keep_all,
         )
-        outcome = parts.add_pipeline.run(request, parts.provenance(user, agent, thread))
+        provenance = parts.provenance(user, agent, thread)
+        if not wait:
+            command_id = parts.add_pipeline.record(request, provenance).id.hex
+            if parts.adds_in_background:
+                parts.add_processor.submit(command_id)
+            return AddResult(command_id=command_id, memories=[], pending=True)
+        parts.refresh_for_add()
+        outcome = parts.add_pipeline.run(request, provenance)
         return AddResult(
             command_id=outcome.command_id,
             memories=[memory_out(m) for m in outcome.added],
