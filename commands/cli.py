@@ -69,6 +69,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "write.consent_cli:consent",
         "Profile patches waiting for consent: sensitive fields change only once granted.",
     ),
+    "command": (
+        "write.commands_cli:command",
+        "Show a recorded command (an add, an ingest, ...): requested (not processed yet), "
+        "completed with what it did, or failed with why.",
+    ),
     "consolidate": (
         "lifecycle.consolidate_cli:consolidate",
         "One consolidation cycle: lifecycle, promotion, triage, gate, merge, decay.",
@@ -313,6 +318,14 @@ def demo(state: CliState) -> None:
     is_flag=True,
     help="Store every TEXT, even greetings, thanks and questions.",
 )
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="--no-wait: record the TEXTs, print the add's command id and exit; a running "
+    "`mnemoledger worker` or `serve` on this home remembers them moments later "
+    "(`mnemoledger command show ID` shows when).",
+)
 @category_option
 @global_options
 @pass_state
@@ -329,11 +342,15 @@ def add(
     importance: float,
     role: str,
     keep_all: bool,
+    wait: bool,
     category: str | None,
 ) -> None:
     """Remember one or more TEXTs for a user, in one atomic write. Greetings, thanks,
     acknowledgements and questions are not stored (they are listed as skipped)."""
-    result = state.ledger().add(
+    memory = state.ledger()
+    if not wait:  # this process exits at once: the worker or the server processes the add
+        memory.parts.adds_in_background = False
+    result = memory.add(
         list(text),
         user=user,
         agent=agent,
@@ -346,8 +363,20 @@ def add(
         category=category,
         role=role,
         keep_all=keep_all,
+        wait=wait,
     )
+    if result.pending:
+        output.emit(state.as_json, result, lambda: _pending_summary(result.command_id))
+        return
     output.emit(state.as_json, result, lambda: output.add_summary(result))
+
+
+def _pending_summary(command_id: str) -> None:
+    output.stdout.print(command_id)
+    output.stderr.print(
+        "recorded, not processed yet: a running `mnemoledger worker` or `serve` processes it; "
+        f"`mnemoledger command show {command_id}` shows its status"
+    )
 
 
 @cli.command()

@@ -24,6 +24,7 @@ from mnemoledger.commands.lifecycle.consolidate_api import (
 )
 from mnemoledger.commands.lifecycle.worker import Worker
 from mnemoledger.commands.options import CliState, global_options, pass_state
+from mnemoledger.commands.write.add_later import PENDING_ADD_GRACE_SECONDS
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import LLM_LEVELS, WORKER_INTERVAL_SECS
 
@@ -133,6 +134,13 @@ def consolidate(
     help="Meanwhile, rebuild a user's topic tree once their memories changed and then stayed "
     "unchanged for 5 seconds (and at start, for users who have none).",
 )
+@click.option(
+    "--pending-adds/--no-pending-adds",
+    default=True,
+    show_default=True,
+    help="Process the adds recorded without waiting (`add --no-wait`) that no process "
+    "finished: every one at start, then every second those waiting for 5 seconds.",
+)
 @global_options
 @pass_state
 def worker(
@@ -142,6 +150,7 @@ def worker(
     cycles: int | None,
     extract_turns: bool,
     topics_after_writes: bool,
+    pending_adds: bool,
 ) -> None:
     """Run consolidation cycles on an interval until SIGTERM (the running cycle finishes)."""
     memory = state.ledger()
@@ -164,7 +173,17 @@ def worker(
                 failed = f"extraction of thread {done.thread_id} failed: {done.error}"
                 click.echo(f"warning: {failed}", err=True)
 
+    def process_pending_adds(
+        side: MnemoLedger, older_than_seconds: float = PENDING_ADD_GRACE_SECONDS
+    ) -> None:
+        for done in side.process_pending_adds(older_than_seconds=older_than_seconds):
+            if done.error is not None:
+                click.echo(f"warning: add {done.command_id} failed: {done.error}", err=True)
+
     jobs: list[Job] = []
+    if pending_adds:
+        process_pending_adds(memory, older_than_seconds=0)  # what a stopped process left
+        jobs.append(process_pending_adds)
     if extract_turns:
         jobs.append(extract_quiet_threads)
     if topics_after_writes:

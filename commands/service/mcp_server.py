@@ -280,6 +280,14 @@ def build_server(
             Identifier | None,
             Field(description="File under this category (default: from kind and namespace)."),
         ] = None,
+        wait: Annotated[
+            bool,
+            Field(
+                description="false: return as soon as the facts are recorded, with "
+                "pending true and the command id; they are remembered moments later, "
+                "before any later search of this server answers."
+            ),
+        ] = True,
     ) -> AddResult:
         """Remember one or more facts about the user in one write. Related memories are
         rewritten together with them, replaced ones superseded, duplicates reinforced
@@ -295,6 +303,7 @@ def build_server(
                 namespace=namespace,
                 importance=importance,
                 category=category,
+                wait=wait,
             )
         )
 

@@ -39,7 +39,15 @@ from mnemoledger.commands.lifecycle.consolidate_api import (
     TopicDetail,
     TopicsResult,
 )
-from mnemoledger.commands.models import AddResult, CoreOut, EdgeOut, EventOut, MemoryOut, SearchHit
+from mnemoledger.commands.models import (
+    AddResult,
+    CommandOut,
+    CoreOut,
+    EdgeOut,
+    EventOut,
+    MemoryOut,
+    SearchHit,
+)
 from mnemoledger.commands.recall.query import FullResult, QueryResult
 from mnemoledger.commands.recall.query_api import DeltaOut
 from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
@@ -52,6 +60,7 @@ from mnemoledger.commands.recall.resume import (
 )
 from mnemoledger.commands.recall.search import Fusion
 from mnemoledger.commands.service.keys import Principal
+from mnemoledger.commands.write.add_later import CommandNotFound
 from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.ledger import Provenance
 from mnemoledger.ledger.errors import InvalidInput, LedgerError, MemoryNotFound
@@ -251,9 +260,11 @@ class ScopedMemory:
         importance: float = DEFAULT_IMPORTANCE,
         category: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        wait: bool = True,
     ) -> AddResult:
         """The key's add: the category written (`category`, else the one derived from kind
-        and namespace) must be one of the key's categories, refused naming them."""
+        and namespace) must be one of the key's categories, refused naming them. With
+        `wait=False` it returns once the request is recorded (`MnemoLedger.add`)."""
         user_id = self.check_user(user)
         agent_id = self.check_agent(agent)
         named = identifier("category", category, required=False)
@@ -271,7 +282,16 @@ class ScopedMemory:
                 importance=importance,
                 category=named,
                 metadata=metadata,
+                wait=wait,
             )
+
+    def command(self, command_id: str) -> CommandOut:
+        """A recorded command of a user the key may act for (any other is not found: the
+        key learns nothing of other users' commands)."""
+        found = self.memory.command(command_id)
+        if found.user_id not in self.principal.users:
+            raise CommandNotFound(command_id)
+        return found
 
     def store(
         self,

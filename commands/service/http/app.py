@@ -11,7 +11,8 @@ processes on one socket (uvicorn workers, each serving `starting.StartingApp`, w
 app in the background so that /health answers from the start);
 they share the home (or the PostgreSQL log) as any processes do: every read catches the read
 models up with the log first, so each sees every write acknowledged by any of them. Each
-also extracts, on its writes facade, the conversation threads that went quiet (`routes.turns`).
+also extracts, on its writes facade, the conversation threads that went quiet (`routes.turns`),
+and processes the adds recorded without waiting that no process finished (`routes.commands`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from mnemoledger.commands.service.http.limits import BodyLimit
 from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES
 from mnemoledger.commands.service.http.routes import (
     checkpoints,
+    commands,
     facts,
     maintenance,
     mem0,
@@ -71,12 +73,14 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
         keys = await writes.run(lambda memory: memory.api_key_store)
         app.state.mnemoledger = ServerState(reads, writes, keys)
         extracting = asyncio.create_task(turns.extract_quiet_threads(writes))
+        adding = asyncio.create_task(commands.process_pending_adds(writes))
         try:
             yield
         finally:
-            extracting.cancel()
-            with suppress(asyncio.CancelledError):
-                await extracting
+            for task in (extracting, adding):
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
             reads.close()
             writes.close()
 
@@ -99,6 +103,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(checkpoints.router, responses=ERROR_RESPONSES)  # seed 003 §15
     app.include_router(facts.router, responses=ERROR_RESPONSES)  # seed 001 §9 fact graph
     app.include_router(turns.router, responses=ERROR_RESPONSES)  # seed 004 §3 Trigger 1
+    app.include_router(commands.router, responses=ERROR_RESPONSES)
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
     return app

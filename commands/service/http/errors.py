@@ -9,7 +9,8 @@ not_found (no such memory, or one of a user the key does not act for), 405, 409 
 state change the memory's state does not allow), 413 payload_too_large, 422
 validation_error (the request does not match its schema; `details` lists the fields),
 500 internal_error (a bug: the message says nothing of the internals), 503 busy (another
-writer of the same user held its lock past the timeout: try again).
+writer of the same user held its lock past the timeout, or adds sent without waiting are
+still being processed after a read waited 5 minutes for them: try again).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mnemoledger.commands.service.keys import InvalidKey
 from mnemoledger.commands.service.scoped import Forbidden
+from mnemoledger.commands.write.add_later import AddsStillProcessing
 from mnemoledger.commands.write.categories import CategoryNotAllowed, UnknownAgent
 from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerError, MemoryNotFound
 from mnemoledger.ledger.store import WriterBusy
@@ -171,6 +173,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(InvalidTransition, conflict)
     app.add_exception_handler(InvalidInput, bad_input)
     app.add_exception_handler(WriterBusy, busy)
+    app.add_exception_handler(AddsStillProcessing, busy)
     app.add_exception_handler(LedgerError, ledger_error)
     app.add_exception_handler(RequestValidationError, validation)
     app.add_exception_handler(StarletteHTTPException, http_error)

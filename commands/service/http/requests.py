@@ -80,6 +80,12 @@ class AddMemoriesRequest(_Body):
         description="Accepted for clients that name a layer, and ignored: every write enters the "
         "buffer layer; consolidation promotes what earns it.",
     )
+    wait: bool = Field(
+        default=True,
+        description="false: answer 202 with the `command_id` once the request is recorded; "
+        "the memories are decided afterwards (`GET /commands/{command_id}`). Same as "
+        "`?wait=false`.",
+    )
 
 
 class UpdateMemoryRequest(_Body):

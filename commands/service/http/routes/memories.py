@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
@@ -48,11 +48,35 @@ seed_paths = APIRouter(tags=["memories"])
 MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex digits).")]
 
 
-@router.post("", status_code=201)
-async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddResult:
+@router.post(
+    "",
+    status_code=201,
+    responses={
+        202: {
+            "model": AddResult,
+            "description": "Recorded, not yet processed (`wait` false): `pending` is true and "
+            "`memories` empty; `GET /commands/{command_id}` tells when it is done.",
+        }
+    },
+)
+async def add_memories(
+    body: AddMemoriesRequest,
+    caller: Authenticated,
+    response: Response,
+    wait: Annotated[
+        bool | None,
+        Query(description="false: answer 202 once recorded (as the body's `wait`)."),
+    ] = None,
+) -> AddResult:
     """Remember one or more contents for a user in one atomic write:
     related memories are reconstructed together with them, replaced ones superseded,
-    duplicates reinforced. The key's agent and actor are recorded on every event."""
+    duplicates reinforced. The key's agent and actor are recorded on every event.
+    With `wait` false (in the body or the query) the answer is 202 as soon as the request
+    is recorded; the server decides the memories afterwards, and every read it serves
+    waits for them."""
+    waiting = body.wait and wait is not False
+    if not waiting:
+        response.status_code = 202
     return await caller.run(
         lambda scoped: scoped.add(
             body.contents,
@@ -66,6 +90,7 @@ async def add_memories(body: AddMemoriesRequest, caller: Authenticated) -> AddRe
             importance=body.importance,
             category=body.category,
             metadata=body.metadata,
+            wait=waiting,
         )
     )
 
