@@ -124,6 +124,8 @@ class Parts:
             refresh=self.refresh_for_add,
             consent=self.consent_model,
         )
+        self.in_flight = in_flight(settings)
+        """The adds this process is still processing on this log (every ledger's of it)."""
         self.adds_in_background = True
         """Whether `add(wait=False)` processes the add in a background thread of this
         process; the CLI, which exits at once, leaves it to `worker` or `serve`."""
@@ -141,7 +143,7 @@ class Parts:
         first waits for the adds this process is still processing (`add(wait=False)`); a
         writer deciding under a user's writer lock does not."""
         if not holds_a_writer_lock(self.ledger):
-            in_flight(self.settings).wait()
+            self.in_flight.wait()
         return self.runner.catch_up(progress)
 
     def refresh_for_add(self) -> int:

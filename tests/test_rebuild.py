@@ -130,6 +130,7 @@ def test_rebuild_after_deleting_read_model_files_gives_identical_cli_output(
         "facts",
         "flushes",
         "turn_queue",
+        "pending_adds",
     }
     after = (run_json(home, "list"), run_json(home, *search))
     assert after == before
