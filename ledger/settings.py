@@ -89,7 +89,8 @@ class Settings(BaseSettings):
     offline provider always runs the stages."""
     llm_core_batch: int = Field(default=LLM_CORE_BATCH, ge=1, le=1000)
     """With `llm_add_calls=one`: how many adds' new memories one core-update call reads
-    together (`MNEMOLEDGER_LLM_CORE_BATCH`); 1: a core-update call on every add."""
+    together (`MNEMOLEDGER_LLM_CORE_BATCH`); 1: a core-update call on every add. The next
+    consolidation cycle reads those still waiting."""
     llm_level: LLMLevel = Field(
         default=LLM_LEVEL_AUTO,
         validation_alias=AliasChoices("llm_level", "MNEMOLEDGER_LLM_LEVEL", "ENGRAM_LLM_LEVEL"),

@@ -13,8 +13,9 @@ full context without `max_tokens`). It can also refuse output modes (`refused_fo
 400 naming `response_format`, as servers without JSON-schema output answer) and take
 `delay` seconds per chat call (cut short when the server stops). `answering` answers a
 stage whose queue is empty (`plain_answer`: every content kept as written, core.md left as
-it is), and `usage="counted"` reports tokens counted from the characters sent and answered
-instead of the fixed 11 + 7.
+it is; `rule_answer`: the same, obeying `fake-rewrite:` lines of the system prompt, and
+every core-update candidate written into core.md), and `usage="counted"` reports tokens
+counted from the characters sent and answered instead of the fixed 11 + 7.
 """
 
 from __future__ import annotations
@@ -184,6 +185,66 @@ def plain_answer(stage: str, body: dict[str, Any]) -> str:
     if stage in JUDGE_DEFAULTS:
         return JUDGE_DEFAULTS[stage]
     raise KeyError(f"nothing to answer for stage {stage!r}")
+
+
+REWRITE_RULE = re.compile(r"^fake-rewrite: (?P<old>.+?) => (?P<new>.*?)\s*$", re.MULTILINE)
+"""A line of a system prompt the rule-following fake obeys (`rule_answer`)."""
+USER_HEADING = "## USER"
+NOTHING_FOUND = {"same_fact": '{"verdicts": []}', "insight": '{"insights": []}'}
+"""What the rule-following fake answers the daily pass: no pair states the same fact, no
+insight."""
+
+
+def rule_answer(stage: str, body: dict[str, Any]) -> str:
+    """A model that follows its system prompt's rules, and writes what it is given into
+    core.md: as `plain_answer`, except that
+
+    - each `fake-rewrite: OLD => NEW` line of the system prompt rewrites the memories
+      `remember` and `reconstruct` write (OLD replaced by NEW), so a new prompt with such
+      a line draws other answers, and the same answers without one;
+    - `core_update` adds every candidate not yet in core.md as a USER bullet resting on it;
+    - the daily pass finds nothing (`NOTHING_FOUND`).
+    """
+    if stage == "core_update":
+        return _core_with_candidates(body)
+    if stage in NOTHING_FOUND:
+        return NOTHING_FOUND[stage]
+    answer = plain_answer(stage, body)
+    if stage not in ("remember", "reconstruct", "refine"):
+        return answer
+    rules = [
+        (m["old"], m["new"]) for m in REWRITE_RULE.finditer(str(body["messages"][0]["content"]))
+    ]
+    output = json.loads(answer)
+    for memory in output["memories"]:
+        for old, new in rules:
+            memory["content"] = memory["content"].replace(old, new)
+    return json.dumps(output)
+
+
+def _core_with_candidates(body: dict[str, Any]) -> str:
+    text = str(body["messages"][1]["content"])
+    core = text.split("<current_core_markdown>\n", 1)[1].split("\n</current_core_markdown>")[0]
+    lines = core.rstrip("\n").splitlines()
+    candidates = [
+        c for c in tagged(body, "candidate_new_memories") if f"- {c['content']}" not in lines
+    ]
+    if not candidates:
+        return json.dumps({"should_update": False, "core_markdown": core})
+    if USER_HEADING not in lines:
+        lines.append(USER_HEADING)
+    start = lines.index(USER_HEADING) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    kept = [line for line in lines[start:end] if line.strip()]
+    bullets = [f"- {c['content']}" for c in candidates]
+    lines[start:end] = [*kept, *bullets]
+    return json.dumps(
+        {
+            "should_update": True,
+            "core_markdown": "\n".join(lines) + "\n",
+            "sources": [{"bullet": c["content"], "memories": [c["id"]]} for c in candidates],
+        }
+    )
 
 
 def stage_of(body: dict[str, Any]) -> str:

@@ -261,6 +261,12 @@ def lookup(ledger: Ledger, memory_id: str) -> Memory | None:
         return None
 
 
+def standing_for(memory: Memory, changed: Mapping[str, Memory], resolve: Resolve) -> Memory | None:
+    """The memory that now stands for `memory`: itself, or the end of its chain of
+    replacements (None when the chain is lost or too long)."""
+    return _current(memory, changed, resolve)[0]
+
+
 def _current(
     memory: Memory, changed: Mapping[str, Memory], resolve: Resolve
 ) -> tuple[Memory | None, bool]:

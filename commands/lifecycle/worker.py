@@ -46,6 +46,16 @@ class Consolidates(Protocol):
     def build_topics(self, *, user: str, agent: str | None = None) -> dict[str, Any]: ...
 
 
+NO_MEMORY_CHANGE = frozenset({"core"})
+"""Operations that change no memory (the waiting core candidates read into core.md): a
+cycle with only these leaves the topic tree as it was."""
+
+
+def _changed_memories(result: ConsolidateResult, user: str) -> bool:
+    """Whether the cycle decided anything about `user`'s memories."""
+    return any(o["user"] == user and o["op"] not in NO_MEMORY_CHANGE for o in result.operations)
+
+
 @dataclass
 class SimulatedClock:
     """A clock that moves only when told: `advance(seconds)` is the worker's pause."""
@@ -95,7 +105,7 @@ class Worker:
                 result = self.memory.consolidate(user=self.user, now=self.clock(), daily=None)
                 if self.topics:
                     for cycle in result.users:
-                        if cycle.operations:
+                        if _changed_memories(result, cycle.user):
                             self.memory.build_topics(user=cycle.user)
                 self._maintain(result)
             except Exception as error:

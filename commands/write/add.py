@@ -30,8 +30,8 @@ from mnemoledger.commands.judge.decisions import says_the_same
 from mnemoledger.commands.judge.judgement import Role, role_of
 from mnemoledger.commands.judge.llm import LLMJudge
 from mnemoledger.commands.lifecycle import core_sync
+from mnemoledger.commands.lifecycle.core_candidates import ask_core_update
 from mnemoledger.commands.llm.prompts import (
-    CORE_UPDATE,
     INSERT_MERGE,
     RECONSTRUCT,
     REFINE,
@@ -40,7 +40,6 @@ from mnemoledger.commands.llm.prompts import (
 )
 from mnemoledger.commands.llm.remember import WRITING_PROBLEM_PREFIX, coverage_of
 from mnemoledger.commands.llm.schemas import (
-    CoreUpdateInput,
     MergeInput,
     ReconstructedMemory,
     ReconstructInput,
@@ -532,20 +531,9 @@ class AddPipeline:
             candidates = list({m.id.hex: m for m in (*candidates, *added)}.values())
         decided = provenance
         if candidates:
-            output = llm.run(
-                CORE_UPDATE,
-                CoreUpdateInput(
-                    current_core_markdown=current,
-                    candidate_new_memories=[m.content for m in candidates],
-                    superseded_memories=[m.content for m in superseded],
-                    candidate_ids=[m.id.hex for m in candidates],
-                ),
+            bullets, decided = ask_core_update(
+                llm, provenance, current, bullets, candidates, superseded
             )
-            markdown = output.core_markdown.strip() + "\n"
-            if output.should_update and markdown != current:
-                named = [(s.bullet, s.memories) for s in output.sources]
-                bullets = core_sync.stage_bullets(markdown, bullets, candidates, named)
-                decided = replace(provenance, prompt_version=prompt_version(CORE_UPDATE))
         touched = {m.id.hex: m for m in (*candidates, *added, *superseded, *reworded)}
         bullets = core_sync.followed(
             bullets, touched, lambda memory_id: core_sync.lookup(self.ledger, memory_id)
@@ -831,20 +819,7 @@ class AddPipeline:
         bullets = core_sync.bullets_of(current, document.sources)
         decided = provenance
         if added:
-            output = llm.run(
-                CORE_UPDATE,
-                CoreUpdateInput(
-                    current_core_markdown=current,
-                    candidate_new_memories=[m.content for m in added],
-                    superseded_memories=[m.content for m in superseded],
-                    candidate_ids=[m.id.hex for m in added],
-                ),
-            )
-            markdown = output.core_markdown.strip() + "\n"
-            if output.should_update and markdown != current:
-                named = [(s.bullet, s.memories) for s in output.sources]
-                bullets = core_sync.stage_bullets(markdown, bullets, added, named)
-                decided = replace(provenance, prompt_version=prompt_version(CORE_UPDATE))
+            bullets, decided = ask_core_update(llm, provenance, current, bullets, added, superseded)
         touched = {m.id.hex: m for m in (*added, *superseded, *reworded)}
         bullets = core_sync.followed(
             bullets, touched, lambda memory_id: core_sync.lookup(self.ledger, memory_id)

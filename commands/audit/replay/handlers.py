@@ -126,6 +126,8 @@ def consolidation(target: MnemoLedger, command: RecordedCommand) -> object:
         # recorded since the Core summary step exists; a cycle recorded before had none
         core_summary=bool(given.get("core_summary", False)),
         forgetting=forgetting_mode(given.get("forgetting", FORGETTING_DEFAULT)),
+        # recorded since a cycle reads the waiting core candidates; one recorded before did not
+        core_candidates=bool(given.get("core_candidates", False)),
     )
     target.refresh()
     return target.consolidation_pipeline().run(request, command.provenance())

@@ -18,6 +18,7 @@ from typing import Any
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError
 
+from mnemoledger.commands.lifecycle import core_candidates
 from mnemoledger.commands.lifecycle.consolidation import (
     audit,
     buffer,
@@ -32,9 +33,10 @@ from mnemoledger.commands.lifecycle.consolidation.context import Cycle
 from mnemoledger.commands.lifecycle.consolidation.core_summary import update_core_summary
 from mnemoledger.commands.lifecycle.consolidation.plan import Operation, Plan
 from mnemoledger.commands.lifecycle.consolidation.state import UserState
+from mnemoledger.commands.llm.prompts import CORE_UPDATE
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.write.command_run import decide_until_saved
-from mnemoledger.commands.write.recorded_llm import RecordedLLM
+from mnemoledger.commands.write.recorded_llm import RecordedLLM, prompt_version
 from mnemoledger.commands.write.replaying import recorded_id
 from mnemoledger.ledger import Ledger, Provenance, validation
 from mnemoledger.ledger.command import Command
@@ -57,6 +59,10 @@ from mnemoledger.ledger.user import UserStream
 from mnemoledger.projections.embeddings.embedder import Embedder
 from mnemoledger.projections.layers import LayersProjection
 from mnemoledger.projections.vectors import VectorsProjection
+
+CORE_CANDIDATES_RULE = "core-candidates"
+"""The rule of the cycle's batched core update: the memories waiting on the core document
+are read in one core-update call."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,10 @@ class ConsolidationRequest:
     forgetting: Forgetting = FORGETTING_DEFAULT
     """Who the idle rules may forget and how they count days (a setting; recorded with the
     command when not the default)."""
+    core_candidates: bool = True
+    """Read the new memories waiting on the user's core document (adds with one model call
+    leave them for a batched core update) in one core-update call; recorded with the
+    command when on (earlier cycles, which had no such step, have no such input)."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -104,6 +114,8 @@ class ConsolidationRequest:
             given["core_summary"] = True
         if self.forgetting != FORGETTING_DEFAULT:
             given["forgetting"] = self.forgetting
+        if self.core_candidates:
+            given["core_candidates"] = True
         return given
 
 
@@ -196,6 +208,11 @@ class ConsolidationPipeline:
         if cycle.llm_on and daily.due(clock.last_daily_at, request.now, request.daily):
             cycle.plan.daily_pairs = daily.consolidate_daily(cycle)
             daily.write_insights(cycle, clock.last_insight_at)
+        if cycle.llm_on and request.core_candidates:
+            waiting = self.ledger.core_document(provenance, provenance.user_id).pending
+            if waiting:  # read after the plan is applied (`_decide`), over what it left
+                version = prompt_version(CORE_UPDATE)
+                cycle.plan.add("core", None, CORE_CANDIDATES_RULE, version, memories=waiting)
         summary = None
         if cycle.llm_on and request.core_summary:  # step 19, last: over what the rules left
             summary = update_core_summary(cycle, self.ledger, self.layers, provenance)
@@ -214,6 +231,10 @@ class ConsolidationPipeline:
         if plan.epoch != clock.epoch + 1:
             raise IntegrityError("the read models are behind the user's epoch; deciding again")
         applied = apply_plan(self.ledger, plan, command, provenance)
+        if any(op.rule == CORE_CANDIDATES_RULE for op in plan.operations):
+            document = applied.core or self.ledger.core_document(provenance, provenance.user_id)
+            if core_candidates.flush(llm, self.ledger, provenance, document, applied.memories):
+                applied.core = document
         outcome = CycleOutcome(
             provenance.user_id, plan.epoch, command.id.hex, plan.operations, command.llm_calls
         )

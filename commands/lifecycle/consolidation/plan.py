@@ -14,7 +14,7 @@ class Operation:
 
     op: str
     """promote, demote, evict, gate, triage, overlap, merge, reconcile, distill, tag, adjust,
-    audit, expire, lapse, purge."""
+    audit, expire, lapse, purge, summarize, core (the waiting core candidates read)."""
     memory: str | None
     """The memory it changes (the winner of a merge), if one."""
     rule: str
