@@ -179,6 +179,7 @@ def test_a_recorded_replay_reproduces_the_cycle(
         sent = len(fake.chat_requests)
         result = memory.replay(tmp_path / "replay")
         assert result.failed_commands == 0 and result.diverged_calls == 0
+        assert result.diverged_commands == 0 and result.divergences == []
         assert len(fake.chat_requests) == sent  # every answer from the record
         assert memory.diff(home, tmp_path / "replay").identical
 

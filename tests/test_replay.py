@@ -181,6 +181,7 @@ def test_recorded_replay_reproduces_the_ledger_exactly(
         result.failures
     )
     assert result.diverged_calls == 0
+    assert result.diverged_commands == 0, result.divergences[:3]
     assert result.commands_rerun > 100
     assert report.identical, report.model_dump_json(indent=1)[:2000]
     with open_home(tmp_path / "replay") as replayed:
@@ -196,7 +197,7 @@ def test_live_replay_with_a_stricter_core_prompt_changes_exactly_those_core_line
     prompt = tmp_path / "strict-core.txt"
     prompt.write_text(STRICT_CORE_PROMPT)
     with open_home(home) as memory:
-        memory.replay(tmp_path / "live", mode="live", prompts={"core_update": prompt})
+        result = memory.replay(tmp_path / "live", mode="live", prompts={"core_update": prompt})
         report = memory.diff(home, tmp_path / "live")
         kept_out = {
             f"- {bullet}"
@@ -208,6 +209,11 @@ def test_live_replay_with_a_stricter_core_prompt_changes_exactly_those_core_line
     assert not report.added and not report.removed and not report.changed
     assert not report.decisions_flipped
     assert report.core, "the stricter prompt changed no core.md"
+    # each command the prompt changed is named, with its core_update answers, no memory
+    assert result.divergences and len(result.divergences) == result.diverged_commands
+    assert all(not d.memories for d in result.divergences)
+    assert {c.stage[1] for d in result.divergences for c in d.calls} == {"core_update"}
+    assert any(d.core is not None for d in result.divergences)
     changed = {
         line
         for text in report.core.values()

@@ -61,6 +61,7 @@ class Replay(Generic[Live]):
         prompts: Mapping[str, str | Path] | None = None,
         model: str | None = None,
         provider: str | None = None,
+        base_url: str | None = None,
         since: str | int | datetime | None = None,
         until: str | int | datetime | None = None,
         user: str | None = None,
@@ -68,7 +69,8 @@ class Replay(Generic[Live]):
     ) -> ReplayResult:
         """Execute the log again into a new ledger in `into`: every recorded command
         through its pipeline (LLM answers from the record in `recorded` mode; in `live`
-        mode the stages run again, with `prompts` {stage: file}, `model`, `provider`);
+        mode the stages run again, with `prompts` {stage: file}, `model`, `provider`, and
+        `base_url` for the OpenAI-compatible server they call);
         `since`/`until` (TIME|POSITION) and `user` limit what is executed again."""
         from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions
 
@@ -79,6 +81,7 @@ class Replay(Generic[Live]):
             },
             model=model,
             provider=provider,
+            base_url=base_url,
             since=parse_point(since) if since is not None else None,
             until=parse_point(until) if until is not None else None,
             user=user,

@@ -5,7 +5,9 @@
     mnemoledger replay --into /tmp/r2 --mode live --prompt core_update=strict.txt
     mnemoledger diff ~/.local/share/mnemoledger /tmp/r2 --json
 
-`diff` exits 0 whether or not the ledgers differ; `--json` prints the report
+`replay --json` prints what it did and, per command that came out differently,
+`divergences` (the LLM calls, memories, core.md and outcome fields that differ). `diff`
+exits 0 whether or not the ledgers differ; `--json` prints the report
 (`identical`, `added`, `removed`, `changed`, `core`, `decisions_flipped`, `llm`).
 """
 
@@ -20,6 +22,7 @@ from rich.text import Text
 from mnemoledger.commands import output
 from mnemoledger.commands.audit.diff import DiffReport
 from mnemoledger.commands.audit.replay import MODES, ReplayResult
+from mnemoledger.commands.audit.replay.divergence import CommandDivergence
 from mnemoledger.commands.options import CliState, global_options, pass_state
 from mnemoledger.ledger.errors import InvalidInput
 
@@ -51,6 +54,12 @@ def _prompts(values: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option("--model", help="Live mode: the model the stages run on.")
 @click.option("--provider", type=click.Choice(["offline", "openai"]), help="Live mode.")
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="Live mode: the OpenAI-compatible server the stages call, its /v1 URL "
+    "(default: MNEMOLEDGER_OPENAI_BASE_URL); embeddings are not sent there.",
+)
 @click.option("--since", metavar="TIME|POSITION", help="Re-execute only commands after this.")
 @click.option("--until", metavar="TIME|POSITION", help="Stop the replay at this point.")
 @click.option("--user", help="Replay only this user's events.")
@@ -63,12 +72,14 @@ def replay(
     prompts: tuple[str, ...],
     model: str | None,
     provider: str | None,
+    base_url: str | None,
     since: str | None,
     until: str | None,
     user: str | None,
 ) -> None:
     """Execute the recorded log again into a scratch ledger in DIR: every command through
-    its pipeline, with the recorded LLM answers (recorded) or live stages (live)."""
+    its pipeline, with the recorded LLM answers (recorded) or live stages (live). Lists
+    each command whose model answers, memories, core.md or outcome came out differently."""
     with output.progress_bar(not state.as_json, "replaying") as progress:
         result = state.ledger().replay(
             into,
@@ -76,6 +87,7 @@ def replay(
             prompts=_prompts(prompts),
             model=model,
             provider=provider,
+            base_url=base_url,
             since=since,
             until=until,
             user=user,
@@ -91,9 +103,35 @@ def _replay_summary(result: ReplayResult) -> None:
         f"({result.llm_calls} LLM calls), {result.events_reapplied} events re-applied, "
         f"{result.events_skipped} skipped, {result.failed_commands} commands failed"
         + (f", {result.diverged_calls} calls diverged" if result.diverged_calls else "")
+        + f", {result.diverged_commands} commands came out differently"
     )
     for failure in result.failures:
         output.stdout.print(f"  failed: {failure}")
+    for found in result.divergences:
+        _divergence_text(found)
+
+
+def _divergence_text(found: CommandDivergence) -> None:
+    out = output.stdout
+    out.print(f"{found.type} {found.command} ({found.user}):", markup=False)
+    for call in found.calls:
+        out.print(
+            f"  call {call.index} {call.stage[1] or call.stage[0]}: "
+            f"{call.prompt[0]} -> {call.prompt[1]}",
+            markup=False,
+        )
+        out.print(f"    answer: {call.answer[0]!r} -> {call.answer[1]!r}", markup=False)
+    for memory in found.memories:
+        out.print(
+            f"  memory {memory.id}: {memory.content[0]!r} -> {memory.content[1]!r}", markup=False
+        )
+        if memory.events[0] != memory.events[1]:
+            events = " -> ".join(", ".join(e) or "none" for e in memory.events)
+            out.print(f"    events: {events}", markup=False)
+    if found.core is not None:
+        out.print(f"  core.md: {found.core[0]!r} -> {found.core[1]!r}", markup=False)
+    for name, (was, now) in found.outcome.items():
+        out.print(f"  outcome {name}: {was!r} -> {now!r}", markup=False)
 
 
 @click.command()

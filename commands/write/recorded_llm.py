@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -51,6 +55,24 @@ class RecordedLLM:
         )
 
 
+_REPLACED: ContextVar[Mapping[str, str]] = ContextVar(
+    "replaced_prompts", default=MappingProxyType({})
+)
+"""The versions of the prompts a live replay replaced from files, by stage name."""
+
+
 def prompt_version(stage: Stage[Any, Any]) -> str:
-    """How decision events name the prompt that decided them."""
-    return f"{stage.prompt_id}@{stage.version}"
+    """How decision events name the prompt that decided them: `prompt_id@version`, where a
+    live replay that replaced the stage's prompt names the file's version."""
+    return f"{stage.prompt_id}@{_REPLACED.get().get(stage.name, stage.version)}"
+
+
+@contextmanager
+def prompts_replaced(versions: Mapping[str, str]) -> Iterator[None]:
+    """Decisions taken inside name these prompt versions (stage name -> version) for the
+    stages they replace."""
+    token = _REPLACED.set(MappingProxyType(dict(versions)))
+    try:
+        yield
+    finally:
+        _REPLACED.reset(token)

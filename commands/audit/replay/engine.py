@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from eventsourcing.domain import Aggregate
 from pydantic import BaseModel
 
+from mnemoledger.commands.audit.replay.divergence import CommandDivergence, appended, compare
 from mnemoledger.commands.audit.replay.handlers import HANDLERS
 from mnemoledger.commands.audit.replay.providers import (
     PromptedProvider,
@@ -35,6 +36,7 @@ from mnemoledger.commands.audit.timepoints import Point, after, at_or_before
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.llm import make_provider
 from mnemoledger.commands.llm.stage import LLMProvider
+from mnemoledger.commands.write.recorded_llm import prompts_replaced
 from mnemoledger.commands.write.replaying import replaying
 from mnemoledger.ledger import EventRecord, Ledger
 from mnemoledger.ledger.errors import InvalidInput, LedgerError
@@ -48,6 +50,7 @@ MODES = ("recorded", "live")
 Progress = Callable[[int, int], None]
 
 MAX_REPORTED_FAILURES = 20
+MAX_REPORTED_DIVERGENCES = 200
 
 
 @dataclass
@@ -61,6 +64,9 @@ class ReplayOptions:
     """Live mode: the model the stages run on."""
     provider: str | None = None
     """Live mode: `offline` or `openai` (default: the ledger's settings)."""
+    base_url: str | None = None
+    """Live mode: the `/v1` URL of the OpenAI-compatible server the stages call (default:
+    the ledger's `openai_base_url`); embeddings keep the ledger's settings."""
     since: Point | None = None
     """Only commands after this point are executed again (earlier events are re-applied)."""
     until: Point | None = None
@@ -89,6 +95,10 @@ class ReplayResult(BaseModel):
     """Recorded mode: calls whose stage or request differed from the record."""
     llm_calls: int
     """LLM calls made (or answered from the record) by the re-run commands."""
+    diverged_commands: int = 0
+    """Re-run commands whose LLM answers or effects differ from the original run's."""
+    divergences: list[CommandDivergence] = []
+    """What each of them did differently (the first MAX_REPORTED_DIVERGENCES)."""
     seconds: float
 
 
@@ -125,6 +135,8 @@ def _provider(source: MnemoLedger, options: ReplayOptions) -> LLMProvider:
     updates: dict[str, Any] = {}
     if options.provider is not None:
         updates["llm_provider"] = options.provider
+    if options.base_url is not None:
+        updates["openai_base_url"] = options.base_url
     if options.model is not None:
         updates["llm_model"] = options.model
         # one model for every stage: the components' own models give way to it
@@ -141,8 +153,10 @@ def replay(
     """Replay `source`'s log into a new ledger in `into` (which must be empty)."""
     if options.mode not in MODES:
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}; got {options.mode!r}")
-    if options.mode == "recorded" and (options.prompts or options.model or options.provider):
-        raise InvalidInput("--prompt, --model and --provider need --mode live")
+    if options.mode == "recorded" and (
+        options.prompts or options.model or options.provider or options.base_url
+    ):
+        raise InvalidInput("--prompt, --model, --provider and --base-url need --mode live")
     into = into.expanduser()
     if into.exists() and any(into.iterdir()):
         raise InvalidInput(f"{into} is not empty: replay into a new directory")
@@ -159,7 +173,9 @@ def replay(
         clock = _Clock(log.times)
         _timed(target.ledger, clock)
         run = _Run(target, log, options, answers, clock)
-        run.all(progress)
+        replaced = {stage: p.version for stage, p in options.prompts.items()} if live else {}
+        with prompts_replaced(replaced):  # decisions name the prompt that took them
+            run.all(progress)
         target.refresh()
         return ReplayResult(
             into=str(into),
@@ -172,6 +188,8 @@ def replay(
             failures=run.failures[:MAX_REPORTED_FAILURES],
             diverged_calls=answers.diverged,
             llm_calls=run.llm_calls,
+            diverged_commands=len(run.divergences),
+            divergences=run.divergences[:MAX_REPORTED_DIVERGENCES],
             seconds=round(time.perf_counter() - started, 3),
         )
     finally:
@@ -191,6 +209,7 @@ class _Run:
     skipped: int = 0
     llm_calls: int = 0
     failures: list[str] = field(default_factory=list)
+    divergences: list[CommandDivergence] = field(default_factory=list)
     done: set[str] = field(default_factory=set)
 
     def all(self, progress: Progress | None) -> None:
@@ -239,10 +258,14 @@ class _Run:
         self.rerun += 1
         self.answers.start(command.llm_calls)
         handler = HANDLERS[command.requested.type]
+        ledger = self.target.ledger
+        before = ledger.last_position()
         with replaying(command.script()):
             try:
                 handler(self.target, command)
             except Exception as error:  # recorded on the command's stream by the pipeline
                 self.failures.append(f"{command.requested.type} {command.id}: {error}")
         with contextlib.suppress(LedgerError):  # refused before its input was recorded
-            self.llm_calls += self.target.ledger.command(command.id).llm_calls
+            self.llm_calls += ledger.command(command.id).llm_calls
+        if (found := compare(command, appended(ledger, before))) is not None:
+            self.divergences.append(found)
