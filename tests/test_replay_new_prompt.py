@@ -137,6 +137,9 @@ def test_a_new_prompt_replayed_live_changes_the_answers_it_applies_to(tmp_path: 
             assert call.data["model"] == REPLAY_MODEL
         assert len(by_stage["core_update"]) == 2  # the recorded batch: every second add
         assert all(c.data["version"] != version for c in by_stage["core_update"])
+        # the memories the new prompt wrote name it as the prompt that decided them
+        written = [e for e in replayed.timeline() if e.type == "MemoryAdded"]
+        assert {e.prompt_version for e in written} == {f"{REMEMBER.prompt_id}@{version}"}
         texts = {m.id: m.content for m in replayed.list(user="maya")}
         core = replayed.core(user="maya").markdown
 
