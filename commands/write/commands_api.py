@@ -14,7 +14,7 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from mnemoledger.commands.models import AddResult, CommandOut, memory_out
+from mnemoledger.commands.models import AddResult, CommandOut
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.write.add_later import (
     PENDING_ADD_GRACE_SECONDS,
@@ -22,6 +22,7 @@ from mnemoledger.commands.write.add_later import (
     due_adds,
     process_recorded,
 )
+from mnemoledger.commands.write.writes_api import add_result
 from mnemoledger.ledger.errors import InvalidInput, LedgerError, MemoryNotFound
 from mnemoledger.ledger.validation import identifier
 
@@ -109,15 +110,6 @@ class Commands:
             except LedgerError as error:
                 processed.error = str(error)
             else:
-                processed.result = AddResult(
-                    command_id=outcome.command_id,
-                    memories=[memory_out(m) for m in outcome.added],
-                    superseded=outcome.superseded,
-                    reinforced=[memory_out(m) for m in outcome.reinforced],
-                    core_updated=outcome.core_updated,
-                    fallback=outcome.fallback,
-                    llm_calls=outcome.llm_calls,
-                    not_kept=outcome.not_kept,
-                )
+                processed.result = add_result(outcome)
             done.append(processed)
         return done

@@ -18,7 +18,7 @@ from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.models import AddResult, EdgeOut, MemoryOut, memory_out
 from mnemoledger.commands.parts import Parts
 from mnemoledger.commands.recall.relations import update_linked, value_within_limit
-from mnemoledger.commands.write.add import AddRequest
+from mnemoledger.commands.write.add import AddOutcome, AddRequest
 from mnemoledger.commands.write.sanitize import instructs_the_agent, screen
 from mnemoledger.ledger import validation
 from mnemoledger.ledger.policy import (
@@ -28,6 +28,20 @@ from mnemoledger.ledger.policy import (
     DEFAULT_LINK_TYPE,
     DEFAULT_SOURCE,
 )
+
+
+def add_result(outcome: AddOutcome) -> AddResult:
+    """What an add did, as the API answers it."""
+    return AddResult(
+        command_id=outcome.command_id,
+        memories=[memory_out(m) for m in outcome.added],
+        superseded=outcome.superseded,
+        reinforced=[memory_out(m) for m in outcome.reinforced],
+        core_updated=outcome.core_updated,
+        fallback=outcome.fallback,
+        llm_calls=outcome.llm_calls,
+        not_kept=outcome.not_kept,
+    )
 
 
 class Writes:
@@ -103,17 +117,7 @@ class Writes:
                 parts.add_processor.submit(command_id)
             return AddResult(command_id=command_id, memories=[], pending=True)
         parts.refresh_for_add()
-        outcome = parts.add_pipeline.run(request, provenance)
-        return AddResult(
-            command_id=outcome.command_id,
-            memories=[memory_out(m) for m in outcome.added],
-            superseded=outcome.superseded,
-            reinforced=[memory_out(m) for m in outcome.reinforced],
-            core_updated=outcome.core_updated,
-            fallback=outcome.fallback,
-            llm_calls=outcome.llm_calls,
-            not_kept=outcome.not_kept,
-        )
+        return add_result(parts.add_pipeline.run(request, provenance))
 
     def update(
         self,
