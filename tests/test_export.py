@@ -150,3 +150,52 @@ def test_import_of_a_wrong_shaped_file_names_the_line_and_the_field(
     assert result.stderr.startswith(f"error: {path}, {said}"), result.stderr
     assert "KeyError" not in result.stderr and "TypeError" not in result.stderr
     assert run_json(tmp_path / "home", "log") == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("tags", 5, "data field 'tags' should be a valid list, not 5"),
+        ("tags", ["home", 7], "data field 'tags'[1] should be a valid string, not 7"),
+        ("importance", "high", "data field 'importance' should be a valid number, not 'high'"),
+        ("metadata", [1], "data field 'metadata' should be a valid dictionary, not [1]"),
+    ],
+)
+def test_import_of_a_wrongly_typed_data_field_names_the_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str, value: object, said: str
+) -> None:
+    """A value of the wrong kind (edited by hand) is refused when imported, not stored to
+    break every later listing of the memory with a raw ValidationError."""
+    monkeypatch.delenv("MNEMOLEDGER_DB", raising=False)  # two homes, two logs
+    home, copy = tmp_path / "home", tmp_path / "copy"
+    _session(home)
+    exported = tmp_path / "maya.jsonl"
+    run_json(home, "export", "--user", "maya", "-o", str(exported))
+    events = [json.loads(line) for line in exported.read_text().splitlines()]
+    number, added = next((n, e) for n, e in enumerate(events, 1) if e["type"] == "MemoryAdded")
+    added["data"][field] = value
+    path = tmp_path / "edited.jsonl"
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+
+    result = run(copy, "import", str(path))
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr == (
+        f"error: {path}, line {number} (MemoryAdded on {added['stream']}) cannot apply: "
+        f"a MemoryAdded event's {said}\n"
+    )
+    assert run_json(copy, "log") == [] and run_json(copy, "list", "--all") == []
+    # an integer where a number belongs is a number: the file imports
+    added["data"]["importance"], added["data"][field] = 1, events[number - 1]["data"][field]
+    fine = _reexported(tmp_path, home)
+    assert run_json(tmp_path / "fine", "import", str(fine))["events"] == len(events)
+
+
+def _reexported(tmp_path: Path, home: Path) -> Path:
+    path = tmp_path / "again.jsonl"
+    run_json(home, "export", "--user", "maya", "-o", str(path))
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    for event in events:
+        if event["type"] == "MemoryAdded":
+            event["data"]["importance"] = 1
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    return path

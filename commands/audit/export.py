@@ -247,7 +247,7 @@ def import_records(
     # which every facade would otherwise pay for when it opens.
     from mnemoledger.commands.audit.replay.reapply import Reapplier, created_by
 
-    batch = Reapplier(ledger)
+    batch = Reapplier(ledger, check_types=True)
     screened = RecordScreen()
     saved = 0
     for number, (line, record) in enumerate(records, start=1):

@@ -10,6 +10,7 @@ encodes it). New event types need no code here.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
@@ -17,6 +18,7 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic
+from pydantic import TypeAdapter, ValidationError
 
 from mnemoledger.ledger import EventRecord, Ledger, Provenance
 from mnemoledger.ledger.errors import InvalidInput
@@ -42,6 +44,11 @@ class IncompleteEvent(InvalidInput):
     hand); the message names them."""
 
 
+class MistypedEvent(InvalidInput):
+    """A recorded event's data field holds the wrong kind of value (a number where a list
+    of tags belongs, e.g. an exported file edited by hand); the message names the field."""
+
+
 SEALED = Seal.Sealed.__name__  # type: ignore[attr-defined]  # from created_event_name
 """Seal events: never re-applied (see `Reapplier.add`)."""
 
@@ -59,8 +66,11 @@ def reapply(ledger: Ledger, record: EventRecord) -> bool:
 class Reapplier:
     """Re-applies many recorded events and saves them together, in their order."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, *, check_types: bool = False) -> None:
+        """`check_types`: refuse (`MistypedEvent`) an event whose data field holds the wrong
+        kind of value, as a file from outside may (import); a ledger's own log does not need it."""
         self.ledger = ledger
+        self.check_types = check_types
         self.events: list[Any] = []
         self._aggregates: dict[str, Any] = {}
 
@@ -78,6 +88,8 @@ class Reapplier:
                     return False
                 event_class = getattr(cls, record.type)
                 _require_fields(event_class, record)
+                if self.check_types:
+                    _check_types(event_class, record)
                 event: Any = event_class(
                     originator_topic=get_topic(cls),
                     originator_id=UUID(hex=record.stream_id),
@@ -92,6 +104,8 @@ class Reapplier:
                 if aggregate is None or event_class is None:
                     return False
                 _require_fields(event_class, record)
+                if self.check_types:
+                    _check_types(event_class, record)
                 aggregate.trigger_event(
                     event_class, timestamp=record.at, **init_fields(event_class, record)
                 )
@@ -167,6 +181,53 @@ def _require_fields(event_class: type[Any], record: EventRecord) -> None:
         names = ", ".join(repr(name) for name in missing)
         plural = "s" if len(missing) > 1 else ""
         raise IncompleteEvent(f"a {record.type} event needs the data field{plural} {names}")
+
+
+_FIELD_TYPES: dict[type[Any], dict[str, TypeAdapter[Any]]] = {}
+
+
+def _field_types(event_class: type[Any]) -> dict[str, TypeAdapter[Any]]:
+    """A strict validator per data field of `event_class` (none if its annotations do not
+    resolve). Strict: a value of the right JSON kind passes unchanged (an integer where a
+    float belongs too), while a string does not stand in for a number or a list."""
+    adapters = _FIELD_TYPES.get(event_class)
+    if adapters is None:
+        try:
+            hints = typing.get_type_hints(event_class)
+        except (NameError, TypeError):
+            hints = {}
+        adapters = {
+            name: TypeAdapter(hints[name], config={"strict": True})
+            for name in _init_names(event_class) - _GIVEN_NAMES
+            if name in hints
+        }
+        _FIELD_TYPES[event_class] = adapters
+    return adapters
+
+
+def _check_types(event_class: type[Any], record: EventRecord) -> None:
+    """`MistypedEvent` naming the first data field of `record` whose value is not of the
+    kind its event type declares (e.g. `tags` not a list of strings)."""
+    adapters = _field_types(event_class)
+    for name, value in init_fields(event_class, record).items():
+        adapter = adapters.get(name)
+        if adapter is None:
+            continue
+        try:
+            adapter.validate_python(value)
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            inside = "".join(f"[{part!r}]" for part in first["loc"])
+            wanted = first["msg"].removeprefix("Input ")
+            raise MistypedEvent(
+                f"a {record.type} event's data field {name!r}{inside} {wanted}, "
+                f"not {_short(first['input'])}"
+            ) from None
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _init_names(event_class: type[Any]) -> frozenset[str]:
