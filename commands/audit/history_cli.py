@@ -1,7 +1,7 @@
 """The audit trail on the command line: `history ID` rendering, `--as-of`, and `report`.
 
 mnemoledger history ID                  # every event of a memory and who decided it
-mnemoledger log --user maya --type MemoryUpdated --since 2026-05-01 --actor cli:me
+mnemoledger log --user maya --type MemoryUpdated --since 2026-05-01 --by-actor cli:me
 mnemoledger list --user maya --as-of 2026-05-01T12:00   # as it stood then
 mnemoledger report --json               # operations and LLM usage (DuckDB)
 """
