@@ -81,6 +81,9 @@ class _Manifest:
     replaces_cut: float
     context: str = "assistant"
     """What the facts model reads beside a turn (`facts.CONTEXTS`)."""
+    confidence_cut: float = 0.0
+    """The facts model's least confidence in a value it reports (chosen on sets it was not
+    fitted on; its manifest says which)."""
 
 
 class _Model:
@@ -117,6 +120,7 @@ class _Model:
             tuple(manifest["outputs"]),
             float(manifest.get("replaces_cut", REPLACES_CUT)),
             str(manifest.get("context", "assistant")),
+            float(manifest.get("confidence_cut", 0.0)),
         )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
@@ -318,10 +322,13 @@ class LearnedJudge:
         labels = self._facts.manifest.outputs
         found: list[list[StatedFact]] = [[] for _ in turns]
         outside = np.eye(len(labels))[labels.index("O")]
+        cut = self._facts.manifest.confidence_cut
         for (index, text, piece, _), logits in zip(inputs, rows, strict=True):
             probabilities = _softmax(logits)
             probabilities[~logits.any(axis=1)] = outside  # cut off by the length limit: unread
-            found[index] += decode(text, piece, probabilities, labels)
+            found[index] += [
+                f for f in decode(text, piece, probabilities, labels) if f.confidence >= cut
+            ]
         return found
 
 
