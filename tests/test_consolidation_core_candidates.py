@@ -40,11 +40,11 @@ def open_home(fake: FakeOpenAI, home: Path, **values: Any) -> MnemoLedger:
     return MnemoLedger(settings=settings_for(fake, home, llm_core_batch=10, **values), actor="t")
 
 
-def add_facts(memory: MnemoLedger) -> list[str]:
+def add_facts(memory: MnemoLedger, user: str = "u") -> list[str]:
     """Three adds, each leaving its memory waiting on the core document."""
     ids = []
     for fact in FACTS:
-        result = memory.add([fact], user="u")
+        result = memory.add([fact], user=user)
         assert memory.ledger.command(result.command_id).outcome["core_update"] == "deferred"  # type: ignore[index]
         ids.append(result.memories[0].id)
     return ids
@@ -149,9 +149,10 @@ def test_the_worker_and_the_command_line_read_them_too(
         # reading the candidates changed no memory: the topic tree is not built again
         assert "core_update" in stages(fake) and "name_topics" not in stages(fake)
 
+    # another user: in a PostgreSQL run every home of a test shares the test's schema
     other = tmp_path / "other"
     with open_home(fake, other) as memory:
-        add_facts(memory)
+        add_facts(memory, user="v")
     env = {
         "MNEMOLEDGER_LLM_PROVIDER": "openai",
         "MNEMOLEDGER_LLM_MODEL": "fake-chat",
@@ -161,13 +162,13 @@ def test_the_worker_and_the_command_line_read_them_too(
     }
     ran = CliRunner().invoke(
         cli,
-        ["--home", str(other), "consolidate", "--user", "u", "--now", NOW.isoformat(), "--json"],
+        ["--home", str(other), "consolidate", "--user", "v", "--now", NOW.isoformat(), "--json"],
         env=env,
     )
     assert ran.exit_code == 0, ran.output
     assert [o["op"] for o in json.loads(ran.output)["operations"]] == ["core"]
     with open_home(fake, other) as memory:
-        assert all(fact in memory.core(user="u").markdown for fact in FACTS)
+        assert all(fact in memory.core(user="v").markdown for fact in FACTS)
 
 
 def test_a_recorded_replay_reproduces_the_cycle(

@@ -422,7 +422,7 @@ def decisions(home: Path, calls: str) -> list[tuple[list[str], list[str], list[s
         model = ScriptedProvider(CarefulModel())
         memory.add_pipeline.provider = model
         for n, (stored, new, _) in enumerate(CASES):
-            user = f"user{n}"
+            user = f"{calls}{n}"  # in a PostgreSQL run the test's homes share one schema
             (old,) = memory.add([stored], user=user).memories
             before = len(model.calls)
             result = memory.add([new], user=user)
