@@ -248,6 +248,13 @@ def main() -> int:
         default=0.0,
         help="this share more examples, each two pieces of different conversations as one",
     )
+    parser.add_argument(
+        "--confidence-cut",
+        type=float,
+        default=0.0,
+        help="the confidence below which the product drops a value (written to the manifest; "
+        "choose it on blind sets the model was not fitted on)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, help="passes over the data (default: 10)")
     parser.add_argument("--limit", type=int, help="fit on the first N examples only (a smoke run)")
@@ -273,11 +280,14 @@ def main() -> int:
         command += f" --context {args.context}"
     if args.joined:
         command += f" --joined {args.joined:g}"
+    if args.confidence_cut:
+        command += f" --confidence-cut {args.confidence_cut:g}"
     if leave_out:
         command += " --leave-out " + " ".join(sorted(leave_out))
     manifest = manifest_of(command, args.seed, len(examples), counts, paths, leave_out, report)
     manifest["left_out"] = sorted(leave_out | set(NEVER))
     manifest["context"] = args.context
+    manifest["confidence_cut"] = args.confidence_cut
     (args.out / "facts.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps({k: v for k, v in manifest.items() if k != "data"}, indent=2))
     return 0
