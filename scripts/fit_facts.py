@@ -17,7 +17,10 @@ stand together the words are labelled with the fact's attribute and polarity (ev
 it is said); an activity's value ("standup 9:15", "thesis May 2") is found word by word in
 the shortest stretch of a piece holding most of them. A value found nowhere (a style said
 in other words: "make me laugh" for humor) leaves its words unlabelled: the loss skips
-them rather than teach that they state nothing. Every other word is `O`.
+them rather than teach that they state nothing. A conversation labels one value of a
+single-valued field (the last said); the names in the user's turns before the one that says
+it are skipped too, as a value said and then corrected ("I live in Porto." / "sorry, I meant
+Braga") was stated all the same. Every other word is `O`.
 """
 
 from __future__ import annotations
@@ -91,6 +94,9 @@ def _together(value: list[str], folded: list[str]) -> list[int]:
 def conversation_examples(row: dict[str, Any], kind: str = "assistant") -> list[Example]:
     turns = row["turns"]
     units: list[tuple[list[str], list[str]]] = []
+    turn_of: list[int] = []
+    """Which user turn (counted from 0) each piece is of."""
+    user_turns = 0
     said_before = ""
     for index, turn in enumerate(turns):
         if turn["role"] != "user":
@@ -98,7 +104,10 @@ def conversation_examples(row: dict[str, Any], kind: str = "assistant") -> list[
         asked = turns[index - 1]["content"] if index and turns[index - 1]["role"] != "user" else ""
         beside = facts.context(asked, said_before, kind)
         said_before = turn["content"]
-        units += [([w.text for w in piece], beside) for piece in facts.pieces(turn["content"])]
+        for piece in facts.pieces(turn["content"]):
+            units.append(([w.text for w in piece], beside))
+            turn_of.append(user_turns)
+        user_turns += 1
     labels = [[0] * len(said) for said, _ in units]
     folded = [[facts.fold(w) for w in said] for said, _ in units]
     for fact in row["facts"]:
@@ -127,7 +136,31 @@ def conversation_examples(row: dict[str, Any], kind: str = "assistant") -> list[
                 for i, word in enumerate(words):
                     if word in value and labels[k][i] == 0:
                         labels[k][i] = IGNORED
+        if placed and fact["attribute"] in facts.SINGLE_VALUED:
+            _unteach_earlier_values(units, turn_of, labels, _label(kind, "B"))
     return [(said, beside, labels[k]) for k, (said, beside) in enumerate(units)]
+
+
+def _unteach_earlier_values(
+    units: list[tuple[list[str], list[str]]],
+    turn_of: list[int],
+    labels: list[list[int]],
+    begins: int,
+) -> None:
+    """A conversation's one value of a single-valued field is the last one said; a value said
+    before it and corrected ("I live in Porto." / "sorry, I meant Braga") is not labelled,
+    yet was stated. The loss skips the unlabelled names (capitalised words within a
+    sentence) of the user's turns before the one that states the labelled value, rather than
+    teach that "I live in Porto." states nothing. `begins` is the label that begins the
+    labelled value."""
+    first = min((turn_of[k] for k, row in enumerate(labels) if begins in row), default=0)
+    for k, (said, _) in enumerate(units):
+        if turn_of[k] >= first:
+            continue
+        for i, word in enumerate(said):
+            within = i > 0 and said[i - 1] not in ".!?"
+            if within and word[:1].isupper() and word != "I" and labels[k][i] == 0:
+                labels[k][i] = IGNORED
 
 
 def facts_data(
