@@ -45,6 +45,7 @@ NEVER = (
     "extraction_holdout10.jsonl",
     "extraction_holdout11.jsonl",
     "extraction_holdout12.jsonl",
+    "extraction_holdout13.jsonl",
     "extraction_rule_tests.jsonl",
 )
 """Blind sets by new authors, and the sentences the retired rule tests pinned: scored, never
