@@ -88,6 +88,29 @@ def test_an_activity_and_its_time_a_few_words_apart_are_one_value() -> None:
     ]
 
 
+def test_an_activity_read_apart_from_its_time_in_one_clause_is_one_value() -> None:
+    said = "the migration has to be done by Friday"
+    assert _read(said, {1: "B-deadline+", 7: "B-deadline+"}) == [
+        ("deadline", "migration has to be done by Friday", True)
+    ]
+
+
+def test_an_activity_read_without_its_time_reaches_to_the_time_of_its_clause() -> None:
+    after = "I go for a run every morning before breakfast, and I hate Mondays"
+    marks = {4: "B-schedule+", 13: "B-preference-"}
+    assert _read(after, marks) == [
+        ("schedule", "run every morning", True),
+        ("preference", "Mondays", False),
+    ]
+    assert _read("Every Monday morning I go running", {5: "B-schedule+"}) == [
+        ("schedule", "Every Monday morning I go running", True)
+    ]
+
+
+def test_a_time_in_another_clause_stays_out_of_an_activity() -> None:
+    assert _read("I run, and on Friday I rest", {1: "B-schedule+"}) == [("schedule", "run", True)]
+
+
 def test_a_value_of_punctuation_alone_is_no_fact() -> None:
     assert _read("well ... ok", {1: "B-tool+"}) == []
 

@@ -178,10 +178,91 @@ def decode(
             first = read.pop()[1]
         read.append((kind, first, last))
     facts = []
-    for kind, first, last in read:
+    for kind, (first, last), model_read in _with_times(read, said):
         value = text[said[first].start : said[last].end].strip()
         if not any(ch.isalnum() for ch in value):
             continue
-        confidence = float(1.0 - outside[first : last + 1].mean())
+        confidence = float(1.0 - outside[model_read].mean())
         facts.append(StatedFact(kind[:-1], value, kind[-1] == "+", confidence))
     return facts
+
+
+_TIME_WORDS: Final = frozenset(
+    (
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("weekday", "weekend", "morning", "afternoon", "evening", "night", "noon"),
+        *("midnight", "tonight", "today", "tomorrow", "daily", "weekly", "monthly", "am", "pm"),
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december"),
+    )
+)
+"""Words of a time expression (a weekday, a month, a part of the day, a frequency)."""
+_CLOCK: Final = re.compile(r"\d{1,2}([:.]\d{2})?(am|pm|h)?|\d{1,2}(st|nd|rd|th)", re.IGNORECASE)
+_CLAUSE_END: Final = frozenset(".!?;,")
+
+
+def _leads_time(word: Word) -> bool:
+    """A word that opens a time expression ("every morning", "on Friday")."""
+    return word.text.casefold() in ("every", "each", "on", "at", "by")
+
+
+def _is_time(word: str) -> bool:
+    folded = word.casefold()
+    return folded.removesuffix("s") in _TIME_WORDS or bool(_CLOCK.fullmatch(folded))
+
+
+def _with_times(
+    read: list[tuple[str, int, int]], said: Sequence[Word]
+) -> list[tuple[str, tuple[int, int], list[int]]]:
+    """An activity's value with its time: the tagger sometimes marks the activity and its
+    time apart ("the migration has to be done by Friday") or the activity alone ("a run
+    every morning"). Two values of one activity in one clause are one when either holds a
+    time expression, and a value with none reaches to the time expression nearest it in its
+    clause (a general guard on temporal expressions: a time attaches to its event). Each
+    value comes with its first and last word and the words the model read of it (its
+    confidence is theirs)."""
+    clause = [0] * len(said)
+    for i in range(1, len(said)):
+        clause[i] = clause[i - 1] + (said[i - 1].text in _CLAUSE_END)
+
+    def timed(first: int, last: int) -> bool:
+        return any(_is_time(said[i].text) for i in range(first, last + 1))
+
+    joined: list[tuple[str, int, int, list[int]]] = []
+    for kind, first, last in read:
+        words = list(range(first, last + 1))
+        if (
+            joined
+            and kind[:-1] in ACTIVITIES
+            and joined[-1][0] == kind
+            and clause[joined[-1][2]] == clause[first]
+            and (timed(*joined[-1][1:3]) or timed(first, last))
+        ):
+            _, first, _, before_words = joined.pop()
+            words = before_words + words
+        joined.append((kind, first, last, words))
+    out = []
+    for kind, first, last, words in joined:
+        if kind[:-1] in ACTIVITIES and not timed(first, last):
+            after = [
+                i
+                for i in range(last + 1, len(said))
+                if clause[i] == clause[last] and _is_time(said[i].text)
+            ]
+            before = [
+                i for i in range(first) if clause[i] == clause[first] and _is_time(said[i].text)
+            ]
+            if after:
+                last = after[0]
+                while last + 1 < len(said) and _is_time(said[last + 1].text):
+                    last += 1
+            elif before:
+                first = before[-1]
+                while (
+                    first > 0
+                    and clause[first - 1] == clause[first]
+                    and (_is_time(said[first - 1].text) or _leads_time(said[first - 1]))
+                ):
+                    first -= 1
+        out.append((kind, (first, last), words))
+    return out
