@@ -111,6 +111,15 @@ def test_a_time_in_another_clause_stays_out_of_an_activity() -> None:
     assert _read("I run, and on Friday I rest", {1: "B-schedule+"}) == [("schedule", "run", True)]
 
 
+def test_a_verb_or_a_bare_number_is_no_time() -> None:
+    assert _read("I may go running with 2 friends", {3: "B-schedule+"}) == [
+        ("schedule", "running", True)
+    ]
+    assert _read("the thesis is due May 2", {1: "B-deadline+"}) == [
+        ("deadline", "thesis is due May 2", True)
+    ]
+
+
 def test_a_value_of_punctuation_alone_is_no_fact() -> None:
     assert _read("well ... ok", {1: "B-tool+"}) == []
 

@@ -191,13 +191,20 @@ _TIME_WORDS: Final = frozenset(
     (
         *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
         *("weekday", "weekend", "morning", "afternoon", "evening", "night", "noon"),
-        *("midnight", "tonight", "today", "tomorrow", "daily", "weekly", "monthly", "am", "pm"),
-        *("january", "february", "march", "april", "may", "june", "july", "august"),
-        *("september", "october", "november", "december"),
+        *("midnight", "tonight", "today", "tomorrow", "daily", "weekly", "monthly"),
+        *("january", "february", "april", "june", "july", "august", "september"),
+        *("october", "november", "december"),
     )
 )
 """Words of a time expression (a weekday, a month, a part of the day, a frequency)."""
-_CLOCK: Final = re.compile(r"\d{1,2}([:.]\d{2})?(am|pm|h)?|\d{1,2}(st|nd|rd|th)", re.IGNORECASE)
+_MONTHS_ALSO_VERBS: Final = frozenset({"may", "march"})
+"""Months that are also verbs ("I may run"): a time only beside a number ("May 2")."""
+_CLOCK: Final = re.compile(
+    r"\d{1,2}([:.]\d{2})?(am|pm|h)|\d{1,2}[:.]\d{2}|\d{1,2}(st|nd|rd|th)", re.I
+)
+"""A time of day or a day of the month ("9:15", "6am", "2nd"); a bare number is a time only
+beside a month ("May 2")."""
+_NUMBER: Final = re.compile(r"\d{1,2}")
 _CLAUSE_END: Final = frozenset(".!?;,")
 
 
@@ -206,9 +213,17 @@ def _leads_time(word: Word) -> bool:
     return word.text.casefold() in ("every", "each", "on", "at", "by")
 
 
-def _is_time(word: str) -> bool:
-    folded = word.casefold()
-    return folded.removesuffix("s") in _TIME_WORDS or bool(_CLOCK.fullmatch(folded))
+def _is_time(said: Sequence[Word], i: int) -> bool:
+    """Whether the `i`-th word is part of a time expression."""
+    folded = said[i].text.casefold()
+    if folded.removesuffix("s") in _TIME_WORDS or _CLOCK.fullmatch(folded):
+        return True
+    beside = [said[j].text.casefold() for j in (i - 1, i + 1) if 0 <= j < len(said)]
+    if folded in _MONTHS_ALSO_VERBS:
+        return any(_NUMBER.fullmatch(w) for w in beside)
+    if _NUMBER.fullmatch(folded):
+        return any(w in _TIME_WORDS or w in _MONTHS_ALSO_VERBS for w in beside)
+    return False
 
 
 def _with_times(
@@ -226,7 +241,7 @@ def _with_times(
         clause[i] = clause[i - 1] + (said[i - 1].text in _CLAUSE_END)
 
     def timed(first: int, last: int) -> bool:
-        return any(_is_time(said[i].text) for i in range(first, last + 1))
+        return any(_is_time(said, i) for i in range(first, last + 1))
 
     joined: list[tuple[str, int, int, list[int]]] = []
     for kind, first, last in read:
@@ -247,21 +262,19 @@ def _with_times(
             after = [
                 i
                 for i in range(last + 1, len(said))
-                if clause[i] == clause[last] and _is_time(said[i].text)
+                if clause[i] == clause[last] and _is_time(said, i)
             ]
-            before = [
-                i for i in range(first) if clause[i] == clause[first] and _is_time(said[i].text)
-            ]
+            before = [i for i in range(first) if clause[i] == clause[first] and _is_time(said, i)]
             if after:
                 last = after[0]
-                while last + 1 < len(said) and _is_time(said[last + 1].text):
+                while last + 1 < len(said) and _is_time(said, last + 1):
                     last += 1
             elif before:
                 first = before[-1]
                 while (
                     first > 0
                     and clause[first - 1] == clause[first]
-                    and (_is_time(said[first - 1].text) or _leads_time(said[first - 1]))
+                    and (_is_time(said, first - 1) or _leads_time(said[first - 1]))
                 ):
                     first -= 1
         out.append((kind, (first, last), words))
