@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -293,6 +294,36 @@ def test_limits_and_error_bodies(server: LiveServer) -> None:
     memory_id = added.json()["memories"][0]["id"]
     assert_error(http.post(f"/memories/{memory_id}/restore"), 409, "conflict")
     assert_error(http.put(f"/memories/{memory_id}/ttl", json={"days": 0}), 422, "validation_error")
+
+
+def test_fixed_paths_beside_a_memory_id_are_never_read_as_one(server: LiveServer) -> None:
+    """`/memories/by-key`, `/memories/clear` and `/memories/latest` are not memories: a
+    method they lack is a 405 naming the ones they have (it was an update, a forget or a
+    read of a memory called "by-key")."""
+    http = client(server, server.key("researcher", ["maya"]))
+    added = ok(http.post("/memories", json={"contents": ["Maya likes tea"], "user_id": "maya"}))
+    memory_id = added["memories"][0]["id"]
+    refused = {
+        ("PATCH", "/memories/by-key"): "DELETE, GET, PUT",
+        ("POST", "/memories/by-key"): "DELETE, GET, PUT",
+        ("GET", "/memories/clear"): "POST",
+        ("DELETE", "/memories/clear"): "POST",
+        ("PATCH", "/memories/latest"): "GET",
+        ("DELETE", "/memories/latest"): "GET",
+        ("PUT", "/memories"): "GET, POST",
+        ("PATCH", f"/mem0/memories/{memory_id}"): "DELETE, GET, PUT",
+    }
+    for (method, path), allowed in refused.items():
+        response = http.request(method, path, json={"content": "changed"})
+        assert_error(response, 405, "method_not_allowed")
+        assert response.headers["allow"] == allowed, (method, path)
+    assert_error(http.get("/memories/not-a-memory"), 404, "not_found")
+    assert_error(http.get("/mem0/memories/by-key"), 404, "not_found")
+    # a memory id with its hyphens (as mem0 clients send it) is still one
+    hyphens = str(uuid.UUID(memory_id))
+    assert ok(http.get(f"/memories/{hyphens}"))["content"] == "Maya likes tea"
+    latest = ok(http.get("/memories/latest", params={"user_id": "maya"}))
+    assert [memory["content"] for memory in latest] == ["Maya likes tea"]
 
 
 def test_openapi_documents_routes_auth_and_errors(server: LiveServer) -> None:

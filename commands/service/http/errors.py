@@ -22,8 +22,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from mnemoledger.commands.service.keys import InvalidKey
 from mnemoledger.commands.service.scoped import Forbidden
@@ -123,6 +125,17 @@ def _validation_details(error: RequestValidationError) -> list[dict[str, Any]]:
     ]
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods of every route of the request's path, sorted. The router's own 405 names
+    those of the first route that matched the path alone: `/memories` has a GET route and a
+    POST route, and `Allow` must name both."""
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.routes):
+        if route.methods and compile_path(route.path)[0].fullmatch(request.url.path):
+            methods |= route.methods
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map the ledger's named errors, FastAPI's and Starlette's onto the one error body."""
 
@@ -158,9 +171,12 @@ def install_error_handlers(app: FastAPI) -> None:
         where = ".".join(p for p in first["loc"] if p != "body") or "request"
         return error_response(422, f"{where}: {first['msg']}", details=details)
 
-    async def http_error(_: Request, error: Exception) -> JSONResponse:
+    async def http_error(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, StarletteHTTPException)
-        return error_response(error.status_code, str(error.detail), headers=error.headers)
+        headers = error.headers
+        if error.status_code == 405:
+            headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+        return error_response(error.status_code, str(error.detail), headers=headers)
 
     async def crash(_: Request, error: Exception) -> JSONResponse:
         logger.exception("unexpected error", exc_info=error)

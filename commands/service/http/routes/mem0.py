@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemoledger.commands.service.http.auth import Caller, bearer, server_state
+from mnemoledger.commands.service.http.paths import MEMORY_ID_PARAM, MemoryId
 from mnemoledger.commands.service.http.requests import (
     MAX_ADD_CONTENTS,
     Content,
@@ -40,7 +41,6 @@ api_key_header = APIKeyHeader(
     description="The same key as `Authorization: Bearer`, as mem0's server accepts it.",
 )
 
-MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex digits).")]
 Limit = Annotated[int, Field(ge=1, le=SEARCH_MAX_K)]
 
 
@@ -172,7 +172,7 @@ async def delete_all_memories(
     return MessageResponse(message="All relevant memories deleted")
 
 
-@router.get("/memories/{memory_id}")
+@router.get(f"/memories/{MEMORY_ID_PARAM}")
 async def get_memory(memory_id: MemoryId, caller: Mem0Caller) -> dict[str, Any]:
     """mem0's get (404 when no active memory the key may read has this id)."""
     found = await _run(caller, lambda memory: memory.get(memory_id))
@@ -181,7 +181,7 @@ async def get_memory(memory_id: MemoryId, caller: Mem0Caller) -> dict[str, Any]:
     return found
 
 
-@router.put("/memories/{memory_id}")
+@router.put(f"/memories/{MEMORY_ID_PARAM}")
 async def update_memory(
     memory_id: MemoryId, body: MemoryUpdate, caller: Mem0Caller
 ) -> dict[str, Any]:
@@ -189,14 +189,14 @@ async def update_memory(
     return await _run(caller, lambda memory: memory.update(memory_id, body.text, body.metadata))
 
 
-@router.delete("/memories/{memory_id}")
+@router.delete(f"/memories/{MEMORY_ID_PARAM}")
 async def delete_memory(memory_id: MemoryId, caller: Mem0Caller) -> MessageResponse:
     """mem0's delete: the memory is forgotten (soft delete; its events stay)."""
     await _run(caller, lambda memory: memory.delete(memory_id))
     return MessageResponse(message="Memory deleted successfully")
 
 
-@router.get("/memories/{memory_id}/history")
+@router.get(f"/memories/{MEMORY_ID_PARAM}/history")
 async def memory_history(memory_id: MemoryId, caller: Mem0Caller) -> list[dict[str, Any]]:
     """mem0's history: the memory's additions, updates and deletions, oldest first."""
     return await _run(caller, lambda memory: memory.history(memory_id))

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query, Response
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
 from mnemoledger.commands.service.http.auth import Authenticated
+from mnemoledger.commands.service.http.paths import MEMORY_ID_PARAM, MemoryId
 from mnemoledger.commands.service.http.requests import (
     AddMemoriesRequest,
     Content,
@@ -44,8 +45,6 @@ from mnemoledger.ledger.policy import (
 router = APIRouter(prefix="/memories", tags=["memories"])
 seed_paths = APIRouter(tags=["memories"])
 """The same operations under the paths the seeds write (`/memory/{id}/history`)."""
-
-MemoryId = Annotated[str, Path(max_length=64, description="A memory id (32 hex digits).")]
 
 
 @router.post(
@@ -227,13 +226,13 @@ async def latest_memories(
     return await caller.run(lambda scoped: scoped.latest(user=user_id, limit=limit))
 
 
-@router.get("/{memory_id}")
+@router.get(f"/{MEMORY_ID_PARAM}")
 async def get_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
     """One memory, current state."""
     return await caller.run(lambda scoped: scoped.get(memory_id))
 
 
-@router.patch("/{memory_id}")
+@router.patch(f"/{MEMORY_ID_PARAM}")
 async def update_memory(
     memory_id: MemoryId, body: UpdateMemoryRequest, caller: Authenticated
 ) -> MemoryOut:
@@ -243,7 +242,7 @@ async def update_memory(
     )
 
 
-@router.post("/{memory_id}/links")
+@router.post(f"/{MEMORY_ID_PARAM}/links")
 async def link_memory(memory_id: MemoryId, body: LinkRequest, caller: Authenticated) -> EdgeOut:
     """Relate this memory to another of the same user (LINK)."""
     return await caller.run(
@@ -253,28 +252,28 @@ async def link_memory(memory_id: MemoryId, body: LinkRequest, caller: Authentica
     )
 
 
-@router.put("/{memory_id}/ttl")
+@router.put(f"/{MEMORY_ID_PARAM}/ttl")
 async def set_ttl(memory_id: MemoryId, body: TTLRequest, caller: Authenticated) -> MemoryOut:
     """Make the memory expire `days` from now (TTL)."""
     return await caller.run(lambda scoped: scoped.ttl(memory_id, body.days))
 
 
-@router.delete("/{memory_id}")
-@router.post("/{memory_id}/forget")
+@router.delete(f"/{MEMORY_ID_PARAM}")
+@router.post(f"/{MEMORY_ID_PARAM}/forget")
 async def forget_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
     """Soft-delete (also `DELETE /memories/{id}`): hidden from readers, its events kept;
     `restore` brings it back."""
     return await caller.run(lambda scoped: scoped.forget(memory_id))
 
 
-@router.post("/{memory_id}/restore")
+@router.post(f"/{MEMORY_ID_PARAM}/restore")
 async def restore_memory(memory_id: MemoryId, caller: Authenticated) -> MemoryOut:
     """Bring back a soft-deleted memory (RESTORE)."""
     return await caller.run(lambda scoped: scoped.restore(memory_id))
 
 
-@router.get("/{memory_id}/history")
-@seed_paths.get("/memory/{memory_id}/history")
+@router.get(f"/{MEMORY_ID_PARAM}/history")
+@seed_paths.get(f"/memory/{MEMORY_ID_PARAM}/history")
 async def memory_history(memory_id: MemoryId, caller: Authenticated) -> list[EventOut]:
     """Every event of the memory, oldest first: who did what, when, through which agent."""
     return await caller.run(lambda scoped: scoped.history(memory_id))
