@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
@@ -25,22 +26,74 @@ from mnemoledger.ledger.policy import (
     MIN_IMPORTANCE,
 )
 
+CONTROL_RANGES: Final = (
+    (0x0000, 0x001F), (0x007F, 0x009F),  # Cc
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001), (0xE0020, 0xE007F),  # Cf
+    (0xD800, 0xDFFF),  # Cs
+    (0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD),  # Co
+)  # fmt: skip
+"""The control (Cc), format (Cf), surrogate (Cs) and private-use (Co) characters of Unicode
+16.0, as code point ranges: what `normalize_text` removes (but tab and newline). A fixed
+table, not `unicodedata`: the rule is the same on every Python (3.11 knows Unicode 14.0),
+and the HTTP API's schema states it exactly (`commands.service.http.requests`). A code point
+no Unicode version has assigned yet is none of these, so it is kept."""
+
+SEPARATOR_RANGES: Final = (
+    (0x0020, 0x0020), (0x00A0, 0x00A0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+    (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+)  # fmt: skip
+"""The space (Zs), line (Zl) and paragraph (Zp) separators of Unicode 16.0. With
+`CONTROL_RANGES` they hold every character `str.isspace()` is true for."""
+
+
+WHITE_SPACE_RANGES: Final = (
+    (0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+    (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000),
+)  # fmt: skip
+"""What `str.isspace()` is true for: what `strip()` trims and `split()` splits at."""
+
+
+def char_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """The inside of a Python regex character class matching `ranges`."""
+    return "".join(
+        f"\\U{first:08X}" if first == last else f"\\U{first:08X}-\\U{last:08X}"
+        for first, last in ranges
+    )
+
+
 _ASCII_CONTROLS = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])
 """The ASCII characters `isprintable()` refuses, but tab and newline."""
+_CONTROLS_BUT_TAB_AND_NEWLINE = re.compile(
+    f"[{char_class(((0x00, 0x08), (0x0B, 0x1F), *CONTROL_RANGES[1:]))}]"
+)
+_CONTROLS = re.compile(f"[{char_class(CONTROL_RANGES)}]")
+_INVISIBLE = re.compile(f"[{char_class((*CONTROL_RANGES, *SEPARATOR_RANGES))}]")
+"""A control, format, surrogate, private-use or separator character (white space)."""
+
+
+def without_controls(text: str) -> str:
+    """`text` without its control, format, surrogate and private-use characters
+    (`CONTROL_RANGES`), tab and newline included."""
+    return _CONTROLS.sub("", text)
 
 
 def normalize_text(text: str) -> str:
-    """NFC, no control characters but newlines and tabs, trimmed (HAEMA step 1)."""
+    """NFC, no control or format characters (`CONTROL_RANGES`) but newlines and tabs,
+    trimmed (HAEMA step 1)."""
     text = unicodedata.normalize("NFC", text)
-    # isprintable() is False for every control/format/unassigned character, so the slow
-    # per-character filter only runs when there is something to remove. For ASCII text
-    # the same answer comes from deleting its control bytes, in a third of the time.
+    # isprintable() is False for every control/format/unassigned character, so the slower
+    # removal only runs when there may be something to remove. For ASCII text the same
+    # answer comes from deleting its control bytes, in a third of the time.
     if text.isascii():
         printable = len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) == len(text)
     else:
         printable = text.replace("\n", "").replace("\t", "").isprintable()
     if not printable:
-        text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+        text = _CONTROLS_BUT_TAB_AND_NEWLINE.sub("", text)
     return text.strip()
 
 
@@ -95,7 +148,8 @@ def kind(value: object) -> str:
 
 
 def identifier(name: str, value: object, *, required: bool = True) -> str | None:
-    """A user, agent, thread or namespace id: printable, no spaces, bounded."""
+    """A user, agent, thread or namespace id: printable (no control, format, surrogate,
+    private-use or separator character: `CONTROL_RANGES`, `SEPARATOR_RANGES`), bounded."""
     if value is None or value == "":
         if required:
             raise InvalidInput(f"{name} is required")
@@ -104,7 +158,7 @@ def identifier(name: str, value: object, *, required: bool = True) -> str | None
         raise InvalidInput(f"{name} must be text")
     if len(value) > MAX_ID_CHARS:
         raise InvalidInput(f"{name} is longer than {MAX_ID_CHARS} characters")
-    if not value.isprintable() or any(ch.isspace() for ch in value):
+    if _INVISIBLE.search(value):
         raise InvalidInput(f"{name} {value!r} must be printable with no spaces")
     return value
 

@@ -284,7 +284,9 @@ def test_limits_and_error_bodies(server: LiveServer) -> None:
     assert assert_error(empty, 422, "validation_error") == assert_error(
         blank, 422, "validation_error"
     )
-    assert blank.json()["error"]["message"] == "contents.0: must not be empty or only white space"
+    assert blank.json()["error"]["message"] == (
+        "contents.0: must not be empty or only white space or control characters"
+    )
     assert server.state.facade.call(lambda m: m.list(user="maya")) == []
 
     assert_error(http.get("/memories/not-a-memory"), 404, "not_found")

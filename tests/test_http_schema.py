@@ -1,5 +1,9 @@
-"""Schemathesis against the live API's own OpenAPI schema: no generated request, valid or
-not, gets a 5xx. Bounded (a few examples per operation) so it runs in about a minute."""
+"""Schemathesis against the live API's own OpenAPI schema, with its default checks: no
+generated request, valid or not, gets a 5xx; every answer is one the schema documents
+(status, content type, headers, body); a request the schema refuses is refused and one it
+accepts is accepted; a method a path lacks is a 405 naming the ones it has; a missing or
+wrong key is a 401. Bounded (a few examples per operation, no time limits) so that it ends in
+a few minutes on a slow machine."""
 
 from __future__ import annotations
 
@@ -9,9 +13,11 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.checks import negative_data_rejection, positive_data_acceptance
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.service.http import create_app
+from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES
 from tests.live_server import LiveServer, live_server
 
 # the module's server runs on SQLite (see `api`), so the PostgreSQL pass would repeat it
@@ -31,18 +37,22 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def api_key(api: LiveServer) -> str:
-    return api.key("researcher", ["maya"])
-
-
-@pytest.fixture(scope="module")
-def admin_key(api: LiveServer) -> str:
-    return api.key("ops", [USER], admin=True)
-
-
 ADMIN_PATHS = ("/consolidate", "/export", "/verify")
 """Operations only admin keys may run: fuzzed with one, so they reach the facade."""
+
+PLACEHOLDERS = {"user": "placeholder-user-key", "admin": "placeholder-admin-key"}
+"""What `ApiKey` sends before the server exists: schemathesis builds some cases when pytest
+collects the tests; `call_and_check` puts the real key in their place."""
+KEYS = dict(PLACEHOLDERS)
+"""The keys `ApiKey` sends: "user" (an agent acting for `USER`) and "admin" (`keys`)."""
+
+
+@pytest.fixture(scope="module")
+def keys(api: LiveServer) -> Iterator[dict[str, str]]:
+    real = {"user": api.key("researcher", [USER]), "admin": api.key("ops", [USER], admin=True)}
+    KEYS.update(real)
+    yield real
+    KEYS.update(PLACEHOLDERS)
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +65,30 @@ def known_memory(api: LiveServer) -> str:
 
 def reach_the_handlers(case: schemathesis.Case, memory_id: str) -> None:
     """Random users and ids would stop almost every request at 403/404 before the facade
-    runs: give most cases the key's user and half of them a memory that exists."""
-    filters = case.body.get("filters") if isinstance(case.body, dict) else None
-    for container in (case.query, case.body, filters):
-        if isinstance(container, dict) and "user_id" in container:
-            container["user_id"] = USER
-    if case.path_parameters and len(str(case.path_parameters.get("memory_id", ""))) % 2 == 0:
-        case.path_parameters["memory_id"] = memory_id
+    runs: give most cases the key's user and half of them a memory that exists. Each part
+    is replaced, not edited in place, so that schemathesis validates the request as sent
+    again (a negative case whose only invalid value was the user is positive now)."""
+    if isinstance(case.query, dict) and "user_id" in case.query:
+        case.query = {**case.query, "user_id": USER}
+    if isinstance(case.body, dict):
+        body = dict(case.body)
+        if "user_id" in body:
+            body["user_id"] = USER
+        if isinstance(body.get("filters"), dict) and "user_id" in body["filters"]:
+            body["filters"] = {**body["filters"], "user_id": USER}
+        if body != case.body:
+            case.body = body
+    drawn = (case.path_parameters or {}).get("memory_id")
+    if drawn is not None and len(str(drawn)) % 2 == 0:
+        case.path_parameters = {**case.path_parameters, "memory_id": memory_id}
+
+
+def with_real_keys(case: schemathesis.Case, keys: dict[str, str]) -> None:
+    """The case with the server's key where `ApiKey` put a placeholder."""
+    sent = (case.headers or {}).get("Authorization")
+    for role, placeholder in PLACEHOLDERS.items():
+        if sent == f"Bearer {placeholder}":
+            case.headers = {**case.headers, "Authorization": f"Bearer {keys[role]}"}
 
 
 def _never_opened() -> MnemoLedger:
@@ -71,6 +98,19 @@ def _never_opened() -> MnemoLedger:
 # The same schema the live server serves at /openapi.json (the app builds it without
 # starting); loaded at import, so pytest collects one test per operation.
 schema = schemathesis.openapi.from_dict(create_app(_never_opened).openapi())
+
+
+@schema.auth(refresh_interval=None)
+class ApiKey:
+    """The module's keys, as a client sends them (`Authorization: Bearer`). Set as the
+    schema's auth, so schemathesis knows them for the valid credentials: it still sends
+    its own requests without a key, or with a wrong one, and expects a 401."""
+
+    def get(self, case: schemathesis.Case, context: schemathesis.AuthContext) -> str:
+        return KEYS["admin" if case.path in ADMIN_PATHS else "user"]
+
+    def set(self, case: schemathesis.Case, data: str, context: schemathesis.AuthContext) -> None:
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
 
 
 def test_the_served_schema_is_the_one_tested(api: LiveServer) -> None:
@@ -84,9 +124,9 @@ def test_the_served_schema_is_the_one_tested(api: LiveServer) -> None:
     suppress_health_check=list(HealthCheck),
 )
 def test_no_generated_request_gets_a_server_error(
-    case: schemathesis.Case, api: LiveServer, api_key: str, admin_key: str, known_memory: str
+    case: schemathesis.Case, api: LiveServer, keys: dict[str, str], known_memory: str
 ) -> None:
-    call_and_check(case, api, api_key, admin_key, known_memory)
+    call_and_check(case, api, keys, known_memory)
 
 
 @pytest.mark.slow
@@ -97,21 +137,59 @@ def test_no_generated_request_gets_a_server_error(
     suppress_health_check=list(HealthCheck),
 )
 def test_many_generated_requests_get_no_server_error(
-    case: schemathesis.Case, api: LiveServer, api_key: str, admin_key: str, known_memory: str
+    case: schemathesis.Case, api: LiveServer, keys: dict[str, str], known_memory: str
 ) -> None:
-    call_and_check(case, api, api_key, admin_key, known_memory)
+    call_and_check(case, api, keys, known_memory)
 
 
 def call_and_check(
-    case: schemathesis.Case, api: LiveServer, api_key: str, admin_key: str, known_memory: str
+    case: schemathesis.Case, api: LiveServer, keys: dict[str, str], known_memory: str
 ) -> None:
-    """Send the generated request; no 5xx, and every error has the one error body."""
+    """Send the generated request and run schemathesis' default checks on the answer (no
+    5xx, a documented status, content type, headers and body, invalid data refused, valid
+    data accepted, 405 with `Allow` for a method the path lacks, a 401 without a key, ...);
+    every error also has the one error body."""
+    with_real_keys(case, keys)
     reach_the_handlers(case, known_memory)
-    key = admin_key if case.path in ADMIN_PATHS else api_key
-    response = case.call(base_url=api.url, headers={"Authorization": f"Bearer {key}"})
-    assert response.status_code < 500, (
-        f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text[:500]}"
+    response = case.call(base_url=api.url)
+    unsaid = what_the_schema_cannot_say(case, response)
+    case.validate_response(
+        response,
+        # only for a request refused for a reason the schema cannot state (see
+        # `what_the_schema_cannot_say`): it does not tell valid data from invalid there
+        excluded_checks=[positive_data_acceptance, negative_data_rejection] if unsaid else None,
+        transport_kwargs={"base_url": api.url},
     )
+    if unsaid:  # refused all the same (401 first without a key, 403 for another user's)
+        assert 400 <= response.status_code < 500, f"{unsaid}: {response.status_code}"
     if response.status_code >= 400:
         error = response.json()["error"]  # the one error body, whatever failed
         assert error["status"] == response.status_code and error["code"] and error["message"]
+
+
+SCOPE_IDS = ("user_id", "agent_id", "run_id")
+
+
+def what_the_schema_cannot_say(
+    case: schemathesis.Case, response: schemathesis.Response
+) -> str | None:
+    """Why the server refused this request, if it is a rule JSON Schema has no word for (a
+    rule between two values, a size in bytes): each is stated in words in the schema's
+    descriptions, and refused with the one error body. None for any other request."""
+    query = case.query or {}
+    body = case.body if isinstance(case.body, dict) else {}
+    if response.status_code == 413 and len(response.request.body or b"") > MAX_BODY_BYTES:
+        return "a body over the byte limit"
+    filters = body.get("filters")
+    if case.path == "/query" and isinstance(filters, dict):
+        low, high = filters.get("importance_min"), filters.get("importance_max")
+        numbers = (int, float)
+        if isinstance(low, numbers) and isinstance(high, numbers) and low > high:
+            return "importance_min above importance_max"
+    listing_facts = case.path == "/facts" and case.method == "GET"
+    if listing_facts and query.get("at") is not None and query.get("history") in (True, "true"):
+        return "at and history together"
+    scoping = case.path == "/mem0/memories" and case.method in ("GET", "DELETE")
+    if scoping and not any(query.get(name) for name in SCOPE_IDS):
+        return "none of user_id, agent_id and run_id"
+    return None

@@ -26,9 +26,16 @@ from mnemoledger.commands.lifecycle.consolidation import (
 from mnemoledger.commands.lifecycle.topics import TopicsPipeline
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.parts import Parts
-from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
 from mnemoledger.ledger.policy import ACTIVE, AUDIT_SANDBOX_GUARDS, TOPIC_REBUILD_QUIET_SECONDS
 from mnemoledger.ledger.validation import identifier
+
+
+class TopicNotFound(MemoryNotFound):
+    """The user has no topic with this id (HTTP 404)."""
+
+    def __str__(self) -> str:
+        return f"user {self.args[0]!r} has no topic {self.args[1]!r}"
 
 
 class UserCycle(BaseModel):
@@ -177,7 +184,7 @@ class Consolidate:
         found: dict[str, TopicDetail] = {}
         for topic_id in ids:
             if topic_id not in names:
-                raise InvalidInput(f"user {user!r} has no topic {topic_id!r}")
+                raise TopicNotFound(user, topic_id)
             rows = self.parts.layers.get_many(self.parts.topics_model.members(user, topic_id))
             memories = [
                 MemoryOut(**row.as_json())

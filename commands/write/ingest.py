@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -491,17 +490,13 @@ class FactRefused(Exception):
         self.reason = reason
 
 
-def _without_control_characters(text: str) -> str:
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
-
-
 def sanitize_entry(entry: MemoryEntry) -> MemoryEntry:
     """The entry with control characters stripped and key/tags cleaned; `FactRefused` when
     the key or value breaks the tool-path limits (128/2048) or the value looks like an
     injection."""
     key = entry.key
     if key is not None:
-        key = validation.normalize_key(_without_control_characters(key))
+        key = validation.normalize_key(validation.without_controls(key))
         if not key:
             raise FactRefused("key is empty")
         if len(key) > MAX_TOOL_KEY_CHARS:
@@ -517,7 +512,7 @@ def sanitize_entry(entry: MemoryEntry) -> MemoryEntry:
         raise FactRefused(str(error)) from None
     tags: list[str] = []
     for tag in entry.tags:
-        cleaned = validation.normalize_text(_without_control_characters(tag))
+        cleaned = validation.normalize_text(validation.without_controls(tag))
         if cleaned and len(cleaned) <= MAX_TAG_CHARS and cleaned not in tags:
             tags.append(cleaned)
     return replace(entry, key=key, value=value, tags=tuple(tags[:MAX_TAGS]))

@@ -41,6 +41,7 @@ from mnemoledger.commands.service.http.routes import (
     service,
     turns,
 )
+from mnemoledger.commands.service.http.schema import install_schema
 from mnemoledger.commands.service.http.ui import install_ui
 from mnemoledger.commands.service.serial import FacadeThread
 
@@ -106,6 +107,7 @@ def create_app(open_facade: Callable[[], MnemoLedger]) -> FastAPI:
     app.include_router(commands.router, responses=ERROR_RESPONSES)
     app.include_router(mem0.router, responses=ERROR_RESPONSES)  # mem0's server shapes, /mem0
     install_ui(app)  # the read-only explorer under /ui (admin keys)
+    install_schema(app)
     return app
 
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 
+from mnemoledger.commands.service.http.requests import IDENTIFIER, KEY, VISIBLE, WORDS
 from mnemoledger.commands.service.keys import InvalidKey
 from mnemoledger.commands.service.scoped import Forbidden
 from mnemoledger.commands.write.add_later import AddsStillProcessing
@@ -96,8 +97,10 @@ def error_response(
 
 
 PATTERN_MESSAGES = {
-    r"\S": "must not be empty or only white space",
-    r"^\S+$": "must not be empty or contain white space",
+    IDENTIFIER: "must not be empty or contain white space or control characters",
+    VISIBLE: "must not be empty or only white space or control characters",
+    KEY: "must have a character other than white space, control characters, -, _ and /",
+    WORDS: "must not be empty, only white space, or hold a NUL character",
 }
 """What a schema pattern means, in words (pydantic says "String should match pattern")."""
 
@@ -131,7 +134,8 @@ def allowed_methods(request: Request) -> list[str]:
     POST route, and `Allow` must name both."""
     methods: set[str] = set()
     for route in iter_route_contexts(request.app.routes):
-        if route.methods and compile_path(route.path)[0].fullmatch(request.url.path):
+        path = route.path
+        if route.methods and path and compile_path(path)[0].fullmatch(request.url.path):
             methods |= route.methods
     return sorted(methods)
 

@@ -13,24 +13,29 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from mnemoledger.commands.service import checkpoint_scope
 from mnemoledger.commands.service.http.auth import Authenticated
-from mnemoledger.commands.service.http.requests import Identifier
+from mnemoledger.commands.service.http.requests import (
+    IDENTIFIER,
+    MAX_JSON_INTEGER,
+    Identifier,
+    RequestBody,
+)
 from mnemoledger.commands.write.checkpoints_api import (
     CHECKPOINTS_DEFAULT_LIMIT,
     CheckpointInfo,
     CheckpointOut,
 )
 from mnemoledger.ledger.checkpoint import MAX_CHECKPOINT_BYTES
-from mnemoledger.ledger.policy import MAX_ID_CHARS, MAX_LIST_LIMIT, MAX_POSITION
+from mnemoledger.ledger.policy import MAX_ID_CHARS, MAX_LIST_LIMIT
 
 router = APIRouter(prefix="/checkpoints", tags=["checkpoints"])
 
 ThreadId = Annotated[
     str,
-    Path(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^\S+$", description="The thread."),
+    Path(min_length=1, max_length=MAX_ID_CHARS, pattern=IDENTIFIER, description="The thread."),
 ]
 UserQuery = Annotated[
     Identifier | None,
@@ -38,10 +43,8 @@ UserQuery = Annotated[
 ]
 
 
-class SaveCheckpointRequest(BaseModel):
+class SaveCheckpointRequest(RequestBody):
     """`PUT /checkpoints/{thread}`: the thread's state, one JSON object."""
-
-    model_config = ConfigDict(extra="forbid")
 
     data: dict[str, Any] = Field(
         description=f"The state (graph state, memory context, conversation history, agent "
@@ -70,7 +73,7 @@ async def load_checkpoint(
     user_id: UserQuery = None,
     version: Annotated[
         int | None,
-        Query(ge=1, le=MAX_POSITION, description="1: the first saved (default: the newest)."),
+        Query(ge=1, le=MAX_JSON_INTEGER, description="1: the first saved (default: the newest)."),
     ] = None,
 ) -> CheckpointOut:
     """The thread's newest checkpoint, or checkpoint number `version`; 404 if none."""

@@ -11,10 +11,11 @@ A key sees the facts of the memories it may see.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from mnemoledger.commands.recall.facts_api import (
     DEFAULT_FACT_HOPS,
@@ -26,26 +27,24 @@ from mnemoledger.commands.recall.facts_api import (
 )
 from mnemoledger.commands.service import fact_scope
 from mnemoledger.commands.service.http.auth import Authenticated
-from mnemoledger.commands.service.http.requests import Identifier
+from mnemoledger.commands.service.http.requests import WORDS, Identifier, Moment, RequestBody
 from mnemoledger.ledger.policy import MAX_LIST_LIMIT
 
 router = APIRouter(prefix="/facts", tags=["facts"])
 
-FactPart = Annotated[str, Field(min_length=1, max_length=MAX_FACT_PART_CHARS)]
+FactPart = Annotated[str, Field(min_length=1, max_length=MAX_FACT_PART_CHARS, pattern=WORDS)]
 FactId = Annotated[str, Path(pattern=r"^[0-9a-fA-F]{32}$", description="The fact's id.")]
 
 
-class StateFactRequest(BaseModel):
+class StateFactRequest(RequestBody):
     """`POST /facts`: one fact a memory states."""
-
-    model_config = ConfigDict(extra="forbid")
 
     subject: FactPart
     predicate: FactPart = Field(description="Stored as lower_case_words, e.g. lives_in.")
     object: FactPart
     memory_id: str = Field(description="The memory that states it (the fact's user is its).")
-    valid_from: str | None = Field(
-        default=None, description="Since when it holds (ISO 8601 with a zone; default now)."
+    valid_from: Moment | None = Field(
+        default=None, description="Since when it holds (RFC 3339, with its zone; default now)."
     )
     keep_others: bool = Field(
         default=False,
@@ -54,12 +53,15 @@ class StateFactRequest(BaseModel):
     )
 
 
-class EndFactRequest(BaseModel):
+class EndFactRequest(RequestBody):
     """`POST /facts/{id}/end`."""
 
-    model_config = ConfigDict(extra="forbid")
+    valid_until: Moment | None = Field(default=None, description="Default: now.")
 
-    valid_until: str | None = Field(default=None, description="Default: now.")
+
+def iso(moment: datetime | None) -> str | None:
+    """The time as the ledger takes it (ISO 8601 text)."""
+    return None if moment is None else moment.isoformat()
 
 
 @router.post("", status_code=201)
@@ -73,16 +75,14 @@ async def state_fact(body: StateFactRequest, caller: Authenticated) -> FactOut:
             body.predicate,
             body.object,
             memory_id=body.memory_id,
-            valid_from=body.valid_from,
+            valid_from=iso(body.valid_from),
             keep_others=body.keep_others,
         )
     )
 
 
-class ExtractFactsRequest(BaseModel):
+class ExtractFactsRequest(RequestBody):
     """`POST /facts/extract`: the memory to read facts from."""
-
-    model_config = ConfigDict(extra="forbid")
 
     memory_id: str = Field(description="An active memory the key may see.")
 
@@ -99,10 +99,10 @@ async def extract_facts(body: ExtractFactsRequest, caller: Authenticated) -> Fac
 async def list_facts(
     caller: Authenticated,
     user_id: Annotated[Identifier | None, Query()] = None,
-    entity: Annotated[str | None, Query(max_length=MAX_FACT_PART_CHARS)] = None,
-    predicate: Annotated[str | None, Query(max_length=MAX_FACT_PART_CHARS)] = None,
+    entity: Annotated[str | None, Query(max_length=MAX_FACT_PART_CHARS, pattern=WORDS)] = None,
+    predicate: Annotated[str | None, Query(max_length=MAX_FACT_PART_CHARS, pattern=WORDS)] = None,
     hops: Annotated[int, Query(ge=1, le=MAX_FACT_HOPS)] = DEFAULT_FACT_HOPS,
-    at: Annotated[str | None, Query(description="ISO 8601 with a zone.")] = None,
+    at: Annotated[Moment | None, Query(description="RFC 3339, with its zone.")] = None,
     history: bool = False,
     limit: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = DEFAULT_FACTS_LIMIT,
 ) -> list[FactOut]:
@@ -115,7 +115,7 @@ async def list_facts(
             entity=entity,
             predicate=predicate,
             hops=hops,
-            at=at,
+            at=iso(at),
             history=history,
             limit=limit,
         )
@@ -126,5 +126,5 @@ async def list_facts(
 async def end_fact(fact_id: FactId, body: EndFactRequest, caller: Authenticated) -> FactOut:
     """Say a fact stopped holding; it stays in the history."""
     return await caller.run(
-        lambda scoped: fact_scope.end(scoped, fact_id, valid_until=body.valid_until)
+        lambda scoped: fact_scope.end(scoped, fact_id, valid_until=iso(body.valid_until))
     )

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from mnemoledger.commands.service.http.auth import Caller, bearer, server_state
 from mnemoledger.commands.service.http.paths import MEMORY_ID_PARAM, MemoryId
@@ -23,12 +23,14 @@ from mnemoledger.commands.service.http.requests import (
     MAX_ADD_CONTENTS,
     Content,
     Identifier,
+    Metadata,
     QueryText,
+    RequestBody,
+    SearchK,
 )
 from mnemoledger.commands.service.mem0_compat import DEFAULT_LIMIT, Memory
 from mnemoledger.commands.service.scoped import AdminRequired
 from mnemoledger.ledger.errors import MemoryNotFound
-from mnemoledger.ledger.policy import SEARCH_MAX_K
 
 T = TypeVar("T")
 
@@ -40,8 +42,6 @@ api_key_header = APIKeyHeader(
     scheme_name="Mem0ApiKey",
     description="The same key as `Authorization: Bearer`, as mem0's server accepts it.",
 )
-
-Limit = Annotated[int, Field(ge=1, le=SEARCH_MAX_K)]
 
 
 async def mem0_caller(
@@ -70,46 +70,78 @@ def require_admin(caller: Caller, what: str) -> None:
         )
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Message(_Body):
+class Message(RequestBody):
     role: Literal["user", "assistant", "system"] = Field(description="Who wrote the message.")
     content: Content
     name: Identifier | None = None
 
 
-class MemoryCreate(_Body):
-    """mem0's `MemoryCreate`."""
+SCOPE_KEYS = ("user_id", "agent_id", "run_id")
+
+
+def one_of_the_ids(where: str | None = None) -> list[JsonValue]:
+    """JSON Schema alternatives: a user, agent or run id is given (not null), at the top
+    level or, with `where`, in that object."""
+    given: list[JsonValue] = [
+        {"required": [key], "properties": {key: {"type": "string"}}} for key in SCOPE_KEYS
+    ]
+    if where is None:
+        return given
+    return [*given, {"required": [where], "properties": {where: {"anyOf": given}}}]
+
+
+class MemoryCreate(RequestBody):
+    """mem0's `MemoryCreate`: at least one of `user_id`, `agent_id`, `run_id` (the memories'
+    owner is the first given)."""
+
+    model_config = ConfigDict(json_schema_extra={"anyOf": one_of_the_ids()})
 
     messages: list[Message] = Field(min_length=1, max_length=MAX_ADD_CONTENTS)
     user_id: Identifier | None = None
     agent_id: Identifier | None = None
     run_id: Identifier | None = None
-    metadata: dict[str, str | int | float | bool | None] | None = None
+    metadata: Metadata | None = None
     infer: bool | None = Field(None, description="Extract facts (default) or store as is.")
-    memory_type: str | None = Field(None, description="`procedural_memory` or none.")
-    prompt: str | None = Field(None, description="Not supported: refused with a 400.")
+    memory_type: Literal["procedural_memory"] | None = Field(
+        None, description="`procedural_memory`: the messages are the steps of a procedure."
+    )
+    prompt: None = Field(
+        None, description="Not supported (mem0's custom extraction prompt): leave it out."
+    )
 
 
-class MemoryUpdate(_Body):
-    """mem0's `MemoryUpdate`."""
+class MemoryUpdate(RequestBody):
+    """mem0's `MemoryUpdate`. The ledger has no event that changes metadata, so `metadata`
+    may only be empty."""
 
     text: Content
-    metadata: dict[str, Any] | None = None
+    metadata: Annotated[dict[str, Any], Field(max_length=0)] | None = None
 
 
-class SearchRequest(_Body):
-    """mem0's `SearchRequest`; `limit` and `top_k` are the same bound."""
+class Mem0Filters(BaseModel):
+    """mem0 2.x's `filters`: the scope's ids, and conditions on metadata (`{"key": value}`,
+    `{"key": {"op": value}}`, `"*"`, `AND` / `OR` / `NOT`)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    user_id: Identifier | None = None
+    agent_id: Identifier | None = None
+    run_id: Identifier | None = None
+
+
+class SearchRequest(RequestBody):
+    """mem0's `SearchRequest`; `limit` and `top_k` are the same bound. At least one of
+    `user_id`, `agent_id`, `run_id`, at the top level or in `filters`."""
+
+    model_config = ConfigDict(json_schema_extra={"anyOf": one_of_the_ids("filters")})
 
     query: QueryText
     user_id: Identifier | None = None
     agent_id: Identifier | None = None
     run_id: Identifier | None = None
-    filters: dict[str, Any] | None = None
-    limit: Limit | None = None
-    top_k: Limit | None = None
+    filters: Mem0Filters | None = None
+    limit: SearchK | None = None
+    top_k: SearchK | None = None
     threshold: float | None = Field(None, ge=0, le=1)
 
 
@@ -213,7 +245,7 @@ async def search_memories(body: SearchRequest, caller: Mem0Caller) -> dict[str, 
             user_id=body.user_id,
             agent_id=body.agent_id,
             run_id=body.run_id,
-            filters=body.filters,
+            filters=None if body.filters is None else body.filters.model_dump(exclude_unset=True),
             limit=bound,
             threshold=body.threshold,
         ),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
 from mnemoledger.commands.service.http.auth import Authenticated
@@ -17,6 +17,7 @@ from mnemoledger.commands.service.http.requests import (
     Content,
     Identifier,
     LinkRequest,
+    RequestBody,
     Tag,
     TTLRequest,
     UpdateMemoryRequest,
@@ -38,6 +39,7 @@ from mnemoledger.ledger.policy import (
     MAX_LIST_LIMIT,
     MAX_SOURCE_CHARS,
     MAX_TAGS,
+    SEARCH_MAX_K,
     TRASH_DEFAULT_LIMIT,
     ListOrder,
 )
@@ -94,11 +96,9 @@ async def add_memories(
     )
 
 
-class StoreByKeyRequest(BaseModel):
+class StoreByKeyRequest(RequestBody):
     """`PUT /memories/by-key`: a value under a key for one user (an upsert). Keys of
     `tacit/user` (name, location, timezone, occupation, ...) build the user's profile."""
-
-    model_config = ConfigDict(extra="forbid")
 
     user_id: Identifier
     key: Content = Field(description="At most 128 characters once normalized.")
@@ -173,7 +173,7 @@ async def recall_by_key(
     caller: Authenticated,
     user_id: Annotated[Identifier, Query()],
     key: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
-    k: Annotated[int, Query(ge=1, le=MAX_LIST_LIMIT)] = 5,
+    k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = 5,
 ) -> RecallResult:
     """Recall by key: the memory stored under `key` (matched loosely: `Code_Style` finds
     `code-style`), else a search with the key as the query; the memories in full, each
@@ -196,14 +196,28 @@ async def delete_by_key(
     return await caller.run(lambda scoped: delete_key(scoped, user_id, key, only))
 
 
-class ClearRequest(BaseModel):
-    """`POST /memories/clear`: forget every memory under a namespace prefix."""
+class ClearRequest(RequestBody):
+    """`POST /memories/clear`: forget every memory under a namespace prefix, given by a
+    `namespace` or a `layer` (or both: `layer/namespace`)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["namespace"], "properties": {"namespace": {"minLength": 1}}},
+                {"required": ["layer"], "properties": {"layer": {"type": "string"}}},
+            ]
+        }
+    )
 
     user_id: Identifier
     namespace: str = Field(default="", max_length=MAX_ID_CHARS)
     layer: NeboLayer | None = None
+
+    @model_validator(mode="after")
+    def _prefix(self) -> ClearRequest:
+        if not self.namespace and self.layer is None:
+            raise ValueError("clear needs a namespace or a layer")
+        return self
 
 
 @router.post("/clear")

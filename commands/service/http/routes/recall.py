@@ -14,6 +14,7 @@ from mnemoledger.commands.recall.recall_api import MAX_RESUME_HOURS
 from mnemoledger.commands.recall.resume import ResumeOut
 from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.requests import (
+    MAX_JSON_INTEGER,
     Identifier,
     MemoryRecallRequest,
     QueryBody,
@@ -22,7 +23,6 @@ from mnemoledger.commands.service.http.requests import (
 )
 from mnemoledger.commands.service.scoped import MemoryRecallResult
 from mnemoledger.ledger.policy import (
-    MAX_POSITION,
     RESUME_RECENT_HOURS,
     SEARCH_DEFAULT_K,
     SEARCH_MAX_K,
@@ -125,7 +125,7 @@ async def delta(
     caller: Authenticated,
     thread: Annotated[Identifier, Query()],
     user_id: Annotated[Identifier, Query()],
-    since: Annotated[int | None, Query(ge=0, le=MAX_POSITION)] = None,
+    since: Annotated[int | None, Query(ge=0, le=MAX_JSON_INTEGER)] = None,
 ) -> DeltaOut:
     """The delta header: the thread's revision and the latest changes of the
     user's memories in the key's categories, since `since` or since this agent was last

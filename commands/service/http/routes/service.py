@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from mnemoledger.commands.service.http.auth import Authenticated
+from mnemoledger.commands.service.http.errors import ERROR_RESPONSES
 
 router = APIRouter(tags=["service"])
 
@@ -39,7 +40,7 @@ async def health() -> Health:
     return Health(status="ready", version=version("mnemoledger"))
 
 
-@router.get("/whoami")
+@router.get("/whoami", responses={401: ERROR_RESPONSES[401]})
 async def whoami(caller: Authenticated) -> WhoAmI:
     """The calling key's identity and limits."""
     allowed = await caller.run(lambda scoped: scoped.categories)

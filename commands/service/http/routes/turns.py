@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from mnemoledger.commands.service.http.auth import Authenticated
-from mnemoledger.commands.service.http.requests import Identifier
+from mnemoledger.commands.service.http.requests import (
+    IDENTIFIER,
+    Identifier,
+    Moment,
+    RequestBody,
+)
 from mnemoledger.commands.service.scoped import ScopedMemory
 from mnemoledger.commands.service.serial import FacadeThread
 from mnemoledger.commands.write.turn_queue_api import QueuedOut, QueuedThreadOut
@@ -35,21 +39,17 @@ EXTRACTION_CATEGORIES = tuple(sorted({category for _, category in CATEGORY_BY_NA
 """What an extraction may write (the categories of Nebo's namespaces)."""
 
 
-class TurnIn(BaseModel):
+class TurnIn(RequestBody):
     """One conversation turn."""
-
-    model_config = ConfigDict(extra="forbid")
 
     role: Literal["user", "assistant", "system", "tool"]
     content: str = Field(max_length=MAX_TURN_CHARS)
-    ts: datetime | None = Field(None, description="When it was said (default: now).")
+    ts: Moment | None = Field(None, description="When it was said (default: now).")
     id: str | None = Field(None, max_length=MAX_ID_CHARS, description="The caller's turn id.")
 
 
-class QueueTurnsRequest(BaseModel):
+class QueueTurnsRequest(RequestBody):
     """The turns of one agent loop (or more), oldest first."""
-
-    model_config = ConfigDict(extra="forbid")
 
     user_id: Identifier
     turns: list[TurnIn] = Field(min_length=1, max_length=1000)
@@ -69,7 +69,7 @@ def queue(scoped: ScopedMemory, thread: str, body: QueueTurnsRequest) -> QueuedO
 
 @router.post("/threads/{thread_id}/turns", status_code=202)
 async def queue_turns(
-    thread_id: Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^\S+$")],
+    thread_id: Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=IDENTIFIER)],
     body: QueueTurnsRequest,
     caller: Authenticated,
 ) -> QueuedOut:
