@@ -174,7 +174,9 @@ def test_a_fact_needs_a_memory_that_exists(memory: MnemoLedger) -> None:
         memory.state_fact("a", "b", "c", memory="0" * 32)
 
 
-def test_a_nul_character_in_an_entity_is_a_400_not_a_500(home: Path) -> None:
+def test_a_nul_character_in_an_entity_is_refused_not_a_500(home: Path) -> None:
+    """The facade refuses it (InvalidInput); the API before anything runs, as its schema
+    says (a 422)."""
     with open_memory(home) as memory:
         mayas = remember(memory, "Maya works at Acme")
         memory.state_fact("Maya", "works_at", "Acme", memory=mayas)
@@ -185,9 +187,9 @@ def test_a_nul_character_in_an_entity_is_a_400_not_a_500(home: Path) -> None:
         with httpx.Client(base_url=server.url, headers=headers, timeout=60) as http:
             for params in ({"entity": "Ma\x00ya"}, {"entity": "Maya", "predicate": "works\x00at"}):
                 refused = http.get("/facts", params=params)
-                assert refused.status_code == 400, refused.text
+                assert refused.status_code == 422, refused.text
                 assert refused.json()["error"]["message"].endswith(
-                    "must not contain a NUL character"
+                    "must not be empty, only white space, or hold a NUL character"
                 )
             assert [f["object"] for f in http.get("/facts", params={"entity": "Maya"}).json()] == [
                 "Acme"
