@@ -372,6 +372,6 @@ def test_wrong_arguments_get_a_short_message_and_the_server_its_version(home: Pa
     assert list(seen.values()) == [
         "bad_request: contents: List should have at least 1 item after validation, not 0",
         "bad_request: k: Input should be greater than or equal to 1",
-        "bad_request: memory_id: must not be empty or contain white space",
+        "bad_request: memory_id: must not be empty or contain white space or control characters",
         "bad_request: contents: Field required",
     ]
