@@ -143,7 +143,7 @@ is a float): `ledger.validation.metadata`."""
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=IDENTIFIER)]
 Content = Annotated[str, Field(max_length=MAX_CONTENT_CHARS, pattern=VISIBLE)]
 Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=VISIBLE)]
-QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]
+QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=VISIBLE)]
 Kind = Literal["semantic", "episodic", "procedural"]
 
 
