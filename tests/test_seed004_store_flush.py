@@ -454,7 +454,7 @@ def test_seed004_s5_recall_delete_and_clear_over_http(server: LiveServer) -> Non
     left = http.get("/memories", params={"user_id": "maya", "state": "active"}).json()
     assert [m["content"] for m in left] == ["Helix"]
     empty = http.post("/memories/clear", json={"user_id": "maya"})
-    assert empty.status_code == 400 and "needs a namespace" in empty.text
+    assert empty.status_code == 422 and "needs a namespace" in empty.text
     other_user = http.delete("/memories/by-key", params={"user_id": "bob", "key": "editor"})
     assert other_user.status_code == 403, other_user.text
 
