@@ -34,6 +34,7 @@ from mnemoledger.ledger.policy import (
     MAX_BUDGET_TOKENS,
     MAX_CONTENT_CHARS,
     MAX_ID_CHARS,
+    MAX_KEY_CHARS,
     MAX_POSITION,
     MAX_QUERY_CHARS,
     MAX_SOURCE_CHARS,
@@ -144,6 +145,16 @@ Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern
 Content = Annotated[str, Field(max_length=MAX_CONTENT_CHARS, pattern=VISIBLE)]
 Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=VISIBLE)]
 QueryText = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=VISIBLE)]
+KeyText = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_KEY_CHARS,
+        pattern=KEY,
+        description="A memory key; matched loosely: `Code_Style` is `code-style`.",
+    ),
+]
+"""A memory key with something left once normalized (`ledger.validation.memory_key`)."""
 Kind = Literal["semantic", "episodic", "procedural"]
 
 

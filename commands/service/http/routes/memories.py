@@ -13,9 +13,11 @@ from mnemoledger.commands.models import AddResult, EdgeOut, EventOut, MemoryOut
 from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.paths import MEMORY_ID_PARAM, MemoryId
 from mnemoledger.commands.service.http.requests import (
+    KEY,
     AddMemoriesRequest,
     Content,
     Identifier,
+    KeyText,
     LinkRequest,
     RequestBody,
     Tag,
@@ -35,6 +37,7 @@ from mnemoledger.commands.write.ingest_api import StoreResult
 from mnemoledger.ledger.policy import (
     LATEST_DEFAULT_LIMIT,
     LATEST_MAX_LIMIT,
+    MAX_CONTENT_CHARS,
     MAX_ID_CHARS,
     MAX_LIST_LIMIT,
     MAX_SOURCE_CHARS,
@@ -101,7 +104,11 @@ class StoreByKeyRequest(RequestBody):
     `tacit/user` (name, location, timezone, occupation, ...) build the user's profile."""
 
     user_id: Identifier
-    key: Content = Field(description="At most 128 characters once normalized.")
+    key: str = Field(
+        max_length=MAX_CONTENT_CHARS,
+        pattern=KEY,
+        description="At most 128 characters once normalized (longer is a 400).",
+    )
     value: Content = Field(description="At most 2048 characters.")
     namespace: Identifier = "default"
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
@@ -172,7 +179,7 @@ Layer = Annotated[
 async def recall_by_key(
     caller: Authenticated,
     user_id: Annotated[Identifier, Query()],
-    key: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
+    key: Annotated[KeyText, Query()],
     k: Annotated[int, Query(ge=1, le=SEARCH_MAX_K)] = 5,
 ) -> RecallResult:
     """Recall by key: the memory stored under `key` (matched loosely: `Code_Style` finds
@@ -185,7 +192,7 @@ async def recall_by_key(
 async def delete_by_key(
     caller: Authenticated,
     user_id: Annotated[Identifier, Query()],
-    key: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
+    key: Annotated[KeyText, Query()],
     namespace: Annotated[Identifier | None, Query()] = None,
     layer: Layer = None,
 ) -> ForgetResult:
