@@ -100,13 +100,11 @@ def normalize_text(text: str) -> str:
 def content(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidInput(f"content must be text, not {type(text).__name__}")
+    if len(text) > MAX_CONTENT_CHARS:  # as given: NFC may lengthen a text ("\u0958" is 2)
+        raise InvalidInput(f"content has {len(text)} characters; the limit is {MAX_CONTENT_CHARS}")
     normalized = normalize_text(text)
     if not normalized:
         raise InvalidInput("content is empty")
-    if len(normalized) > MAX_CONTENT_CHARS:
-        raise InvalidInput(
-            f"content has {len(normalized)} characters; the limit is {MAX_CONTENT_CHARS}"
-        )
     return normalized
 
 
@@ -119,11 +117,11 @@ def tags(values: Iterable[object] | None) -> list[str]:
     for value in values:
         if not isinstance(value, str):
             raise InvalidInput(f"tag {value!r} is not text")
+        if len(value) > MAX_TAG_CHARS:  # as given (NFC may lengthen it), as the API states
+            raise InvalidInput(f"tag {value[:40]!r} is longer than {MAX_TAG_CHARS} characters")
         tag = normalize_text(value)
         if not tag:
             raise InvalidInput("tags must not be empty")
-        if len(tag) > MAX_TAG_CHARS:
-            raise InvalidInput(f"tag {tag[:40]!r} is longer than {MAX_TAG_CHARS} characters")
         if tag not in cleaned:
             cleaned.append(tag)
     if len(cleaned) > MAX_TAGS:
@@ -134,10 +132,9 @@ def tags(values: Iterable[object] | None) -> list[str]:
 def source(value: object) -> str:
     if not isinstance(value, str) or not normalize_text(value):
         raise InvalidInput("source must be non-empty text")
-    value = normalize_text(value)
-    if len(value) > MAX_SOURCE_CHARS:
+    if len(value) > MAX_SOURCE_CHARS:  # as given
         raise InvalidInput(f"source is longer than {MAX_SOURCE_CHARS} characters")
-    return value
+    return normalize_text(value)
 
 
 def kind(value: object) -> str:
@@ -201,7 +198,7 @@ def memory_key(value: object) -> str | None:
     key = normalize_key(normalize_text(value))
     if not key:
         raise InvalidInput("key is empty after normalization")
-    if len(key) > MAX_KEY_CHARS:
+    if len(key) > MAX_KEY_CHARS and len(value) > MAX_KEY_CHARS:  # lowercase may lengthen it
         raise InvalidInput(f"key is longer than {MAX_KEY_CHARS} characters")
     return key
 

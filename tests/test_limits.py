@@ -20,12 +20,15 @@ from mnemoledger.ledger import validation
 from mnemoledger.ledger.checkpoint import parse_checkpoint
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
+    MAX_CONTENT_CHARS,
     MAX_INGEST_BYTES,
     MAX_INGEST_TURNS,
     MAX_JSON_DEPTH,
+    MAX_KEY_CHARS,
     MAX_LIST_LIMIT,
     MAX_POSITION,
     MAX_SIGNALS,
+    MAX_TAG_CHARS,
     MAX_TURN_BYTES,
     MAX_TURN_CHARS,
 )
@@ -234,3 +237,20 @@ def test_json_text_too_deep_is_refused_before_it_is_parsed() -> None:
     assert format_structured_content(deep) == deep  # shown as it is, never a RecursionError
     brackets_in_strings = '{"a": "' + "[" * 5000 + '"}'
     assert parse_checkpoint(brackets_in_strings) == {"a": "[" * 5000}
+
+
+def test_a_limit_counts_the_characters_given_not_those_normalized() -> None:
+    """The API states its limits on the text sent; NFC lengthens some characters ("\\u0958"
+    is two), so a text within the limit as sent must not be refused once normalized (a
+    generated text of such characters could be a 400 the schema did not announce)."""
+    lengthened = "\u0958" * MAX_CONTENT_CHARS
+    assert len(validation.normalize_text(lengthened)) == 2 * MAX_CONTENT_CHARS
+    assert validation.content(lengthened) == validation.normalize_text(lengthened)
+    assert validation.tags(["\u0958" * MAX_TAG_CHARS]) == [
+        validation.normalize_text("\u0958" * MAX_TAG_CHARS)
+    ]
+    assert validation.memory_key("\u0130" * MAX_KEY_CHARS)  # "İ" lowercases to two
+    with pytest.raises(InvalidInput, match="the limit is"):
+        validation.content("a" * (MAX_CONTENT_CHARS + 1))
+    with pytest.raises(InvalidInput, match="longer than"):
+        validation.memory_key("k" * (MAX_KEY_CHARS + 1))

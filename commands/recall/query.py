@@ -251,11 +251,11 @@ class QueryRequest(BaseModel):
     @field_validator("query")
     @classmethod
     def _query(cls, value: str) -> str:
+        if len(value) > MAX_QUERY_CHARS:  # as given, as the API states: NFC may lengthen it
+            raise ValueError(f"query has {len(value)} characters; the limit is {MAX_QUERY_CHARS}")
         text = normalize_text(value)
         if not text:
             raise ValueError("query is empty")
-        if len(text) > MAX_QUERY_CHARS:
-            raise ValueError(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         return text
 
 
