@@ -14,6 +14,7 @@ from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.paths import MEMORY_ID_PARAM, MemoryId
 from mnemoledger.commands.service.http.requests import (
     KEY,
+    VISIBLE,
     AddMemoriesRequest,
     Content,
     Identifier,
@@ -114,7 +115,9 @@ class StoreByKeyRequest(RequestBody):
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     agent_id: Identifier | None = None
     thread_id: Identifier | None = None
-    source: str = Field(default=API_SOURCE, min_length=1, max_length=MAX_SOURCE_CHARS)
+    source: str = Field(
+        default=API_SOURCE, min_length=1, max_length=MAX_SOURCE_CHARS, pattern=VISIBLE
+    )
 
 
 @router.put("/by-key")
