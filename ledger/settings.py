@@ -154,11 +154,6 @@ class Settings(BaseSettings):
     retrievers' order stands (`off`, the default: the shipped model does not yet beat the
     retrievers on a new author's questions; docs/benchmarks.md)
     (`MNEMOLEDGER_SEARCH_RELEVANCE`)."""
-    extraction: Literal["rules", "learned"] = "rules"
-    """How the offline provider reads the facts of a conversation (`ingest`): by its word
-    rules (`rules`, the default) or by the judge's facts model (`learned`: on new authors'
-    conversations it reads about as well as the rules, and still misses behaviours they keep,
-    such as a correction in a later turn; docs/benchmarks.md) (`MNEMOLEDGER_EXTRACTION`)."""
     search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
     the offline provider expands to keyword variants), on every search, or never."""

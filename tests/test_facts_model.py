@@ -139,7 +139,7 @@ def test_the_answer_to_the_assistants_question_is_read_with_it() -> None:
     assert [(f.attribute, f.value) for f in found] == [("location", "glasgow")]
 
 
-def test_ingest_with_the_learned_extraction_keeps_a_town_and_a_dislike_with_their_sides(
+def test_ingest_keeps_a_town_and_a_dislike_with_their_sides(
     home: Path, tmp_path: Path
 ) -> None:
     turns = tmp_path / "chat.jsonl"
@@ -150,7 +150,7 @@ def test_ingest_with_the_learned_extraction_keeps_a_town_and_a_dislike_with_thei
         + "\n"
     )
     memory = MnemoLedger(
-        settings=Settings(home=home, embedder="hashing", extraction="learned"), actor="tester"
+        settings=Settings(home=home, embedder="hashing"), actor="tester"
     )
     try:
         result = memory.ingest(turns, user="ade", agent="helper")
@@ -161,35 +161,27 @@ def test_ingest_with_the_learned_extraction_keeps_a_town_and_a_dislike_with_thei
     assert ("tacit/preferences", "User dislikes olives") in written.values()
 
 
-def test_the_learned_extraction_is_asked_only_when_chosen(
+def test_without_the_facts_model_ingest_says_which_file_is_missing(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without the facts model file, the default extraction (the word rules) still reads the
-    conversation, and the learned one says which file is missing and how to refit it."""
+    """Without the facts model file, ingest says which file is missing and how to refit it."""
     models = tmp_path / "models"
     shutil.copytree(MODELS, models, ignore=shutil.ignore_patterns("facts.*"))
     monkeypatch.setenv("MNEMOLEDGER_JUDGE_MODELS", str(models))
     turns = tmp_path / "chat.jsonl"
     turns.write_text(json.dumps({"role": "user", "content": "I live in Leeds."}) + "\n")
-    for extraction in ("rules", "learned"):
-        memory = MnemoLedger(
-            settings=Settings(home=home / extraction, embedder="hashing", extraction=extraction),
-            actor="tester",
-        )
-        try:
-            if extraction == "rules":
-                assert [m.content for m in memory.ingest(turns, user="ade").memories] == ["Leeds"]
-            else:
-                with pytest.raises(ModelMissing, match=r"facts.onnx.*scripts/fit_facts.py"):
-                    memory.ingest(turns, user="ade")
-        finally:
-            memory.close()
+    memory = MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester")
+    try:
+        with pytest.raises(ModelMissing, match=r"facts.onnx.*scripts/fit_facts.py"):
+            memory.ingest(turns, user="ade")
+    finally:
+        memory.close()
 
 
-def test_the_learned_extraction_reads_the_users_turns_only() -> None:
+def test_the_extraction_reads_the_users_turns_only() -> None:
     """The five arrays from a conversation: what the assistant and a tool said is never read
     as the user's; a decision, a piece of work handed over and the user's emoji are kept."""
-    from mnemoledger.commands.llm.rules.extract_learned import extract
+    from mnemoledger.commands.llm.rules.extract import extract
     from mnemoledger.commands.llm.schemas import ConversationTurn, ExtractInput
 
     said = [

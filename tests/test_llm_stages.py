@@ -359,48 +359,6 @@ def test_merge_notes_keeps_every_detail_once() -> None:
 # --- extraction ----------------------------------------------------------------------------
 
 
-def extraction() -> Any:
-    conversation = [
-        ConversationTurn(
-            role="user",
-            content="I prefer tabs over spaces. My sister Anna lives in Rome. "
-            "Please keep answers short. We decided to use Postgres for the ledger 🙂",
-        ),
-        ConversationTurn(role="assistant", content="I love helping. My friend Bob agrees."),
-        ConversationTurn(role="tool", content="I hate tool output"),
-        ConversationTurn(
-            role="user", content="Here is the final Landing_Page copy: Remember everything."
-        ),
-    ]
-    return run(EXTRACT, ExtractInput(conversation=conversation))
-
-
-def test_extraction_fills_the_five_categories_from_user_turns_only() -> None:
-    output = extraction()
-    keys = {
-        name: [fact.key for fact in getattr(output, name)]
-        for name in ("preferences", "entities", "decisions", "styles", "artifacts")
-    }
-    assert keys == {
-        "preferences": ["tabs-over-spaces"],
-        "entities": ["person/anna", "place/rome", "thing/postgres"],
-        "decisions": ["decision/use-postgres-for-the-ledger"],
-        "styles": ["style/prefers-terse-responses", "style/uses-emojis"],
-        "artifacts": ["artifact/landing-page-copy"],
-    }
-    assert output.preferences[0].value == "User prefers tabs over spaces"
-    assert output.artifacts[0].value == "Remember everything."
-    assert {f.category for f in output.entities} == {"entity"}
-
-
-def test_extraction_confidence_follows_the_explicit_flag() -> None:
-    output = extraction()
-    by_key = {f.key: f for name in type(output).model_fields for f in getattr(output, name)}
-    assert by_key["person/anna"].confidence == 0.9  # stated: "my sister Anna"
-    assert by_key["style/uses-emojis"].confidence == 0.6  # inferred from the user's writing
-    assert by_key["place/rome"].confidence == 0.75  # a name, no stated relation
-
-
 def test_fact_confidence_key_normalization_and_value_coercion() -> None:
     def fact(**fields: Any) -> Fact:
         return Fact.model_validate({"key": "k", "value": "v", "category": "preference", **fields})

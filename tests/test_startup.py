@@ -47,7 +47,7 @@ STACK = (
     "scipy",
     "bm25s",
     "mnemoledger.commands.facade",
-    "mnemoledger.commands.llm.rules.user_facts",
+    "mnemoledger.commands.llm.rules.extract",
 )
 """The rest of the stack: not needed to parse arguments or print help."""
 
@@ -64,7 +64,6 @@ FACADE_NEVER = (
     "bm25s",
     "fastapi",
     "uvicorn",
-    "mnemoledger.commands.llm.rules.user_facts",
     "mnemoledger.commands.llm.rules.extract",
     "mnemoledger.commands.audit.replay.engine",
 )
@@ -153,7 +152,7 @@ def test_an_add_loads_only_the_rules_of_its_stages(tmp_path: Path) -> None:
         "    memory.add(['I moved to Lisbon in May'], user='maya')\n"
     )
     assert status == 0, stderr
-    assert imported(modules, ("mnemoledger.commands.llm.rules.user_facts", "openai")) == []
+    assert imported(modules, ("mnemoledger.commands.llm.rules.extract", "openai")) == []
 
 
 def test_the_rule_catalogue_lists_every_stage_and_loads_each_rule() -> None:

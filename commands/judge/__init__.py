@@ -11,9 +11,9 @@ Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run wi
 onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`, the facts
 model by `scripts/fit_facts.py` on the labelled conversations). The general guards of
 `guards.py` (another holder, another value, negation, an unreadable script) only keep the
-models from deciding what they cannot know; the offline extraction still reads facts by
-word rules unless `MNEMOLEDGER_EXTRACTION=learned`. With an OpenAI-compatible provider the model
-decides instead (`llm.LLMJudge`).
+models from deciding what they cannot know; the offline extraction (`ingest`, the nudge, the
+facts API) reads a user's facts with the facts model. With an OpenAI-compatible provider
+the model decides instead (`llm.LLMJudge`).
 """
 
 from __future__ import annotations

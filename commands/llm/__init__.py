@@ -25,7 +25,7 @@ def make_provider(settings: Settings) -> LLMProvider:
     `llm_timeout` seconds per attempt and bounds answers by `llm_max_tokens`."""
     name = getattr(settings, "llm_provider", "offline")
     if name == "offline":
-        return OfflineProvider(extraction=getattr(settings, "extraction", "rules"))
+        return OfflineProvider()
     if name == "openai":
         model = getattr(settings, "llm_model", None)
         if not model:

@@ -18,17 +18,9 @@ class OfflineProvider:
     name = "offline"
     model = "rules-v1"
 
-    def __init__(self, extraction: str = "rules") -> None:
-        self.extraction = extraction
-        """`learned`: the extract stage is answered by the judge's facts model instead."""
-
     def complete(self, stage: Stage[InT, OutT], inputs: InT) -> LLMCall[OutT]:
         started = time.perf_counter()
         rule = RULES.get(stage.name)
-        if stage.name == "extract" and self.extraction == "learned":
-            from mnemoledger.commands.llm.rules.extract_learned import extract
-
-            rule = extract
         if rule is None:
             raise LLMError(f"the offline provider has no rules for stage {stage.name!r}")
         request = stage.chat_request(inputs, self.model)

@@ -9,12 +9,13 @@ assistant turns in which the memory tool stored nothing, while the user's recent
 "Storable" is judged in two steps. The seed's two pattern lists pick the candidate
 messages (a message matching either list, as whole words, case-insensitive). A
 self-disclosure match ("i am", "my job", ...) is coarse ("I am tired"), so it counts only
-when the offline extraction (`commands.llm.rules.extract.extract`, the rules Nebo's
-extraction stage runs on without a model) finds a fact in the message. A behavioural match
-("from now on", "please remember", ...) is a request about the agent's future conduct,
-which the extraction's fact types do not model ("from now on answer in French" yields no
-fact), so it counts as it is, as the seed counts it. The seed's own rule, a self-disclosure
-match alone, is the option `disclosure="patterns"` (setting `nudge_disclosure`).
+when the offline extraction (`commands.llm.rules.extract.extract`, the judge's facts
+model that Nebo's extraction stage runs on without an LLM) finds a fact in the message. A
+behavioural match ("from now on", "please remember", ...) is a request about the agent's
+future conduct, which the extraction's fact types do not model ("from now on answer in
+French" yields no fact), so it counts as it is, as the seed counts it. The seed's own rule,
+a self-disclosure match alone, is the option `disclosure="patterns"` (setting
+`nudge_disclosure`).
 
 The message is ephemeral (the seed: "never persisted"): computing it writes nothing.
 """
@@ -126,7 +127,7 @@ def storable(message: str, disclosure: NudgeDisclosure = NUDGE_DISCLOSURE_DEFAUL
         return False
     if disclosure == "patterns":
         return True
-    from mnemoledger.commands.llm.rules.extract import extract  # the catalogue: on first use
+    from mnemoledger.commands.llm.rules.extract import extract  # the model: on first use
 
     found = extract(ExtractInput(conversation=[ConversationTurn(role=USER, content=text)]))
     return any((found.preferences, found.entities, found.decisions, found.styles, found.artifacts))

@@ -59,6 +59,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from mnemoledger.commands.judge import default_judge
 from mnemoledger.commands.judge.decisions import replaces, says_the_same
 from mnemoledger.commands.llm.prompts import EXTRACT, MULTI_FACT, SYNTHESIZE
 from mnemoledger.commands.llm.render import (
@@ -869,6 +870,11 @@ _GENERIC_WORDS: Final = frozenset(
 """Words many facts share: they do not show a fact stated again."""
 
 
+def _negative(value: str) -> bool:
+    """Whether an extracted value says the item does not hold ("not vegan", "no beef")."""
+    return value.casefold().startswith(("not ", "no ", "does not ", "dislikes "))
+
+
 def _fact_words(text: str) -> set[str]:
     """The words by which a user turn can be seen to state a fact again."""
     found = set()
@@ -974,6 +980,14 @@ class _Decisions:
             self.skip(entry, "duplicate: another memory already says most of its words")
             return False
         row = self.by_key.get(slot)
+        if row is None and planned is None:
+            same = self._same_item(entry)
+            if isinstance(same, _Decision):
+                self._observed_again(same, entry)  # the same item in other words
+                return False
+            if same is not None:
+                self.skip(entry, f"duplicate: {same.key!r} holds the same item in other words")
+                return False
         self._counted.add(slot)
         if row is not None and self.restating and (entry.is_style or _same(row.content) == value):
             self.skip(entry, f"duplicate: {entry.key!r} already holds it (flush: seen before)")
@@ -994,6 +1008,42 @@ class _Decisions:
             self._release(entry.namespace, row.content, entry.key)
         self.holders[(entry.namespace, value)] = entry.key
         return True
+
+    def _same_item(self, entry: MemoryEntry) -> _Decision | MemoryRow | None:
+        """The planned or stored fact of the same many-valued attribute (`user/tool/...`)
+        that states the same item in other words ("pytest fixtures" after "pytest"): same
+        side, a word in common, and the judge reads the two as one fact restated."""
+        key = entry.key or ""
+        group = key.rpartition("/")[0]
+        words = _fact_words(entry.value)
+        if not group or not words:  # one value per key: `location`
+            return None
+        side = _negative(entry.value)
+        held: list[tuple[str, _Decision | MemoryRow]] = [
+            (d.entry.value, d)
+            for (namespace, other), d in self.keyed.items()
+            if namespace == entry.namespace and other.rpartition("/")[0] == group
+        ]
+        held += [
+            (row.content, row)
+            for (namespace, other), row in self.by_key.items()
+            if namespace == entry.namespace and other.rpartition("/")[0] == group
+        ]
+        close = [
+            (text, holder)
+            for text, holder in held
+            if _negative(text) == side and words & _fact_words(text)
+        ]
+        if not close:
+            return None
+        attribute = group.rpartition("/")[2]
+        answers = default_judge().relations(
+            [(f"{attribute}: {text}", f"{attribute}: {entry.value}") for text, _ in close]
+        )
+        for (_, holder), answer in zip(close, answers, strict=True):
+            if answer.label == "restates":
+                return holder
+        return None
 
     def _says_again(self, entry: MemoryEntry) -> bool:
         """Whether a stored or planned memory holds most of a kept clause's words ("I drink

@@ -40,13 +40,6 @@ class Attribute:
     """Words by which a statement gives (or ends) a value of it."""
     single_valued: bool = True
     """A person has one value at a time: a newer value replaces the older."""
-    profile: str | None = None
-    """The user-profile attribute the offline extraction stores a stated value under
-    (`tacit/user` key `user/<profile>`: "residence" is `location`); None for one it keeps
-    no value of."""
-    value_is_name: bool = False
-    """Its value is a proper name ("Leeds", "Spotify"): the extraction may read the name
-    right after one of its cues as the value ("I ended up settling in Leeds")."""
     replaced_on_change_only: bool = False
     """People often have two at once (a gym, a supermarket, a bank): a newer value replaces
     the older only when it says the older changed ("I work out at Anytime Fitness instead")."""
@@ -143,14 +136,10 @@ ATTRIBUTES: Final = (
             r"|\b(?:live|lives|living|lived) on (?:a|an|the|my|our) (?:[\w-]+ ){0,2}?"
             r"(?:houseboat|narrowboat|boat|barge|farm|estate|island)\b"
         ),
-        profile="location",
-        value_is_name=True,
     ),
     Attribute(
         "hometown",
         _cue(r"\b(?:grew up|raised|born and raised) in\b|\bhometown\b|\boriginally from\b"),
-        profile="hometown",
-        value_is_name=True,
     ),
     Attribute("birth_year", _cue(r"\bborn in (?:19|20)\d\d\b")),
     Attribute(
@@ -173,8 +162,6 @@ ATTRIBUTES: Final = (
             r" (?-i:[A-Z])|\b(?:started|starting|began) (?:work|working|a (?:new )?job) with"
             r" (?-i:[A-Z])"
         ),
-        profile="employer",
-        value_is_name=True,
     ),
     Attribute(
         "occupation",
@@ -187,7 +174,6 @@ ATTRIBUTES: Final = (
             r"|\b(?:i'm|i am|am|is|are|'s|'m|became|become) (?:now |currently |still |the )?"
             rf"(?:an? )?(?:[\w-]+ ){{0,2}}(?:{JOB_NOUNS})s?\b"
         ),
-        profile="occupation",
     ),
     Attribute(
         "phone",
@@ -206,7 +192,6 @@ ATTRIBUTES: Final = (
             r"|\beat(?:s|ing)? (?:meat|fish|chicken)\b"
             r"|\beat (?:everything|anything)\b"
         ),
-        profile="diet",
     ),
     Attribute(
         "relationship",
@@ -280,7 +265,6 @@ ATTRIBUTES: Final = (
             r"\bname(?:'s| is| was)\b|\bcall me\b|\bgoes by\b|\b(?:is|are|'s) (?:called|named)\b"
             r"|\bspelled\b"
         ),
-        profile="name",
     ),
     Attribute("pronouns", _cue(r"\bpronouns\b")),
     Attribute("native_language", _cue(r"\b(?:native|first) language\b|\bmother tongue\b")),
@@ -458,27 +442,20 @@ ATTRIBUTES: Final = (
         "allergy",
         _cue(r"\ballerg\w*\b|\bintoleran\w*\b"),
         single_valued=False,
-        profile="allergy",
     ),
     Attribute(
         "language",
         _cue(r"\bspeak(?:s|ing)?\b|\blearning (?:to speak )?(?-i:[A-Z])\w+\b"),
         single_valued=False,
-        profile="language",
     ),
 )
-"""The catalogue. Single-valued unless marked: one value replaces the other. The offline
-extraction (`commands.llm.rules.user_facts`) reads it too: which attributes the user profile
-keeps (`profile`), whose cues name a value (`value_is_name`), and the job nouns."""
+"""The catalogue. Single-valued unless marked: one value replaces the other."""
 
 ROUTINES: Final = frozenset(
     {"bedtime", "wake_time", "leave_for_work", "work_start", "work_end"}
     | {a.name for a in ATTRIBUTES if a.name.endswith("_time")}
 )
 """The times of a daily routine: a morning that went otherwise is no new routine."""
-
-PROFILE_ATTRIBUTES: Final = {a.profile: a for a in ATTRIBUTES if a.profile is not None}
-"""The catalogue's attributes the user profile keeps, by profile name ("location": residence)."""
 
 _FAVOURITE: Final = re.compile(
     r"\b(?:favou?rite|fave|preferred)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\s+(?:is|are|was|has been"
@@ -513,14 +490,6 @@ _SCHEDULE_CUE: Final = re.compile(
     _I,
 )
 
-CORRECTION: Final = re.compile(
-    r"\b(?:actually|correction|i meant|i mean|sorry|oops|my (?:bad|mistake)|i was wrong"
-    r"|got (?:that|it) wrong|mixed (?:that|it|them) up|let me correct|to correct"
-    r"|(?:wrong|incorrect) (?:\w+ ){0,2}(?:number|name|date|day|address|email)|not \w+ but"
-    r"|typo|misspoke)\b",
-    _I,
-)
-"""Words by which the user says an earlier statement was wrong."""
 ENDED: Final = re.compile(
     r"\b(?:no longer|not anymore|any ?more|stopped|quit|gave up|used to|don't \w+ (?:any ?more)"
     r"|never again)\b",
