@@ -855,6 +855,7 @@ _GENERIC_WORDS: Final = frozenset(
         "and",
         "for",
         "with",
+        "without",
         "due",
         "every",
         "replies",
@@ -873,6 +874,14 @@ _GENERIC_WORDS: Final = frozenset(
 def _negative(value: str) -> bool:
     """Whether an extracted value says the item does not hold ("not vegan", "no beef")."""
     return value.casefold().startswith(("not ", "no ", "does not ", "dislikes "))
+
+
+def _item(item: str, value: str) -> tuple[bool, set[str], str]:
+    """A many-valued fact as its items are compared: whether it is said not to hold
+    ("style/no-emoji", "not vegan"), its words, and its value without the words written
+    around every item ("Prefers replies without emojis": "emojis")."""
+    plain = " ".join(w for w in value.split() if w.casefold() not in _GENERIC_WORDS)
+    return item.startswith("no-") or _negative(value), _fact_words(value), plain
 
 
 def _fact_words(text: str) -> set[str]:
@@ -1012,33 +1021,31 @@ class _Decisions:
     def _same_item(self, entry: MemoryEntry) -> _Decision | MemoryRow | None:
         """The planned or stored fact of the same many-valued attribute (`user/tool/...`)
         that states the same item in other words ("pytest fixtures" after "pytest"): same
-        side, a word in common, and the judge reads the two as one fact restated."""
+        side, a word in common, and the judge reads the two as one fact restated. Items are
+        compared without the words written around each ("Prefers replies without ...")."""
         key = entry.key or ""
-        group = key.rpartition("/")[0]
-        words = _fact_words(entry.value)
+        group, _, item = key.rpartition("/")
+        side, words, plain = _item(item, entry.value)
         if not group or not words:  # one value per key: `location`
             return None
-        side = _negative(entry.value)
-        held: list[tuple[str, _Decision | MemoryRow]] = [
-            (d.entry.value, d)
+        held: list[tuple[tuple[bool, set[str], str], _Decision | MemoryRow]] = [
+            (_item(other.rpartition("/")[2], d.entry.value), d)
             for (namespace, other), d in self.keyed.items()
             if namespace == entry.namespace and other.rpartition("/")[0] == group
         ]
         held += [
-            (row.content, row)
+            (_item(other.rpartition("/")[2], row.content), row)
             for (namespace, other), row in self.by_key.items()
             if namespace == entry.namespace and other.rpartition("/")[0] == group
         ]
         close = [
-            (text, holder)
-            for text, holder in held
-            if _negative(text) == side and words & _fact_words(text)
+            (text, holder) for (sign, seen, text), holder in held if sign == side and words & seen
         ]
         if not close:
             return None
         attribute = group.rpartition("/")[2]
         answers = default_judge().relations(
-            [(f"{attribute}: {text}", f"{attribute}: {entry.value}") for text, _ in close]
+            [(f"{attribute}: {text}", f"{attribute}: {plain}") for text, _ in close]
         )
         for (_, holder), answer in zip(close, answers, strict=True):
             if answer.label == "restates":
