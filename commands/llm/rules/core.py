@@ -3,8 +3,9 @@ routing by cue words and the soft target of about 8 bullets (CORE_SOFT_TARGET_BU
 
 A candidate enters core.md only when it states something durable about the user or the
 agent; temporary content never does. A candidate replaces the bullet it supersedes: one
-named in `superseded_memories`, or one of its section about the same subject and holder
-("Maya lives in Paris" / "Maya moved to Berlin"). A superseded bullet that no routed candidate
+named in `superseded_memories` it shares enough words with, or one of its section the judge
+reads it as giving a new value of ("Maya lives in Paris" / "Maya moved to Berlin"; the
+relation model, which holds two holders apart). A superseded bullet that no routed candidate
 replaces goes, unless a lasting candidate gives a new value of what it stated ("As of March
 I'm in-house counsel at Medtronic" names no section's cue): that one takes its place, so a
 fact of the core is never lost by being updated. Once the core holds the target number of
@@ -16,11 +17,12 @@ candidates of one call are taken essential first.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
-from mnemoledger.commands.judge.decisions import replaces
-from mnemoledger.commands.llm.rules.attributes import ROUTINES, facts_of
+from mnemoledger.commands.judge import LearnedJudge, default_judge
+from mnemoledger.commands.judge.decisions import replacements, replaces
+from mnemoledger.commands.judge.facts import SINGLE_VALUED
 from mnemoledger.commands.llm.rules.text import comparison_key, overlap, single_line
 from mnemoledger.commands.llm.schemas import CoreUpdateInput, CoreUpdateOutput
 from mnemoledger.ledger.core import CORE_SECTIONS, parse_sections
@@ -107,12 +109,8 @@ _ROUTES: Final = (("SOUL", SOUL_CUES), ("USER", USER_CUES), ("RULE", RULE_CUES))
 
 _STALE_OVERLAP: Final = 0.3
 """Word overlap from which a superseded bullet is rewritten in place by a candidate."""
-
-
-@dataclass(frozen=True)
-class Topic:
-    subject: str
-    holder: str
+READINGS_CACHE_SIZE: Final = 4096
+"""Texts whose reading by the facts model is kept: triage and the core gate ask again."""
 
 
 EVENTS: Final = re.compile(
@@ -130,14 +128,22 @@ NEW_STATE: Final = re.compile(
 Monday")."""
 
 
+def states_a_standing_value(text: str) -> bool:
+    """Whether the text gives (or ends) a value of one of a person's single-valued
+    attributes, as the judge's facts model reads it: a name, an occupation, an employer, where
+    they live, where they come from (`facts.SINGLE_VALUED`)."""
+    return _states_a_standing_value(default_judge(), text)
+
+
+@lru_cache(maxsize=READINGS_CACHE_SIZE)
+def _states_a_standing_value(judge: LearnedJudge, text: str) -> bool:
+    return any(f.attribute in SINGLE_VALUED for f in judge.facts([(text, "")])[0])
+
+
 def is_transient(text: str) -> bool:
     """Passing or one-off content: never coreworthy (seed 000, core entry gate). A change of
     one of the person's standing values keeps, whenever it happened."""
-    if (
-        NEW_STATE.search(text)
-        and not EVENTS.search(text)
-        and any(f.single_valued and f.attribute not in ROUTINES for f in facts_of(text))
-    ):
+    if NEW_STATE.search(text) and not EVENTS.search(text) and states_a_standing_value(text):
         return False
     return bool(TRANSIENT.search(text)) or (
         bool(ONE_OFF.search(text)) and not HABITUAL.search(text)
@@ -153,23 +159,14 @@ def section_of(candidate: str) -> str | None:
             return section
     if TOOLS_CUES.search(candidate):
         return "TOOLS"
-    # a value of one of the catalogued attributes of a person ("I joined Shopify as a
-    # backend developer", "I now freelance as a photographer") is a profile fact
-    return "USER" if any(f.single_valued for f in facts_of(candidate)) else None
+    # a value of a person's single-valued attribute ("I joined Shopify as a backend
+    # developer", "I now freelance as a photographer") is a profile fact
+    return "USER" if states_a_standing_value(candidate) else None
 
 
 def is_essential(candidate: str, section: str) -> bool:
     """A bullet that enters the core even past its soft target of about 8."""
     return section in ESSENTIAL_SECTIONS or bool(SAFETY_CUES.search(candidate))
-
-
-def topic_of(text: str) -> Topic | None:
-    """The first single-valued attribute a text gives a value of, and whose it is ("user",
-    or the holder's names and relation words): see `commands.llm.rules.attributes`."""
-    for fact in facts_of(text):
-        if fact.single_valued:
-            return Topic(fact.attribute, " ".join(sorted(fact.holder)) or "user")
-    return None
 
 
 def render_core_markdown(sections: dict[str, list[str]]) -> str:
@@ -236,17 +233,15 @@ def _replaces(bullet: str, candidate: str) -> bool:
 def _replaced_bullet(
     candidate: str, section: str, bullets: list[str], stale: set[tuple[str, str]]
 ) -> str | None:
-    """The bullet of `section` the candidate replaces: a superseded one about the same
-    subject (or sharing enough words), else any one about the same subject and holder."""
-    topic = topic_of(candidate)
-    for bullet in bullets:
-        if (section, bullet) in stale:
-            old = topic_of(bullet)
-            same_subject = topic is not None and old is not None and old.subject == topic.subject
-            if same_subject or overlap(candidate, bullet) >= _STALE_OVERLAP:
-                return bullet
-    if topic is not None:
-        for bullet in bullets:
-            if topic_of(bullet) == topic:
-                return bullet
+    """The bullet of `section` the candidate replaces: a superseded one sharing enough words
+    with it, else the one the judge reads it as replacing, superseded ones first (at most
+    one: the likeliest)."""
+    superseded = [bullet for bullet in bullets if (section, bullet) in stale]
+    for bullet in superseded:
+        if overlap(candidate, bullet) >= _STALE_OVERLAP:
+            return bullet
+    for group in (superseded, bullets):
+        found = replacements(group, [candidate])
+        if found:
+            return group[min(found)]
     return None
