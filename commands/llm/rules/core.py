@@ -3,9 +3,11 @@ routing by cue words and the soft target of about 8 bullets (CORE_SOFT_TARGET_BU
 
 A candidate enters core.md only when it states something durable about the user or the
 agent; temporary content never does. A candidate replaces the bullet it supersedes: one
-named in `superseded_memories` it shares enough words with, or one of its section the judge
-reads it as giving a new value of ("Maya lives in Paris" / "Maya moved to Berlin"; the
-relation model, which holds two holders apart). A superseded bullet that no routed candidate
+named in `superseded_memories` about the same topic (or sharing enough words), else one of
+its section about the same topic that the judge's relation model reads it as replacing
+("Maya lives in Paris" / "Maya moved to Berlin"). The topic is what the judge's facts model
+reads in each: a single-valued attribute (name, occupation, employer, home, hometown) or a
+person named. A superseded bullet that no routed candidate
 replaces goes, unless a lasting candidate gives a new value of what it stated ("As of March
 I'm in-house counsel at Medtronic" names no section's cue): that one takes its place, so a
 fact of the core is never lost by being updated. Once the core holds the target number of
@@ -132,12 +134,24 @@ def states_a_standing_value(text: str) -> bool:
     """Whether the text gives (or ends) a value of one of a person's single-valued
     attributes, as the judge's facts model reads it: a name, an occupation, an employer, where
     they live, where they come from (`facts.SINGLE_VALUED`)."""
-    return _states_a_standing_value(default_judge(), text)
+    return any(topic in SINGLE_VALUED for topic in topics_of(text))
+
+
+def topics_of(text: str) -> frozenset[str]:
+    """What the judge's facts model reads the text as giving a value of: the single-valued
+    attributes ("employer") and the people it names ("person:maya")."""
+    return _topics_of(default_judge(), text)
 
 
 @lru_cache(maxsize=READINGS_CACHE_SIZE)
-def _states_a_standing_value(judge: LearnedJudge, text: str) -> bool:
-    return any(f.attribute in SINGLE_VALUED for f in judge.facts([(text, "")])[0])
+def _topics_of(judge: LearnedJudge, text: str) -> frozenset[str]:
+    found = set()
+    for fact in judge.facts([(text, "")])[0]:
+        if fact.attribute in SINGLE_VALUED:
+            found.add(fact.attribute)
+        elif fact.attribute == "person":
+            found.add(f"person:{fact.value.casefold()}")
+    return frozenset(found)
 
 
 def is_transient(text: str) -> bool:
@@ -233,15 +247,16 @@ def _replaces(bullet: str, candidate: str) -> bool:
 def _replaced_bullet(
     candidate: str, section: str, bullets: list[str], stale: set[tuple[str, str]]
 ) -> str | None:
-    """The bullet of `section` the candidate replaces: a superseded one sharing enough words
-    with it, else the one the judge reads it as replacing, superseded ones first (at most
-    one: the likeliest)."""
-    superseded = [bullet for bullet in bullets if (section, bullet) in stale]
-    for bullet in superseded:
-        if overlap(candidate, bullet) >= _STALE_OVERLAP:
+    """The bullet of `section` the candidate replaces: a superseded one about the same topic
+    (or sharing enough words), else the one about the same topic the judge's relation model
+    reads it as replacing (the likeliest; two models agreeing, as the relation alone reads
+    many a change of something else as a replacement)."""
+    topics = topics_of(candidate)
+    for bullet in bullets:
+        if (section, bullet) in stale and (
+            topics & topics_of(bullet) or overlap(candidate, bullet) >= _STALE_OVERLAP
+        ):
             return bullet
-    for group in (superseded, bullets):
-        found = replacements(group, [candidate])
-        if found:
-            return group[min(found)]
-    return None
+    same_topic = [bullet for bullet in bullets if topics & topics_of(bullet)]
+    found = replacements(same_topic, [candidate])
+    return same_topic[min(found)] if found else None
