@@ -92,3 +92,32 @@ def test_seed000_core_entry_policy_essential_candidates_take_the_slots_first() -
     assert count(sections) == CORE_SOFT_TARGET_BULLETS
     assert sections["RULE"] == ["Never share my address"]
     assert "I'm allergic to shellfish" in sections["USER"]
+
+
+def test_seed000_core_entry_policy_a_new_value_replaces_only_its_own_bullet() -> None:
+    """A newer value of one fact takes the place of the bullet about the same thing and
+    holder; the bullets about anything or anyone else stay."""
+    held = [
+        "My sister is called Ines",
+        "Maya lives in Paris",
+        "My birthday is in March",
+        "I work at Globex as a data engineer",
+        "I live in Portland, Oregon",
+    ]
+    core = "## SOUL\n\n## USER\n" + "".join(f"- {b}\n" for b in held) + "\n## RULE\n\n## TOOLS\n"
+    for candidate, replaced in [
+        ("I now work at Initech as a data engineer", "I work at Globex as a data engineer"),
+        ("Maya moved to Berlin", "Maya lives in Paris"),
+        ("I have a cat named Tom", None),
+    ]:
+        output = core_update(
+            CoreUpdateInput(
+                current_core_markdown=core,
+                candidate_new_memories=[candidate],
+                superseded_memories=[],
+            )
+        )
+        user = parse_sections(output.core_markdown)["USER"]
+        assert user == [candidate if b == replaced else b for b in held] + (
+            [] if replaced else [candidate]
+        ), candidate
