@@ -544,18 +544,6 @@ def test_a_fact_stated_in_a_later_ingest_is_reinforced(memory: MnemoLedger) -> N
 # --- polarity and holders, sentence by sentence ---------------------------------------------------
 
 
-def test_a_later_turn_that_corrects_a_name_replaces_it(memory: MnemoLedger) -> None:
-    turns = [
-        {"role": "user", "content": "I live in Leiden."},
-        {"role": "assistant", "content": "Nice."},
-        {"role": "user", "content": "Sorry, I meant Delft."},
-    ]
-    memory.ingest(turns, user="u")
-    assert [m.content for m in memory.list(user="u", state="active") if m.key == "location"] == [
-        "Delft"
-    ]
-
-
 def test_the_blind_sets_train_nothing() -> None:
     """The new authors' blind sets (holdout9 to holdout13, each committed before it was
     scored) and the sentences the retired rule tests pinned are only ever measured: the

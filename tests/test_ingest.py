@@ -34,11 +34,15 @@ EMOJI = style("style/uses-emojis", "Uses emoji when writing", explicit=False)
 GREEN_TEA = preference("green-tea", "User prefers green tea")
 READINGS = ListedFacts(
     {
-        "I prefer tabs over spaces.": [preference("tabs-over-spaces", "User prefers tabs over spaces")],
+        "I prefer tabs over spaces.": [
+            preference("tabs-over-spaces", "User prefers tabs over spaces")
+        ],
         "My sister Anna is a chemist.": [entity("person/anna", "My sister Anna is a chemist.")],
         "We decided to use PostgreSQL for storage. Sounds great 😀": [
             entity("thing/postgresql", "We decided to use PostgreSQL for storage.", explicit=None),
-            decision("decision/use-postgresql-for-storage", "We decided to use PostgreSQL for storage."),
+            decision(
+                "decision/use-postgresql-for-storage", "We decided to use PostgreSQL for storage."
+            ),
             EMOJI,
         ],
         "Here's the final tagline: Memory that remembers": [
@@ -70,6 +74,8 @@ READINGS = ListedFacts(
         ],
         "Really, I prefer green tea. 😀": [GREEN_TEA, EMOJI],
         "Thanks 😀": [EMOJI],
+        "I live in Leiden.": [preference("user/location", "Leiden")],
+        "Sorry, I meant Delft.": [preference("user/location", "Delft")],
     }
 )
 """What the tests' user turns state, as the extraction would read them: the tests below are
@@ -539,3 +545,15 @@ def test_cli_ingest_and_profile(home: Path, tmp_path: Path) -> None:
     assert piped.exit_code == 0 and len(json.loads(piped.stdout)["memories"]) == 2
     assert json.loads(run(home, "--json", "profile", "--user", "u").stdout) == {}
     assert "no profile" in run(home, "profile", "--user", "u").stdout
+
+
+def test_a_later_turn_that_corrects_a_single_value_replaces_it(memory: Memory) -> None:
+    """A conversation gives one value of a single-valued field: the last one said."""
+    turns = [
+        {"role": "user", "content": "I live in Leiden."},
+        {"role": "assistant", "content": "Nice."},
+        {"role": "user", "content": "Sorry, I meant Delft."},
+    ]
+    memory.ingest(turns, user="u")
+    located = [m.content for m in memory.list(user="u", state="active") if m.key == "location"]
+    assert located == ["Delft"]
