@@ -884,6 +884,16 @@ def _item(item: str, value: str) -> tuple[bool, set[str], str]:
     return item.startswith("no-") or _negative(value), _fact_words(value), plain
 
 
+def _group(namespace: str, key: str) -> tuple[str, str]:
+    """A key as (the many-valued attribute it is an item of, the item): `user/tool/pytest` is
+    an item of `user/tool`; every key of the likes and dislikes is an item of one group;
+    `location` is of none."""
+    group, _, item = key.rpartition("/")
+    if not group and namespace == PREFERENCES_NAMESPACE:
+        return "preference", item
+    return group, item
+
+
 def _fact_words(text: str) -> set[str]:
     """The words by which a user turn can be seen to state a fact again."""
     found = set()
@@ -1019,24 +1029,25 @@ class _Decisions:
         return True
 
     def _same_item(self, entry: MemoryEntry) -> _Decision | MemoryRow | None:
-        """The planned or stored fact of the same many-valued attribute (`user/tool/...`)
-        that states the same item in other words ("pytest fixtures" after "pytest"): same
-        side, a word in common, and the judge reads the two as one fact restated. Items are
-        compared without the words written around each ("Prefers replies without ...")."""
-        key = entry.key or ""
-        group, _, item = key.rpartition("/")
+        """The planned or stored fact of the same many-valued attribute (`user/tool/...`, a
+        like or dislike) that states the same item in other words ("pytest fixtures" after
+        "pytest", "meetings" after "long meetings"): the same side, a word in common, and the
+        judge reads the two as one fact restated (neither the relation model nor the embedder
+        tells "brief" after "short" from "formal" after "casual": docs/benchmarks.md). Items
+        are compared without the words written around each ("Prefers replies without ...")."""
+        group, item = _group(entry.namespace, entry.key or "")
         side, words, plain = _item(item, entry.value)
         if not group or not words:  # one value per key: `location`
             return None
         held: list[tuple[tuple[bool, set[str], str], _Decision | MemoryRow]] = [
-            (_item(other.rpartition("/")[2], d.entry.value), d)
+            (_item(_group(namespace, other)[1], d.entry.value), d)
             for (namespace, other), d in self.keyed.items()
-            if namespace == entry.namespace and other.rpartition("/")[0] == group
+            if namespace == entry.namespace and _group(namespace, other)[0] == group
         ]
         held += [
-            (_item(other.rpartition("/")[2], row.content), row)
+            (_item(_group(namespace, other)[1], row.content), row)
             for (namespace, other), row in self.by_key.items()
-            if namespace == entry.namespace and other.rpartition("/")[0] == group
+            if namespace == entry.namespace and _group(namespace, other)[0] == group
         ]
         close = [
             (text, holder) for (sign, seen, text), holder in held if sign == side and words & seen
