@@ -6,7 +6,8 @@
 - statement pairs (`tests/data/pairs_heldout_en.jsonl`, `pairs_heldout_multilingual.jsonl`,
   `pairs_heldout_shift.jsonl` (a change announced beside another fact of the same holder),
   `pairs_heldout_second_values.jsonl` (a second value of a many-valued fact, or a new one
-  of a single-valued fact),
+  of a single-valued fact), `pairs_heldout_values.jsonl` (minimal pairs: one frame, the
+  value a synonym, an antonym, a second item or another topic),
   written by authors who never saw the code): accuracy over the four relations, and the
   precision and recall of the decision "replaces" (the likeliest relation, from
   `REPLACES_CUT`: a wrong replacement hides a true memory), per language;
@@ -44,6 +45,7 @@ PAIRS = (
     "pairs_heldout_multilingual.jsonl",
     "pairs_heldout_shift.jsonl",
     "pairs_heldout_second_values.jsonl",
+    "pairs_heldout_values.jsonl",
 )
 
 
@@ -74,6 +76,14 @@ def pair_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, An
             "accuracy": ratio(sum(t == p for t, p, _ in seen), len(seen)),
             "replaces_precision": ratio(true_pos, said),
             "replaces_recall": ratio(true_pos, real),
+            "restates_precision": ratio(
+                sum(t == p == "restates" for t, p, _ in seen),
+                sum(p == "restates" for _, p, _ in seen),
+            ),
+            "restates_recall": ratio(
+                sum(t == p == "restates" for t, p, _ in seen),
+                sum(t == "restates" for t, _, _ in seen),
+            ),
         }
     report["ms_per_pair"] = round(seconds * 1000 / len(rows), 2)
     return report
