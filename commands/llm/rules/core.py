@@ -132,22 +132,29 @@ Monday")."""
 
 def states_a_standing_value(text: str) -> bool:
     """Whether the text gives (or ends) a value of one of a person's single-valued
-    attributes, as the judge's facts model reads it: a name, an occupation, an employer, where
-    they live, where they come from (`facts.SINGLE_VALUED`)."""
-    return any(topic in SINGLE_VALUED for topic in topics_of(text))
+    attributes, as the judge's facts model reads it: an occupation, an employer, where they
+    live, where they come from (`STANDING`)."""
+    return any(topic in STANDING for topic in topics_of(text))
 
 
 def topics_of(text: str) -> frozenset[str]:
-    """What the judge's facts model reads the text as giving a value of: the single-valued
+    """What the judge's facts model reads the text as giving a value of: the standing
     attributes ("employer") and the people it names ("person:maya")."""
     return _topics_of(default_judge(), text)
+
+
+STANDING: Final = SINGLE_VALUED - {"name"}
+"""The single-valued attributes that make a text a profile fact of the core. Not the name:
+it reaches the core only through the consent gate ("Preferred name: ...", a sensitive
+field), and in a text written about the user the facts model reads the subject's name as
+given ("Maya had pasta for lunch")."""
 
 
 @lru_cache(maxsize=READINGS_CACHE_SIZE)
 def _topics_of(judge: LearnedJudge, text: str) -> frozenset[str]:
     found = set()
     for fact in judge.facts([(text, "")])[0]:
-        if fact.attribute in SINGLE_VALUED:
+        if fact.attribute in STANDING:
             found.add(fact.attribute)
         elif fact.attribute == "person":
             found.add(f"person:{fact.value.casefold()}")
