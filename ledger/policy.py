@@ -624,6 +624,7 @@ LLM_STAGE_MAX_TOKENS: Final = {
     # the judge's questions to a model
     "relate": 2048,
     "read_turns": 2048,
+    "read_facts": 2048,  # a few facts per text
 }
 LLM_DEFAULT_MAX_TOKENS: Final = 2048  # a stage the table does not name
 # How an add asks a model provider: `one` call (`remember`: split, reading, dedup and

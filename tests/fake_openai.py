@@ -5,7 +5,7 @@ Chat completions answer from per-stage queues of canned JSON (the stage is the
 the request states it there); embeddings come from the hashing embedder. Every request body
 is kept, so tests can compare it with what the ledger recorded. The judge's stages answer
 "nothing to say" when no answer is queued (every turn kept and no instruction, every pair
-unrelated), so a test of another stage need not script them.
+unrelated, no fact stated), so a test of another stage need not script them.
 
 Like a real server, it honours `max_tokens` (a token is 4 characters here): a longer answer
 is cut there with `finish_reason: length` (a `Looping` answer goes on until cut, or up to a
@@ -36,7 +36,11 @@ from mnemoledger.commands.llm.schemas import ReconstructInput, RelatedMemory
 from mnemoledger.ledger import Settings
 from mnemoledger.projections.embeddings.hashing import HashingEmbedder
 
-JUDGE_DEFAULTS = {"read_turns": '{"readings": []}', "relate": '{"relations": []}'}
+JUDGE_DEFAULTS = {
+    "read_turns": '{"readings": []}',
+    "relate": '{"relations": []}',
+    "read_facts": '{"facts": []}',
+}
 """What the judge's stages answer when nothing is queued for them."""
 
 CHARS_PER_TOKEN = 4

@@ -39,6 +39,8 @@ from mnemoledger.commands.llm.consolidation_schemas import (
 from mnemoledger.commands.llm.fact_prompts import FACT_STAGES, FactExtractInput
 from mnemoledger.commands.llm.judge_prompts import (
     JUDGE_STAGES,
+    FactText,
+    ReadFactsInput,
     ReadTurnsInput,
     RelateInput,
     StatementPair,
@@ -513,6 +515,9 @@ SAMPLE_INPUTS: dict[str, Any] = {
     ),
     "relate": RelateInput(pairs=[StatementPair(older="I live in Paris", newer="I moved")]),
     "read_turns": ReadTurnsInput(turns=[TurnText(role="assistant", text="Remember to rest")]),
+    "read_facts": ReadFactsInput(
+        texts=[FactText(text="berlin, for now", asked="Where are you based?")]
+    ),
 }
 
 BOUNDARY_TAGS = {
@@ -541,6 +546,7 @@ BOUNDARY_TAGS = {
     "fact_extract": ["subject", "memory"],
     "relate": ["pairs"],
     "read_turns": ["turns"],
+    "read_facts": ["texts"],
 }
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
+from mnemoledger.commands.judge.facts import StatedFact
 from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import REPLACES_CUT
 
@@ -81,4 +82,14 @@ class Judge(Protocol):
     def instructions(self, turns: Sequence[Turn]) -> list[float]:
         """For each turn, the likelihood it tries to instruct the model that will read it
         (a prompt injection); an assistant's advice to the user is not one."""
+        ...
+
+    def facts(self, turns: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
+        """For each user turn of one conversation, in order (its text, and the assistant's
+        turn before it or ""), the facts it states about the user, in the order said."""
+        ...
+
+    def stated(self, texts: Sequence[str]) -> list[list[StatedFact]]:
+        """For each text, read on its own (no turn before it), the facts it states about
+        the user, in the order said."""
         ...

@@ -254,6 +254,7 @@ class LearnedJudge:
         self._relations = _Cache(CACHE_SIZE)
         self._turn_scores = _Cache(CACHE_SIZE)
         self._answers = _Cache(CACHE_SIZE)
+        self._stated = _Cache(CACHE_SIZE)
 
     def relations(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         return self._relations.answers(list(pairs), self._relate)
@@ -330,6 +331,15 @@ class LearnedJudge:
                 f for f in decode(text, piece, probabilities, labels) if f.confidence >= cut
             ]
         return found
+
+    def stated(self, texts: Sequence[str]) -> list[list[StatedFact]]:
+        """For each text, read on its own (no turn before it), the facts it states about
+        the user: the consent gate asks about the same notes and bullets again."""
+
+        def compute(keys: list[str]) -> list[list[StatedFact]]:
+            return [self.facts([(text, "")])[0] for text in keys]
+
+        return self._stated.answers(list(texts), compute) if texts else []
 
 
 @cache

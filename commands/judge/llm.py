@@ -4,7 +4,7 @@ Each question is one call of a judge stage (`commands.llm.judge_prompts`), run t
 caller's recorder, so every call is an `LLMCallRecorded` event of the command that asked
 and a replay sees the same answers. No rule and no fine-tuned model is consulted: a pair the
 model leaves out relates in no way that changes anything (`unrelated`), a turn it leaves out
-is kept and is not an instruction.
+is kept and is not an instruction, a text it names no fact of states none.
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from mnemoledger.commands.judge.facts import StatedFact
 from mnemoledger.commands.judge.judgement import RELATIONS, Relation, Role, Turn
 from mnemoledger.commands.llm.judge_prompts import (
+    READ_FACTS,
     READ_TURNS,
     RELATE,
+    FactText,
+    ReadFactsInput,
     ReadTurnsInput,
     RelateInput,
     StatementPair,
@@ -38,6 +42,7 @@ class LLMJudge:
     def __init__(self, llm: StageRunner) -> None:
         self._llm = llm
         self._readings: dict[tuple[str, Role], tuple[bool, bool]] = {}
+        self._stated: dict[str, list[StatedFact]] = {}
 
     def relations(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         if not pairs:
@@ -70,3 +75,25 @@ class LLMJudge:
 
     def instructions(self, turns: Sequence[Turn]) -> list[float]:
         return [1.0 if instruction else 0.0 for _, instruction in self._read(turns)]
+
+    def facts(self, turns: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
+        return self._facts([FactText(text=text, asked=asked) for text, asked in turns])
+
+    def stated(self, texts: Sequence[str]) -> list[list[StatedFact]]:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._stated))
+        read = self._facts([FactText(text=text) for text in missing])
+        self._stated.update(zip(missing, read, strict=True))
+        return [self._stated[t] for t in texts]
+
+    def _facts(self, texts: list[FactText]) -> list[list[StatedFact]]:
+        """One call for all `texts`; the model's confidence is its answer: 1."""
+        if not texts:
+            return []
+        output = self._llm.run(READ_FACTS, ReadFactsInput(texts=texts))
+        found: list[list[StatedFact]] = [[] for _ in texts]
+        for fact in output.facts:
+            if 0 <= fact.text < len(texts) and fact.value.strip():
+                found[fact.text].append(
+                    StatedFact(fact.attribute, fact.value.strip(), fact.positive, 1.0)
+                )
+        return found

@@ -43,6 +43,7 @@ _WHERE: Final[dict[str, str]] = {
     # the judge's stages (commands.judge): the fine-tuned models answer
     "relate": "judge:relate",
     "read_turns": "judge:read_turns",
+    "read_facts": "judge:read_facts",
 }
 """Where the rule of each stage lives: `module:function` in this package."""
 

@@ -7,12 +7,16 @@ from typing import cast
 
 from mnemoledger.commands.judge import Relation, Turn, default_judge
 from mnemoledger.commands.llm.judge_prompts import (
+    AttributeName,
     PairRelation,
+    ReadFactsInput,
+    ReadFactsOutput,
     ReadTurnsInput,
     ReadTurnsOutput,
     RelateInput,
     RelateOutput,
     RelationName,
+    TextFact,
     TurnReading,
 )
 from mnemoledger.ledger.policy import INJECTION_CUT, WORTH_KEEPING_CUT
@@ -33,6 +37,24 @@ def read_turns(inputs: ReadTurnsInput) -> ReadTurnsOutput:
         readings=[
             TurnReading(turn=i, keep=k >= WORTH_KEEPING_CUT, instruction=n >= INJECTION_CUT)
             for i, (k, n) in enumerate(zip(keep, instruction, strict=True))
+        ]
+    )
+
+
+def read_facts(inputs: ReadFactsInput) -> ReadFactsOutput:
+    """The facts model's reading of each text on its own, beside the turn before it."""
+    judge = default_judge()
+    read = [judge.facts([(t.text, t.asked)])[0] for t in inputs.texts]
+    return ReadFactsOutput(
+        facts=[
+            TextFact(
+                text=i,
+                attribute=cast(AttributeName, f.attribute),
+                value=f.value,
+                positive=f.positive,
+            )
+            for i, facts in enumerate(read)
+            for f in facts
         ]
     )
 
