@@ -631,7 +631,7 @@ def test_a_field_bullet_only_a_grant_writes(memory: ConsentLedger) -> None:
     bullets = [
         core_sync.CoreBullet("USER", "Maya has a cat", ()),
         core_sync.CoreBullet("USER", "City: Lisbon", ()),
-        core_sync.CoreBullet("USER", "Maya goes by Mia", ()),
+        core_sync.CoreBullet("USER", "Maya lives in Lisbon", ()),  # "Maya goes by Mia": measured
         core_sync.CoreBullet("RULE", "Always answer in French", ()),
     ]
     assert [b.text for b in core_sync.consented(bullets, before)] == ["Maya has a cat"]

@@ -84,7 +84,7 @@ def test_every_request_of_an_add_sends_its_stage_bound_and_a_looping_answer_is_c
             result = memory.add([CONTENT], user="u")
             calls = llm_calls(memory, result.command_id)
 
-        stages = ["split", "read_turns", "reconstruct", "reconstruct", "core_update"]
+        stages = ["split", "read_turns", "reconstruct", "reconstruct", "core_update", "read_facts"]
         assert [r["response_format"]["json_schema"]["name"] for r in fake.chat_requests] == stages
         for request, stage in zip(fake.chat_requests, stages, strict=True):
             assert request["max_tokens"] == LLM_STAGE_MAX_TOKENS[stage]
@@ -170,7 +170,7 @@ def test_after_two_invalid_answers_the_offline_rules_decide_and_the_event_says_s
             result = memory.add([CONTENT], user="u")
             calls = llm_calls(memory, result.command_id)
             stages = [c.data["stage"] for c in calls]
-            assert stages == ["split", "read_turns", "reconstruct", "core_update"]
+            assert stages == ["split", "read_turns", "reconstruct", "core_update", "read_facts"]
             [call] = [c for c in calls if c.data["stage"] == "reconstruct"]
             # the command completed: the rules' reconstruction was written, core updated
             assert [m.content for m in result.memories] == [CONTENT]
@@ -258,7 +258,7 @@ def test_an_add_works_on_a_server_with_neither_json_schema_nor_json_object(home:
             assert memory.core(user="u").markdown == CORE.format(MEMORY)
 
         formats = [(r.get("response_format") or {}).get("type") for r in fake.chat_requests]
-        assert formats == ["json_schema", "json_object", None, None, None, None]
+        assert formats == ["json_schema", "json_object", None, None, None, None, None]
         assert [c.data["request"] for c in calls] == fake.chat_requests[2:]
         assert all(c.data["fallback"] is None for c in calls)
 

@@ -60,6 +60,7 @@ def test_add_and_core_update_through_an_openai_compatible_server(home: Path) -> 
                 "read_turns",
                 "reconstruct",
                 "core_update",
+                "read_facts",
             ]
             for call, sent, answered in zip(
                 calls, fake.chat_requests, fake.chat_responses, strict=True

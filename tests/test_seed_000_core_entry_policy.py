@@ -66,10 +66,11 @@ def test_seed000_core_entry_policy_soft_target_of_about_8_bullets(memory: MnemoL
     assert "I now work at Initech as a data engineer" in after["USER"]
     assert not any("Globex" in b for b in after["USER"])
     # ... and the target is soft: a rule for the agent and a health fact still enter
-    memory.add(["Always answer in British English"], user="u")
+    # (not a reply language: that is a sensitive field, held back until granted)
+    memory.add(["Always answer in metric units"], user="u")
     memory.add(["I'm allergic to penicillin"], user="u")
     last = bullets(memory)
-    assert last["RULE"] == ["Always answer in British English"]
+    assert last["RULE"] == ["Always answer in metric units"]
     assert "I'm allergic to penicillin" in last["USER"]
     assert count(last) == 10
 

@@ -347,7 +347,9 @@ class AddPipeline:
         core = self._core_update(llm, provenance, added, superseded, list(changed.values()))
         outcome.core_updated = core is not None
         try:
-            self._save(command, user, outcome, provenance, contents, superseded, [core, touch])
+            self._save(
+                command, user, outcome, provenance, contents, superseded, [core, touch], judge
+            )
         finally:
             _settle(rewritten)
         return outcome
@@ -361,12 +363,13 @@ class AddPipeline:
         contents: list[str],
         superseded: list[Memory],
         extra: Sequence[object | None],
+        judge: Judge,
     ) -> None:
-        """Step 11: the consent requests the contents call for, the outcome, and everything
-        decided, in one transaction."""
+        """Step 11: the consent requests the contents call for (read by `judge`: the model,
+        with a provider), the outcome, and everything decided, in one transaction."""
         added, changed = outcome.added, outcome.reinforced
         consents = consent_gate.proposals(
-            contents, provenance, self.consent, now=consent_gate.asked_at(command)
+            contents, provenance, self.consent, now=consent_gate.asked_at(command), judge=judge
         )
         outcome.consent_requested = [r.id.hex for r in consents]
         outcome.llm_calls = command.llm_calls
@@ -462,7 +465,17 @@ class AddPipeline:
         )
         outcome.core_updated, outcome.core_update = core.updated, core.status
         written = [contents[i] for i in sorted(kept)]
-        self._save(command, user, outcome, provenance, written, superseded, [core.document, touch])
+        # one call per add: the consent gate reads the contents offline, not with a second call
+        self._save(
+            command,
+            user,
+            outcome,
+            provenance,
+            written,
+            superseded,
+            [core.document, touch],
+            self.judge,
+        )
         return outcome
 
     def _remembered(

@@ -2,26 +2,49 @@
 
 The consent policy needs to know, before anything reaches the user's profile (core.md,
 `profile`, an agent's context), whether a text gives the user's preferred name, pronouns,
-city or language. `mentions(text)` finds them in the many ways people say them ("call me
-Pri", "I go by Lexi", "my pronouns are they/them", "Pronouns: she/they", "I'm based in
-Berlin", "home for me is Melbourne", "I'm a native French speaker", "please reply in
-German") and only when they are the user's own: "my sister lives in Rome", "Maya speaks
-French" or "my daughter's pronouns are they/them" are someone else's, and "I don't live in
-Lisbon anymore", "I used to live in Rome" or "I'm learning Japanese" set nothing.
+city or language. The judge reads it (`Judge.stated`: the fine-tuned facts model offline,
+the configured model with an LLM provider): a name it reads is a preferred name, a town
+where they live or come from a city, a language they speak or want replies in a language.
+What stays as rules is grammar a linguist would name, never a list of words or wordings:
 
-The user is the first person (I, my, me, we) or "the user". A document that is about the
-user by construction (core.md's USER section, written in the third person by an LLM: "Pri
-lives in Porto") is read with `named_is_user=True`, where a bare name is the user too
-(never one after a relation word: "my sister Ingrid lives in Rome").
+- pronouns are a closed class ("she/her", "they/them", "xe/xem") the facts model does not
+  read: a set of them is its holder's pronouns;
+- the holder: a value is the user's (the first person, "the user") unless someone else
+  holds it in its sentence, nearer before it than the user: a third-person pronoun ("she
+  uses she/her"), the assistant addressed ("you are Ava"; a language it is asked to reply
+  in stays the user's), a possessive ("my daughter's pronouns are"), a person the model reads
+  ("my colleague Jonas is from Hamburg"), a name opening the sentence ("Maya lives in
+  Paris"), or a noun phrase opening its clause with a determiner ("the office is in
+  Berlin");
+- negation and the past: a value after a negation or "used to" in its clause sets nothing
+  ("I don't live in Lisbon anymore", "call me Alex, not Alexander");
+- quotation: a value inside quotation marks is someone's words, not a statement.
+
+A name a sentence is about is not a name it gives: its subject ("Maya lives in Paris") or a
+possessor ("Maya's assistant"). A sentence that opens with "the user" is read a second time
+with it written "User", as the model reads a third-person statement best. A document about
+the user by construction (core.md's USER section, a user note: "Pri lives in Porto") is
+read with `named_is_user=True`: a name opening a sentence is the user too, and is written
+"User" for the second reading.
+
+The gate errs on the side of privacy: what either reading finds is held back; a hometown or
+birthplace counts as a city; a reply style the model reads as a language when said as one
+("please reply in German") is a language. Holding back (core.md, the context, the
+consolidation gate) reads with the offline model; the proposals of an add read with the
+home's judge (`consent_gate.proposals`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from mnemoledger.commands.judge.facts import StatedFact, Word, words
+from mnemoledger.commands.judge.guards import NEGATION
+from mnemoledger.commands.judge.judgement import Judge
+from mnemoledger.commands.write.attribution import speaker_and_body
 from mnemoledger.ledger.policy import SENSITIVE_PROFILE_FIELDS
 
 PREFERRED_NAME: Final = "preferred_name"
@@ -29,13 +52,6 @@ PRONOUNS: Final = "pronouns"
 CITY: Final = "city"
 LANGUAGE: Final = "language"
 assert (PREFERRED_NAME, PRONOUNS, CITY, LANGUAGE) == SENSITIVE_PROFILE_FIELDS
-
-_I = re.IGNORECASE
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
 
 FIELD_LABELS: Final = {
     PREFERRED_NAME: "Preferred name",
@@ -48,311 +64,61 @@ _FIELD_BULLET: Final = re.compile(
     r"^(" + "|".join(re.escape(label) for label in FIELD_LABELS.values()) + r"): (.+)$"
 )
 
-LANGUAGES: Final = _words(
-    """afrikaans albanian amharic arabic armenian basque belarusian bengali bosnian
-    bulgarian burmese cantonese catalan croatian czech danish dutch english estonian
-    farsi filipino finnish french galician georgian german greek gujarati hausa hebrew
-    hindi hungarian icelandic igbo indonesian irish italian japanese javanese kannada
-    kazakh khmer korean kurdish lao latvian lithuanian luxembourgish macedonian malay
-    malayalam maltese mandarin marathi mongolian nepali norwegian pashto persian polish
-    portuguese punjabi romanian russian serbian sinhala slovak slovenian somali spanish
-    swahili swedish tagalog tamil telugu thai tibetan turkish ukrainian urdu uzbek
-    vietnamese welsh xhosa yiddish yoruba zulu asl"""
+FIELD_OF_ATTRIBUTE: Final = {
+    "name": PREFERRED_NAME,
+    "location": CITY,
+    "hometown": CITY,
+    "language": LANGUAGE,
+}
+"""The sensitive field each attribute of the judge's facts reading gives."""
+REPLY_STYLE: Final = "style"
+"""How the user wants replies written: a language when the model reads it as one."""
+FRAMES: Final = {
+    PREFERRED_NAME: "My name is {}.",
+    CITY: "I live in {}.",
+    LANGUAGE: "I speak {}.",
+}
+"""The plainest statement of each field: a bare value (a key's, a reply style's) is read in
+it to tell whether it can be a value of the field ("the suburbs" is no city)."""
+
+PRONOUN_SET: Final = re.compile(
+    r"(?<![\w/])(?:she|he|they|xe|ze|ey|fae|ve|it)\s*/\s*"
+    r"(?:her|him|them|they|she|he|hers|his|theirs|xem|xir|hir|zir|em|faer|ver|its)"
+    r"(?:\s*/\s*[a-z]+)?(?![\w/])",
+    re.IGNORECASE,
 )
-"""Language names (lower case) a language field may take."""
+"""A set of personal pronouns: a subject form, then its other forms ("she/her", "xe/xem")."""
 
-_NOT_NAMES: Final = _words(
-    """a an the fine ok okay good sure sorry glad happy tired here back done ready new not
-    just also so very really still always never from in at on with and or but"""
+# closed grammatical classes: who holds what a clause says
+
+
+def _closed(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_FIRST_PERSON: Final = _closed("i me my mine myself we us our ours ourselves")
+_THIRD_PERSON: Final = _closed(
+    "he she they him her hers his their theirs them himself herself themselves"
 )
-"""Words after "I'm" that are no name ("I'm Sure" at a line start)."""
+_SECOND_PERSON: Final = _closed("you your yours yourself yourselves")
+"""The assistant, addressed: it holds a name or a place ("You are Ava"), but a language it
+is asked to reply in is the user's ("could you respond in Spanish?")."""
+_DETERMINERS: Final = _closed("the a an this that these those another each every")
+_USER: Final = "user"
+"""How a text names the user in the third person ("the user", "User")."""
+_NOT_POSSESSORS: Final = _closed("it that there here what who where let")
+"""Words whose "'s" is "is" or "us" ("it's", "let's"), never a possessive."""
 
-RELATION_WORDS: Final = _words(
-    """sister brother mother mom mum father dad parent parents wife husband partner
-    boyfriend girlfriend son daughter kid kids child children friend friends colleague
-    coworker co-worker boss manager neighbour neighbor cousin aunt uncle grandma grandpa
-    grandmother grandfather niece nephew roommate flatmate dog cat teammate"""
-)
-"""A name after one of these is that person's, not the user's ("my sister Ingrid")."""
-
-_NON_PLACES: Final = _words(
-    """january february march april may june july august september october november
-    december monday tuesday wednesday thursday friday saturday sunday i the a an my our"""
-)
-
-# --- the parts of a statement --------------------------------------------------------------
-
-_NAME = r"(?-i:(?:Dr\.|Mr\.|Mrs\.|Ms\.|Prof\.)?\s?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?)"
-_PLACE = (
-    r"(?-i:[A-Z][\w'’.-]*[a-zà-ÿ][\w'’-]*"
-    r"(?:\s(?:(?:de|da|do|del|la|le|am|upon|on|of)\s)?[A-Z][\w'’-]+){0,2})"
-)
-_SET = (
-    r"(?:(?:she|he|they|xe|ze|ey|fae|ve|it)\s*/\s*(?:her|him|them|they|she|he|hers|his"
-    r"|theirs|xem|xir|hir|zir|em|faer|ver|its)(?:\s*/\s*[a-z]+)?|any pronouns)"
-)
-_LANG = r"(?:[A-Za-z]+(?:\s+(?:and|or|,)\s*[A-Za-z]+)*)"
-_ME = r"(?:I|I'm|I am|I've|I have|I'd|we|we're|we've)"
-_ADV = r"(?:\s+(?:just|now|recently|currently|also|still|actually|finally|originally))?"
-_USER3 = r"(?:the user|user)"
-
-Pattern = tuple[str, re.Pattern[str]]
-
-
-def _patterns(subject_3rd: str) -> list[Pattern]:
-    """The field patterns; `subject_3rd` is who counts as the user in the third person."""
-    s3 = subject_3rd
-    return [
-        # preferred name
-        (PREFERRED_NAME, re.compile(r"\bcall me (?:by )?(?P<v>" + _NAME + ")", _I)),
-        (
-            PREFERRED_NAME,
-            re.compile(
-                r"\b(?:everyone|people|friends|folks|they) calls? me (?P<v>" + _NAME + ")", _I
-            ),
-        ),
-        (
-            PREFERRED_NAME,
-            re.compile(
-                r"(?:\bmy|^|[.!?]\s+)\s*(?:(?:preferred|first|nick|given)\s?)?name(?: is|'s|:)\s+"
-                r"(?P<v>" + _NAME + ")",
-                _I,
-            ),
-        ),
-        (PREFERRED_NAME, re.compile(r"\bmy nickname is (?P<v>" + _NAME + ")", _I)),
-        (
-            PREFERRED_NAME,
-            re.compile(
-                r"\bI(?:'m| am)? (?:go by|goes by|prefer to go by|answer to)\s+(?P<v>"
-                + _NAME
-                + ")",
-                _I,
-            ),
-        ),
-        (
-            PREFERRED_NAME,
-            re.compile(
-                r"\b(?:I|" + s3 + r")(?:'d| would)? (?:prefers?|like|likes|want|wants) to be "
-                r"(?:called|named|addressed as|known as) (?P<v>" + _NAME + ")",
-                _I,
-            ),
-        ),
-        (
-            PREFERRED_NAME,
-            re.compile(r"\b(?:address|refer to) me as (?P<v>" + _NAME + ")", _I),
-        ),
-        (PREFERRED_NAME, re.compile(r"\bI(?:'m| am) (?:called|named) (?P<v>" + _NAME + ")", _I)),
-        (
-            PREFERRED_NAME,
-            re.compile(
-                r"(?:^|[.!?,;]\s+|\bhi,?\s+|\bhello,?\s+|\bhey,?\s+)I(?:'m| am) "
-                r"(?P<v>(?-i:[A-Z][\w'’-]+))(?=\s*(?:[,.!;]|$|\band\b|\bhere\b))",
-                _I,
-            ),
-        ),
-        (
-            PREFERRED_NAME,
-            re.compile(
-                s3 + r"(?:'s (?:preferred )?name is| goes by| is called) (?P<v>" + _NAME + ")",
-                _I,
-            ),
-        ),
-        # pronouns
-        (PRONOUNS, re.compile(r"\bmy pronouns (?:are|:)\s*(?P<v>" + _SET + ")", _I)),
-        (PRONOUNS, re.compile(r"(?:^|[.!?]\s+)pronouns\s*[:=-]\s*(?P<v>" + _SET + ")", _I)),
-        (
-            PRONOUNS,
-            re.compile(
-                r"\bI (?:use|go by|prefer|identify with|answer to)\s+(?P<v>" + _SET + ")", _I
-            ),
-        ),
-        (
-            PRONOUNS,
-            re.compile(
-                r"\b(?:refer to|address|describe) me (?:as|with|using|by)\s+(?P<v>" + _SET + ")",
-                _I,
-            ),
-        ),
-        (
-            PRONOUNS,
-            re.compile(r"\buse (?P<v>" + _SET + r")(?: pronouns)? (?:for|with|about) me\b", _I),
-        ),
-        (
-            PRONOUNS,
-            re.compile(r"(?:^|[;,.]\s*)(?P<v>" + _SET + r")(?: pronouns)? (?:is|are) fine\b", _I),
-        ),
-        (
-            PRONOUNS,
-            re.compile(
-                s3 + r"(?:'s pronouns are| uses| goes by)\s+(?P<v>" + _SET + ")",
-                _I,
-            ),
-        ),
-        # city
-        (
-            CITY,
-            re.compile(
-                r"\b" + _ME + _ADV + r"\s+(?:live|reside|am living|'m living|'ve been living"
-                r"|have been living|been living|are living|'re living|'ve lived|have lived)"
-                r" in (?P<v>" + _PLACE + ")",
-                _I,
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\b"
-                + _ME
-                + _ADV
-                + r"\s+(?:(?:am|'m|are|'re)\s+)?based (?:in|out of) (?P<v>"
-                + _PLACE
-                + ")",
-                _I,
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\b" + _ME + _ADV + r"\s+(?:(?:have|'ve|am|'m|are|'re)\s+)?"
-                r"(?:moved|relocated|moving|relocating)(?: back)? to (?P<v>" + _PLACE + ")",
-                _I,
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\b(?:I(?:'m| am)|we(?:'re| are))" + _ADV + r" from (?P<v>" + _PLACE + ")", _I
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\bI"
-                + _ADV
-                + r" (?:come from|grew up in|was born in|was raised in) (?P<v>"
-                + _PLACE
-                + ")",
-                _I,
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\bI" + _ADV + r" work (?:remotely |from home )?from (?P<v>" + _PLACE + ")", _I
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\b(?:home for me is|my (?:home ?town|home city|city|home) is(?: in)?) (?P<v>"
-                + _PLACE
-                + ")",
-                _I,
-            ),
-        ),
-        (CITY, re.compile(r"\bI call (?P<v>" + _PLACE + r") home\b", _I)),
-        (CITY, re.compile(r"\bhome is (?P<v>" + _PLACE + r") for (?:me|us)\b", _I)),
-        (
-            CITY,
-            re.compile(r"\b(?:I|we)(?:'ve| have) lived in (?P<v>" + _PLACE + ")", _I),
-        ),
-        (
-            CITY,
-            re.compile(
-                s3 + r" (?:lives|resides|is based|is living|has been living|moved|relocated"
-                r"|is from|grew up|was born)(?: (?:in|to|out of))? (?P<v>" + _PLACE + ")",
-                _I,
-            ),
-        ),
-        # a second verb of a first-person statement: "I live in Porto and speak Portuguese"
-        (
-            LANGUAGE,
-            re.compile(
-                r"\b(?:I|we)\b[^.!?;]{0,80}?\band (?:also |now )?speak (?:fluent )?(?P<v>"
-                + _LANG
-                + ")",
-                _I,
-            ),
-        ),
-        (
-            CITY,
-            re.compile(
-                r"\b(?:I|we)\b[^.!?;]{0,80}?\band (?:now |currently )?live in (?P<v>"
-                + _PLACE
-                + ")",
-                _I,
-            ),
-        ),
-        # language
-        (
-            LANGUAGE,
-            re.compile(
-                r"\b" + _ME + _ADV + r"\s+(?:speak|can speak|grew up speaking|mostly speak"
-                r"|(?:am|'m|are)?\s*(?:fluent|bilingual) in)\s+(?:fluent\s+)?"
-                r"(?P<v>" + _LANG + ")",
-                _I,
-            ),
-        ),
-        (
-            LANGUAGE,
-            re.compile(r"\bI(?:'m| am) a native (?P<v>" + _LANG + r") speaker", _I),
-        ),
-        (
-            LANGUAGE,
-            re.compile(
-                r"\bmy (?:native |first |mother |home |preferred |main )?(?:language|tongue)"
-                r" is (?P<v>" + _LANG + ")",
-                _I,
-            ),
-        ),
-        (
-            LANGUAGE,
-            re.compile(
-                r"(?P<v>" + _LANG + r") is my (?:native|first|mother|home|preferred|main)"
-                r" (?:language|tongue)",
-                _I,
-            ),
-        ),
-        (
-            LANGUAGE,
-            re.compile(
-                r"\b(?:reply|respond|answer|talk|write|speak|chat)(?: to me| me)? in (?P<v>"
-                + _LANG
-                + ")",
-                _I,
-            ),
-        ),
-        (
-            LANGUAGE,
-            re.compile(
-                r"\bI(?:'d| would) rather (?:chat|talk|speak|write|communicate) in (?P<v>"
-                + _LANG
-                + r")|\bI (?:prefer|like|want) to (?:chat|talk|speak|write|communicate) in (?P<w>"
-                + _LANG
-                + ")",
-                _I,
-            ),
-        ),
-        (
-            LANGUAGE,
-            re.compile(
-                s3
-                + r" (?:speaks|is fluent in|is a native|prefers)\s+(?:fluent\s+)?(?P<v>"
-                + _LANG
-                + ")",
-                _I,
-            ),
-        ),
-    ]
-
-
-_USER_PATTERNS: Final = _patterns(_USER3)
-_NAMED_PATTERNS: Final = _patterns(r"(?:the user|user|(?-i:(?P<who>[A-Z][a-zà-ÿ]+)))")
-
-_NEGATION: Final = re.compile(r"\b(?:not|never|no longer|used to)\b|n't\b", _I)
-_NEGATION_REACH: Final = 24
-"""How many characters before a statement a negation still reaches ("please don't reply
-in German")."""
+PAST: Final = re.compile(r"\b(?:used to|formerly|previously)\b", re.IGNORECASE)
+"""A state that held once and no longer does."""
+_CLAUSE_END: Final = re.compile(r"[,;:()\n]|\s[-–—]\s|[–—]|\b(?:and|but)\b", re.IGNORECASE)
+"""Where a clause ends: punctuation within a sentence, a dash, "and", "but"."""
+_QUOTED: Final = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|„[^“”]*[“”]")
+_OPENING_NAME: Final = re.compile(r"(?-i:[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)(?=\s+[a-z])")
+"""Capitalised words opening a sentence before a lower-case word: a name as its subject."""
+_THE_USER: Final = re.compile(r"(?:the\s+)?user\b", re.IGNORECASE)
+WRITTEN_USER: Final = "User"
+"""How the user, named in the third person, is written for a second reading."""
 
 
 @dataclass(frozen=True)
@@ -384,103 +150,68 @@ def field_of_bullet(text: str) -> tuple[str, str] | None:
 
 
 def same_value(a: str, b: str) -> bool:
+    """Whether two values are one (case and spaces aside)."""
     return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
 
 
-def mentions(text: str, *, named_is_user: bool = False) -> list[FieldMention]:
+def mentions(
+    text: str, *, named_is_user: bool = False, judge: Judge | None = None
+) -> list[FieldMention]:
     """The sensitive profile fields `text` states about the user, in text order, one per
     field and value."""
-    found: dict[tuple[str, str], FieldMention] = {}
-    for field, pattern in _NAMED_PATTERNS if named_is_user else _USER_PATTERNS:
-        for match in pattern.finditer(text):
-            mention = _accept(field, match, text)
-            if mention is not None:
-                found.setdefault((field, mention.value.casefold()), mention)
-    return sorted(found.values(), key=lambda m: (m.start, m.field))
+    return mentions_in([text], named_is_user=named_is_user, judge=judge)[0]
 
 
-def fields_of(text: str, *, named_is_user: bool = False) -> dict[str, str]:
+def fields_of(
+    text: str, *, named_is_user: bool = False, judge: Judge | None = None
+) -> dict[str, str]:
     """`mentions` as {field: value}; the first value of a field wins."""
     result: dict[str, str] = {}
-    for mention in mentions(text, named_is_user=named_is_user):
+    for mention in mentions(text, named_is_user=named_is_user, judge=judge):
         result.setdefault(mention.field, mention.value)
     return result
 
 
-def _accept(field: str, match: re.Match[str], text: str) -> FieldMention | None:
-    group = "v" if match.group("v") is not None else "w"
-    before = text[: match.start()]
-    sentence_start = max(before.rfind(". "), before.rfind("! "), before.rfind("? "), -1) + 1
-    lead = before[max(sentence_start, len(before) - _NEGATION_REACH) :]
-    if _NEGATION.search(lead + text[match.start() : match.start(group)]):
-        return None
-    who = match.groupdict().get("who")
-    if who is not None and not _is_user_name(who, before):
-        return None
-    value = _value(field, match.group(group))
-    if value is None:
-        return None
-    return FieldMention(field, value, match.start(), match.end())
+def mentions_in(
+    texts: Sequence[str], *, named_is_user: bool = False, judge: Judge | None = None
+) -> list[list[FieldMention]]:
+    """`mentions` of each text, the judge asked once for all of them (the offline facts
+    model when `judge` is None)."""
+    chosen = judge or _offline()
+    bodies = [_body(text) for text in texts]
+    rewrites = [_as_user(body, named_is_user) for body, _ in bodies]
+    asked = [body for body, _ in bodies] + [said for r in rewrites for said, _ in r]
+    read = chosen.stated(asked) if asked else []
+    again = iter(read[len(bodies) :])
+    second = [[(said, shift, next(again)) for said, shift in r] for r in rewrites]
+    styles = list(
+        dict.fromkeys(
+            f.value for facts in read for f in facts if f.attribute == REPLY_STYLE and f.positive
+        )
+    )
+    languages = _read_as(LANGUAGE, styles)
+    found: list[list[FieldMention]] = []
+    for (body, offset), facts, rewritten in zip(bodies, read[: len(bodies)], second, strict=True):
+        mentioned = _mentions(body, facts, languages, named_is_user, offset)
+        for said, shift, facts_again in rewritten:
+            mentioned += _mentions(said, facts_again, languages, named_is_user, offset + shift)
+        unique: dict[tuple[str, str], FieldMention] = {}
+        for mention in sorted(mentioned, key=lambda m: (m.start, m.field)):
+            unique.setdefault((mention.field, mention.value.casefold()), mention)
+        found.append(list(unique.values()))
+    return found
 
 
-def _is_user_name(who: str, before: str) -> bool:
-    """A bare name is the user's unless it is a pronoun-like word or follows a relation
-    word ("my sister Ingrid")."""
-    if who.casefold() in _NOT_SUBJECTS:
-        return False
-    words = re.findall(r"[\w'-]+", before.casefold())
-    return not (words and (words[-1] in RELATION_WORDS or words[-1].endswith("'s")))
-
-
-_NOT_SUBJECTS: Final = _words(
-    """i my our your his her their she he they it we you this that there here the a an
-    everyone someone nobody people"""
-)
-
-
-def field_value(field: str, raw: str) -> str | None:
+def field_value(field: str, raw: str, judge: Judge | None = None) -> str | None:
     """`raw` as a value of `field` (a name, a pronoun set, a place, languages), None when it
-    cannot be one ("And" is no name, "the suburbs" no city)."""
-    if field == PRONOUNS:
-        return _value(field, raw) if re.fullmatch(_SET, raw.strip(" .,;:!?"), _I) else None
-    if field in (PREFERRED_NAME, CITY) and not re.match(
-        r"(?:Dr\.|Mr\.|Mrs\.|Ms\.)?\s?[A-ZÀ-Ý]", raw.strip()
-    ):
-        return None
-    return _value(field, raw)
-
-
-def _value(field: str, raw: str) -> str | None:
+    cannot be one: the judge reads no such field in its plainest statement ("And" is no
+    name, "the suburbs" no city)."""
     value = raw.strip(" ,.;:!?\"'")
-    if field == LANGUAGE:
-        return _languages(value)
     if field == PRONOUNS:
-        return re.sub(r"\s*/\s*", "/", value.casefold())
-    if field == PREFERRED_NAME:
-        first = value.split()[0].rstrip(".").casefold()
-        if first in _NOT_NAMES or first in LANGUAGES or _nationality(first):
-            return None
-        return value
-    words = value.split()
-    if not words or words[0].casefold() in _NON_PLACES:
+        return _pronouns(value) if PRONOUN_SET.fullmatch(value) else None
+    if not value or field not in FRAMES:
         return None
-    return value
-
-
-def _languages(value: str) -> str | None:
-    names = [w for w in re.split(r"\s*(?:,|\band\b|\bor\b)\s*", value) if w]
-    known: list[str] = []
-    for name in names:
-        word = name.split()[0]
-        if word.casefold() not in LANGUAGES:
-            break  # "Spanish at work": the list ends at the first word that is no language
-        known.append(word[0].upper() + word[1:].lower() if word.casefold() != "asl" else "ASL")
-    return ", ".join(known) or None
-
-
-def _nationality(word: str) -> bool:
-    """Words like "portuguese", "polish", "brazilian": "I'm Portuguese" names no one."""
-    return word.endswith(("ese", "ish", "ian", "ean")) and len(word) > 5
+    return value if _read_as(field, [value], judge).get(value) else None
 
 
 def sentences(text: str) -> Iterator[tuple[int, int]]:
@@ -491,3 +222,201 @@ def sentences(text: str) -> Iterator[tuple[int, int]]:
         start = match.end()
     if start < len(text):
         yield start, len(text)
+
+
+# --- the reading ------------------------------------------------------------------------------
+
+
+def _offline() -> Judge:
+    from mnemoledger.commands.judge.learned import default_judge
+
+    return default_judge()
+
+
+def _body(text: str) -> tuple[str, int]:
+    """What a text says without its attribution ("[date] Caroline: "), and where it starts:
+    the attribution is no statement of a name."""
+    body = speaker_and_body(text)[1]
+    return body, len(text) - len(body)
+
+
+def _read_as(field: str, values: Sequence[str], judge: Judge | None = None) -> dict[str, str]:
+    """Each value the judge reads as `field` in the field's plainest statement (`FRAMES`),
+    with the value it gives: the value itself, or the languages read in it."""
+    if not values:
+        return {}
+    readings = (judge or _offline()).stated([FRAMES[field].format(v) for v in values])
+    found: dict[str, str] = {}
+    for value, facts in zip(values, readings, strict=True):
+        read = [
+            f.value for f in facts if f.positive and FIELD_OF_ATTRIBUTE.get(f.attribute) == field
+        ]
+        if read:
+            found[value] = ", ".join(dict.fromkeys(read)) if field == LANGUAGE else value
+    return found
+
+
+def _mentions(
+    text: str,
+    facts: Sequence[StatedFact],
+    languages: dict[str, str],
+    named_is_user: bool,
+    offset: int,
+) -> list[FieldMention]:
+    """The fields the judge's facts give, the pronoun sets of `text`, through the guards;
+    positions in the text `offset` characters longer."""
+    said = words(text)
+    located = _located(text, facts)
+    others = [(s, e) for f, s, e in located if f.attribute in ("person", "pet")]
+    names = [(s, e) for f, s, e in located if f.attribute == "name"]
+    holders = _Holders(text, said, others, names, named_is_user)
+    found: list[FieldMention] = []
+    spoken: list[FieldMention] = []
+    for fact, start, end in located:
+        if not fact.positive or PRONOUN_SET.fullmatch(fact.value):
+            continue
+        field = FIELD_OF_ATTRIBUTE.get(fact.attribute)
+        value = fact.value
+        if fact.attribute == REPLY_STYLE and fact.value in languages:
+            field, value = LANGUAGE, languages[fact.value]
+        if field is None:
+            continue
+        if start >= 0 and (
+            (field == PREFERRED_NAME and holders.named_not_given(start, end))
+            or not holders.the_users(start, end, field)
+        ):
+            continue
+        mention = FieldMention(field, value, start + offset, end + offset)
+        (spoken if field == LANGUAGE else found).append(mention)
+    for match in PRONOUN_SET.finditer(text):
+        if holders.the_users(match.start(), match.end(), PRONOUNS):
+            found.append(
+                FieldMention(
+                    PRONOUNS, _pronouns(match.group()), match.start() + offset, match.end() + offset
+                )
+            )
+    if spoken:  # the languages of one text are one value: "English, Hindi"
+        names_said = list(dict.fromkeys(m.value for m in spoken))
+        found.append(FieldMention(LANGUAGE, ", ".join(names_said), spoken[0].start, spoken[-1].end))
+    return found
+
+
+def _located(text: str, facts: Sequence[StatedFact]) -> list[tuple[StatedFact, int, int]]:
+    """Each fact with where its value stands in `text`, in the order said (-1 for a value
+    the text does not hold word for word: a model's paraphrase, read without the guards)."""
+    cursor = 0
+    located = []
+    for fact in facts:
+        start = text.find(fact.value, cursor)
+        if start < 0:
+            start = text.find(fact.value)
+        if start < 0:
+            located.append((fact, -1, -1))
+            continue
+        located.append((fact, start, start + len(fact.value)))
+        cursor = start + len(fact.value)
+    return located
+
+
+def _pronouns(value: str) -> str:
+    return re.sub(r"\s*/\s*", "/", value.strip().casefold())
+
+
+def _as_user(text: str, named_is_user: bool) -> list[tuple[str, int]]:
+    """Each sentence of `text` that opens with "the user" (and, when `named_is_user`, with a
+    name) written with it as `WRITTEN_USER`, and what to add to a position in that sentence
+    to find it in `text`."""
+    found = []
+    for start, end in sentences(text):
+        sentence = text[start:end]
+        lead = len(sentence) - len(sentence.lstrip(" \t-*•"))
+        rest = sentence[lead:]
+        user = _THE_USER.match(rest)
+        opening = _OPENING_NAME.match(rest)
+        if user:
+            span = user.end()
+        elif named_is_user and opening and _base(rest.split()[0])[0] not in _CLOSED:
+            span = opening.end() - 2 * bool(re.search(r"['’]s$", opening.group()))
+        else:
+            continue
+        found.append((WRITTEN_USER + rest[span:], start + lead + span - len(WRITTEN_USER)))
+    return found
+
+
+_CLOSED: Final = _FIRST_PERSON | _SECOND_PERSON | _THIRD_PERSON | _DETERMINERS | {"it", "its"}
+
+
+class _Holders:
+    """Who holds what each part of a text says: the user unless a guard names another."""
+
+    def __init__(
+        self,
+        text: str,
+        said: list[Word],
+        others: list[tuple[int, int]],
+        names: list[tuple[int, int]],
+        named_is_user: bool,
+    ) -> None:
+        self.text = text
+        self.said = said
+        self.others = others
+        self.names = names
+        self.named_is_user = named_is_user
+        self.sentences = list(sentences(text))
+
+    def named_not_given(self, start: int, end: int) -> bool:
+        """Whether the name at [start, end) is one the sentence is about, not one it gives:
+        its subject, opening it before a verb ("Maya lives in Paris"; in a document about
+        the user, whatever follows: "Maya, a violinist"), or a possessor ("Maya's
+        assistant")."""
+        begins = next((s for s, e in self.sentences if s <= start < e), 0)
+        opens = not self.text[begins:start].strip(" \t-*•")
+        if opens and (self.named_is_user or re.match(r"(?:['’]s)?\s+[a-z]", self.text[end:])):
+            return True
+        return re.match(r"['’]s\s+\w", self.text[max(start, end - 2) :]) is not None or (
+            re.match(r"['’]s\s+\w", self.text[end:]) is not None
+        )
+
+    def the_users(self, start: int, end: int, field: str) -> bool:
+        """Whether the value at [start, end) is the user's, stated: not negated or past in
+        its clause, not quoted, and held by the user."""
+        if any(q.start() < start and end <= q.end() for q in _QUOTED.finditer(self.text)):
+            return False
+        begins = next((s for s, e in self.sentences if s <= start < e), 0)
+        clause = begins + max(
+            (m.end() for m in _CLAUSE_END.finditer(self.text[begins:start])), default=0
+        )
+        lead = self.text[clause:start]
+        if NEGATION.search(lead) or PAST.search(lead):
+            return False
+        return self._held_by_user(begins, clause, start, field)
+
+    def _held_by_user(self, begins: int, clause: int, start: int, field: str) -> bool:
+        before = [w for w in self.said if begins <= w.start and w.end <= start]
+        for index in range(len(before) - 1, -1, -1):
+            word = before[index]
+            base, possessive = _base(word.text)
+            if base in _FIRST_PERSON or base == _USER:
+                return True
+            if base in _THIRD_PERSON or (base in _SECOND_PERSON and field != LANGUAGE):
+                return False
+            if _within(word, self.others):
+                return False
+            if index == 0 and _within(word, self.names):
+                return self.named_is_user  # the sentence's subject, not a name it gives
+            if possessive and index < len(before) - 1 and base not in _NOT_POSSESSORS:
+                return self.named_is_user and index == 0  # "my daughter's", "Pri's"
+        opening = [w for w in before if w.start >= clause]
+        return not (opening and opening[0].text.casefold() in _DETERMINERS)
+
+
+def _base(word: str) -> tuple[str, bool]:
+    """A word in lower case without its clitic ("I'm" -> "i"), and whether it ends in "'s"
+    (a possessive, or "is")."""
+    plain = word.casefold().replace("’", "'")
+    base, _, clitic = plain.partition("'")
+    return base, clitic == "s"
+
+
+def _within(word: Word, spans: list[tuple[int, int]]) -> bool:
+    return any(s <= word.start and word.end <= e for s, e in spans)

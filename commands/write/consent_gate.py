@@ -26,6 +26,7 @@ from typing import Final
 
 from eventsourcing.domain import Aggregate
 
+from mnemoledger.commands.judge.judgement import Judge
 from mnemoledger.commands.lifecycle import core_sync
 from mnemoledger.commands.write.consent_fields import (
     CITY,
@@ -37,6 +38,7 @@ from mnemoledger.commands.write.consent_fields import (
     field_of_bullet,
     field_value,
     mentions,
+    mentions_in,
     same_value,
     sentences,
 )
@@ -154,15 +156,20 @@ def proposals(
     *,
     keyed: Iterable[tuple[str | None, str]] = (),
     now: datetime | None = None,
+    judge: Judge | None = None,
 ) -> builtins.list[ConsentRequest]:
     """One unsaved `ConsentRequest` per sensitive field and value the `texts` state about
     the user, or that a value filed under a sensitive key gives (`keyed`: (key, value) of
     extracted facts, "user/location" = "Porto"), except those a request already answers
     (`KEEPS_A_DECISION`). Made under `provenance` (the command that read the texts), so
-    the audit trail names it; the window opens at `now` (`asked_at` the command)."""
+    the audit trail names it; the window opens at `now` (`asked_at` the command). `judge`
+    reads the texts, in one batch (the offline facts model when None; the configured
+    model's, recorded on the command, with a provider)."""
     answered = _answered(consent, provenance.user_id)
     moment = now or decision_time()
-    found = [(m, text) for text in texts for m in mentions(text)]
+    texts = builtins.list(texts)
+    read = mentions_in(texts, judge=judge)
+    found = [(m, text) for text, found_in in zip(texts, read, strict=True) for m in found_in]
     found += [(m, value) for key, value in keyed if (m := _keyed_mention(key, value))]
     requests: builtins.list[ConsentRequest] = []
     for mention, text in found:
