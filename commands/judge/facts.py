@@ -16,12 +16,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
 
-ATTRIBUTES: Final = (
+Attribute = Literal[
     "name",
     "occupation",
     "employer",
@@ -37,7 +37,8 @@ ATTRIBUTES: Final = (
     "style",
     "person",
     "pet",
-)
+]
+ATTRIBUTES: Final[tuple[str, ...]] = get_args(Attribute)
 """What the model finds: the user's profile fields, their tastes, how they want replies
 written, and the people and animals in their life."""
 SINGLE_VALUED: Final = frozenset({"name", "occupation", "employer", "location", "hometown"})

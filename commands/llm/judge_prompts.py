@@ -11,34 +11,17 @@ Change a prompt's text or renderer and bump its version."""
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from mnemoledger.commands.judge.facts import ATTRIBUTES
+from mnemoledger.commands.judge.facts import Attribute
 from mnemoledger.commands.llm.render import as_json, block
 from mnemoledger.commands.llm.stage import Stage
 
 RelationName = Literal["replaces", "restates", "adds", "unrelated"]
 RoleName = Literal["user", "assistant", "tool", "document"]
-AttributeName = Literal[
-    "name",
-    "occupation",
-    "employer",
-    "location",
-    "hometown",
-    "diet",
-    "allergy",
-    "language",
-    "schedule",
-    "deadline",
-    "tool",
-    "preference",
-    "style",
-    "person",
-    "pet",
-]
-assert get_args(AttributeName) == ATTRIBUTES
+AttributeName = Attribute
 
 
 class _Model(BaseModel):
