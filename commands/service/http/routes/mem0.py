@@ -87,7 +87,9 @@ def one_of_the_ids(where: str | None = None) -> list[JsonValue]:
     ]
     if where is None:
         return given
-    return [*given, {"required": [where], "properties": {where: {"anyOf": given}}}]
+    # `required` holds of any value that is not an object: the object must be one
+    inside: JsonValue = {"type": "object", "anyOf": given}
+    return [*given, {"required": [where], "properties": {where: inside}}]
 
 
 class MemoryCreate(RequestBody):
