@@ -480,6 +480,41 @@ def test_a_message_with_an_unknown_role_is_refused_naming_it(
         assert ok(http.get("/mem0/memories", params={"user_id": "alice"})) == {"results": []}
 
 
+def test_search_filters_take_mem0_operators_and_refuse_others_naming_them(
+    server: LiveServer,
+) -> None:
+    with http_client(server, server.key("helper", ["alice"])) as http:
+        for text, priority in (("Gate code is 4411", 1), ("Bin day is Tuesday", 3)):
+            stored = http.post(
+                "/mem0/memories",
+                json={
+                    "messages": [{"role": "user", "content": text}],
+                    "user_id": "alice",
+                    "metadata": {"priority": priority},
+                    "infer": False,
+                },
+            )
+            assert stored.status_code == 200, stored.text
+
+        def found(filters: dict[str, Any]) -> list[str]:
+            body = {"query": "code day", "filters": {"user_id": "alice", **filters}}
+            return sorted(texts(ok_dict(http.post("/mem0/search", json=body))))
+
+        assert found({"priority": {"gte": 2}}) == ["Bin day is Tuesday"]
+        assert found({"OR": [{"priority": 1}, {"priority": {"gt": 2}}]}) == [
+            "Bin day is Tuesday",
+            "Gate code is 4411",
+        ]
+        assert found({"NOT": [{"priority": {"in": [1]}}]}) == ["Bin day is Tuesday"]
+        # an operator mem0 does not have is refused by the schema, which says so
+        refused = http.post(
+            "/mem0/search",
+            json={"query": "code", "filters": {"user_id": "alice", "priority": {"atleast": 2}}},
+        )
+        assert refused.status_code == 422, refused.text
+        assert "atleast" in refused.json()["error"]["message"]
+
+
 def test_history_has_mem0_rows_only(mem0: Memory, server: LiveServer) -> None:
     """A repeated fact, a link and a TTL are events of the ledger, not rows of mem0's
     history: `history` shows ADD, UPDATE and DELETE only, in Python and over HTTP."""

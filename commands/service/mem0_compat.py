@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from mnemoledger.commands.models import AddResult, EventOut
 from mnemoledger.commands.write.sanitize import screen
@@ -650,6 +650,9 @@ def _history(events: Sequence[EventOut]) -> list[dict[str, Any]]:
     return rows
 
 
+FilterOperator = Literal["eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains"]
+"""The operators of mem0's metadata conditions (`{"key": {"gte": 3}}`)."""
+
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "eq": lambda a, b: a == b,
     "ne": lambda a, b: a != b,
@@ -662,6 +665,7 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "contains": lambda a, b: isinstance(a, str) and str(b) in a,
     "icontains": lambda a, b: isinstance(a, str) and str(b).lower() in a.lower(),
 }
+assert set(_COMPARE) == set(get_args(FilterOperator))
 
 
 def _matches(fields: Mapping[str, Any], filters: Mapping[str, Any]) -> bool:

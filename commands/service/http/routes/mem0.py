@@ -28,7 +28,7 @@ from mnemoledger.commands.service.http.requests import (
     RequestBody,
     SearchK,
 )
-from mnemoledger.commands.service.mem0_compat import DEFAULT_LIMIT, Memory
+from mnemoledger.commands.service.mem0_compat import DEFAULT_LIMIT, FilterOperator, Memory
 from mnemoledger.commands.service.scoped import AdminRequired
 from mnemoledger.ledger.errors import MemoryNotFound
 
@@ -120,11 +120,24 @@ class MemoryUpdate(RequestBody):
     metadata: Annotated[dict[str, Any], Field(max_length=0)] | None = None
 
 
-class Mem0Filters(BaseModel):
-    """mem0 2.x's `filters`: the scope's ids, and conditions on metadata (`{"key": value}`,
-    `{"key": {"op": value}}`, `"*"`, `AND` / `OR` / `NOT`)."""
+Condition = dict[FilterOperator, JsonValue] | list[JsonValue] | str | int | float | bool | None
+"""A metadata condition: a value to equal, `"*"` (the key is set), or operators."""
+
+
+class MetadataFilter(BaseModel):
+    """Conditions on metadata (`{"key": value}`, `{"key": {"op": value}}`, `"*"`) joined by
+    `AND` / `OR` / `NOT` over lists of filters."""
 
     model_config = ConfigDict(extra="allow", strict=True)
+    __pydantic_extra__: dict[str, Condition] = Field(init=False)  # type: ignore[assignment]
+
+    AND: list[MetadataFilter] | MetadataFilter = Field(default_factory=list)
+    OR: list[MetadataFilter] | MetadataFilter = Field(default_factory=list)
+    NOT: list[MetadataFilter] | MetadataFilter = Field(default_factory=list)
+
+
+class Mem0Filters(MetadataFilter):
+    """mem0 2.x's `filters`: the scope's ids, and conditions on metadata."""
 
     user_id: Identifier | None = None
     agent_id: Identifier | None = None
