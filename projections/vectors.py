@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemoledger.ledger import EventRecord
+from mnemoledger.ledger.policy import CHUNK_MAX_CHARS, CHUNK_OVERLAP_CHARS
 from mnemoledger.ledger.sqlite_files import connect_shared
 from mnemoledger.projections.embeddings.cache import CachedEmbedder, text_key
 from mnemoledger.projections.embeddings.calibration import calibration_for
@@ -213,8 +214,14 @@ parts, as Nebo's `memory_chunks`. Part of the model label the table records, so 
 another way are dropped and made again."""
 
 
+ONE_CHUNK_BELOW = CHUNK_MAX_CHARS + CHUNK_OVERLAP_CHARS
+"""`split_text` makes one chunk of any text shorter than this (most memories)."""
+
+
 def chunk_texts(text: str) -> list[str]:
     """The chunks a memory's text is embedded as besides the whole (none when it is one)."""
+    if len(text) < ONE_CHUNK_BELOW:
+        return []  # what split_text says of a text this short (one chunk), without asking
     chunks = split_text(text)
     return [chunk.text for chunk in chunks] if len(chunks) > 1 else []
 

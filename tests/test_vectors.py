@@ -745,3 +745,14 @@ def test_a_failed_first_write_of_a_bulk_load_keeps_the_indexes(
         assert projection.position() == 0
     finally:
         projection.close()
+
+
+def test_chunk_texts_of_short_texts_skips_splitting_and_agrees_with_it() -> None:
+    from mnemoledger.projections.transcripts import split_text
+    from mnemoledger.projections.vectors import ONE_CHUNK_BELOW, chunk_texts
+
+    sentence = "Maya moved to Lisbon in May. "
+    for size in (0, 1, ONE_CHUNK_BELOW - 1, ONE_CHUNK_BELOW, ONE_CHUNK_BELOW + 1, 4000):
+        for text in ((sentence * 200)[:size], " " * 3 + (sentence * 200)[:size]):
+            chunks = split_text(text)
+            assert chunk_texts(text) == ([c.text for c in chunks] if len(chunks) > 1 else [])
