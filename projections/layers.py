@@ -58,7 +58,7 @@ from mnemoledger.ledger.policy import (
 from mnemoledger.ledger.sqlite_files import switch_journal_mode
 from mnemoledger.projections import engram_state
 from mnemoledger.projections.fts_text import fts_tags, fts_text
-from mnemoledger.projections.sqlite_model import larger_cache
+from mnemoledger.projections.sqlite_model import RowInsert, larger_cache
 from mnemoledger.projections.user_terms import UserTermCounts
 
 metadata = MetaData()
@@ -108,10 +108,13 @@ positions = Table(
 )
 
 _COLUMNS = [c.name for c in memories.columns]
-_UPSERT = (
-    f"INSERT OR REPLACE INTO memories ({', '.join(_COLUMNS)}) "
-    f"VALUES ({', '.join('?' * len(_COLUMNS))})"
+_UPSERT = RowInsert(
+    f"INSERT OR REPLACE INTO memories ({', '.join(_COLUMNS)})",
+    len(_COLUMNS),
+    nullable=[i for i, c in enumerate(memories.columns) if c.nullable and not c.primary_key],
 )
+"""Writes memory rows, their Nones as NULL in the statement (a dozen per row: see
+`RowInsert`)."""
 _NO_TAGS = json.dumps([])
 """The `tags` column of a memory without tags (most of them: written without encoding)."""
 _FTS_COLUMNS = ["content", "key", "tags"]
@@ -851,7 +854,7 @@ class _Page:
 
     def _write(self) -> None:
         if self.rows:
-            self.conn.exec_driver_sql(_UPSERT, [tuple(r) for r in self.rows.values()])
+            _UPSERT.run(self.conn.exec_driver_sql, self.rows.values())
         if not self.index:
             return
         seq = _I["seq"]

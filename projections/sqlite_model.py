@@ -6,8 +6,9 @@ page's last position, so a crash never leaves the rows ahead of or behind the po
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,62 @@ def larger_cache(execute: Callable[[str], Any], kib: int | None = None) -> Itera
         yield
     finally:
         execute(f"PRAGMA cache_size = {int(before)}")
+
+
+class RowInsert:
+    """An `INSERT ... VALUES (?, ...)` run over many rows, each row's None values written
+    into the statement as NULL instead of bound.
+
+    Python 3.11's sqlite3 binds a None (or a bytes value) through its adapter lookup,
+    which raises and clears an AttributeError each time: ~0.85 µs per None on the bench
+    machine, against ~0.2 µs for a str. A memory row of the layers model has a dozen Nones
+    (no key, no TTL, no evidence...), which made writing it ~2.5x slower. Rows are grouped
+    by which of their `nullable` columns are None; each group runs its own statement (at
+    most one per pattern, cached). The rows written are the same: a NULL in the statement
+    is the NULL the None would have bound."""
+
+    def __init__(self, head: str, width: int, tail: str = "", nullable: Sequence[int] = ()) -> None:
+        """`head` is the statement up to `VALUES`, `width` the values per row, `tail` what
+        follows the values (e.g. `ON CONFLICT ...`); `nullable` the positions that may
+        hold None (any other position is always bound)."""
+        self.head = head
+        self.width = width
+        self.tail = tail
+        self.nullable = tuple(nullable)
+        self._statements: dict[tuple[bool, ...], tuple[str, tuple[bool, ...]]] = {}
+
+    def _for(self, nulls: tuple[bool, ...]) -> tuple[str, tuple[bool, ...]]:
+        found = self._statements.get(nulls)
+        if found is None:
+            null_at = {p for p, null in zip(self.nullable, nulls, strict=True) if null}
+            marks = ["NULL" if p in null_at else "?" for p in range(self.width)]
+            bound = tuple(p not in null_at for p in range(self.width))
+            sql = f"{self.head} VALUES ({', '.join(marks)}){self.tail}"
+            found = self._statements[nulls] = (sql, bound)
+        return found
+
+    def run(
+        self, executemany: Callable[[str, list[Any]], Any], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """`executemany(statement, rows)` for each group of rows (in the order each group's
+        first row comes; rows of one group keep their order). The groups are written one
+        after another, so no two of `rows` may write the same row (rows of a dict by
+        key are fine): the later one might be written first."""
+        nullable = self.nullable
+        groups: dict[tuple[bool, ...], list[Sequence[Any]]] = {}
+        for row in rows:
+            nulls = tuple([row[p] is None for p in nullable])
+            group = groups.get(nulls)
+            if group is None:
+                groups[nulls] = [row]
+            else:
+                group.append(row)
+        for nulls, group in groups.items():
+            sql, bound = self._for(nulls)
+            if all(bound):
+                executemany(sql, [tuple(row) for row in group])
+            else:
+                executemany(sql, [tuple(compress(row, bound)) for row in group])
 
 
 _POSITION_TABLE = (

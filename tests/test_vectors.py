@@ -665,3 +665,94 @@ def test_a_rebuild_ends_every_bulk_load_even_when_one_fails(
         assert failing.search("u2", query, 2) == healthy.search("u2", query, 2) != []
     finally:
         runner.close()
+
+
+def keyed_and_long_log(count: int) -> list[EventRecord]:
+    """`varied_log` where every fourth add has a key and every fifth a text of several
+    chunks (its chunk vectors go to the `chunks` table); a long text is also updated."""
+    records = varied_log(count)
+    for n, r in enumerate(records):
+        if r.type == "MemoryAdded" and n % 4 == 0:
+            r.data["key"] = f"topic {n % 7}"
+        if r.type in ("MemoryAdded", "MemoryUpdated") and n % 5 == 0:
+            r.data["content"] = " ".join(note_text(n + k) for k in range(60))
+    return records
+
+
+def index_schema(projection: VectorsProjection) -> list[Any]:
+    return projection._db.execute(
+        "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name"
+    ).fetchall()
+
+
+@pytest.mark.parametrize("held", [200_000, 40])
+def test_a_bulk_load_writes_keys_chunks_and_indexes_as_page_by_page_does(
+    tmp_path: Path, held: int
+) -> None:
+    """Keys (NULL for most rows, written into the statement) and chunk vectors come out of a
+    bulk load as page by page; its first write builds the secondary indexes after the
+    rows, and they are the ones a fresh file has."""
+    embedder = CountingEmbedder(64)
+    log = keyed_and_long_log(200)
+    pages = [log[start : start + 25] for start in range(0, len(log), 25)]
+    one_by_one = VectorsProjection(tmp_path / "a", embedder)
+    bulk = VectorsProjection(tmp_path / "b", embedder, bulk_held_rows=held)
+    try:
+        for page in pages:
+            one_by_one.apply(page)
+        with bulk.bulk():
+            for page in pages:
+                bulk.apply(page)
+        assert tables(bulk) == tables(one_by_one)
+        # live chunks: page by page keeps a replaced long text's chunks as not live, a bulk
+        # load never writes them (as before the bulk path's first write built its indexes)
+        chunks = "SELECT * FROM chunks WHERE live = 1 ORDER BY memory_id, chunk"
+        assert bulk._db.execute(chunks).fetchall() == one_by_one._db.execute(chunks).fetchall()
+        assert one_by_one._db.execute(chunks).fetchall()  # long texts were chunked
+        keys = bulk._db.execute("SELECT count(key), count(*) FROM vectors").fetchone()
+        assert 0 < keys[0] < keys[1]
+        assert index_schema(bulk) == index_schema(one_by_one)
+        assert {name for name, _, _ in index_schema(bulk)} >= {
+            "vectors_by_user",
+            "vectors_names",
+            "vectors_by_change",
+            "chunks_names",
+        }
+        assert searches(bulk, embedder) == searches(one_by_one, embedder)
+    finally:
+        one_by_one.close()
+        bulk.close()
+
+
+def test_a_failed_first_write_of_a_bulk_load_keeps_the_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first write drops the secondary indexes inside its transaction: when it fails,
+    the rollback brings them back with the empty table."""
+    embedder = CountingEmbedder(64)
+    projection = VectorsProjection(tmp_path / "v", embedder)
+    before = index_schema(projection)
+
+    def fail(_rows: Any) -> None:
+        raise OSError("disk full")
+
+    try:
+        monkeypatch.setattr(projection, "_write_chunks", fail)
+        with pytest.raises(OSError, match="disk full"), projection.bulk():
+            projection.apply(varied_log(30))
+        assert index_schema(projection) == before
+        assert projection._db.execute("SELECT count(*) FROM vectors").fetchone() == (0,)
+        assert projection.position() == 0
+    finally:
+        projection.close()
+
+
+def test_chunk_texts_of_short_texts_skips_splitting_and_agrees_with_it() -> None:
+    from mnemoledger.projections.transcripts import split_text
+    from mnemoledger.projections.vectors import ONE_CHUNK_BELOW, chunk_texts
+
+    sentence = "Maya moved to Lisbon in May. "
+    for size in (0, 1, ONE_CHUNK_BELOW - 1, ONE_CHUNK_BELOW, ONE_CHUNK_BELOW + 1, 4000):
+        for text in ((sentence * 200)[:size], " " * 3 + (sentence * 200)[:size]):
+            chunks = split_text(text)
+            assert chunk_texts(text) == ([c.text for c in chunks] if len(chunks) > 1 else [])
