@@ -10,6 +10,7 @@ from typing import Final
 
 from mnemoledger.commands.judge import Turn, default_judge
 from mnemoledger.commands.judge.decisions import replaces, says_the_same
+from mnemoledger.commands.judge.kinds import LASTING
 from mnemoledger.commands.llm.consolidation_schemas import (
     AuditInput,
     AuditOutput,
@@ -34,7 +35,6 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TriageOutput,
     TriageVerdict,
 )
-from mnemoledger.commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
 from mnemoledger.commands.llm.rules.stopwords import stop_words
 from mnemoledger.commands.llm.rules.text import (
     comparison_key,
@@ -53,22 +53,17 @@ from mnemoledger.ledger.policy import (
 )
 
 _I = re.IGNORECASE
-LESSON_CUES: Final = re.compile(
-    r"\b(learned|lesson|mistake|turned out|realized|realised|never again|next time|gotcha)\b", _I
-)
-DECISION_CUES: Final = re.compile(
-    r"\b(decided|chose|chosen|picked|went with|opted)\b.*\b(because|since|so that|to avoid)\b", _I
-)
-PROCEDURE_CUES: Final = re.compile(
-    r"\b(?:step \d|steps?:|then run)\b"
-    r"|\bto (?:deploy|build|release|install|set up)\b[^.;]*\b(?:run|use|open|click|type|call)\b"
-    r"|^\s*\d+[.)]\s+\S.*\n\s*\d+[.)]\s+\S",
-    _I | re.MULTILINE,
-)
-"""Instructions: numbered steps, "step 2", "steps:", "then run", "to deploy ..., run ...".
-Not a mention of doing something ("I made a video to teach how to style my pieces", "First,
-I went to the store"): a memory marked procedural is served only to the agents that ask
-for procedures."""
+GATE_CATEGORY: Final[dict[str, str]] = {
+    "lesson": "LESSON",
+    "decision": "DECISION RATIONALE",
+    "rule": "CONSTRAINT",
+    "profile": "IDENTITY",
+    "health": "IDENTITY",
+    "preference": "IDENTITY",
+    "agent": "IDENTITY",
+}
+"""The gate's whitelist (seed 001 §2.5) by what kind of memory the judge reads: a lesson, a
+decision and its rationale, a constraint, who the user (or the agent) is."""
 ABSORB_OVERLAP: Final = 0.5
 """Word overlap from which the offline reconcile folds two memories into one."""
 _USER_WORDS: Final = frozenset({"user", "user's"})
@@ -80,69 +75,44 @@ def _function_word(word: str) -> bool:
 
 
 def triage(inputs: TriageInput) -> TriageOutput:
-    """Promote what states something worth remembering (a rule, lesson, decision or
-    procedure, a profile fact, or what the judge reads as worth keeping: a fact or event
-    about the user or someone else, a thing seen or shared) or matters (importance >= 0.6);
-    keep what holds only for the moment or says nothing, as small talk (a Buffer memory that
-    is kept decays and is evicted, seed 001 §2.4, so a fact left here would be lost within
-    days of cycles)."""
-    bodies = [speaker_and_body(memory.content)[1] for memory in inputs.memories]
-    worth = default_judge().worth_keeping([Turn(body) for body in bodies]) if bodies else []
+    """Promote what states something lasting (a fact about the user or someone, a taste, a
+    rule, lesson, decision or procedure), an event worth keeping as history, or what matters
+    (importance >= 0.6); keep what holds only for the moment and what says nothing, as the
+    judge reads them (a Buffer memory that is kept decays and is evicted, seed 001 §2.4, so
+    a fact left here would be lost within days of cycles)."""
+    judge = default_judge()
+    texts = [memory.content for memory in inputs.memories]
+    kinds = judge.kinds(texts)
+    worth = judge.worth_keeping([Turn(speaker_and_body(text)[1]) for text in texts])
     decisions = []
-    for memory, keep in zip(inputs.memories, worth, strict=True):
-        procedural = bool(PROCEDURE_CUES.search(memory.content))
-        durable = (
-            procedural
-            or LESSON_CUES.search(memory.content) is not None
-            or DECISION_CUES.search(memory.content) is not None
-            or section_of(memory.content) is not None
-            or keep >= WORTH_KEEPING_CUT
-        )
-        promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and not (
-            MOMENTARY.search(memory.content)
-        )
+    for memory, kind, keep in zip(inputs.memories, kinds, worth, strict=True):
+        durable = kind in LASTING or keep >= WORTH_KEEPING_CUT
+        promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and kind != "passing"
         decisions.append(
             TriageVerdict(
                 id=memory.id,
                 decision="promote" if promote else "keep",
-                kind="procedural" if promote and procedural else None,
-                reason="durable content" if promote else "transient or unremarkable",
+                kind="procedural" if promote and kind == "procedure" else None,
+                reason=f"durable content ({kind})" if promote else f"{kind}: kept to decay",
             )
         )
     return TriageOutput(decisions=decisions)
 
 
-MOMENTARY: Final = re.compile(
-    r"\b(?:right now|at the moment|for now|for the moment|temporar(?:y|ily)|this session"
-    r"|currently (?:debugging|working on|fixing|investigating|testing|looking|trying|reviewing))\b",
-    _I,
-)
-"""What holds only for the moment: kept in Buffer to decay. An event ("I went to a support
-group yesterday", "the meeting moved to 3pm") is still worth remembering, as episodic
-history, though it never enters core.md."""
-
-
 def gate(inputs: GateInput) -> GateOutput:
-    """The whitelist by cue words: LESSON, DECISION RATIONALE, CONSTRAINT, IDENTITY."""
+    """The whitelist (`GATE_CATEGORY`): LESSON, DECISION RATIONALE, CONSTRAINT, IDENTITY."""
+    kinds = default_judge().kinds([memory.content for memory in inputs.candidates])
     decisions = []
-    for memory in inputs.candidates:
-        text = memory.content
-        category: str | None = None
-        if not is_transient(text):
-            if LESSON_CUES.search(text):
-                category = "LESSON"
-            elif DECISION_CUES.search(text):
-                category = "DECISION RATIONALE"
-            elif RULE_CUES.search(text):
-                category = "CONSTRAINT"
-            elif USER_CUES.search(text) or re.search(r"\bprefers?\b", text, _I):
-                category = "IDENTITY"
+    for memory, kind in zip(inputs.candidates, kinds, strict=True):
+        category = GATE_CATEGORY.get(kind)
         decisions.append(
             GateVerdict(
                 id=memory.id,
                 decision="approve" if category else "reject",
                 category=category,  # type: ignore[arg-type]
-                reason=f"whitelisted: {category}" if category else "outside the whitelist",
+                reason=f"whitelisted: {category}"
+                if category
+                else f"outside the whitelist ({kind})",
             )
         )
     return GateOutput(decisions=decisions)
