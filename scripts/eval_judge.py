@@ -17,6 +17,11 @@
   lists): the share the injection screen lets through when added with the assistant's
   role, through the public `add`.
 
+- memory kinds (`tests/data/kinds_heldout.jsonl` by a new author; `kinds_rule_tests.jsonl`,
+  the sentences the core's rule tests pinned, which we have read): accuracy over the
+  kinds, macro F1, the recall of each kind, and the accuracy of what the core decides
+  from a kind (its section, or none).
+
 `--models` scores fitted files other than the shipped ones (a refit, a fold).
 """
 
@@ -113,6 +118,34 @@ def turn_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, An
     }
 
 
+def kind_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    from mnemoledger.commands.judge.kinds import KINDS, LASTING
+    from mnemoledger.commands.llm.rules.core import CORE_SECTION
+
+    said = judge.kinds([r["text"] for r in rows])
+    truth = [r["label"] for r in rows]
+    recall = {
+        k: ratio(sum(t == p == k for t, p in zip(truth, said, strict=True)), truth.count(k))
+        for k in KINDS
+    }
+    f1s = [f1([(t == k, p == k) for t, p in zip(truth, said, strict=True)], True) for k in KINDS]
+    sections = [
+        (CORE_SECTION.get(t), CORE_SECTION.get(p))
+        for t, p in zip(truth, said, strict=True)  # type: ignore[call-overload]
+    ]
+    return {
+        "texts": len(rows),
+        "accuracy": ratio(sum(t == p for t, p in zip(truth, said, strict=True)), len(rows)),
+        "macro_f1": round(sum(f1s) / len(f1s), 3),
+        "core_section_accuracy": ratio(sum(t == p for t, p in sections), len(rows)),
+        "lasting_accuracy": ratio(
+            sum((t in LASTING) == (p in LASTING) for t, p in zip(truth, said, strict=True)),
+            len(rows),
+        ),
+        "recall": recall,
+    }
+
+
 def assistant_kept(rows: list[dict[str, Any]]) -> dict[str, Any]:
     from mnemoledger import MnemoLedger
 
@@ -135,13 +168,19 @@ def main() -> int:
     parser.add_argument("--models", type=Path, default=None, help="fitted files to score")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--pairs-only", action="store_true", help="score the pairs only")
+    parser.add_argument("--kinds-only", action="store_true", help="score the memory kinds only")
     args = parser.parse_args()
     if args.models is not None:
         os.environ[MODELS_ENV] = str(args.models.resolve())
     judge = LearnedJudge(args.models.resolve() if args.models else MODELS)
     report: dict[str, Any] = {
-        "pairs": {name: pair_scores(judge, rows_of(DATA / name)) for name in PAIRS}
+        "kinds": kind_scores(judge, rows_of(DATA / "kinds_heldout.jsonl")),
+        "kinds_rule_tests": kind_scores(judge, rows_of(DATA / "kinds_rule_tests.jsonl")),
     }
+    if args.kinds_only:
+        print(json.dumps(report, indent=2))
+        return 0
+    report["pairs"] = {name: pair_scores(judge, rows_of(DATA / name)) for name in PAIRS}
     if not args.pairs_only:
         report["chat_turns"] = turn_scores(judge, rows_of(DATA / "chat_turns_eval.jsonl"))
         report["assistant_turns"] = assistant_kept(rows_of(DATA / "assistant_turns_eval.jsonl"))
@@ -157,6 +196,11 @@ def main() -> int:
                         f"recall {s['replaces_recall']}"
                     )
             print(f"{name}: {scores['ms_per_pair']} ms a pair (batched)")
+        kinds = report["kinds"]
+        print(
+            f"memory kinds ({kinds['texts']}): accuracy {kinds['accuracy']}, macro F1 "
+            f"{kinds['macro_f1']}, core section {kinds['core_section_accuracy']}"
+        )
         if args.pairs_only:
             return 0
         chat = report["chat_turns"]

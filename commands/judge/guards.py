@@ -12,6 +12,10 @@ are not asked because the answer does not depend on what the words mean.
 - Another value: two statements that each name someone or something, or a number, that the
   other does not ("My friend Ana plays the cello" / "My friend Ben plays the cello", "spin
   class on Tuesday" / "on Thursday") are not one fact said twice, however alike their words.
+- For now: an instruction, setup or choice bound to the moment of speaking by a deictic time
+  adverbial ("for now, use the staging database", "at the moment") is a passing state, not
+  a lasting one; a fact of who someone is stays one whenever it began ("I moved to Berlin
+  today").
 """
 
 from __future__ import annotations
@@ -32,6 +36,25 @@ NEGATION: Final = re.compile(
     re.IGNORECASE,
 )
 """Negators of English, French, German, Spanish, Italian and Portuguese."""
+
+
+FOR_NOW: Final = re.compile(
+    r"\b(?:for now|right now|at the moment|for the moment|for the time being|temporar(?:y|ily)"
+    r"|this (?:morning|afternoon|evening|week|weekend|session)|today|tonight"
+    r"|pour (?:l'instant|le moment)|en ce moment|im moment|vorerst|por ahora|de momento"
+    r"|per ora|por enquanto)\b",
+    re.IGNORECASE,
+)
+"""Deictic time adverbials that bind a statement to the moment of speaking, in English,
+French, German, Spanish, Italian and Portuguese."""
+TIMELESS_KINDS: Final = frozenset({"profile", "health"})
+"""Kinds that stay lasting under a time adverbial: who someone is, whenever it began."""
+
+
+def for_now(text: str, kind: str) -> bool:
+    """The text holds for the moment only: a time adverbial binds it to now, and it is not
+    a fact of who someone is."""
+    return kind not in TIMELESS_KINDS and FOR_NOW.search(text) is not None
 
 
 def other_holders(older: str, newer: str) -> bool:

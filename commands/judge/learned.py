@@ -33,12 +33,14 @@ from mnemoledger.commands.judge.guards import (
     contradicted,
     denies,
     denies_something_else,
+    for_now,
     held_apart,
     not_restated,
     other_holders,
     other_values,
 )
 from mnemoledger.commands.judge.judgement import Relation, Role, Turn
+from mnemoledger.commands.judge.kinds import KINDS, Kind
 from mnemoledger.commands.judge.text import passage, statement, turn
 from mnemoledger.ledger.policy import REPLACES_CUT
 
@@ -251,10 +253,12 @@ class LearnedJudge:
         self._turns = _Model(models, "turns")
         self._relevance = _Model(models, "relevance")
         self._facts = _Model(models, "facts")
+        self._kinds = _Model(models, "kinds")
         self._relations = _Cache(CACHE_SIZE)
         self._turn_scores = _Cache(CACHE_SIZE)
         self._answers = _Cache(CACHE_SIZE)
         self._stated = _Cache(CACHE_SIZE)
+        self._kind_of = _Cache(CACHE_SIZE)
 
     def relations(self, pairs: Sequence[tuple[str, str]]) -> list[Relation]:
         return self._relations.answers(list(pairs), self._relate)
@@ -340,6 +344,20 @@ class LearnedJudge:
             return [self.facts([(text, "")])[0] for text in keys]
 
         return self._stated.answers(list(texts), compute) if texts else []
+
+    def kinds(self, texts: Sequence[str]) -> list[Kind]:
+        """For each text, what kind of memory it is (`kinds.KINDS`): the likeliest, and a
+        passing state when a time adverbial binds it to now (`guards.for_now`)."""
+
+        def compute(keys: list[str]) -> list[Kind]:
+            logits = self._kinds.logits([statement(text) for text in keys])
+            read = [KINDS[int(row.argmax())] for row in logits]
+            return [
+                "passing" if for_now(text, kind) else kind
+                for text, kind in zip(keys, read, strict=True)
+            ]
+
+        return self._kind_of.answers(list(texts), compute) if texts else []
 
 
 @cache

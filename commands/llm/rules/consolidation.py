@@ -8,7 +8,9 @@ import re
 from collections import Counter
 from typing import Final
 
+from mnemoledger.commands.judge import Turn, default_judge
 from mnemoledger.commands.judge.decisions import replaces, says_the_same
+from mnemoledger.commands.judge.kinds import LASTING
 from mnemoledger.commands.llm.consolidation_schemas import (
     AuditInput,
     AuditOutput,
@@ -33,7 +35,6 @@ from mnemoledger.commands.llm.consolidation_schemas import (
     TriageOutput,
     TriageVerdict,
 )
-from mnemoledger.commands.llm.rules.core import RULE_CUES, USER_CUES, is_transient, section_of
 from mnemoledger.commands.llm.rules.stopwords import stop_words
 from mnemoledger.commands.llm.rules.text import (
     comparison_key,
@@ -48,250 +49,70 @@ from mnemoledger.ledger.policy import (
     INSIGHT_MAX_CHARS,
     INSIGHT_MAX_COUNT,
     PROMOTE_MIN_IMPORTANCE,
+    WORTH_KEEPING_CUT,
 )
 
 _I = re.IGNORECASE
-LESSON_CUES: Final = re.compile(
-    r"\b(learned|lesson|mistake|turned out|realized|realised|never again|next time|gotcha)\b", _I
-)
-DECISION_CUES: Final = re.compile(
-    r"\b(decided|chose|chosen|picked|went with|opted)\b.*\b(because|since|so that|to avoid)\b", _I
-)
-PROCEDURE_CUES: Final = re.compile(
-    r"\b(?:step \d|steps?:|then run)\b"
-    r"|\bto (?:deploy|build|release|install|set up)\b[^.;]*\b(?:run|use|open|click|type|call)\b"
-    r"|^\s*\d+[.)]\s+\S.*\n\s*\d+[.)]\s+\S",
-    _I | re.MULTILINE,
-)
-"""Instructions: numbered steps, "step 2", "steps:", "then run", "to deploy ..., run ...".
-Not a mention of doing something ("I made a video to teach how to style my pieces", "First,
-I went to the store"): a memory marked procedural is served only to the agents that ask
-for procedures."""
+GATE_CATEGORY: Final[dict[str, str]] = {
+    "lesson": "LESSON",
+    "decision": "DECISION RATIONALE",
+    "rule": "CONSTRAINT",
+    "profile": "IDENTITY",
+    "health": "IDENTITY",
+    "preference": "IDENTITY",
+    "agent": "IDENTITY",
+}
+"""The gate's whitelist (seed 001 §2.5) by what kind of memory the judge reads: a lesson, a
+decision and its rationale, a constraint, who the user (or the agent) is."""
 ABSORB_OVERLAP: Final = 0.5
 """Word overlap from which the offline reconcile folds two memories into one."""
-_STOP: Final = frozenset(
-    {
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "with",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "it",
-        "this",
-        "that",
-        "user's",
-        "user",
-        "i",
-        "my",
-        "me",
-        "at",
-        "by",
-        "from",
-        "as",
-        "has",
-        "have",
-        "had",
-        "not",
-        "no",
-    }
-)
+_USER_WORDS: Final = frozenset({"user", "user's"})
+"""How a memory names its owner: no topic of its own."""
+
+
+def _function_word(word: str) -> bool:
+    return word in stop_words() or word in _USER_WORDS
 
 
 def triage(inputs: TriageInput) -> TriageOutput:
-    """Promote what states something worth remembering (a profile fact, a fact or event
-    about the user or a named person, a rule, lesson, decision or procedure) or matters
-    (importance >= 0.6); keep what holds only for the moment or says nothing (a Buffer
-    memory that is kept decays and is evicted, seed 001 §2.4, so a fact left here would be
-    lost within days of cycles)."""
+    """Promote what states something lasting (a fact about the user or someone, a taste, a
+    rule, lesson, decision or procedure), an event worth keeping as history, or what matters
+    (importance >= 0.6); keep what holds only for the moment and what says nothing, as the
+    judge reads them (a Buffer memory that is kept decays and is evicted, seed 001 §2.4, so
+    a fact left here would be lost within days of cycles)."""
+    judge = default_judge()
+    texts = [memory.content for memory in inputs.memories]
+    kinds = judge.kinds(texts)
+    worth = judge.worth_keeping([Turn(speaker_and_body(text)[1]) for text in texts])
     decisions = []
-    for memory in inputs.memories:
-        procedural = bool(PROCEDURE_CUES.search(memory.content))
-        durable = (
-            procedural
-            or LESSON_CUES.search(memory.content) is not None
-            or DECISION_CUES.search(memory.content) is not None
-            or section_of(memory.content) is not None
-            or states_a_fact_about_someone(memory.content)
-            or tells_something(memory.content)
-        )
-        promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and not (
-            MOMENTARY.search(memory.content)
-        )
+    for memory, kind, keep in zip(inputs.memories, kinds, worth, strict=True):
+        durable = kind in LASTING or keep >= WORTH_KEEPING_CUT
+        promote = (durable or memory.importance >= PROMOTE_MIN_IMPORTANCE) and kind != "passing"
         decisions.append(
             TriageVerdict(
                 id=memory.id,
                 decision="promote" if promote else "keep",
-                kind="procedural" if promote and procedural else None,
-                reason="durable content" if promote else "transient or unremarkable",
+                kind="procedural" if promote and kind == "procedure" else None,
+                reason=f"durable content ({kind})" if promote else f"{kind}: kept to decay",
             )
         )
     return TriageOutput(decisions=decisions)
 
 
-MOMENTARY: Final = re.compile(
-    r"\b(?:right now|at the moment|for now|for the moment|temporar(?:y|ily)|this session"
-    r"|currently (?:debugging|working on|fixing|investigating|testing|looking|trying|reviewing))\b",
-    _I,
-)
-"""What holds only for the moment: kept in Buffer to decay. An event ("I went to a support
-group yesterday", "the meeting moved to 3pm") is still worth remembering, as episodic
-history, though it never enters core.md."""
-ABOUT_SOMEONE: Final = re.compile(
-    r"\b(?:i|i'm|i've|i'd|my|me|mine|we|we're|we've|our|us)\b"
-    r"|(?-i:\b[A-Z][a-z]+(?:'s)?\s)(?:\w+\s)?(?:is|are|was|has|have|had|lives|works|likes"
-    r"|loves|hates|prefers|uses|owns|plays|speaks|studies|teaches|goes|takes|drives|keeps)\b",
-    _I,
-)
-"""A statement about the speaker or a named person ("I keep kosher", "Maya plays chess")."""
-MIN_FACT_WORDS: Final = 3
-"""Fewer words than this say nothing to keep ("ok, thanks")."""
-
-
-def states_a_fact_about_someone(text: str) -> bool:
-    _, body = speaker_and_body(text)
-    return len(words(body)) >= MIN_FACT_WORDS and ABOUT_SOMEONE.search(body) is not None
-
-
-SMALL_TALK: Final = frozenset(
-    [
-        "thanks",
-        "thank",
-        "thx",
-        "ty",
-        "wow",
-        "whoa",
-        "oh",
-        "ah",
-        "aw",
-        "aww",
-        "omg",
-        "yay",
-        "hey",
-        "hi",
-        "hello",
-        "bye",
-        "yeah",
-        "yes",
-        "yep",
-        "yup",
-        "no",
-        "nope",
-        "ok",
-        "okay",
-        "sure",
-        "cool",
-        "nice",
-        "great",
-        "awesome",
-        "amazing",
-        "wonderful",
-        "fantastic",
-        "lovely",
-        "incredible",
-        "beautiful",
-        "brilliant",
-        "perfect",
-        "glad",
-        "happy",
-        "sorry",
-        "congrats",
-        "congratulations",
-        "luck",
-        "good",
-        "bad",
-        "lol",
-        "haha",
-        "hahaha",
-        "totally",
-        "definitely",
-        "absolutely",
-        "really",
-        "super",
-        "so",
-        "much",
-        "appreciate",
-        "agree",
-        "sounds",
-        "seems",
-        "looks",
-        "look",
-        "check",
-        "see",
-        "way",
-        "guess",
-        "mean",
-        "know",
-        "think",
-        "right",
-        "true",
-        "tell",
-        "like",
-        "love",
-        "hope",
-        "wish",
-        "keep",
-        "going",
-        "care",
-        "take",
-        "let",
-        "get",
-        "got",
-    ]
-)
-"""Words of reactions and pleasantries ("Thanks, Caroline!", "Wow, that looks amazing!",
-"By the way, take a look at this."): a sentence made of them and function words tells
-nothing worth keeping."""
-MIN_TELLING_WORDS: Final = 2
-"""Words beyond function words and small talk from which a sentence tells something."""
-
-
-def tells_something(text: str) -> bool:
-    """Some sentence of `text` states something (not a question, not small talk): an event,
-    a thing seen or shared, a fact told in the third person ("The 2 younger kids love
-    nature.", "[shares a photo of a painting of a sunset]"). Kept in Buffer, such a memory
-    would be evicted by the cap or by decay, and what it told lost."""
-    for sentence in sentences(text):
-        _, body = speaker_and_body(sentence)
-        if body.rstrip().endswith("?"):
-            continue
-        telling = [w for w in words(body) if w not in stop_words() and w not in SMALL_TALK]
-        if len(telling) >= MIN_TELLING_WORDS:
-            return True
-    return False
-
-
 def gate(inputs: GateInput) -> GateOutput:
-    """The whitelist by cue words: LESSON, DECISION RATIONALE, CONSTRAINT, IDENTITY."""
+    """The whitelist (`GATE_CATEGORY`): LESSON, DECISION RATIONALE, CONSTRAINT, IDENTITY."""
+    kinds = default_judge().kinds([memory.content for memory in inputs.candidates])
     decisions = []
-    for memory in inputs.candidates:
-        text = memory.content
-        category: str | None = None
-        if not is_transient(text):
-            if LESSON_CUES.search(text):
-                category = "LESSON"
-            elif DECISION_CUES.search(text):
-                category = "DECISION RATIONALE"
-            elif RULE_CUES.search(text):
-                category = "CONSTRAINT"
-            elif USER_CUES.search(text) or re.search(r"\bprefers?\b", text, _I):
-                category = "IDENTITY"
+    for memory, kind in zip(inputs.candidates, kinds, strict=True):
+        category = GATE_CATEGORY.get(kind)
         decisions.append(
             GateVerdict(
                 id=memory.id,
                 decision="approve" if category else "reject",
                 category=category,  # type: ignore[arg-type]
-                reason=f"whitelisted: {category}" if category else "outside the whitelist",
+                reason=f"whitelisted: {category}"
+                if category
+                else f"outside the whitelist ({kind})",
             )
         )
     return GateOutput(decisions=decisions)
@@ -339,7 +160,7 @@ def name_topics(inputs: NameTopicsInput) -> NameTopicsOutput:
     names = []
     for topic in inputs.topics:
         counts = Counter(
-            w for text in topic.samples for w in words(text) if w not in _STOP and len(w) > 2
+            w for text in topic.samples for w in words(text) if not _function_word(w) and len(w) > 2
         )
         ranked = [w for w, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
         name = " ".join(ranked[:3]).capitalize() or topic.topic_id
@@ -512,7 +333,9 @@ def _cue_insight(items: list[str], cue: re.Pattern[str], lead: str, tag: str) ->
 
 def _recurring_insight(items: list[str]) -> list[Insight]:
     """The user keeps coming back to a content word (three items or more)."""
-    counts = Counter(w for text in items for w in set(words(text)) if w not in _STOP and len(w) > 3)
+    counts = Counter(
+        w for text in items for w in set(words(text)) if not _function_word(w) and len(w) > 3
+    )
     # who the items are about (the word most of them begin with: "Maya ...") is no topic
     subjects = Counter(words(text)[0] for text in items if words(text))
     recurring = sorted(

@@ -14,7 +14,10 @@ import binascii
 import codecs
 import re
 import unicodedata
+from functools import cache
 from typing import Final
+
+from confusable_homoglyphs.utils import load as load_confusables
 
 # Zero-width characters, soft hyphen, word joiners, BOM and the bidi controls (Unicode
 # Standard Annex #9: LRE..RLO U+202A-202E, LRI..PDI U+2066-2069, marks U+200E/F, U+061C):
@@ -24,93 +27,25 @@ INVISIBLE: Final = re.compile(
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
 )
 
-# Cyrillic and Greek letters drawn like Latin ones (the common entries of Unicode's
-# confusables.txt, UTS #39, for these two scripts), folded to the Latin letter they imitate.
-CONFUSABLES: Final = str.maketrans(
-    {
-        # Cyrillic lower case
-        "а": "a",
-        "в": "b",
-        "е": "e",
-        "ё": "e",
-        "к": "k",
-        "м": "m",
-        "н": "h",
-        "о": "o",
-        "р": "p",
-        "с": "c",
-        "т": "t",
-        "у": "y",
-        "х": "x",
-        "ѕ": "s",
-        "і": "i",
-        "ї": "i",
-        "ј": "j",
-        "ԁ": "d",
-        "ԛ": "q",
-        "ԝ": "w",
-        "һ": "h",
-        "ɡ": "g",
-        "ӏ": "l",
-        "ո": "n",
-        "ս": "u",
-        "ց": "g",
-        "ɑ": "a",
-        "ı": "i",
-        # Cyrillic upper case
-        "А": "A",
-        "В": "B",
-        "Е": "E",
-        "Ё": "E",
-        "К": "K",
-        "М": "M",
-        "Н": "H",
-        "О": "O",
-        "Р": "P",
-        "С": "C",
-        "Т": "T",
-        "У": "Y",
-        "Х": "X",
-        "Ѕ": "S",
-        "І": "I",
-        "Ї": "I",
-        "Ј": "J",
-        "Ԛ": "Q",
-        "Ԝ": "W",
-        "Һ": "H",
-        "Ӏ": "I",
-        # Greek
-        "α": "a",
-        "β": "b",
-        "ε": "e",
-        "ι": "i",
-        "κ": "k",
-        "ν": "v",
-        "ο": "o",
-        "ρ": "p",
-        "τ": "t",
-        "υ": "u",
-        "χ": "x",
-        "γ": "y",
-        "ω": "w",
-        "η": "n",
-        "μ": "u",
-        "Α": "A",
-        "Β": "B",
-        "Ε": "E",
-        "Ζ": "Z",
-        "Η": "H",
-        "Ι": "I",
-        "Κ": "K",
-        "Μ": "M",
-        "Ν": "N",
-        "Ο": "O",
-        "Ρ": "P",
-        "Τ": "T",
-        "Υ": "Y",
-        "Χ": "X",
-    }
-)
+
+@cache
+def _confusables() -> dict[int, str]:
+    """Letters of other scripts drawn like Latin ones, folded to the Latin letter they
+    imitate: Unicode's confusables (UTS #39, the data `confusable_homoglyphs` ships), each
+    lower-case letter too when its capital is one (the screen reads without case: "к" as
+    "К" -> "K"). Built once, on the first text screened."""
+    table: dict[int, str] = {}
+    for char, glyphs in load_confusables("confusables.json").items():
+        latin = [g["c"] for g in glyphs if g["c"].isascii() and g["c"].isalpha()]
+        if len(char) == 1 and not char.isascii() and char.isalpha() and latin:
+            # the skeleton folds Latin "I" into "l": a capital look-alike imitates "I"
+            table[ord(char)] = "I" if latin[0] == "l" and char.isupper() else latin[0]
+    for code, letter in list(table.items()):
+        lower = chr(code).lower()
+        if len(lower) == 1 and lower != chr(code):
+            table.setdefault(ord(lower), letter.lower())
+    return table
+
 
 # Leetspeak digits and symbols, read as letters only inside a word that also holds a
 # letter (so "24.04" or "$5" stay numbers).
@@ -162,14 +97,14 @@ def fold_confusables(text: str) -> str:
 
     def fold(match: re.Match[str]) -> str:
         word = match.group(0)
-        return word.translate(CONFUSABLES) if re.search("[A-Za-z]", word) else word
+        return word.translate(_confusables()) if re.search("[A-Za-z]", word) else word
 
     return re.sub(r"\w+", fold, text)
 
 
 def fold_all_confusables(text: str) -> str:
     """Every look-alike folded: catches a word written entirely in look-alike letters."""
-    return text.translate(CONFUSABLES)
+    return text.translate(_confusables())
 
 
 def strip_accents(text: str) -> str:
