@@ -7,6 +7,7 @@
     judge.relevance("where does the user live", ["We rent a flat in Bedminster"])  # [0.88]
     judge.facts([("glasgow, for now", "Where are you based?")])  # [[StatedFact('location', ...)]]
     judge.stated(["Call me Pri."])                                # [[StatedFact('name', ...)]]
+    judge.kinds(["I'm allergic to penicillin"])                   # ['health']
 
 Offline, fine-tuned small transformers answer (`LearnedJudge`: ONNX files run with
 onnxruntime, fitted by `scripts/fit_judge.py` on the labelled sets in `training/`, the facts
