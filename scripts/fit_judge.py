@@ -400,7 +400,7 @@ def export(model: Any, sample: dict[str, Any], out: Path, name: str, per_token: 
     return float_file
 
 
-def MeanPooled(base: Path, outputs: int) -> Any:  # noqa: N802 (builds a torch module)
+def mean_pooled(base: Path, outputs: int) -> Any:
     """The base encoder's tokens averaged (the way all-MiniLM-L6-v2 was trained to embed a
     sentence, so a new head learns from a good reading at once) and a linear head: the
     kinds model. Its ONNX file takes the same inputs and gives `logits` as the others."""
@@ -438,7 +438,7 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     pairs = task in PAIRED
     tokenizer = AutoTokenizer.from_pretrained(MODEL_DIR)
     if task == "kinds":
-        model = MeanPooled(MODEL_DIR, len(outputs))
+        model = mean_pooled(MODEL_DIR, len(outputs))
     else:
         model = AutoModelForSequenceClassification.from_pretrained(
             MODEL_DIR, num_labels=len(outputs)
