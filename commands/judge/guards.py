@@ -12,6 +12,9 @@ are not asked because the answer does not depend on what the words mean.
 - Another value: two statements that each name someone or something, or a number, that the
   other does not ("My friend Ana plays the cello" / "My friend Ben plays the cello", "spin
   class on Tuesday" / "on Thursday") are not one fact said twice, however alike their words.
+- Said to a person: in a dated turn of a named speaker ("[8 May 2023] Melanie: You'd be a
+  great counselor!"), a transcript's line, "you" is the person spoken to, so the turn says
+  nothing of who the assistant is ("Persona: a calm tutor", undated, is a note).
 - For now: an instruction, setup or choice bound to the moment of speaking by a deictic time
   adverbial ("for now, use the staging database", "at the moment") is a passing state, not
   a lasting one; a fact of who someone is stays one whenever it began ("I moved to Berlin
@@ -55,6 +58,12 @@ def for_now(text: str, kind: str) -> bool:
     """The text holds for the moment only: a time adverbial binds it to now, and it is not
     a fact of who someone is."""
     return kind not in TIMELESS_KINDS and FOR_NOW.search(text) is not None
+
+
+def said_to_a_person(text: str) -> bool:
+    """The text is a dated turn of a named speaker (a transcript's line): its "you" is
+    another person."""
+    return text.lstrip().startswith("[") and speaker_and_body(text)[0] is not None
 
 
 def other_holders(older: str, newer: str) -> bool:

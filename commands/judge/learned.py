@@ -38,6 +38,7 @@ from mnemoledger.commands.judge.guards import (
     not_restated,
     other_holders,
     other_values,
+    said_to_a_person,
 )
 from mnemoledger.commands.judge.judgement import Relation, Role, Turn
 from mnemoledger.commands.judge.kinds import KINDS, Kind
@@ -346,16 +347,19 @@ class LearnedJudge:
         return self._stated.answers(list(texts), compute) if texts else []
 
     def kinds(self, texts: Sequence[str]) -> list[Kind]:
-        """For each text, what kind of memory it is (`kinds.KINDS`): the likeliest, and a
-        passing state when a time adverbial binds it to now (`guards.for_now`)."""
+        """For each text, what kind of memory it is (`kinds.KINDS`): the likeliest, but
+        never the assistant's persona for a turn a named speaker said to another person
+        (`guards.said_to_a_person`), and a passing state when a time adverbial binds it to
+        now (`guards.for_now`)."""
 
         def compute(keys: list[str]) -> list[Kind]:
             logits = self._kinds.logits([statement(text) for text in keys])
-            read = [KINDS[int(row.argmax())] for row in logits]
-            return [
-                "passing" if for_now(text, kind) else kind
-                for text, kind in zip(keys, read, strict=True)
-            ]
+            read: list[Kind] = []
+            for text, row in zip(keys, logits, strict=True):
+                first, second = (KINDS[int(i)] for i in np.argsort(-row)[:2])
+                kind = second if first == "agent" and said_to_a_person(text) else first
+                read.append("passing" if for_now(text, kind) else kind)
+            return read
 
         return self._kind_of.answers(list(texts), compute) if texts else []
 
