@@ -147,7 +147,7 @@ def core_update(inputs: CoreUpdateInput) -> CoreUpdateOutput:
         successor = next((c for c in unrouted if _replaces(bullet, c)), None)
         if successor is None:
             sections[name].remove(bullet)
-        else:  # a new value no section's cue names keeps the place of the one it replaces
+        else:  # a new value the core has no section for keeps the place of the one it replaces
             sections[name][sections[name].index(bullet)] = successor
             unrouted.remove(successor)
     return CoreUpdateOutput(
