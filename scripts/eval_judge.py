@@ -17,7 +17,8 @@
   lists): the share the injection screen lets through when added with the assistant's
   role, through the public `add`.
 
-- memory kinds (`tests/data/kinds_heldout.jsonl` by a new author; `kinds_rule_tests.jsonl`,
+- memory kinds (`tests/data/kinds_heldout.jsonl` by a new author; `kinds_dialogue_heldout.jsonl`,
+  turns of conversations between people, by another; `kinds_rule_tests.jsonl`,
   the sentences the core's rule tests pinned, which we have read): accuracy over the
   kinds, macro F1, the recall of each kind, and the accuracy of what the core decides
   from a kind (its section, or none).
@@ -175,6 +176,7 @@ def main() -> int:
     judge = LearnedJudge(args.models.resolve() if args.models else MODELS)
     report: dict[str, Any] = {
         "kinds": kind_scores(judge, rows_of(DATA / "kinds_heldout.jsonl")),
+        "kinds_dialogue": kind_scores(judge, rows_of(DATA / "kinds_dialogue_heldout.jsonl")),
         "kinds_rule_tests": kind_scores(judge, rows_of(DATA / "kinds_rule_tests.jsonl")),
     }
     if args.kinds_only:

@@ -55,7 +55,11 @@ def answers(hit: str, wanted: list[str]) -> bool:
 
 
 def score_file(
-    path: Path, memory: MnemoLedger, progress: Progress, modes: tuple[str, ...] = MODES
+    path: Path,
+    memory: MnemoLedger,
+    progress: Progress,
+    modes: tuple[str, ...] = MODES,
+    dump: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     from mnemoledger.commands.judge import default_judge
     from mnemoledger.commands.recall import search
@@ -93,12 +97,17 @@ def score_file(
                 memory.parts.settings = settings.model_copy(update={"search_relevance": setting})
                 search.RELEVANCE_WEIGHT = tuned.get("w", shipped[0])
                 search.NEWER_VALUE_CUT = tuned.get("c", shipped[1])
+                deep = dump is not None and mode == "learned"
+                depth = search.RELEVANCE_DEPTH if deep else K
                 try:
-                    hits = memory.search(q["query"], user=user, k=K)
+                    hits = memory.search(q["query"], user=user, k=depth)
                 finally:
                     memory.parts.settings = settings
                     search.RELEVANCE_WEIGHT, search.NEWER_VALUE_CUT = shipped
                 found = [answers(h.content, wanted) for h in hits]
+                if deep and dump is not None:
+                    dump.extend(_features(path.name, n, q["query"], hits, found))
+                    hits, found = hits[:K], found[:K]
                 counts[f"{mode}@1"] += bool(found[:1] and found[0])
                 counts[f"{mode}@3"] += any(found[:3])
                 if mode == "learned" and not (found[:1] and found[0]):
@@ -117,6 +126,37 @@ def score_file(
     }
 
 
+def _features(
+    name: str, store: int, query: str, hits: list[Any], found: list[bool]
+) -> list[dict[str, Any]]:
+    """Each hit the relevance model read, with what the search knew of it and whether it
+    answers (`--dump`): the data a learned blend of the signals is fitted on."""
+    from mnemoledger.commands.recall.search import RELEVANCE_WEIGHT
+
+    rows = []
+    for rank, (hit, answer) in enumerate(zip(hits, found, strict=True)):
+        if hit.answer is None:
+            continue
+        fused = (hit.relevance - RELEVANCE_WEIGHT * hit.answer) / (1 - RELEVANCE_WEIGHT)
+        rows.append(
+            {
+                "set": name,
+                "store": store,
+                "query": query,
+                "rank": rank,
+                "answer": hit.answer,
+                "fused": round(fused, 6),
+                "vector": hit.vector_score,
+                "text": hit.text_score,
+                "recency": hit.recency,
+                "layer": hit.layer,
+                "score": hit.score,
+                "label": answer,
+            }
+        )
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+", type=Path)
@@ -129,19 +169,28 @@ def main() -> int:
         "candidate's relevance, RELEVANCE_WEIGHT), learned@cC (C: NEWER_VALUE_CUT; above 1: "
         "newer values never moved), e.g. learned@w1.0,learned@c2",
     )
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        help="write each candidate the relevance model read (its signals, whether it answers) "
+        "to this JSONL file",
+    )
     args = parser.parse_args()
     if args.models:
         os.environ["MNEMOLEDGER_JUDGE_MODELS"] = str(args.models.resolve())
     console = Console(stderr=True, quiet=args.json)
     modes = (*MODES, *(m.strip() for m in (args.modes or "").split(",") if m.strip()))
     report: dict[str, Any] = {}
+    dump: list[dict[str, Any]] | None = [] if args.dump else None
     with (
         tempfile.TemporaryDirectory(prefix="mnemoledger-relevance-") as home,
         MnemoLedger(settings=Settings(home=Path(home)), actor="eval") as memory,
         Progress(console=console) as progress,
     ):
         for path in args.files:
-            report[path.name] = score_file(path, memory, progress, modes)
+            report[path.name] = score_file(path, memory, progress, modes, dump)
+    if args.dump and dump is not None:
+        args.dump.write_text("".join(json.dumps(row) + "\n" for row in dump), encoding="utf-8")
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
