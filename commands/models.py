@@ -139,6 +139,9 @@ class SearchHit(FoundMemory):
     answer: float | None = None
     """The relevance model's likelihood (0-1) that the memory answers the query, when it
     read it (setting `search_relevance`)."""
+    fused: float | None = None
+    """When the relevance model read it: the retrievers' fused relevance before the model's
+    blend made it `relevance`."""
 
     def found(self) -> FoundMemory:
         """The hit as an agent reads it: the memory and where it came from."""

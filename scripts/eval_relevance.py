@@ -64,7 +64,7 @@ def score_file(
     from mnemoledger.commands.judge import default_judge
     from mnemoledger.commands.recall import search
 
-    shipped = (search.RELEVANCE_WEIGHT, search.NEWER_VALUE_CUT)
+    shipped = search.NEWER_VALUE_CUT
     judge = default_judge()
     if path.name.startswith("memory_cases"):  # labelled cases, read as stores
         rows = [
@@ -95,15 +95,14 @@ def score_file(
                 tuned = {knob[0]: float(knob[1:]) for knob in knobs}
                 settings = memory.parts.settings
                 memory.parts.settings = settings.model_copy(update={"search_relevance": setting})
-                search.RELEVANCE_WEIGHT = tuned.get("w", shipped[0])
-                search.NEWER_VALUE_CUT = tuned.get("c", shipped[1])
+                search.NEWER_VALUE_CUT = tuned.get("c", shipped)
                 deep = dump is not None and mode == "learned"
                 depth = search.RELEVANCE_DEPTH if deep else K
                 try:
                     hits = memory.search(q["query"], user=user, k=depth)
                 finally:
                     memory.parts.settings = settings
-                    search.RELEVANCE_WEIGHT, search.NEWER_VALUE_CUT = shipped
+                    search.NEWER_VALUE_CUT = shipped
                 found = [answers(h.content, wanted) for h in hits]
                 if deep and dump is not None:
                     dump.extend(_features(path.name, n, q["query"], hits, found))
@@ -131,13 +130,10 @@ def _features(
 ) -> list[dict[str, Any]]:
     """Each hit the relevance model read, with what the search knew of it and whether it
     answers (`--dump`): the data a learned blend of the signals is fitted on."""
-    from mnemoledger.commands.recall.search import RELEVANCE_WEIGHT
-
     rows = []
     for rank, (hit, answer) in enumerate(zip(hits, found, strict=True)):
         if hit.answer is None:
             continue
-        fused = (hit.relevance - RELEVANCE_WEIGHT * hit.answer) / (1 - RELEVANCE_WEIGHT)
         rows.append(
             {
                 "set": name,
@@ -145,7 +141,7 @@ def _features(
                 "query": query,
                 "rank": rank,
                 "answer": hit.answer,
-                "fused": round(fused, 6),
+                "fused": hit.fused,
                 "vector": hit.vector_score,
                 "text": hit.text_score,
                 "recency": hit.recency,
@@ -165,9 +161,8 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="list the learned order's misses")
     parser.add_argument(
         "--modes",
-        help="also score these variants: learned@wW (W: the model's share of a read "
-        "candidate's relevance, RELEVANCE_WEIGHT), learned@cC (C: NEWER_VALUE_CUT; above 1: "
-        "newer values never moved), e.g. learned@w1.0,learned@c2",
+        help="also score these variants: learned@cC (C: NEWER_VALUE_CUT; above 1: newer "
+        "values never moved), e.g. learned@c2",
     )
     parser.add_argument(
         "--dump",

@@ -15,6 +15,7 @@ The files load on first use, so importing the judge costs nothing.
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -51,6 +52,12 @@ MODELS_ENV: Final = "MNEMOLEDGER_JUDGE_MODELS"
 """A folder of fitted files to use instead (a refit, a leave-one-author-out fold)."""
 CACHE_SIZE: Final = 4096
 """Answers kept per question kind: consolidation asks about the same pairs again."""
+LINEAR_RELEVANCE_WEIGHT: Final = 0.7
+"""A relevance model without a fitted blend (an older fit, a fold's refit): this share of a
+read candidate's relevance is the model's likelihood, the rest the fused relevance."""
+LIKELIHOOD_FLOOR: Final = 1e-4
+"""A likelihood is read as a logit within [floor, 1 - floor] (a saturated sigmoid's 0 or 1
+has none)."""
 
 REFIT: Final = {"relevance": "scripts/fit_relevance.py", "facts": "scripts/fit_facts.py"}
 """The script that fits a model, where it is not `scripts/fit_judge.py <model>`."""
@@ -87,6 +94,10 @@ class _Manifest:
     confidence_cut: float = 0.0
     """The facts model's least confidence in a value it reports (chosen on sets it was not
     fitted on; its manifest says which)."""
+    blend: tuple[float, float, float] | None = None
+    """The relevance model's: the weights of its logit and of the retrievers' fused
+    relevance, and the bias, of the logistic regression that combines them
+    (`scripts/fit_blend.py`)."""
 
 
 class _Model:
@@ -124,6 +135,7 @@ class _Model:
             float(manifest.get("replaces_cut", REPLACES_CUT)),
             str(manifest.get("context", "assistant")),
             float(manifest.get("confidence_cut", 0.0)),
+            _blend(manifest.get("blend")),
         )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
@@ -185,9 +197,13 @@ class _Model:
 
     def context(self) -> str:
         """What the model reads beside a text, as its manifest says (loaded on first use)."""
+        return self.loaded_manifest().context
+
+    def loaded_manifest(self) -> _Manifest:
+        """The model's manifest (the model is loaded on first use)."""
         self._ready()
         assert self.manifest is not None
-        return self.manifest.context
+        return self.manifest
 
     @property
     def replaces_cut(self) -> float:
@@ -239,6 +255,17 @@ def _softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
     shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
     return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+def _blend(fitted: dict[str, float] | None) -> tuple[float, float, float] | None:
+    if fitted is None:
+        return None
+    return float(fitted["answer_logit"]), float(fitted["fused"]), float(fitted["bias"])
+
+
+def _logit(likelihood: float) -> float:
+    p = min(max(likelihood, LIKELIHOOD_FLOOR), 1.0 - LIKELIHOOD_FLOOR)
+    return math.log(p / (1.0 - p))
 
 
 def _sigmoid(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
@@ -311,6 +338,17 @@ class LearnedJudge:
             return [float(row[0]) for row in probabilities]
 
         return self._answers.answers([(query, m) for m in memories], compute) if memories else []
+
+    def relevance_blend(self, answer: float, fused: float) -> float:
+        """The relevance a search ranks a candidate the relevance model read by: the model's
+        likelihood that it answers (`relevance`) and the retrievers' fused relevance,
+        combined by the logistic regression fitted on questions the model never saw (its
+        manifest's `blend`; without one, `LINEAR_RELEVANCE_WEIGHT` of the likelihood)."""
+        fitted = self._relevance.loaded_manifest().blend
+        if fitted is None:
+            return LINEAR_RELEVANCE_WEIGHT * answer + (1 - LINEAR_RELEVANCE_WEIGHT) * fused
+        w_answer, w_fused, bias = fitted
+        return 1.0 / (1.0 + math.exp(-(w_answer * _logit(answer) + w_fused * fused + bias)))
 
     def facts(self, turns: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
         """For each user turn of one conversation, in order (its text, and the assistant's

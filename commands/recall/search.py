@@ -22,7 +22,9 @@ channel, seed 001 §4.1) enter with relevance 1.0 whatever the fusion. With the 
 weighted fusion, the best fused candidates are then read beside the question by a
 fine-tuned relevance model (`relevance`: a cross-encoder that says whether a memory answers
 the question, not whether it shares its words; ours, not the seeds': a small embedder ranks
-every everyday fact almost alike): `RELEVANCE_WEIGHT` of their relevance is its likelihood.
+every everyday fact almost alike): their relevance becomes a blend of its likelihood and the
+fused relevance, a logistic regression fitted on questions the model never saw
+(`scripts/fit_blend.py`).
 
 Candidates below `min_score` are dropped (seed 004 MinScore 0.3, the same value as engram's
 similarity floor): below it in weighted relevance with the weighted fusion; with rank
@@ -144,8 +146,21 @@ FactLinked = Callable[[str], Sequence[str]]
 """The memories linked to a current fact the query names (seed 001 §4.1 fact channel)."""
 Rerank = Callable[[str, list[SearchHit]], list[SearchHit]]
 """Reorders (and may drop) the scored candidates, best first; the top `k` are kept."""
-Relevance = Callable[[str, Sequence[str]], Sequence[float]]
-"""For each memory text, the likelihood that it answers the query (the relevance model)."""
+
+
+class Relevance(Protocol):
+    """The relevance model (`LearnedJudge`), which reads the best candidates beside the
+    question."""
+
+    def relevance(self, query: str, memories: Sequence[str]) -> Sequence[float]:
+        """For each memory text, the likelihood that it answers the query."""
+        ...
+
+    def relevance_blend(self, answer: float, fused: float) -> float:
+        """A read candidate's relevance from that likelihood and the fused relevance."""
+        ...
+
+
 Replacing = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
 """For each (older, newer) pair of memory texts, the likelihood that the newer states a new
 value of the older's fact (the judge's "replaces")."""
@@ -167,9 +182,6 @@ _WORDS: Final = re.compile(r"\S+")
 
 RELEVANCE_DEPTH: Final = 20
 """How many of the best fused candidates the relevance model reads for one query."""
-RELEVANCE_WEIGHT: Final = 0.7
-"""The share of the relevance model's likelihood in a read candidate's relevance (the
-fused relevance has the rest)."""
 
 DEFAULT_FUSION: Fusion = "rrf"
 """Measured on LoCoMo dev (6 conversations, 882 answerable questions; one memory per turn,
@@ -504,6 +516,8 @@ class _Candidate:
     """Linked to a current fact the query names (the fact channel)."""
     answer: float | None = None
     """The relevance model's likelihood that the memory answers the query (None: not read)."""
+    fused: float | None = None
+    """The fused relevance before the relevance model's blend (None: not read)."""
     admitted: bool | None = None
     """engram fusion: whether the floor lets it in (a keyword hit, or a similarity at the
     floor); None: `match` against the floor decides."""
@@ -833,9 +847,9 @@ class _Search:
         relevance: Relevance,
     ) -> None:
         """The best `RELEVANCE_DEPTH` eligible candidates read beside the question by the
-        relevance model: their relevance becomes `RELEVANCE_WEIGHT` of the model's
-        likelihood that they answer it, the rest the fused relevance; one the model says
-        answers passes the floor."""
+        relevance model: their relevance becomes the model's blend of its likelihood that
+        they answer it and their fused relevance (a logistic regression fitted with the
+        model); one the model says answers passes the floor."""
         eligible = [
             (memory_id, c)
             for memory_id, c in candidates.items()
@@ -846,13 +860,14 @@ class _Search:
         if not read:
             return
         try:
-            answers = relevance(query, [rows[memory_id].content for memory_id, _ in read])
+            answers = relevance.relevance(query, [rows[memory_id].content for memory_id, _ in read])
         except Exception as error:  # a missing model leaves the fused order
             logger.warning("relevance model failed (%s); ranking by the retrievers", error)
             return
         for (_, c), answer in zip(read, answers, strict=True):
             c.answer = round(float(answer), 6)
-            c.relevance = RELEVANCE_WEIGHT * c.answer + (1 - RELEVANCE_WEIGHT) * c.relevance
+            c.fused = c.relevance
+            c.relevance = relevance.relevance_blend(c.answer, c.relevance)
             c.match = max(c.match, c.answer)
 
     def _fact_linked(self, query: str) -> list[str]:
@@ -914,6 +929,7 @@ def _hit(row: RecallRow, c: _Candidate, score: float, fresh: float) -> SearchHit
         key=row.key,
         source=_source(c),
         answer=c.answer,
+        fused=None if c.fused is None else round(c.fused, 6),
         evidence=json.loads(row.evidence) if row.evidence else None,
         thread_id=row.thread_id,
         agent_id=row.agent_id,

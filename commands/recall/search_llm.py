@@ -206,4 +206,4 @@ def search_hooks(
         read = iter(judge.relations([pair for parts in asked for pair in parts]))
         return [max(next(read).replaces for _ in parts) for parts in asked]
 
-    return SearchHooks(llm, expand_hook, rerank_hook, always, facts, judge.relevance, replacing)
+    return SearchHooks(llm, expand_hook, rerank_hook, always, facts, judge, replacing)
