@@ -5,7 +5,7 @@ the search as collaborators where a test needs a known verdict."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,20 @@ def memory(tmp_path: Path) -> Iterator[MnemoLedger]:
     settings = Settings(home=tmp_path / "home", search_relevance="learned")
     with MnemoLedger(settings=settings, actor="tester") as m:
         yield m
+
+
+class _Verdicts:
+    """A relevance model with known verdicts, blended with the retrievers' relevance as the
+    shipped model's fitted blend does."""
+
+    def __init__(self, verdicts: Callable[[str, Sequence[str]], list[float]]) -> None:
+        self.verdicts = verdicts
+
+    def relevance(self, query: str, texts: Sequence[str]) -> list[float]:
+        return self.verdicts(query, texts)
+
+    def relevance_blend(self, answer: float, fused: float) -> float:
+        return default_judge().relevance_blend(answer, fused)
 
 
 def _hits(memory: MnemoLedger, said: Sequence[str], question: str, **hooks: Any) -> list[str]:
@@ -60,8 +74,8 @@ def test_what_the_relevance_model_says_answers_ranks_first(memory: MnemoLedger) 
     def helen_answers(query: str, texts: Sequence[str]) -> list[float]:
         return [0.95 if "Helen" in text else 0.05 for text in texts]
 
-    assert "Phil" in _hits(memory, said, question, relevance=phil_answers)[0]
-    assert "Helen" in _hits(memory, [], question, relevance=helen_answers)[0]
+    assert "Phil" in _hits(memory, said, question, relevance=_Verdicts(phil_answers))[0]
+    assert "Helen" in _hits(memory, [], question, relevance=_Verdicts(helen_answers))[0]
 
 
 def test_a_newer_value_of_an_answer_goes_before_the_older(memory: MnemoLedger) -> None:
@@ -75,11 +89,11 @@ def test_a_newer_value_of_an_answer_goes_before_the_older(memory: MnemoLedger) -
         asked.extend(pairs)
         return [0.9 if "Berlin" in newer and "Paris" in older else 0.0 for older, newer in pairs]
 
-    ranked = _hits(memory, said, question, relevance=both_answer, replacing=replacing)
+    ranked = _hits(memory, said, question, relevance=_Verdicts(both_answer), replacing=replacing)
     assert "Berlin" in ranked[0]
     assert asked  # the older was ranked first: the judge was asked about the pair
     never = lambda pairs: [0.0 for _ in pairs]  # noqa: E731
-    kept = _hits(memory, [], question, relevance=both_answer, replacing=never)
+    kept = _hits(memory, [], question, relevance=_Verdicts(both_answer), replacing=never)
     assert kept == sorted(kept, key=lambda text: "Berlin" in text)  # the fused order stands
 
 
@@ -95,7 +109,11 @@ def test_only_answers_are_compared_for_a_newer_value(memory: MnemoLedger) -> Non
         return [0.9 if "Paris" in text else 0.1 for text in texts]
 
     ranked = _hits(
-        memory, said, "where does alice live", relevance=paris_answers, replacing=replacing
+        memory,
+        said,
+        "where does alice live",
+        relevance=_Verdicts(paris_answers),
+        replacing=replacing,
     )
     assert "Paris" in ranked[0] and asked == []
 
@@ -110,6 +128,22 @@ def test_hits_say_how_sure_the_model_is_and_where_each_memory_came_from(
     assert hit.created_at is not None
     assert "answer" not in hit.found().model_dump()  # what an agent reads (MCP)
     assert hit.found().evidence == ["m7"]
+
+
+def test_a_read_memory_is_ranked_by_the_fitted_blend_of_the_model_and_the_retrievers(
+    memory: MnemoLedger,
+) -> None:
+    memory.add(["My neighbour Phil has a spare key", "I keep my bike in the hall"], user="alice")
+    hits = memory.search("who has a key to the user's home", user="alice", k=2)
+    judge = default_judge()
+    for hit in hits:
+        assert hit.answer is not None and hit.fused is not None and hit.relevance is not None
+        assert hit.relevance == pytest.approx(
+            judge.relevance_blend(hit.answer, hit.fused), abs=1e-5
+        )
+    # more likely to answer, or ranked higher by the retrievers: never ranked lower
+    assert judge.relevance_blend(0.9, 0.5) > judge.relevance_blend(0.1, 0.5)
+    assert judge.relevance_blend(0.5, 0.9) > judge.relevance_blend(0.5, 0.1)
 
 
 def test_with_the_relevance_model_off_the_retrievers_order_stands(tmp_path: Path) -> None:
@@ -167,7 +201,7 @@ def test_a_huge_query_is_read_only_up_to_its_bound(memory: MnemoLedger) -> None:
             query,
             "alice",
             3,
-            relevance=relevance,
+            relevance=_Verdicts(relevance),
         )
         assert hits and "bees" in hits[0].content
     assert len(huge) > 5000
