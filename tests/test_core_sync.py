@@ -87,7 +87,7 @@ def test_an_update_the_core_gate_refuses_drops_the_bullet(memory: MnemoLedger) -
 def test_a_new_job_leaves_core_with_the_new_employer_only(memory: MnemoLedger) -> None:
     # (a city would not enter core.md without consent: see tests/test_consent.py)
     [acme] = memory.add(["I work at Acme"], user="u").memories
-    [globex] = memory.add(["I left Acme and joined Globex"], user="u").memories
+    [globex] = memory.add(["I left my job at Acme and joined Globex"], user="u").memories
     assert user_bullets(memory) == [globex.content]
     assert bullet_sources(memory) == {globex.content: [globex.id]}
     active = [m.id for m in memory.list(user="u") if m.state == "active"]
