@@ -180,11 +180,8 @@ QUERY_MAX_CHARS: Final = 512
 """Characters of a query a search reads (one long "word" is bounded too)."""
 _WORDS: Final = re.compile(r"\S+")
 
-RELEVANCE_DEPTH: Final = 8
-"""How many of the best fused candidates the relevance model reads for one query (~7 ms a
-candidate on one core). Measured on the blend's fitting data (3,810 candidates, 532
-questions): reading 5, 8 or 20 puts the same answer first (0.752 / 0.750 / 0.750) and in
-the top 3 (0.955 / 0.953 / 0.953)."""
+RELEVANCE_DEPTH: Final = 20
+"""How many of the best fused candidates the relevance model reads for one query."""
 
 DEFAULT_FUSION: Fusion = "rrf"
 """Measured on LoCoMo dev (6 conversations, 882 answerable questions; one memory per turn,
@@ -852,8 +849,7 @@ class _Search:
         """The best `RELEVANCE_DEPTH` eligible candidates read beside the question by the
         relevance model: their relevance becomes the model's blend of its likelihood that
         they answer it and their fused relevance (a logistic regression fitted with the
-        model); one the model says answers passes the floor. The candidates it did not read
-        follow those it read: their relevance is at most the lowest read one's."""
+        model); one the model says answers passes the floor."""
         eligible = [
             (memory_id, c)
             for memory_id, c in candidates.items()
@@ -873,9 +869,6 @@ class _Search:
             c.fused = c.relevance
             c.relevance = relevance.relevance_blend(c.answer, c.relevance)
             c.match = max(c.match, c.answer)
-        lowest = min(c.relevance for _, c in read)
-        for _, c in eligible[len(read) :]:
-            c.relevance = min(c.relevance, lowest)
 
     def _fact_linked(self, query: str) -> list[str]:
         if self.facts is None:
