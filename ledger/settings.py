@@ -151,9 +151,9 @@ class Settings(BaseSettings):
     search_relevance: Literal["learned", "off"] = "off"
     """Whether the fine-tuned relevance model reads a search's best candidates beside the
     question and reorders them, a newer value of a fact first (`learned`), or the
-    retrievers' order stands (`off`, the default: the shipped model does not yet beat the
-    retrievers on a new author's questions; docs/benchmarks.md)
-    (`MNEMOLEDGER_SEARCH_RELEVANCE`)."""
+    retrievers' order stands (`off`, the default: reading 20 candidates adds ~150 ms to a
+    search on two cores, for a first hit right 0.76 rather than 0.68 on a new author's
+    questions; docs/benchmarks.md) (`MNEMOLEDGER_SEARCH_RELEVANCE`)."""
     search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
     the offline provider expands to keyword variants), on every search, or never."""
