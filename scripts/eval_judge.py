@@ -7,7 +7,8 @@
   `pairs_heldout_shift.jsonl` (a change announced beside another fact of the same holder),
   `pairs_heldout_second_values.jsonl` (a second value of a many-valued fact, or a new one
   of a single-valued fact), `pairs_heldout_values.jsonl` (minimal pairs: one frame, the
-  value a synonym, an antonym, a second item or another topic),
+  value a synonym, an antonym, a second item or another topic), `pairs_heldout_voices.jsonl`
+  (many everyday voices; unrelated facts of the same user that look alike),
   written by authors who never saw the code): accuracy over the four relations, and the
   precision and recall of the decision "replaces" (the likeliest relation, from
   `REPLACES_CUT`: a wrong replacement hides a true memory), per language;
@@ -52,6 +53,7 @@ PAIRS = (
     "pairs_heldout_shift.jsonl",
     "pairs_heldout_second_values.jsonl",
     "pairs_heldout_values.jsonl",
+    "pairs_heldout_voices.jsonl",
 )
 
 
