@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import sys
 import tempfile
@@ -42,7 +41,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from eval_relevance import score_file  # noqa: E402
 
 from mnemoledger import MnemoLedger  # noqa: E402
-from mnemoledger.commands.judge.learned import LIKELIHOOD_FLOOR, MODELS  # noqa: E402
+from mnemoledger.commands.judge.learned import MODELS, likelihood_logit  # noqa: E402
 from mnemoledger.ledger import Settings  # noqa: E402
 
 Candidate = dict[str, Any]
@@ -50,8 +49,7 @@ Candidate = dict[str, Any]
 
 def signals(row: Candidate) -> list[float]:
     """What the blend reads of a candidate: the model's logit, the fused relevance."""
-    p = min(max(float(row["answer"]), LIKELIHOOD_FLOOR), 1.0 - LIKELIHOOD_FLOOR)
-    return [math.log(p / (1.0 - p)), float(row["fused"])]
+    return [likelihood_logit(float(row["answer"])), float(row["fused"])]
 
 
 def fit(rows: list[Candidate]) -> tuple[float, float, float]:

@@ -263,7 +263,9 @@ def _blend(fitted: dict[str, float] | None) -> tuple[float, float, float] | None
     return float(fitted["answer_logit"]), float(fitted["fused"]), float(fitted["bias"])
 
 
-def _logit(likelihood: float) -> float:
+def likelihood_logit(likelihood: float) -> float:
+    """The logit of a likelihood, read within [LIKELIHOOD_FLOOR, 1 - LIKELIHOOD_FLOOR] (what
+    the search's blend reads; `scripts/fit_blend.py` fits it on the same)."""
     p = min(max(likelihood, LIKELIHOOD_FLOOR), 1.0 - LIKELIHOOD_FLOOR)
     return math.log(p / (1.0 - p))
 
@@ -348,7 +350,9 @@ class LearnedJudge:
         if fitted is None:
             return LINEAR_RELEVANCE_WEIGHT * answer + (1 - LINEAR_RELEVANCE_WEIGHT) * fused
         w_answer, w_fused, bias = fitted
-        return 1.0 / (1.0 + math.exp(-(w_answer * _logit(answer) + w_fused * fused + bias)))
+        return 1.0 / (
+            1.0 + math.exp(-(w_answer * likelihood_logit(answer) + w_fused * fused + bias))
+        )
 
     def facts(self, turns: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
         """For each user turn of one conversation, in order (its text, and the assistant's
