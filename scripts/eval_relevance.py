@@ -9,7 +9,8 @@ Each store (`{"memories": [...], "questions": [{"query", "answers": [indices]}]}
 labelled memory cases, `memory_cases*.jsonl`, is read as `fit_relevance.case_stores` reads
 it: each case's statements, less those holding a value it expects gone) is added
 to a fresh user of one ledger, one `add` per memory, through the real write path; then each
-question is searched (k=5) with the setting `search_relevance` at `learned` and at `off`. A
+question is searched (k=5) with the setting `search_relevance` at `learned` and at `off`,
+and at `off` without the embedder's question map (`search_question_map`, mode `off@m0`). A
 result answers when its text holds an answering memory's text or is held by it (an add may
 merge or reword). Reported per file: top-1 (the first result answers), top-3, and the
 model alone (the store's memories ranked by `LearnedJudge.relevance` only, no retrievers).
@@ -42,7 +43,8 @@ from mnemoledger import MnemoLedger  # noqa: E402
 from mnemoledger.ledger import Settings  # noqa: E402
 
 K = 5
-MODES = ("learned", "off")
+MODES = ("learned", "off", "off@m0")
+"""The relevance model on, off, and off without the embedder's question map (`@m0`)."""
 
 
 def _norm(text: str) -> str:
@@ -94,7 +96,9 @@ def score_file(
                 setting, *knobs = mode.split("@")
                 tuned = {knob[0]: float(knob[1:]) for knob in knobs}
                 settings = memory.parts.settings
-                memory.parts.settings = settings.model_copy(update={"search_relevance": setting})
+                memory.parts.settings = settings.model_copy(
+                    update={"search_relevance": setting, "search_question_map": tuned.get("m") != 0}
+                )
                 search.NEWER_VALUE_CUT = tuned.get("c", shipped)
                 deep = dump is not None and mode == "learned"
                 depth = search.RELEVANCE_DEPTH if deep else K
@@ -162,7 +166,7 @@ def main() -> int:
     parser.add_argument(
         "--modes",
         help="also score these variants: learned@cC (C: NEWER_VALUE_CUT; above 1: newer "
-        "values never moved), e.g. learned@c2",
+        "values never moved), MODE@m0 (without the question map), e.g. learned@c2,learned@m0",
     )
     parser.add_argument(
         "--dump",
