@@ -12,7 +12,8 @@ to a fresh user of one ledger, one `add` per memory, through the real write path
 question is searched (k=5) with the setting `search_relevance` at `learned` and at `off`,
 and at `off` without the embedder's question map (`search_question_map`, mode `off@m0`). A
 result answers when its text holds an answering memory's text or is held by it (an add may
-merge or reword). Reported per file: top-1 (the first result answers), top-3, and the
+merge or reword); a memory the add refuses (the injection screen) is not stored and is listed
+under `refused`. Reported per file: top-1 (the first result answers), top-3, and the
 model alone (the store's memories ranked by `LearnedJudge.relevance` only, no retrievers).
 `--models` reads the relevance model from another folder (a refit; a leave-one-author-out
 fold).
@@ -65,6 +66,7 @@ def score_file(
 ) -> dict[str, Any]:
     from mnemoledger.commands.judge import default_judge
     from mnemoledger.commands.recall import search
+    from mnemoledger.commands.write.sanitize import InjectionRefused
 
     shipped = search.NEWER_VALUE_CUT
     judge = default_judge()
@@ -78,11 +80,15 @@ def score_file(
     counts = {f"{mode}@{n}": 0 for mode in (*modes, "model") for n in (1, 3)}
     asked = 0
     misses: list[dict[str, Any]] = []
+    refused: list[str] = []
     task = progress.add_task(path.name, total=len(rows))
     for n, row in enumerate(rows):
         user = f"{path.stem}-{n}"
         for text in row["memories"]:
-            memory.add([text], user=user)
+            try:
+                memory.add([text], user=user)
+            except InjectionRefused:  # not stored, as for a user: its questions may miss
+                refused.append(text)
         for q in row["questions"]:
             if not q["answers"]:
                 continue
@@ -125,6 +131,7 @@ def score_file(
     return {
         "questions": asked,
         **{key: round(value / max(1, asked), 3) for key, value in counts.items()},
+        "refused": refused,
         "misses": misses,
     }
 
