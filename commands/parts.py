@@ -1,5 +1,5 @@
-"""The parts every capability of `MnemoLedger` shares, and the two descriptors that let the
-facade expose them as a table of contents.
+"""The parts every capability of `MnemoLedger` shares, and the descriptor that lets the
+facade expose them.
 
 `Parts` is built once per facade: the settings, the acting identity, the clock, the event
 log, the embedder, every read model and the runner over them, the LLM provider, the add
@@ -10,16 +10,13 @@ the parts and read them at call time, so a part the caller replaces (`memory.clo
 
     class MnemoLedger:
         ledger: part[Ledger] = part()           # memory.ledger reads and sets parts.ledger
-        add = verb(Writes.add)                  # memory.add(...) is Writes.add, type-checked
 """
 
 from __future__ import annotations
 
-import functools
-import types
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 from mnemoledger.commands.llm import make_provider
 from mnemoledger.commands.llm.stage import LLMProvider
@@ -55,8 +52,6 @@ from mnemoledger.projections.vectors import VectorsProjection
 ADD_READS = ("layers", "vectors", "consent")
 """The read models `add` decides from; the others catch up at the next read."""
 
-P = ParamSpec("P")
-R = TypeVar("R")
 T = TypeVar("T")
 
 
@@ -184,7 +179,7 @@ class Parts:
         return self.out(row)
 
     def close(self) -> None:
-        """Finish the adds given to the background, then release everything."""
+        """`MnemoLedger.close`: finish background adds, release everything (documented there)."""
         self.add_processor.close()
         self.runner.close()
         if self._owns_embedder:
@@ -192,58 +187,7 @@ class Parts:
         self.ledger.close()
 
 
-# --- the facade's table of contents --------------------------------------------------------
-
-
-class Composed(Protocol):
-    """A facade built from capabilities: `capability(key)` finds the one a verb runs on."""
-
-    def capability(self, key: str) -> object: ...
-
-
-def capability_key(cls: type[Any]) -> str:
-    """How a facade files a capability, and how a verb finds it: `module:QualifiedName`."""
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-class verb(Generic[P, R]):
-    """A public verb of the facade: `add = verb(Writes.add)` makes `memory.add(...)` call
-    `Writes.add` on the facade's `Writes`, with its parameters, return type and docstring
-    (`help(MnemoLedger.add)`)."""
-
-    def __init__(self, method: Callable[Concatenate[Any, P], R]) -> None:
-        self.method = method
-        self.key = f"{method.__module__}:{method.__qualname__.rpartition('.')[0]}"
-        self.__doc__ = method.__doc__
-        self.unbound = _on_facade(method, self.key)
-
-    def __set_name__(self, owner: type[Any], name: str) -> None:
-        self.unbound.__name__ = name
-        self.unbound.__qualname__ = f"{owner.__qualname__}.{name}"
-
-    @overload
-    def __get__(self, facade: None, owner: type[Any]) -> Callable[Concatenate[Any, P], R]: ...
-
-    @overload
-    def __get__(self, facade: Composed, owner: type[Any] | None = None) -> Callable[P, R]: ...
-
-    def __get__(
-        self, facade: Composed | None, owner: type[Any] | None = None
-    ) -> Callable[P, R] | Callable[Concatenate[Any, P], R]:
-        if facade is None:
-            return self.unbound
-        return types.MethodType(self.method, facade.capability(self.key))
-
-
-def _on_facade(method: Callable[Concatenate[Any, P], R], key: str) -> Callable[..., R]:
-    """A verb on the class: a function of the facade, documented as the capability's method
-    (its docstring and, through `__wrapped__`, its signature)."""
-
-    @functools.wraps(method)
-    def on_facade(facade: Composed, /, *args: Any, **kwargs: Any) -> R:
-        return method(facade.capability(key), *args, **kwargs)
-
-    return on_facade
+# --- the shared parts, seen through the facade ---------------------------------------------
 
 
 class HasParts(Protocol):

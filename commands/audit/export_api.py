@@ -36,8 +36,7 @@ class Export:
         self.parts = parts
 
     def export(self, *, user: str, format: str, path: str | Path) -> ExportResult:
-        """Write `user`'s events: `jsonl` (the faithful, importable event stream) or
-        `parquet` / `csv` (the timeline table, through DuckDB)."""
+        """`MnemoLedger.export`: write a user's events to a file (documented there)."""
         identifier("user", user)
         records = export.user_events(self.parts.ledger, user)
         target = Path(path).expanduser()
@@ -45,8 +44,7 @@ class Export:
         return ExportResult(user=user, format=format, path=str(target), events=len(records))
 
     def import_events(self, path: str | Path, progress: Progress | None = None) -> ImportResult:
-        """Append the events of an exported JSONL file (same ids, versions, times and
-        provenance), then bring the read models up to date."""
+        """`MnemoLedger.import_events`: append an exported JSONL's events (documented there)."""
         source = Path(path).expanduser()
         records = export.read_jsonl(source)
         count = export.import_records(self.parts.ledger, records, progress, source)

@@ -67,10 +67,7 @@ class History:
         self.parts = parts
 
     def memory_history(self, memory_id: str) -> builtins.list[HistoryEntry]:
-        """Every event of one memory, oldest first, with actor, agent, causation and the LLM
-        call (stage, prompt version, model, tokens) that decided it. A memory of an erased
-        user: its raw events, whose content reads `[erased]` (the read models hold nothing
-        of the user, and no LLM call is named)."""
+        """`MnemoLedger.memory_history`: one memory's events, explained (documented there)."""
         try:
             memory = self.parts.ledger.memory(memory_id)
         except MemoryNotFound:
@@ -163,8 +160,7 @@ class History:
         actor: str | None = None,
         limit: int | None = None,
     ) -> builtins.list[EventOut]:
-        """The log, oldest first, filtered by user, event types, actor and a range: `since`
-        (after a position, or from a time) and `until` (up to a position or time)."""
+        """`MnemoLedger.timeline`: the log, filtered, oldest first (documented there)."""
         if limit is not None and limit < 1:
             raise InvalidInput("limit must be >= 1")
         start = parse_point(since) if since is not None else 0

@@ -92,9 +92,7 @@ class Integrity:
     def verify(
         self, progress: Progress | None = None, published: Mapping[int, str] | None = None
     ) -> VerifyResult:
-        """Walk every stored event: keyed hashes, per-stream chains, seals, positions, the
-        witness of the newest event and seal, and the seal roots `published` elsewhere
-        (last position sealed -> root); when all is well, seal what was unsealed."""
+        """`MnemoLedger.verify`: check every stored event and seal (documented there)."""
         report = self.parts.ledger.verify(progress, published)
         return VerifyResult(
             ok=report.ok,
@@ -109,19 +107,14 @@ class Integrity:
         )
 
     def seal(self, *, agent: str | None = None) -> builtins.list[SealOut]:
-        """Seal the log from the last sealed position to the newest event (one `Sealed`
-        event per SEAL_MAX_EVENTS events)."""
+        """`MnemoLedger.seal`: seal the log up to its newest event (documented there)."""
         seals = self.parts.ledger.seal(self.parts.provenance("", agent, None))
         return [_seal_out(seal) for seal in seals]
 
     def erase(
         self, *, user: str, agent: str | None = None, progress: Progress | None = None
     ) -> ErasureResult:
-        """Crypto-shred `user`: destroy the user's data keys and record `UserErased`, then
-        purge the home's read models (rebuilt without the user, cached vectors nothing uses
-        dropped, every SQLite file compacted). Every other process and home on the log
-        purges itself when it next catches up. Running it again finishes an interrupted
-        erasure; `UnknownUser` if the user never wrote anything."""
+        """`MnemoLedger.erase`: crypto-shred a user (documented there)."""
         identifier("user", user)
         outcome = self.parts.ledger.erase(self.parts.provenance(user, agent, None), user)
         completed = [

@@ -67,11 +67,7 @@ class Replay(Generic[Live]):
         user: str | None = None,
         progress: Progress | None = None,
     ) -> ReplayResult:
-        """Execute the log again into a new ledger in `into`: every recorded command
-        through its pipeline (LLM answers from the record in `recorded` mode; in `live`
-        mode the stages run again, with `prompts` {stage: file}, `model`, `provider`, and
-        `base_url` for the OpenAI-compatible server they call);
-        `since`/`until` (TIME|POSITION) and `user` limit what is executed again."""
+        """`MnemoLedger.replay`: execute the log again elsewhere (documented there)."""
         from mnemoledger.commands.audit.replay import PromptOverride, ReplayOptions
 
         options = ReplayOptions(
@@ -89,8 +85,7 @@ class Replay(Generic[Live]):
         return self.run(self.live, Path(into), options, progress)
 
     def diff(self, a: str | Path, b: str | Path, *, user: str | None = None) -> DiffReport:
-        """What differs between the ledgers in directories `a` and `b` (memories, core.md,
-        flipped decisions, LLM calls and tokens)."""
+        """`MnemoLedger.diff`: what differs between two ledgers (documented there)."""
         with self.opened(a) as first, self.opened(b) as second:
             return self.compare(first, second, user)
 

@@ -16,6 +16,5 @@ class Reports:
         self.parts = parts
 
     def report(self, *, user: str | None = None, bucket: str = "day") -> Report:
-        """Operations by node, op and status per `bucket` (hour, day, week, month), and LLM
-        calls, tokens and latency by stage and model (one user's, or everyone's)."""
+        """`MnemoLedger.report`: operations and LLM use per bucket (documented there)."""
         return build_report(self.parts.ledger, user=user, bucket=bucket)

@@ -38,13 +38,12 @@ class TimeTravel(Generic[Live]):
 
     @contextmanager
     def as_of(self, point: str | int | datetime, *, search: bool = False) -> Iterator[Live]:
-        """A read-only view whose list, get, core (and, with `search`, search) answer as
-        the ledger stood at `point`: a log position, or a time."""
+        """`MnemoLedger.as_of`: a read-only view as of `point` (documented there)."""
         with self.view_at(self.live, parse_point(point), ("vectors",) if search else ()) as past:
             yield past
 
     def position_at(self, point: str | int | datetime) -> int:
-        """The log position reached at `point` (a position, or a time)."""
+        """`MnemoLedger.position_at`: the log position at `point` (documented there)."""
         from mnemoledger.commands.audit.timetravel import position_at
 
         return position_at(self.parts.ledger, parse_point(point))

@@ -105,14 +105,7 @@ class Consolidate:
         llm_level: str | None = None,
         audit_guards: bool = AUDIT_SANDBOX_GUARDS,
     ) -> ConsolidateResult:
-        """One consolidation cycle for `user` (or every user with memories): lifecycle rules,
-        promotion, triage, gate, reconcile, distillation, dedup, merge, audit, decay. With
-        `dry_run`, the planned operations are returned and nothing is written. `daily`
-        adds the daily pass and insights (None: when 24 h have passed).
-        `llm_level` (None: the `llm_level` setting, `MNEMOLEDGER_LLM_LEVEL`):
-        `auto`, or `off`: triage and gate by heuristics, no other LLM stage, no LLM call.
-        `audit_guards` (on by default): the audit leaves alone memories written in the last
-        48 hours or changed in the last 24."""
+        """`MnemoLedger.consolidate`: one consolidation cycle (documented there)."""
         at = now or self.parts.clock()
         if at.tzinfo is None:
             raise InvalidInput("the consolidation clock must be timezone-aware (UTC)")
@@ -152,8 +145,7 @@ class Consolidate:
         )
 
     def build_topics(self, *, user: str, agent: str | None = None) -> dict[str, Any]:
-        """Build and name the user's topic tree now (a `TopicsRequested` command); the
-        previous tree stays when a topic could not be named."""
+        """`MnemoLedger.build_topics`: build the user's topic tree now (documented there)."""
         parts = self.parts
         pipeline = TopicsPipeline(
             parts.ledger, parts.layers, parts.vectors, parts.topics_model, parts.llm, parts.refresh
@@ -161,8 +153,7 @@ class Consolidate:
         return pipeline.run(user, parts.provenance(user, agent, None))
 
     def topics(self, *, user: str, rebuild: bool = False) -> TopicsResult:
-        """The user's topic tree: leaves (`kb1`, ...) most members first, then parents
-        (`kp1`, ...). Built first when the user has none yet, or when `rebuild`."""
+        """`MnemoLedger.topics`: the user's topic tree (documented there)."""
         identifier("user", user)
         self.parts.refresh()
         if rebuild or not self.parts.topics_model.tree(user):
@@ -177,7 +168,7 @@ class Consolidate:
         )
 
     def topic_memories(self, *, user: str, ids: Sequence[str]) -> dict[str, TopicDetail]:
-        """Drill down: each named topic's memories, as they are now (active ones)."""
+        """`MnemoLedger.topic_memories`: each named topic's memories (documented there)."""
         identifier("user", user)
         self.parts.refresh()
         names = {t.id: t.name for t in self.parts.topics_model.tree(user)}
@@ -197,9 +188,7 @@ class Consolidate:
     def topics_due(
         self, *, now: datetime | None = None, quiet_seconds: float = TOPIC_REBUILD_QUIET_SECONDS
     ) -> dict[str, int]:
-        """Users whose memories changed after their topic tree was built (or who have no
-        tree yet) and not in the last `quiet_seconds` (a debounce), each with
-        the log position of the user's newest memory change."""
+        """`MnemoLedger.topics_due`: users whose topic tree is stale (documented there)."""
         self.parts.refresh()
         moment = now or self.parts.clock()
         with self.parts.layers.engine.connect() as conn:
@@ -216,7 +205,7 @@ class Consolidate:
         }
 
     def users_with_memories(self) -> builtins.list[str]:
-        """Every user the layers read model knows, ordered."""
+        """`MnemoLedger.users_with_memories`: every user with memories (documented there)."""
         with self.parts.layers.engine.connect() as conn:
             return [
                 r[0]
@@ -226,6 +215,7 @@ class Consolidate:
             ]
 
     def consolidation_pipeline(self) -> ConsolidationPipeline:
+        """`MnemoLedger.consolidation_pipeline`: the consolidation pipeline (documented there)."""
         parts = self.parts
         return ConsolidationPipeline(
             parts.ledger,

@@ -62,12 +62,7 @@ class AgentProfiles:
         agent: str | None = None,
         thread: str | None = None,
     ) -> AgentProfileOut:
-        """Set the agent's profile for `user`: `name`, `voice` (neutral, warm, formal,
-        casual), `response_length` (adaptive, brief, detailed), `emoji_usage` (moderate,
-        minimal, abundant), `formality` (adaptive, formal, casual), `proactivity`
-        (moderate, passive, aggressive), `emoji`, `creature`, `role`, `vibe`, `tool_notes`.
-        Fields not given keep their current value; `prompt` is the identity text
-        (`{name}` becomes the name). Written as the user's agent note."""
+        """`MnemoLedger.set_agent_profile`: set the agent's profile (documented there)."""
         given: dict[str, Any] = {
             "name": name,
             "voice": voice,
@@ -100,7 +95,7 @@ class AgentProfiles:
         return found
 
     def agent_profile(self, user: str) -> AgentProfileOut | None:
-        """The agent's profile for `user`, or None when no agent note carries one."""
+        """`MnemoLedger.agent_profile`: the agent's profile for `user` (documented there)."""
         user_id = str(validation.identifier("user", user))
         self.parts.refresh()
         notes = [

@@ -119,10 +119,7 @@ class Facts:
         agent: str | None = None,
         thread: str | None = None,
     ) -> FactOut:
-        """Record that `memory` states `subject predicate object`, holding from `valid_from`
-        (default now). The user's facts of the same subject and predicate that hold then
-        end there, superseded by it, unless `keep_others` (a predicate that holds several
-        objects at once, such as `likes`). The same fact stated again is returned as is."""
+        """`MnemoLedger.state_fact`: record a fact a memory states (documented there)."""
         subject, object = _part("subject", subject), _part("object", object)
         predicate = _predicate(predicate)
         since = _moment("valid_from", valid_from) or self.parts.clock().isoformat()
@@ -155,10 +152,7 @@ class Facts:
     def extract_facts(
         self, memory: str, *, agent: str | None = None, thread: str | None = None
     ) -> FactExtraction:
-        """Run the fact-extract stage over one active memory and state each triple it finds;
-        the call is recorded on a `FactExtractRequested` command. A predicate that holds one
-        object at a time (lives_in, works_at, ...) ends the user's earlier fact of it; the
-        others add up."""
+        """`MnemoLedger.extract_facts`: state the facts of one memory (documented there)."""
         parts = self.parts
         parts.refresh()
         stating = parts.ledger.memory(memory)
@@ -204,8 +198,7 @@ class Facts:
         agent: str | None = None,
         thread: str | None = None,
     ) -> FactOut:
-        """Say a fact stopped holding at `valid_until` (default now); it stays in history
-        and in `facts(at=...)` for the time it held."""
+        """`MnemoLedger.end_fact`: say a fact stopped holding (documented there)."""
         until = _moment("valid_until", valid_until) or self.parts.clock().isoformat()
         parts = self.parts
         found = self._get(fact_id)
@@ -235,9 +228,7 @@ class Facts:
         history: bool = False,
         limit: int = DEFAULT_FACTS_LIMIT,
     ) -> builtins.list[FactOut]:
-        """The user's facts that hold now (or at `at`; every fact ever, with `history`),
-        newest first; with `entity`, those naming it and, with `hops=2`, the facts about
-        what they lead to."""
+        """`MnemoLedger.facts`: the user's facts that hold now (documented there)."""
         user_id = str(validation.identifier("user", user))
         if isinstance(hops, bool) or hops not in range(1, MAX_FACT_HOPS + 1):
             raise InvalidInput(f"hops must be 1 to {MAX_FACT_HOPS}; got {hops!r}")
@@ -258,7 +249,7 @@ class Facts:
         return [_fact_out(row) for row in rows]
 
     def fact(self, fact_id: str) -> FactOut:
-        """One fact by id, ended or not; `FactNotFound` if there is none."""
+        """`MnemoLedger.fact`: one fact by id (documented there)."""
         return self._get(fact_id)
 
     def _get(self, fact_id: str) -> FactOut:

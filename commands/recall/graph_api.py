@@ -31,9 +31,7 @@ class Graph:
         min_strength: float = 0.0,
         active_only: bool = True,
     ) -> builtins.list[EdgeOut]:
-        """The relations of `user` (each pair once, strongest first), or only those of
-        `memory` (oriented from it), with strength >= `min_strength`; by default only
-        edges whose both ends are active (not superseded, not forgotten)."""
+        """`MnemoLedger.graph_edges`: the relations of a user or memory (documented there)."""
         validation.identifier("user", user)
         min_strength = validation.unit_interval("min strength", min_strength)
         self.parts.refresh()
@@ -49,7 +47,7 @@ class Graph:
     def related_edges(
         self, memory: str, *, limit: int = RELATED_BULLETS_MAX
     ) -> builtins.list[EdgeOut]:
-        """The `limit` strongest relations of `memory` to active memories."""
+        """`MnemoLedger.related_edges`: a memory's strongest relations (documented there)."""
         self.parts.refresh()
         memory_id = parse_memory_id(memory).hex
         if self.parts.graph_model.node(memory_id) is None:

@@ -52,9 +52,7 @@ class Query:
         self.parts = parts
 
     def memory_query(self, request: QueryRequest | Mapping[str, Any]) -> QueryResult:
-        """Seed 003 §6 as a tool call: `{"agent", "query", "categories", "filters": {"user_id",
-        ...}, "top_k", "return", "budget_tokens", "threshold", "thread", "since_rev"}`, and
-        the search's `fusion`, `expand`, `rerank` and `dry`."""
+        """`MnemoLedger.memory_query`: seed 003 §6 query as a tool call (documented there)."""
         req = parse_request(request)
         hooks = search_hooks(
             self.parts,
@@ -102,13 +100,7 @@ class Query:
         rerank: bool = False,
         dry: bool = False,
     ) -> QueryResult:
-        """`memory.query` for `agent` over `user`'s memories: allowlist enforced first, then
-        the delta header (with `thread`) and the results, as bullets or full memories,
-        within `budget_tokens`. `filters` takes the other keys (agent_id, run_id, actor_id,
-        role, category, pinned, importance_min/max on the 1-5 scale when a bound is above
-        1 else 0-1, importance_scale, updated_after/before). `fusion` (rrf, weighted,
-        engram), `expand`, `rerank` and `dry` steer the search: `dry`
-        counts no access; otherwise results with relevance above 0.5 are touched."""
+        """`MnemoLedger.query`: `agent`'s query over a user's memories (documented there)."""
         given = dict(filters or {})
         if given.get("user_id", user) != user:
             raise InvalidInput("filters.user_id differs from user")
@@ -140,9 +132,7 @@ class Query:
         agent: str | None = None,
         user: str | None = None,
     ) -> DeltaOut:
-        """The delta header of `thread` since revision `since`; without `since`, since the
-        revision `agent` was last served there (with `agent`), else since rev 0. `agent`
-        limits it to the agent's allowlist, `user` to one user's memories."""
+        """`MnemoLedger.delta`: a thread's delta header since a revision (documented there)."""
         thread_id = str(identifier("thread", thread))
         agent_id = identifier("agent", agent, required=False)
         user_id = identifier("user", user, required=False)
@@ -168,7 +158,7 @@ class Query:
         )
 
     def delta_changes(self, thread: str, since: int = 0) -> builtins.list[dict[str, Any]]:
-        """The kept change-log rows of `thread` after `since`, newest first (for audits)."""
+        """`MnemoLedger.delta_changes`: a thread's kept change-log rows (documented there)."""
         self.parts.refresh()
         return [
             {

@@ -49,7 +49,7 @@ class Reads:
         self.parts = parts
 
     def get(self, memory_id: str) -> MemoryOut:
-        """One memory, current state."""
+        """`MnemoLedger.get`: one memory, current state (documented there)."""
         parts = self.parts
         parts.refresh()
         row = parts.layers.get(parts.ledger.memory(memory_id).id.hex)
@@ -67,9 +67,7 @@ class Reads:
         order: ListOrder = "id",
         limit: int | None = None,
     ) -> builtins.list[MemoryOut]:
-        """Current memories filtered by user, layer, state and `namespace` (a prefix:
-        `tacit` lists `tacit/preferences` too); ordered by id, or with `order="access"`
-        most often served first (then most recently changed); at most `limit`."""
+        """`MnemoLedger.list`: current memories, filtered (documented there)."""
         if order not in LIST_ORDERS:
             raise InvalidInput(f"order must be one of {', '.join(LIST_ORDERS)}; got {order!r}")
         if limit is not None and (isinstance(limit, bool) or not 1 <= limit <= MAX_LIST_LIMIT):
@@ -84,8 +82,7 @@ class Reads:
         return [self.parts.out(row) for row in rows[:limit]]
 
     def latest(self, *, user: str, limit: int = LATEST_DEFAULT_LIMIT) -> builtins.list[MemoryOut]:
-        """The user's `limit` most recently written active memories
-        (added, updated or merged), newest first."""
+        """`MnemoLedger.latest`: a user's most recently written memories (documented there)."""
         identifier("user", user)
         if isinstance(limit, bool) or not 1 <= limit <= LATEST_MAX_LIMIT:
             raise InvalidInput(f"limit must be between 1 and {LATEST_MAX_LIMIT}; got {limit}")
@@ -107,15 +104,7 @@ class Reads:
         at: datetime | None = None,
         namespace: str | None = None,
     ) -> builtins.list[SearchHit]:
-        """Hybrid search (FAISS vectors + FTS5 keywords, `fusion` "rrf", "weighted" or
-        "engram"; default: the setting `search_fusion`) ranked by the recall score;
-        see `commands.search`. Recency and expiry are
-        judged at `at` (default: now), which makes results reproducible. With `namespace`,
-        only that namespace's memories and the shared `default` ones. `expand`: True asks
-        the LLM for alternative phrasings and searches them too, False never, None when
-        the best match is below 0.25 (setting `search_expand`: auto); `rerank=True` lets
-        the LLM reorder the results. LLM calls are recorded on a
-        `SearchRequested` command; nothing else is written."""
+        """`MnemoLedger.search`: hybrid search of a user's memories (documented there)."""
         identifier("user", user)
         if not query.strip():
             raise InvalidInput("query is empty")
@@ -152,7 +141,7 @@ class Reads:
         return hits
 
     def core(self, *, user: str) -> CoreOut:
-        """The user's core.md (the core layer) and its version number."""
+        """`MnemoLedger.core`: the user's core.md and its version (documented there)."""
         identifier("user", user)
         self.parts.refresh()
         markdown, version = self.parts.core_model.current(user)
@@ -164,7 +153,7 @@ class Reads:
         )
 
     def history(self, memory_id: str) -> builtins.list[EventOut]:
-        """Every event of one memory, oldest first."""
+        """`MnemoLedger.history`: every event of one memory (documented there)."""
         return [EventOut(**r.as_json()) for r in self.parts.ledger.stream(memory_id)]
 
     def log(
@@ -175,7 +164,7 @@ class Reads:
         event_type: str | None = None,
         limit: int | None = None,
     ) -> builtins.list[EventOut]:
-        """The raw event log after position `since`, filtered by user and event type."""
+        """`MnemoLedger.log`: the raw event log after a position (documented there)."""
         if since < 0:
             raise InvalidInput("since must be a position >= 0")
         found: builtins.list[EventOut] = []
@@ -193,7 +182,7 @@ class Reads:
         return found[:limit] if limit is not None else found
 
     def stats(self) -> Stats:
-        """Counts of the log and the read models."""
+        """`MnemoLedger.stats`: counts of the log and the read models (documented there)."""
         parts = self.parts
         parts.refresh()
         counts = parts.layers.counts()

@@ -10,6 +10,7 @@ All three are reads: they bring the read models up to date and write nothing to 
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -148,14 +149,7 @@ class Recall:
         epochs: int | None = None,
         compact: bool = False,
     ) -> ResumeOut:
-        """The session resume: Core (core.md + core-layer memories, ~2k tokens),
-        Recent (non-core changes of the last `hours`, ~1k), Topics (the user's topic tree,
-        or the `topics` given, ~500), Triggers (~200). A project `namespace` also reads
-        `default`; without one, only `default` is read. `epochs`: Recent holds the changes
-        of the last `epochs` consolidation cycles instead of the last `hours`.
-        `compact`: Core and recent Working memories are kept only when related to
-        what the user does now (the Buffer and the recent window, by the resume's
-        thresholds). Reads only: nothing is written to the log."""
+        """`MnemoLedger.resume`: the session resume (documented there)."""
         identifier("user", user)
         identifier("namespace", namespace, required=False)
         if (
@@ -210,17 +204,7 @@ class Recall:
         turns: Sequence[object] | None = None,
         tool_instructions: bool = False,
     ) -> AgentContext:
-        """The agent context: agent, soul, personality,
-        environment, user, rules (10) and summaries (5) nearest to `message` (else the
-        newest), then What You Know (tacit memories, 50 at most, 10 of them personality);
-        sensitive, low-confidence (< 0.65) and procedural memories left out. `environment`
-        replaces the OS line of this machine. `files_dir`: SOUL.md / AGENTS.md / MEMORY.md
-        rendered when the ledger has no context for the user (the setting
-        `context_files_dir` is looked in after it). `turns`: the thread's recent turns
-        ({"role", "content", "memory_stored"?}, oldest first) for the memoryNudge in
-        `steering`. `tool_instructions`: end with how to use the memory
-        tools, for an agent that has them. Reads only: the files and
-        turns are not recorded."""
+        """`MnemoLedger.context`: the agent context (documented there)."""
         identifier("user", user)
         directories = context_directories(files_dir, self.parts.settings.context_files_dir)
         thread_turns = None if turns is None else [nudge_turn(turn) for turn in turns]
@@ -244,9 +228,10 @@ class Recall:
             nudge_disclosure=self.parts.settings.nudge_disclosure,
         )
 
-    def transcripts(self, query: str, user: str, k: int = SEARCH_DEFAULT_K) -> list[TranscriptHit]:
-        """Search the user's session transcripts (ingested conversations):
-        FTS5 + vectors, scores dampened x 0.6. Reads only."""
+    def transcripts(
+        self, query: str, user: str, k: int = SEARCH_DEFAULT_K
+    ) -> builtins.list[TranscriptHit]:
+        """`MnemoLedger.transcripts`: search the session transcripts (documented there)."""
         identifier("user", user)
         if not query.strip():
             raise InvalidInput("query is empty")
@@ -257,10 +242,8 @@ class Recall:
 
     def search_all(
         self, query: str, *, user: str, k: int = SEARCH_DEFAULT_K
-    ) -> list[SearchHit | TranscriptHit]:
-        """Memories and session transcript chunks merged by score, best first, as seed
-        004 §6 merges them (chunks dampened x 0.6: "less precise than dedicated memory
-        records"). Reads only."""
+    ) -> builtins.list[SearchHit | TranscriptHit]:
+        """`MnemoLedger.search_all`: memories and transcripts by score (documented there)."""
         memories = self.reads.search(query, user=user, k=k)
         chunks = self.transcripts(query, user, k)
         merged: list[SearchHit | TranscriptHit] = [*memories, *chunks]

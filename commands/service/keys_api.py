@@ -47,8 +47,7 @@ class Keys:
         categories: Sequence[str] | None = None,
         admin: bool = False,
     ) -> IssuedKey:
-        """A new key for `agent` acting for `users`. A non-admin key's agent must have an
-        allowlist in the categories config, and `categories` must be a subset of it."""
+        """`MnemoLedger.create_key`: a new key for an agent (documented there)."""
         if not admin:
             allowed = self.parts.categories_config.allowlist(agent)  # UnknownAgent if none
             outside = [c for c in categories or () if c not in allowed]
@@ -62,13 +61,13 @@ class Keys:
         )
 
     def keys(self) -> builtins.list[KeyInfo]:
-        """Every key (never the key itself), revoked ones included."""
+        """`MnemoLedger.keys`: every key, revoked ones included (documented there)."""
         return self.api_key_store.list()
 
     def revoke_key(self, key_id: str) -> KeyInfo:
-        """Revoke a key: every later request with it gets 401."""
+        """`MnemoLedger.revoke_key`: revoke a key (documented there)."""
         return self.api_key_store.revoke(key_id)
 
     def authenticate(self, key: str | None) -> Principal:
-        """Who `key` is; `InvalidKey` for a missing, unknown or revoked key."""
+        """`MnemoLedger.authenticate`: who a key is (documented there)."""
         return self.api_key_store.authenticate(key)

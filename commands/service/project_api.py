@@ -46,13 +46,13 @@ class Project:
         self.parts = parts
 
     def refresh(self, progress: Progress | None = None) -> int:
-        """Bring the read models up to date with the log; returns events processed."""
+        """`MnemoLedger.refresh`: bring the read models up to date (documented there)."""
         return self.parts.refresh(progress)
 
     def rebuild(
         self, projection: str | None = None, progress: Progress | None = None
     ) -> RebuildResult:
-        """Drop read models (one, or all) and replay them from position 0."""
+        """`MnemoLedger.rebuild`: replay read models from position 0 (documented there)."""
         runner = self.parts.runner
         names = [p.name for p in runner.projections]
         if projection is not None and projection not in names:
@@ -72,8 +72,7 @@ class Project:
         poll_seconds: float = FOLLOW_POLL_SECONDS,
         caught_up: Callable[[int], None] | None = None,
     ) -> ProjectResult:
-        """Bring every read model up to date with the log; with `follow`, keep doing so
-        until `stop` is set. `caught_up(n)` hears of each catch-up that applied n events."""
+        """`MnemoLedger.project`: keep the read models up to date (documented there)."""
         if not 0 < poll_seconds <= MAX_POLL_SECONDS:
             raise InvalidInput(
                 f"poll interval must be above 0 and at most {MAX_POLL_SECONDS:g} seconds; "

@@ -79,8 +79,7 @@ class Checkpoints:
         *,
         agent: str | None = None,
     ) -> CheckpointOut:
-        """Save `data` (a JSON object of at most MAX_CHECKPOINT_BYTES) as the thread's
-        newest checkpoint: one `CheckpointSaved` event; the earlier ones stay in the log."""
+        """`MnemoLedger.save_checkpoint`: save a thread's newest checkpoint (documented there)."""
         user_id = str(identifier("user", user))
         thread_id = str(identifier("thread", thread))
         text = checkpoint_text(data)
@@ -123,8 +122,7 @@ class Checkpoints:
     def load_checkpoint(
         self, user: str, thread: str, *, version: int | None = None
     ) -> CheckpointOut | None:
-        """The thread's newest checkpoint (or checkpoint number `version`: 1 is the first
-        saved), None if there is none."""
+        """`MnemoLedger.load_checkpoint`: a thread's newest checkpoint (documented there)."""
         user_id = str(identifier("user", user))
         thread_id = str(identifier("thread", thread))
         if version is not None and (
@@ -147,8 +145,7 @@ class Checkpoints:
     def checkpoints(
         self, user: str, limit: int = CHECKPOINTS_DEFAULT_LIMIT
     ) -> builtins.list[CheckpointInfo]:
-        """The user's threads with a checkpoint, most recently saved first: each one's
-        newest checkpoint without its data."""
+        """`MnemoLedger.checkpoints`: the user's threads with a checkpoint (documented there)."""
         user_id = str(identifier("user", user))
         if (
             isinstance(limit, bool)

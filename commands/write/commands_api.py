@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -54,9 +55,7 @@ class Commands:
         self.parts = parts
 
     def command(self, command_id: str) -> CommandOut:
-        """A recorded command (an add, an ingest, a note, ...): what was asked, by whom,
-        and whether it is still `requested` (not processed yet), `completed` or `failed`,
-        with what it did or why it failed. `CommandNotFound` when no command has this id."""
+        """`MnemoLedger.command`: a recorded command and its status (documented there)."""
         ledger = self.parts.ledger
         try:
             first = ledger.stream(command_id)[0]
@@ -74,10 +73,8 @@ class Commands:
             outcome=command.outcome,
         )
 
-    def pending_adds(self, *, user: str | None = None) -> list[PendingAddOut]:
-        """Adds recorded and not processed yet (of `user`, or of everyone), oldest first:
-        those being processed now, and those whose process stopped before processing
-        them."""
+    def pending_adds(self, *, user: str | None = None) -> builtins.list[PendingAddOut]:
+        """`MnemoLedger.pending_adds`: adds recorded, not processed yet (documented there)."""
         user_id = identifier("user", user, required=False)
         parts = self.parts
         parts.runner.catch_up(names=(parts.pending_adds_model.name,))
@@ -92,12 +89,8 @@ class Commands:
         user: str | None = None,
         older_than_seconds: float = PENDING_ADD_GRACE_SECONDS,
         now: datetime | None = None,
-    ) -> list[ProcessedAdd]:
-        """Process here, oldest first, the pending adds recorded at least
-        `older_than_seconds` ago (0: all of them), but those this process is already
-        processing. An add another process decides meanwhile is not decided twice. A
-        failed add is reported (and recorded on its command) and does not stop the
-        others."""
+    ) -> builtins.list[ProcessedAdd]:
+        """`MnemoLedger.process_pending_adds`: process pending adds here (documented there)."""
         if older_than_seconds < 0:
             raise InvalidInput(f"older_than_seconds must be 0 or more; got {older_than_seconds}")
         parts = self.parts

@@ -40,10 +40,7 @@ class Consent:
         now: datetime | None = None,
         tom_confidence: float | None = None,
     ) -> ProposalOutcome:
-        """Propose setting a profile field: sensitive fields wait for consent (7 days);
-        benign ones apply at once when corroborated by >= 2 signals, counting the signals
-        of earlier pending proposals of the same value, or when a theory-of-mind insight
-        proposes them with `tom_confidence` >= 0.8."""
+        """`MnemoLedger.propose_consent`: propose setting a profile field (documented there)."""
         self.parts.runner.catch_up(names=("consent",))
         return self.consent_service.propose(
             user,
@@ -59,7 +56,7 @@ class Consent:
     def grant_consent(
         self, request_id: str, *, agent: str | None = None, now: datetime | None = None
     ) -> ConsentOut:
-        """Consent to a pending request: its patch applies (ConsentGranted)."""
+        """`MnemoLedger.grant_consent`: consent to a pending request (documented there)."""
         return self.consent_service.grant(
             request_id, self.parts.provenance("", agent, None), now=now
         )
@@ -67,13 +64,13 @@ class Consent:
     def deny_consent(
         self, request_id: str, *, reason: str = "", agent: str | None = None
     ) -> ConsentOut:
-        """Refuse a pending request: its patch never applies (ConsentDenied)."""
+        """`MnemoLedger.deny_consent`: refuse a pending request (documented there)."""
         return self.consent_service.deny(request_id, reason, self.parts.provenance("", agent, None))
 
     def expire_consents(
         self, *, now: datetime | None = None, agent: str | None = None
     ) -> builtins.list[ConsentOut]:
-        """Expire every pending request whose 7-day window is over (ConsentExpired)."""
+        """`MnemoLedger.expire_consents`: expire overdue pending requests (documented there)."""
         self.parts.refresh()
         return self.consent_service.expire_due(
             now, provenance=self.parts.provenance("", agent, None)
@@ -82,11 +79,11 @@ class Consent:
     def consents(
         self, *, user: str | None = None, status: str | None = None
     ) -> builtins.list[ConsentOut]:
-        """Consent requests in log order, filtered by user and status."""
+        """`MnemoLedger.consents`: consent requests, filtered (documented there)."""
         self.parts.refresh()
         return self.consent_service.list(user, status)
 
     def profile_fields(self, *, user: str) -> dict[str, str]:
-        """The user's applied profile fields: granted patches only."""
+        """`MnemoLedger.profile_fields`: the user's applied profile fields (documented there)."""
         self.parts.refresh()
         return self.consent_service.profile_fields(user)

@@ -175,25 +175,7 @@ class Ingest:
         flush: bool = False,
         compaction: int | None = None,
     ) -> IngestResult:
-        """Extract durable facts from a conversation and store them for `user`.
-
-        The turns are recorded first; one extraction per user turn over its last 6
-        messages; preferences, entities, decisions (daily/<date>), styles and artifacts
-        land in their namespaces (tacit/, entity/, daily/); styles are reinforced,
-        duplicates skipped, changed
-        values updated, injections refused (each with a reason); the personality directive
-        is re-synthesized from 3+ live style observations. `multi_fact` adds the
-        pass over long user turns. `now` is the ingest time (decay, style timestamps,
-        undated decisions); default the current UTC time. Everything is one atomic write.
-        A malformed file raises `InvalidInput` naming the line, before anything is written.
-
-        `flush=True` with `thread` and `compaction` (how many times the caller compacted the
-        thread so far): the turns are all the thread's messages, extracted once more before
-        it compacts them. At most one flush runs per compaction count: when the thread was
-        already flushed at `compaction` or later, nothing runs or is recorded and
-        `result.flush.ran` is False with the reason. A fact already held is not reinforced
-        by a flush (its messages were seen before).
-        """
+        """`MnemoLedger.ingest`: extract and store a conversation's facts (documented there)."""
         provenance = self.parts.provenance(user, agent, thread)
         identifier("user", user)
         if flush and compaction is None:
@@ -229,13 +211,7 @@ class Ingest:
         source: str = STORE_SOURCE,
         now: datetime | None = None,
     ) -> StoreResult:
-        """Store `value` under `key` in `namespace` for `user` (an upsert, one recorded
-        write): a new key is a new memory; the same key with the same value changes
-        nothing (`action` "unchanged"); a new value updates the key's memory, whose history
-        keeps the old one. Keys are normalized (lowercase, `_` and spaces to `-`); a key
-        longer than 128 characters, a value longer than 2048 or a value that looks like an
-        instruction to the assistant raises `InvalidInput`. Keys under `tacit/user` (name,
-        location, timezone, occupation, ...) feed `profile(user)`."""
+        """`MnemoLedger.store`: upsert `value` under `key` (documented there)."""
         provenance = self.parts.provenance(user, agent, thread)
         identifier("user", user)
         outcome = ingest_pipeline(self.parts).remember_keyed(
@@ -244,11 +220,7 @@ class Ingest:
         return store_result(outcome)
 
     def profile(self, user: str) -> dict[str, str]:
-        """The user's profile (display_name, location,
-        timezone, ...) from the latest active memory of each mapped key in `tacit/user` (or
-        `user/<key>` in the tacit layer). Derived from the log; nothing else is stored.
-        Sensitive columns (display_name, location, pronouns, language) come from granted
-        consent requests only."""
+        """`MnemoLedger.profile`: the user's profile from `tacit/user` (documented there)."""
         identifier("user", user)
         self.parts.refresh()
         return consented_profile(

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
@@ -90,15 +91,7 @@ class Notes:
         category: str | None = None,
         job_id: str | None = None,
     ) -> NoteResult:
-        """writeNote: save one note of `kind` (log, summary, rule, soul, agent, user).
-
-        a volatile note without `ttl_days` is merged with others after a week,
-        permanent refuses `ttl_days`; a rule needs evidence and
-        confidence 0.8+; a soul, agent or user note supersedes the user's previous one.
-        `category` files the note under it (default: derived from the kind);
-        an `agent` some allowlist names may only name one of its allowlist; `job_id`
-        names the job or run that wrote it (kept in the note's metadata).
-        The request is recorded first, so a refused injection still leaves its trace."""
+        """`MnemoLedger.write_note`: save one note of `kind` (documented there)."""
         category = self.parts.categories_config.check_write(agent, category)
         self.parts.refresh()
         request = WriteNoteRequest(
@@ -129,8 +122,7 @@ class Notes:
         agent: str | None = None,
         thread: str | None = None,
     ) -> NoteResult:
-        """mergeNotes: 2+ active notes of one user become one `summary` note (one recorded
-        LLM call); the originals are superseded by it in the same write."""
+        """`MnemoLedger.merge_notes`: merge 2+ notes into one summary (documented there)."""
         outcome = notes_pipeline(self.parts).merge(
             list(note_ids), self.parts.provenance("", agent, thread)
         )
@@ -146,8 +138,7 @@ class Notes:
         agent: str | None = None,
         thread: str | None = None,
     ) -> NoteResult:
-        """Mark an active note as replaced by another active note of the same user, by hand;
-        it is kept in history but no longer listed. `note` in the result is `by`."""
+        """`MnemoLedger.supersede_note`: mark a note replaced by another (documented there)."""
         outcome = notes_pipeline(self.parts).supersede(
             note_id, by, self.parts.provenance("", agent, thread)
         )
@@ -163,9 +154,8 @@ class Notes:
         *,
         scope: str | None = None,
         now: datetime | None = None,
-    ) -> list[MemoryOut]:
-        """getNotes: active, unexpired, unsuperseded notes of `user`, newest first; `tags`
-        match any (OR); sensitive notes are included with `sensitivity="sensitive"`."""
+    ) -> builtins.list[MemoryOut]:
+        """`MnemoLedger.notes`: a user's active notes, newest first (documented there)."""
         self.parts.refresh()
         rows = notes_pipeline(self.parts).active_notes(
             user, kind, tags, limit, scope=scope, now=now

@@ -15,6 +15,7 @@ reading which hand-overs are still pending, so two processes never extract the s
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -83,10 +84,7 @@ class TurnQueue:
         thread: str,
         agent: str | None = None,
     ) -> QueuedOut:
-        """Hand over a thread's newest turns (`{"role","content","ts"?,"id"?}`) for
-        extraction once the thread has been quiet for 5 seconds. They are in the log when
-        this returns; nothing is extracted yet. Malformed turns raise `InvalidInput`
-        naming the turn, before anything is recorded."""
+        """`MnemoLedger.queue_turns`: hand over a thread's turns (documented there)."""
         user_id = str(identifier("user", user))
         thread_id = str(identifier("thread", thread))
         checked = [turn_from(t, f"turn {n}") for n, t in enumerate(turns, start=1)]
@@ -115,9 +113,8 @@ class TurnQueue:
             extract_after_seconds=EXTRACTION_IDLE_SECONDS,
         )
 
-    def queued_threads(self, *, user: str | None = None) -> list[QueuedThreadOut]:
-        """Threads with turns waiting for extraction (of `user`, or of everyone), the
-        longest waiting first."""
+    def queued_threads(self, *, user: str | None = None) -> builtins.list[QueuedThreadOut]:
+        """`MnemoLedger.queued_threads`: threads with turns waiting (documented there)."""
         user_id = identifier("user", user, required=False)
         self.parts.runner.catch_up(names=TURN_QUEUE_READS)
         return [
@@ -137,10 +134,8 @@ class TurnQueue:
         now: datetime | None = None,
         idle_seconds: float = EXTRACTION_IDLE_SECONDS,
         user: str | None = None,
-    ) -> list[QueuedExtraction]:
-        """Extract the waiting turns of every thread quiet for `idle_seconds` (0: every
-        thread now), one ingest per thread, oldest wait first. A failed extraction is
-        reported (and recorded on its command) and does not stop the others."""
+    ) -> builtins.list[QueuedExtraction]:
+        """`MnemoLedger.extract_queued`: extract the quiet threads' turns (documented there)."""
         if idle_seconds < 0:
             raise InvalidInput(f"idle_seconds must be 0 or more; got {idle_seconds}")
         user_id = identifier("user", user, required=False)

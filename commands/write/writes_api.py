@@ -69,30 +69,7 @@ class Writes:
         keep_all: bool = False,
         wait: bool = True,
     ) -> AddResult:
-        """Remember one or more contents for `user`.
-
-        The raw input is recorded first; related memories are reconstructed together with
-        the new contents in one LLM pass, replaced ones are superseded, near-duplicates are
-        reinforced instead of stored twice, and core.md is updated once, all in one atomic
-        write. `category` files the new memories under it; an `agent` may only
-        name a category of its allowlist (`CategoryNotWritable`, before anything is
-        written). `metadata` is kept on every new memory.
-
-        `role` says who wrote the contents (`user`, `assistant`, `tool`, `document`): the
-        injection screen reads an assistant's advice to the user as advice, not as an
-        instruction to the model. Pieces that are not worth keeping (greetings, thanks,
-        acknowledgements, questions) are not stored and come back in `not_kept`, unless
-        `keep_all`.
-
-        With `wait=False` the call returns once the request is recorded (durable in the
-        log), with its `command_id`, `pending=True` and no memories; the stages then run in
-        a background thread of this process (closing the ledger waits for them), or, if the
-        process stops first, in the next `mnemoledger worker` or `serve` on the log. Every
-        later read of this process first waits for the adds it is still processing, so it
-        sees them; `command(command_id)` tells whether an add is done and what it did.
-        Input is checked before anything is recorded, so a refused input still raises
-        here; a refusal the stages make (an instruction to the model) is recorded on the
-        command as `failed`."""
+        """`MnemoLedger.add`: remember contents for a user (documented there)."""
         if isinstance(contents, str):
             contents = [contents]
         parts = self.parts
@@ -128,8 +105,7 @@ class Writes:
         agent: str | None = None,
         thread: str | None = None,
     ) -> MemoryOut:
-        """Replace a memory's content (UPDATE); it links to the memories its new content is
-        close to, and core.md follows, in the same save."""
+        """`MnemoLedger.update`: replace a memory's content (documented there)."""
         parts = self.parts
         provenance = parts.provenance("", agent, thread)
         parts.refresh()
@@ -157,7 +133,7 @@ class Writes:
         strength: float = DEFAULT_LINK_STRENGTH,
         agent: str | None = None,
     ) -> EdgeOut:
-        """Relate two memories of the same user (LINK)."""
+        """`MnemoLedger.link`: relate two memories of one user (documented there)."""
         ledger = self.parts.ledger
         memory = ledger.link(
             self.parts.provenance("", agent, None), source_id, target_id, link_type, strength
@@ -171,7 +147,7 @@ class Writes:
     def ttl(
         self, memory_id: str, days: float, *, agent: str | None = None, thread: str | None = None
     ) -> MemoryOut:
-        """Make a memory expire after `days` (TTL); a `thread` sees it in its delta."""
+        """`MnemoLedger.ttl`: make a memory expire after `days` (documented there)."""
         parts = self.parts
         memory = parts.ledger.set_ttl(parts.provenance("", agent, thread), memory_id, days)
         return parts.current(memory)
@@ -179,8 +155,7 @@ class Writes:
     def forget(
         self, memory_id: str, *, agent: str | None = None, thread: str | None = None
     ) -> MemoryOut:
-        """Soft-delete a memory; its history stays and `restore` brings it back; core.md
-        drops what rested only on it, in the same save; a `thread` sees it in its delta."""
+        """`MnemoLedger.forget`: soft-delete a memory (documented there)."""
         parts = self.parts
         memory = core_sync.forget(parts.ledger, parts.provenance("", agent, thread), memory_id)
         return parts.current(memory)
@@ -188,7 +163,7 @@ class Writes:
     def restore(
         self, memory_id: str, *, agent: str | None = None, thread: str | None = None
     ) -> MemoryOut:
-        """Bring back a soft-deleted memory (RESTORE); a `thread` sees it in its delta."""
+        """`MnemoLedger.restore`: bring back a soft-deleted memory (documented there)."""
         parts = self.parts
         memory = parts.ledger.restore(parts.provenance("", agent, thread), memory_id)
         return parts.current(memory)
