@@ -600,6 +600,8 @@ def _vector_candidates(
         if question is None:
             return vectors.search(user_id, vector, pool), None
         hits = vectors.search(user_id, question, pool)
+        # a long memory's cosine is its whole vector's here, where the plain search reads
+        # its best chunk's
         stored = vectors.vectors_of([memory_id for memory_id, _ in hits])
         cosines = {m: float(v @ vector) for m, v in stored.items() if v.shape == vector.shape}
         return hits, cosines
