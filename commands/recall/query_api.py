@@ -76,6 +76,7 @@ class Query:
             graph=self.parts.graph_model,
             options=SearchOptions.of(self.parts.settings),
             hooks=hooks,
+            user_names=self.parts.user_names,
         )
 
     def _refresh_for_query(self) -> int:

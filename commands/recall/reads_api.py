@@ -115,13 +115,16 @@ class Reads:
             raise InvalidInput(f"fusion must be one of {choices}; got {fusion}")
         parts = self.parts
         hooks = search_hooks(parts, query=query, user=user, expand=expand, rerank=rerank)
-        early = embed_early(parts.layers, parts.embedder, user, query)
+        names = parts.user_names
+        asked = query if names is None else names.asked(query, user, known_only=True)
+        early = embed_early(parts.layers, parts.embedder, user, asked)
         parts.refresh()
+        asked = query if names is None else names.asked(query, user)
         hits = hybrid_search(
             parts.layers,
             parts.vectors,
             parts.embedder,
-            query,
+            asked,
             user,
             k,
             fusion=fusion,
@@ -135,7 +138,7 @@ class Reads:
             replacing=hooks.replacing,
             now=at,
             namespace=None if namespace is None else identifier("namespace", namespace),
-            query_vector=query_vector_of(early, parts.layers, parts.embedder, user, query),
+            query_vector=query_vector_of(early, parts.layers, parts.embedder, user, asked),
         )
         hooks.finish()
         return hits

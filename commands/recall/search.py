@@ -196,7 +196,9 @@ AND first with OR filling the rest exactly as OR (BM25 already ranks the memorie
 every word first); so OR, in one query."""
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
-_CAPITALISED = re.compile(r"^[^\W\d_][^\W_]*$", re.UNICODE)
+_CAPITALISED = re.compile(r"^[^\W\d_][^\W_]*(?:[-'\u2019][^\W\d_][^\W_]*)*$", re.UNICODE)
+"""A word that may be a name: letters, digits after the first, parts joined by hyphens or
+apostrophes ("Ji-woo", "Adebayo-Cole", "O'Brien")."""
 _NOT_NAMES_TEXT = (
     "a an and are can could did do does for from had has have he her his how i in is it "
     "its me my of on or our she should that the their them they this to was we were what "

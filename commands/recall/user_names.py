@@ -1,0 +1,124 @@
+"""Who "the user" is by name: a question that names the user is searched as one about the user.
+
+    names = UserNames(layers, default_judge().facts)
+    names.asked("Which antibiotic should Priya avoid?", "priya-01")
+    # "Which antibiotic should the user avoid?" once a memory says "Hi, I'm Priya ..."
+
+Memories say "I" and "my"; the search reads "the user" as "I" (`search.in_first_person`). A
+question that calls the user by name ("What does Toby's wife do?") otherwise finds whatever
+memory holds the name ("Toby works at a boatyard") before the one that answers, which does
+not ("my wife Anneliese is a speech therapist"). A name is the user's when the facts model
+reads it as the user giving their own name in one of the memories holding it ("I'm Priya",
+"my names jayden", "User's name is Tobias Renner; goes by Toby"); a name a memory quotes as
+its speaker ("Caroline: ...") stays a person of its own (`search.as_said_by` asks it).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Final, Protocol
+
+from mnemoledger.commands.judge.facts import StatedFact
+from mnemoledger.commands.recall.search import named_people
+
+READ_MEMORIES: Final = 16
+"""Memories holding a name that the facts model reads to learn whether it is the user's,
+oldest first (where people introduce themselves)."""
+MAX_CACHED: Final = 100_000
+"""(user, name) answers a process keeps; past it the cache starts over (answers are cheap)."""
+
+ReadFacts = Callable[[Sequence[tuple[str, str]]], list[list[StatedFact]]]
+"""The facts model: each (text, the turn before it) read as the facts it states."""
+
+
+class _Layers(Protocol):
+    def position(self) -> int: ...
+    def holding_word(self, user_id: str, word: str, k: int) -> list[str]: ...
+    def quoted_speakers(self, user_id: str, names: Sequence[str]) -> list[str]: ...
+
+
+class UserNames:
+    """Which names a user's memories give as the user's own, learned per (user, name) on the
+    first question that names it. A name found stays found for this process; a name not
+    found is looked up again once the read model has moved on."""
+
+    def __init__(self, layers: _Layers, read_facts: ReadFacts) -> None:
+        self.layers = layers
+        self.read_facts = read_facts
+        self._found: set[tuple[str, str]] = set()
+        self._not_found: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def asked(self, query: str, user_id: str, *, known_only: bool = False) -> str:
+        """`query` with each name of the user's said as "the user" (`as_asked_of_the_user`);
+        `known_only`: only the names already found (no lookup: before the read models have
+        caught up, what cannot change once they have)."""
+        names = named_people(query)
+        if not names:
+            return query
+        own = self.known(user_id, names) if known_only else self.of(user_id, names)
+        return as_asked_of_the_user(query, own)
+
+    def known(self, user_id: str, names: Sequence[str]) -> list[str]:
+        """Those of `names` already found to be the user's."""
+        with self._lock:
+            return [n for n in names if (user_id, n) in self._found]
+
+    def of(self, user_id: str, names: Sequence[str]) -> list[str]:
+        """Those of `names` that the user's memories give as the user's own, in order."""
+        unknown = [n for n in names if (user_id, n) not in self._found]
+        if unknown:
+            speakers = set(self.layers.quoted_speakers(user_id, unknown))
+            position = self.layers.position()
+            for name in unknown:
+                if name in speakers or self._not_found.get((user_id, name)) == position:
+                    continue
+                if self._gives_own(user_id, name):
+                    self._remember((user_id, name), None)
+                else:
+                    self._remember((user_id, name), position)
+        return self.known(user_id, names)
+
+    def _gives_own(self, user_id: str, name: str) -> bool:
+        """Whether a memory holding `name` reads as the user giving it as their name."""
+        texts = self.layers.holding_word(user_id, name, READ_MEMORIES)
+        if not texts:
+            return False
+        word = name.casefold()
+        return any(
+            fact.attribute == "name" and fact.positive and word in _words(fact.value)
+            for facts in self.read_facts([(text, "") for text in texts])
+            for fact in facts
+        )
+
+    def _remember(self, key: tuple[str, str], position: int | None) -> None:
+        with self._lock:
+            if len(self._found) + len(self._not_found) >= MAX_CACHED:
+                self._found.clear()
+                self._not_found.clear()
+            if position is None:
+                self._found.add(key)
+                self._not_found.pop(key, None)
+            else:
+                self._not_found[key] = position
+
+
+def as_asked_of_the_user(query: str, names: Sequence[str]) -> str:
+    """`query` with each run of `names` said as "the user" ("What does Toby's wife do?" ->
+    "What does the user's wife do?"; "Tobias Renner" -> "the user")."""
+    if not names:
+        return query
+    name = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    run = re.compile(rf"\b(?:{name})(?:\s+(?:{name}))*\b(?P<owner>'s|\u2019s|'|\u2019)?(?!\w)")
+    return run.sub(lambda m: "the user's" if m.group("owner") else "the user", query)
+
+
+def _words(value: str) -> set[str]:
+    """The words of a name the facts model read, as `named_people` cuts a question's."""
+    return {_POSSESSIVE.sub("", w).casefold() for w in _NAME_WORD.findall(value)}
+
+
+_NAME_WORD: Final = re.compile(r"\w+(?:[-'\u2019]\w+)*")
+_POSSESSIVE: Final = re.compile(r"(?:'s|\u2019s)$")
