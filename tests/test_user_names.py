@@ -4,10 +4,13 @@ the memories quote as a speaker, and another user's name are left as they are.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from mnemoledger import MnemoLedger
-from mnemoledger.commands.recall.user_names import as_asked_of_the_user
+from mnemoledger.commands.judge import default_judge
+from mnemoledger.commands.judge.facts import StatedFact
+from mnemoledger.commands.recall.user_names import UserNames, as_asked_of_the_user
 from mnemoledger.ledger import Settings
 
 USER = "priya-01"
@@ -84,3 +87,23 @@ def test_a_name_run_and_its_possessive_become_the_user() -> None:
     )
     assert as_asked_of_the_user("Is Tobyn here?", ["Toby"]) == "Is Tobyn here?"
     assert as_asked_of_the_user("Where does Kai live?", []) == "Where does Kai live?"
+
+
+def test_each_memory_is_read_once_and_a_write_brings_a_new_look(home: Path) -> None:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="t") as memory:
+        read: list[str] = []
+
+        def reading(texts: Sequence[tuple[str, str]]) -> list[list[StatedFact]]:
+            read.extend(text for text, _ in texts)
+            return default_judge().facts(texts)
+
+        names = UserNames(memory.parts.layers, reading)
+        memory.add([SISTER], user=USER)
+        memory.search("anything", user=USER)
+        assert names.asked("Where does Priya teach?", USER) == "Where does Priya teach?"
+        assert names.asked("Is Priya vegetarian?", USER) == "Is Priya vegetarian?"
+        assert read == [SISTER]  # the log has not moved: the answer stands
+        memory.add([INTRODUCTION], user=USER)
+        memory.search("anything", user=USER)
+        assert names.asked("Is Priya vegetarian?", USER) == "Is the user vegetarian?"
+        assert read == [SISTER, INTRODUCTION]  # only the new memory was read

@@ -28,6 +28,8 @@ READ_MEMORIES: Final = 16
 oldest first (where people introduce themselves)."""
 MAX_CACHED: Final = 100_000
 """(user, name) answers a process keeps; past it the cache starts over (answers are cheap)."""
+MAX_READ_TEXTS: Final = 20_000
+"""Memory texts whose reading a process keeps; past it the cache starts over."""
 
 ReadFacts = Callable[[Sequence[tuple[str, str]]], list[list[StatedFact]]]
 """The facts model: each (text, the turn before it) read as the facts it states."""
@@ -49,6 +51,7 @@ class UserNames:
         self.read_facts = read_facts
         self._found: set[tuple[str, str]] = set()
         self._not_found: dict[tuple[str, str], int] = {}
+        self._given: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
 
     def asked(self, query: str, user_id: str, *, known_only: bool = False) -> str:
@@ -84,14 +87,28 @@ class UserNames:
     def _gives_own(self, user_id: str, name: str) -> bool:
         """Whether a memory holding `name` reads as the user giving it as their name."""
         texts = self.layers.holding_word(user_id, name, READ_MEMORIES)
-        if not texts:
-            return False
         word = name.casefold()
-        return any(
-            fact.attribute == "name" and fact.positive and word in _words(fact.value)
-            for facts in self.read_facts([(text, "") for text in texts])
-            for fact in facts
-        )
+        return any(word in given for given in self._names_given(texts))
+
+    def _names_given(self, texts: Sequence[str]) -> list[frozenset[str]]:
+        """The words of the names each text gives as its writer's own, each text read by
+        the facts model once (a search after a write reads only what is new)."""
+        with self._lock:
+            unread = [t for t in dict.fromkeys(texts) if t not in self._given]
+        if unread:
+            read = self.read_facts([(text, "") for text in unread])
+            with self._lock:
+                if len(self._given) + len(unread) > MAX_READ_TEXTS:
+                    self._given.clear()
+                for text, facts in zip(unread, read, strict=True):
+                    self._given[text] = frozenset(
+                        w
+                        for f in facts
+                        if f.attribute == "name" and f.positive
+                        for w in _words(f.value)
+                    )
+        with self._lock:
+            return [self._given.get(text, frozenset()) for text in texts]
 
     def _remember(self, key: tuple[str, str], position: int | None) -> None:
         with self._lock:
