@@ -23,6 +23,7 @@ from mcp.client.stdio import stdio_client
 
 from mnemoledger import InvalidInput, Memory, MnemoLedger
 from mnemoledger.ledger import NewMemory, Provenance, Settings
+from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.validation import said_at
 from tests.live_server import LiveServer, live_server
 from tests.test_cli import run, run_json
@@ -191,18 +192,37 @@ def test_rebuilding_the_read_models_from_the_log_gives_the_same_times(
     assert rows() == before and history() == audit
 
 
-def test_events_written_before_said_at_existed_still_load(memory: MnemoLedger) -> None:
-    """A `MemoryAdded` without the field, as older versions wrote it, folds with no said
-    time and is dated when it was recorded."""
+def test_events_written_before_said_at_existed_still_load_and_replay(
+    memory: MnemoLedger, tmp_path: Path
+) -> None:
+    """A `MemoryAdded` and a `MemoryReinforced` without the field, as older versions wrote
+    them, fold with no said time (dated when recorded) and re-apply in a replay, beside an
+    import whose recorded request the replay runs again with its time."""
     ledger = memory.parts.ledger
-    [old] = ledger.draft(Provenance(user_id="maya", actor="tester"), [NewMemory("I like figs")])
+    provenance = Provenance(user_id="maya", actor="tester")
+    [old] = ledger.draft(provenance, [NewMemory("I like figs")])
     del vars(old.pending_events[0])["said_at"]  # the event as an older version wrote it
     ledger.save(old)
+    with acting_as(provenance):
+        old.reinforce()
+    del vars(old.pending_events[0])["said_at"]
+    ledger.save(old)
     assert ledger.memory(old.id.hex).said_at is None
-    [stored] = ledger.stream(old.id.hex)
-    assert "said_at" not in stored.data
+    stored = ledger.stream(old.id.hex)
+    assert [e.type for e in stored] == ["MemoryAdded", "MemoryReinforced"]
+    assert all("said_at" not in e.data for e in stored)
     got = memory.get(old.id.hex)
-    assert got.created_at == got.updated_at == stored.at.isoformat()
+    assert got.created_at == stored[0].at.isoformat() and got.repetition_count == 1
+    [lisbon] = memory.add(["I moved to Lisbon in May"], user="maya", at=MAY).memories
+
+    result = memory.replay(tmp_path / "replayed")
+    assert result.failures == [] and result.events_reapplied >= 2
+    assert result.commands_rerun == 1 and result.diverged_commands == 0
+    with MnemoLedger(
+        settings=Settings(home=tmp_path / "replayed", embedder="hashing", db=None), actor="tester"
+    ) as replayed:
+        assert replayed.get(lisbon.id).created_at == MAY
+        assert replayed.get(old.id.hex).created_at == got.created_at
 
 
 # --- surfaces ------------------------------------------------------------------------------
