@@ -319,6 +319,13 @@ def demo(state: CliState) -> None:
     help="Store every TEXT, even greetings, thanks and questions.",
 )
 @click.option(
+    "--at",
+    metavar="TIME",
+    help="When the TEXTs were said, to import an old conversation or notes: a date and "
+    "time with its zone, e.g. 2024-05-01T09:00:00Z (default: now). The memories show it "
+    "as their creation time; a memory said later is never replaced by them.",
+)
+@click.option(
     "--wait/--no-wait",
     default=True,
     show_default=True,
@@ -342,6 +349,7 @@ def add(
     importance: float,
     role: str,
     keep_all: bool,
+    at: str | None,
     wait: bool,
     category: str | None,
 ) -> None:
@@ -363,6 +371,7 @@ def add(
         category=category,
         role=role,
         keep_all=keep_all,
+        at=at,
         wait=wait,
     )
     if result.pending:

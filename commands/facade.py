@@ -254,6 +254,7 @@ class MnemoLedger:
         metadata: Mapping[str, Any] | None = None,
         role: str = "user",
         keep_all: bool = False,
+        at: datetime | str | None = None,
         wait: bool = True,
     ) -> AddResult:
         """Remember one or more contents for `user`.
@@ -270,6 +271,16 @@ class MnemoLedger:
         instruction to the model. Pieces that are not worth keeping (greetings, thanks,
         acknowledgements, questions) are not stored and come back in `not_kept`, unless
         `keep_all`.
+
+        `at` is when the contents were said, for importing a chat history or notes: an
+        aware `datetime` or ISO-8601 text with its zone (`"2024-05-01T09:00:00Z"`); None
+        is now. A time without a zone, or one in the future (beyond a few seconds of clock
+        skew), is refused (`InvalidInput`). Each event keeps its own timestamp, when it
+        was recorded; the time said is kept beside it (`said_at` on the request and on
+        every memory the add writes or restatement it reinforces), and the memories'
+        `created_at` and `updated_at` are that time, so recency, `list`, `get`, `history`
+        and search show when it was said. A memory said later than `at` is never
+        replaced by it: the older statement is stored beside it.
 
         With `wait=False` the call returns once the request is recorded (durable in the
         log), with its `command_id`, `pending=True` and no memories; the stages then run in
@@ -295,6 +306,7 @@ class MnemoLedger:
             metadata=metadata,
             role=role,
             keep_all=keep_all,
+            at=at,
             wait=wait,
         )
 

@@ -189,9 +189,13 @@ class Stats(BaseModel):
 MemoryOut.model_rebuild()
 
 
-def memory_out(memory: Memory) -> MemoryOut:
-    """A memory aggregate (just decided, maybe not yet projected) as the API shows it."""
-    at = memory.created_on.isoformat()
+def memory_out(memory: Memory, *, just_added: bool = False) -> MemoryOut:
+    """A memory aggregate (just decided, maybe not yet projected) as the API shows it. A
+    memory said at a past time (an import) was created then; `just_added` (every event of
+    it is the add's that wrote it, its links) makes that its last change too, as the
+    `layers` read model shows it."""
+    at = memory.said_at or memory.created_on.isoformat()
+    changed = at if memory.said_at is not None and just_added else memory.modified_on.isoformat()
     fields: dict[str, Any] = {
         "id": memory.id.hex,
         "user_id": memory.user_id,
@@ -207,7 +211,7 @@ def memory_out(memory: Memory) -> MemoryOut:
         "expires_at": memory.expires_at,
         "expired": False,
         "created_at": at,
-        "updated_at": memory.modified_on.isoformat(),
+        "updated_at": changed,
         "version": memory.version,
         "key": memory.key,
         "note_kind": memory.note_kind,

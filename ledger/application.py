@@ -129,6 +129,8 @@ class NewMemory:
     metadata: Mapping[str, Any] | None = None
     category: str | None = None
     """Seed 003 §5: the memory's category (an identifier), if the writer names one."""
+    said_at: str | None = None
+    """When the content was said (ISO-8601 with its zone), if not now: an imported history."""
 
 
 class Ledger(Application[UUID]):
@@ -403,6 +405,7 @@ class Ledger(Application[UUID]):
                     "user_id": user_id,
                     "content": validation.content(item.content),
                     **other_fields(item),
+                    "said_at": validation.said_at(item.said_at, "said_at"),
                 }
                 timestamp = create_timestamp()
                 if template is None:

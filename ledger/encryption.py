@@ -62,6 +62,7 @@ PLAINTEXT_FIELDS = frozenset(
         "expires_at",
         "expired_at",
         "purge_at",
+        "said_at",
         # commands and LLM calls (the request and response stay secret)
         "stage",
         "prompt_id",

@@ -52,3 +52,8 @@ METADATA_FIELDS = (
     "causation_id",
     "prompt_version",
 )
+
+ADDED_LATER = frozenset({"said_at"})
+"""Event fields added after events of their type were first recorded (a memory's `said_at`,
+on `MemoryAdded` and `MemoryReinforced`): events recorded before lack them, and are read,
+folded and re-applied with None."""

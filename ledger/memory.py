@@ -65,6 +65,10 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
     category: str | None = None
     """The memory's category (seed 003 §5), if the writer named one; readers otherwise
     derive one from kind, note kind and namespace (`projections.layers.effective_category`)."""
+    said_at: str | None = None
+    """When the contents were said (ISO-8601 UTC), if the writer named a past time (an import
+    of a chat history or notes); None: when it was recorded (the event's `timestamp`, which
+    stays the recording time either way). Absent from events written before it."""
     layer: str = field(default=ENTRY_LAYER, init=False)
     """buffer, working or core: every write enters the buffer."""
     state: str = field(default=ACTIVE, init=False)
@@ -98,8 +102,11 @@ class Memory(Aggregate, created_event_name="MemoryAdded"):
         confidence: float | None = None,
         metadata: dict[str, Any] | None = None,
         evidence: list[str] | None = None,
+        said_at: str | None = None,
     ) -> None:
-        """The same fact stated again; `evidence` is the restatement's (kept with the rest)."""
+        """The same fact stated again; `evidence` is the restatement's (kept with the rest),
+        `said_at` when it was said if the writer named a past time (absent from events
+        written before it)."""
         self.repetition_count += 1
         if confidence is not None:
             self.confidence = confidence

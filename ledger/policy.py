@@ -45,6 +45,10 @@ DEFAULT_LINK_STRENGTH: Final = 1.0
 # --- TTL: seed 002 (ttlDays) and 003 §7; bounded so expiry dates stay representable ----
 MAX_TTL_DAYS: Final = 36500
 
+# --- a past time on add (importing a history): not in the seeds ------------------------
+SAID_AT_SKEW_SECONDS: Final = 5.0
+"""How far in the future an add's `at` may be (the caller's clock ahead of ours)."""
+
 # --- identifiers: not in the seeds; bounded so ids stay printable and indexable --------
 MAX_ID_CHARS: Final = 128
 MAX_KEY_CHARS: Final = 128  # seed 004 §15 (memory tool keys)

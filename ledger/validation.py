@@ -6,6 +6,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from mnemoledger.ledger.errors import InvalidInput
@@ -24,6 +25,7 @@ from mnemoledger.ledger.policy import (
     MAX_TAGS,
     MAX_TTL_DAYS,
     MIN_IMPORTANCE,
+    SAID_AT_SKEW_SECONDS,
 )
 
 CONTROL_RANGES: Final = (
@@ -174,6 +176,35 @@ def ttl_days(value: object) -> float:
     if not 0 < value <= MAX_TTL_DAYS:
         raise InvalidInput(f"days must be more than 0 and at most {MAX_TTL_DAYS}; got {value}")
     return float(value)
+
+
+def said_at(value: object, name: str = "at", now: datetime | None = None) -> str | None:
+    """When contents were said (`add`'s `at`, for importing a history), as ISO-8601 UTC text,
+    or None (now): an aware datetime, or ISO-8601 text with its zone (`Z` is UTC). Refused,
+    naming `name`, when it has no zone, cannot be read or is in the future (more than
+    `SAID_AT_SKEW_SECONDS` after `now`)."""
+    if value is None:
+        return None
+    expected = f"{name} must be an ISO-8601 time with its zone, e.g. 2024-05-01T09:00:00Z"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise InvalidInput(f"{expected}; got {value!r}") from None
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{expected}; got {value!r}")
+    if value.utcoffset() is None:
+        raise InvalidInput(f"{expected}; {value.isoformat()} has no zone (add Z for UTC)")
+    try:
+        moment = value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise InvalidInput(f"{name} is out of range: {value.isoformat()}") from None
+    if moment > (now or datetime.now(UTC)) + timedelta(seconds=SAID_AT_SKEW_SECONDS):
+        raise InvalidInput(
+            f"{name} is in the future ({moment.isoformat()}): it says when the contents "
+            "were said, now or earlier"
+        )
+    return moment.isoformat()
 
 
 def optional_choice(name: str, value: object, allowed: Sequence[str]) -> str | None:

@@ -98,6 +98,7 @@ memories = Table(
     Column("causation_id", String),
     Column("access_count", Integer, nullable=False),  # memories served (RecallServed)
     Column("last_accessed", String),
+    Column("said_at", String),  # an imported memory's said time (created_at holds it too)
 )
 
 positions = Table(
@@ -213,6 +214,9 @@ class MemoryRow:
     """How often the memory was served to an agent (RecallServed)."""
     last_accessed: str | None
     """When it was last served (ISO-8601 UTC), if ever."""
+    said_at: str | None = None
+    """When its content was said, if its add named a past time (an import): then
+    `created_at` is that time, not when it was recorded."""
 
     @property
     def effective_category(self) -> str:
@@ -700,16 +704,21 @@ class _Page:
                 self.indexed[row[1]] = _indexed_fields(row)
 
     def _row(self, record: EventRecord) -> list[Any] | None:
+        """The memory's row, at the event's version; changed now (`updated_at`) unless the
+        event belongs to the add that wrote it with a past said time (its links): an
+        imported memory was last changed when it was said."""
         row = self.rows.get(record.stream_id)
         if row is not None:
             row[_I["version"]] = record.version
-            row[_I["updated_at"]] = record.at.isoformat()
+            if row[_I["said_at"]] is None or record.causation_id != row[_I["causation_id"]]:
+                row[_I["updated_at"]] = record.at.isoformat()
             row[_I["position"]] = record.position
         return row
 
     def added(self, record: EventRecord) -> None:
         d = record.data
-        at = record.at.isoformat()
+        said_at = d.get("said_at")  # an import: created when it was said
+        at = said_at or record.at.isoformat()
         self.rows[record.stream_id] = [
             self._next_seq,
             record.stream_id,
@@ -743,6 +752,7 @@ class _Page:
             record.causation_id,
             0,
             None,
+            said_at,
         ]
         self._next_seq += 1
         self.new.add(record.stream_id)
@@ -757,8 +767,15 @@ class _Page:
         self.reindex.add(record.stream_id)
 
     def reinforced(self, record: EventRecord) -> None:
+        """A restatement; one said at a past time (an import) moves `updated_at` to that time
+        only if it is later than the memory's last change."""
+        before = self.rows.get(record.stream_id)
+        last_change = None if before is None else before[_I["updated_at"]]
         row = self._row(record)
         if row is not None:
+            said_at = record.data.get("said_at")
+            if said_at is not None:
+                row[_I["updated_at"]] = max(last_change, said_at, key=datetime.fromisoformat)
             row[_I["repetition_count"]] += 1
             if record.data.get("confidence") is not None:
                 row[_I["confidence"]] = record.data["confidence"]

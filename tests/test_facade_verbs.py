@@ -6,6 +6,11 @@ calls `self.<capability>.<method>(...)` is paired with that method of the object
 facade holds in that attribute. Both signatures are compared as text (annotations are
 postponed, so they are the strings written in the source), and the call must pass every
 parameter on unchanged.
+
+`add`'s surfaces (the CLI, `POST /memories`, the MCP `add` and `store` tools, mem0's `Memory`
+and route, the scoped facade) are read the same way: each of their parameters is one of the
+facade's, under the surface's own name or as one of the few a surface keeps for a stated
+reason.
 """
 
 from __future__ import annotations
@@ -160,3 +165,69 @@ def test_the_pairs_are_the_expected_ones(memory: MnemoLedger, verb: str, capabil
     (found,) = [d for d in delegations(memory) if d.name == verb]
     assert type(found.capability).__name__ == capability
     assert found.target.__name__ == verb
+
+
+# --- add's surfaces ------------------------------------------------------------------------
+
+ADD_RENAMED = {
+    "text": "contents",  # the CLI's arguments
+    "user_id": "user",
+    "agent_id": "agent",
+    "thread_id": "thread",
+    "timestamp": "at",  # mem0's Unix seconds
+    "messages": "contents",  # mem0's messages
+}
+"""A surface's name for a parameter of `MnemoLedger.add`, where it has its own."""
+ADD_SURFACE_ONLY = {
+    "cli": {"home", "as_json", "actor"},  # every command's global options
+    "http": {"layer"},  # taken from engram's clients and ignored (documented)
+    "mcp add": set(),
+    "mcp store": {"key", "value", "layer"},  # Nebo's store by key, beside add's contents
+    "mem0": {"infer", "memory_type", "prompt", "run_id"},  # mem0's own (run_id is the thread)
+}
+"""Parameters a surface has that `MnemoLedger.add` has not, each for a stated reason."""
+
+
+def add_surfaces() -> dict[str, set[str]]:
+    """The parameter names of every surface of `add`: the CLI command, `POST /memories`, the
+    MCP `add` and `store` tools, mem0's `Memory.add` and its HTTP body, the scoped facade."""
+    import asyncio
+
+    import click
+
+    from mnemoledger.commands.cli import cli
+    from mnemoledger.commands.service.http.requests import AddMemoriesRequest
+    from mnemoledger.commands.service.http.routes.mem0 import MemoryCreate
+    from mnemoledger.commands.service.mcp_server import build_server
+    from mnemoledger.commands.service.mem0_compat import Memory
+    from mnemoledger.commands.service.scoped import ScopedMemory
+
+    command = cli.get_command(click.Context(cli), "add")
+    assert command is not None
+    tools = {t.name: t for t in asyncio.run(build_server(None, lambda: None).list_tools())}  # type: ignore[arg-type]
+
+    def parameters(function: Callable[..., Any]) -> set[str]:
+        return set(list(inspect.signature(function).parameters)[1:])  # self
+
+    surfaces = {
+        "cli": {str(p.name) for p in command.params},
+        "http": set(AddMemoriesRequest.model_fields),
+        "mcp add": set(tools["add"].input_schema["properties"]),
+        "mcp store": set(tools["store"].input_schema["properties"]),
+        "mem0": parameters(Memory.add),
+        "mem0 http": set(MemoryCreate.model_fields),
+        "scoped": parameters(ScopedMemory.add),
+    }
+    return surfaces
+
+
+def test_every_surface_of_add_takes_the_facades_parameters_and_its_time() -> None:
+    """Each surface's parameters are `MnemoLedger.add`'s (under the surface's own names, or
+    one of the few it has for a stated reason), and every surface takes `at`, the time the
+    contents were said (mem0: `timestamp`)."""
+    facade = set(list(inspect.signature(MnemoLedger.add).parameters)[1:])
+    for surface, names in add_surfaces().items():
+        own = ADD_SURFACE_ONLY.get(surface.replace(" http", ""), set())
+        mapped = {ADD_RENAMED.get(name, name) for name in names - own}
+        assert mapped <= facade, (surface, mapped - facade)
+        assert "at" in mapped, surface

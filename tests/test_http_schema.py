@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -20,7 +21,10 @@ from schemathesis.checks import negative_data_rejection, positive_data_acceptanc
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.service.http import create_app
-from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES
+from mnemoledger.commands.service.http.requests import MAX_BODY_BYTES, RFC3339_TIME
+from mnemoledger.commands.service.mem0_compat import said_at_timestamp
+from mnemoledger.ledger.errors import InvalidInput
+from mnemoledger.ledger.validation import said_at
 from tests.live_server import LiveServer, live_server
 
 # the module's server runs on SQLite (see `api`), so the PostgreSQL pass would repeat it
@@ -214,7 +218,27 @@ def what_the_schema_cannot_say(
     listing_facts = case.path == "/facts" and case.method == "GET"
     if listing_facts and query.get("at") is not None and query.get("history") in (True, "true"):
         return "at and history together"
+    adding = case.method == "POST" and case.path in ("/memories", "/mem0/memories")
+    if adding and response.status_code == 422 and said_in_the_future(body):
+        return "a time said in the future"
     scoping = case.path == "/mem0/memories" and case.method in ("GET", "DELETE")
     if scoping and not any(query.get(name) for name in SCOPE_IDS):
         return "none of user_id, agent_id and run_id"
     return None
+
+
+def said_in_the_future(body: dict[str, Any]) -> bool:
+    """Whether an add's `at` (mem0: `timestamp`) is a time the schema takes (RFC 3339, or a
+    number of seconds in its range) that is later than now, or out of UTC's years: the
+    schema's descriptions say "not in the future", which JSON Schema has no word for."""
+    at, timestamp = body.get("at"), body.get("timestamp")
+    try:
+        if isinstance(at, str) and RFC3339_TIME.fullmatch(at):
+            said_at(at)
+        elif isinstance(timestamp, int | float) and not isinstance(timestamp, bool):
+            said_at_timestamp(timestamp)
+        else:
+            return False
+    except InvalidInput:
+        return True
+    return False

@@ -172,6 +172,7 @@ def test_a_batch_drafts_the_events_and_memories_the_library_would_construct(
         NewMemory("one", tags=["a"]),
         NewMemory("two", kind="episodic", metadata={"k": 1}),
         NewMemory("three", evidence=["e"], confidence=0.9, category="work", key="p/q"),
+        NewMemory("four", said_at="2024-05-01T11:00:00+02:00"),  # an import: said then
     ]
     provenance = alice()
     memories = ledger.draft(provenance, items)
@@ -199,6 +200,7 @@ def test_a_batch_drafts_the_events_and_memories_the_library_would_construct(
                 evidence=None if item.evidence is None else list(item.evidence),
                 metadata=None if item.metadata is None else dict(item.metadata),
                 category=item.category,
+                said_at=None if item.said_at is None else "2024-05-01T09:00:00+00:00",
             )
         assert type(event) is added and list(vars(event).items()) == list(vars(constructed).items())
         folded = constructed.mutate(None)
@@ -206,7 +208,10 @@ def test_a_batch_drafts_the_events_and_memories_the_library_would_construct(
             k: v for k, v in vars(folded).items() if k != "_pending_events"
         }
         assert memory.pending_events == [event]
-    assert len({id(m.links) for m in memories}) == len({id(m.facts) for m in memories}) == 3
-    assert len({e.originator_id for e in events}) == 3
+    assert len({id(m.links) for m in memories}) == len({id(m.facts) for m in memories}) == 4
+    assert len({e.originator_id for e in events}) == 4
     ledger.save(*memories)
-    assert [ledger.memory(m.id).content for m in memories] == ["one", "two", "three"]
+    assert [ledger.memory(m.id).content for m in memories] == ["one", "two", "three", "four"]
+    assert [ledger.memory(m.id).said_at for m in memories] == [None] * 3 + [
+        "2024-05-01T09:00:00+00:00"
+    ]

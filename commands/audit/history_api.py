@@ -47,6 +47,10 @@ class HistoryEntry(BaseModel):
     type: str
     version: int
     at: str
+    """When the event was recorded (UTC, ISO 8601)."""
+    said_at: str | None = None
+    """When the contents were said, if the write named a past time (an imported history);
+    `at` stays when it was recorded."""
     user_id: str
     actor: str | None
     agent_id: str | None
@@ -106,6 +110,7 @@ class History:
                 type=event.type,
                 version=event.version,
                 at=event.at.isoformat(),
+                said_at=_text(event.data.get("said_at")),
                 user_id=event.user_id,
                 actor=event.actor or None,
                 agent_id=event.agent_id,
@@ -127,6 +132,7 @@ class History:
             type=row.type,
             version=row.version,
             at=row.ts,
+            said_at=_text(row.meta.get("said_at")),
             user_id=row.user_id,
             actor=row.actor,
             agent_id=row.agent_id,

@@ -45,7 +45,7 @@ def history_table(entries: Sequence[HistoryEntry]) -> None:
         )
         table.add_row(
             str(e.position),
-            e.at[:19],
+            e.at[:19] if e.said_at is None else f"{e.at[:19]} (said {e.said_at[:19]})",
             e.event,
             e.actor or "-",
             e.agent_id or "-",

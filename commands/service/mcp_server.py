@@ -44,9 +44,11 @@ from mnemoledger.commands.service.checkpoint_tools import add_checkpoint_tools
 from mnemoledger.commands.service.http.errors import validation_message
 from mnemoledger.commands.service.http.requests import (
     MAX_ADD_CONTENTS,
+    SAID_AT_DESCRIPTION,
     Content,
     Identifier,
     QueryText,
+    SaidAt,
     Tag,
 )
 from mnemoledger.commands.service.keys import ApiKeyStore, InvalidKey, Principal
@@ -115,6 +117,8 @@ LayerName = Annotated[
     Field(description="Combined with namespace as `layer/namespace`, as `store` files it."),
 ]
 MemoryId = Annotated[Identifier, Field(description="A memory id, as returned by other tools.")]
+Said = Annotated[SaidAt | None, Field(description=SAID_AT_DESCRIPTION)]
+"""`add`'s and `store`'s `at` (`MnemoLedger.add`)."""
 
 
 @dataclass(frozen=True)
@@ -280,6 +284,7 @@ def build_server(
             Identifier | None,
             Field(description="File under this category (default: from kind and namespace)."),
         ] = None,
+        at: Said = None,
         wait: Annotated[
             bool,
             Field(
@@ -291,7 +296,8 @@ def build_server(
     ) -> AddResult:
         """Remember one or more facts about the user in one write. Related memories are
         rewritten together with them, replaced ones superseded, duplicates reinforced
-        instead of stored twice. Text that tries to instruct an AI model is refused."""
+        instead of stored twice. `at` imports what was said earlier (e.g. an old chat).
+        Text that tries to instruct an AI model is refused."""
         return await run(
             lambda scoped: scoped.add(
                 contents,
@@ -303,6 +309,7 @@ def build_server(
                 namespace=namespace,
                 importance=importance,
                 category=category,
+                at=at,
                 wait=wait,
             )
         )
@@ -341,19 +348,22 @@ def build_server(
             Identifier | None,
             Field(description="File under this category (default: from kind and namespace)."),
         ] = None,
+        at: Said = None,
     ) -> StoreResult:
         """Remember `value` under `key` in `layer/namespace` (e.g. tacit/user, where name,
         location, timezone, occupation and the like build the user's profile;
         tacit/preferences; entity/people): a new key adds a memory, a new value replaces the
         key's (its history keeps the old one), the same value changes nothing. Without a key,
-        `contents` are remembered as `add` does, filed under `layer/namespace`. Text that
-        tries to instruct an AI model is refused."""
+        `contents` are remembered as `add` does (`at` too), filed under `layer/namespace`.
+        Text that tries to instruct an AI model is refused."""
         where = effective_namespace(layer, namespace)
         if key is not None or value is not None:
             if key is None or value is None or contents is not None:
                 raise _tool_error(InvalidInput("give key and value, or contents without a key"))
-            if category is not None or kind != "semantic":
-                raise _tool_error(InvalidInput("a value stored by key takes no kind or category"))
+            if category is not None or kind != "semantic" or at is not None:
+                raise _tool_error(
+                    InvalidInput("a value stored by key takes no kind, category or at")
+                )
             return await run(
                 lambda scoped: scoped.store(
                     key,
@@ -378,6 +388,7 @@ def build_server(
                 source=API_SOURCE,
                 namespace=where,
                 category=category,
+                at=at,
             )
         )
         return StoreResult(**added.model_dump())

@@ -33,6 +33,7 @@ import hashlib
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
@@ -42,7 +43,7 @@ from mnemoledger.commands.write.sanitize import screen
 from mnemoledger.ledger import NewMemory, Provenance, Settings
 from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
 from mnemoledger.ledger.policy import ACTIVE, PROCEDURAL, SEARCH_MAX_K
-from mnemoledger.ledger.validation import identifier
+from mnemoledger.ledger.validation import identifier, said_at
 from mnemoledger.ledger.validation import metadata as checked_metadata
 from mnemoledger.projections.layers import MemoryRow, effective_category
 
@@ -241,10 +242,14 @@ class Memory:
         infer: bool = True,
         memory_type: str | None = None,
         prompt: str | None = None,
+        timestamp: int | float | None = None,
     ) -> dict[str, Any]:
         """Remember `messages` (a text, a `{"role", "content"}` message or a list of them)
-        for the scope; `{"results": [{"id", "memory", "event"}, ...]}`."""
+        for the scope; `{"results": [{"id", "memory", "event"}, ...]}`. `timestamp` (Unix
+        seconds, as mem0's platform takes it) is when the messages were said, for importing
+        a history: the ledger's `at` (`MnemoLedger.add`)."""
         scope, _ = _Scope.of(user_id, agent_id, run_id)
+        said = said_at_timestamp(timestamp)
         owner = self._access.user(scope.owner)
         agent = self._access.agent(scope.agent_id)
         if memory_type is not None and memory_type != PROCEDURAL_MEMORY:
@@ -261,14 +266,16 @@ class Memory:
         turns = _messages(messages)
         if memory_type == PROCEDURAL_MEMORY:
             steps = "\n".join(str(t["content"]) for t in turns)
-            return self._add_inferred([steps], owner, agent, scope.run_id, extra, kind=PROCEDURAL)
+            return self._add_inferred(
+                [steps], owner, agent, scope.run_id, extra, kind=PROCEDURAL, said_at=said
+            )
         if not infer:
-            return self._add_raw(turns, owner, agent, scope.run_id, extra)
+            return self._add_raw(turns, owner, agent, scope.run_id, extra, said)
         roles = {"assistant"} if scope.agent_id and _has_role(turns, "assistant") else {"user"}
         contents = [str(t["content"]) for t in turns if t["role"] in roles]
         if not contents:
             return {"results": []}
-        return self._add_inferred(contents, owner, agent, scope.run_id, extra)
+        return self._add_inferred(contents, owner, agent, scope.run_id, extra, said_at=said)
 
     def update(
         self, memory_id: str, data: str, metadata: Mapping[str, Any] | None = None
@@ -416,11 +423,18 @@ class Memory:
         thread: str | None,
         metadata: dict[str, Any],
         kind: str | None = None,
+        said_at: str | None = None,
     ) -> dict[str, Any]:
         extra: dict[str, Any] = {"kind": kind} if kind is not None else {}
         verbs = self._access.verbs
         result = verbs.add(
-            contents, user=user, agent=agent, thread=thread, metadata=metadata or None, **extra
+            contents,
+            user=user,
+            agent=agent,
+            thread=thread,
+            metadata=metadata or None,
+            at=said_at,
+            **extra,
         )
         return {"results": self._outcome(result)}
 
@@ -431,6 +445,7 @@ class Memory:
         agent: str | None,
         thread: str | None,
         metadata: dict[str, Any],
+        said_at: str | None = None,
     ) -> dict[str, Any]:
         """Each non-system message as it is, in one save (screened like every write)."""
         items = []
@@ -441,7 +456,12 @@ class Memory:
             if turn.get("name"):
                 meta["actor_id"] = turn["name"]
             items.append(
-                NewMemory(content=screen(str(turn["content"])), source=RAW_SOURCE, metadata=meta)
+                NewMemory(
+                    content=screen(str(turn["content"])),
+                    source=RAW_SOURCE,
+                    metadata=meta,
+                    said_at=said_at,
+                )
             )
         if not items:
             return {"results": []}
@@ -615,6 +635,21 @@ def _previous_content(events: Sequence[EventOut], command_id: str) -> str | None
         if isinstance(text, str):
             content = text
     return None
+
+
+def said_at_timestamp(timestamp: object) -> str | None:
+    """mem0's `timestamp` (Unix seconds) as the ledger's said time (`validation.said_at`),
+    refused naming `timestamp` when it is not a number of seconds a time can hold, or is in
+    the future."""
+    if timestamp is None:
+        return None
+    if isinstance(timestamp, bool) or not isinstance(timestamp, int | float):
+        raise InvalidInput(f"timestamp must be Unix seconds (a number); got {timestamp!r}")
+    try:
+        moment = datetime.fromtimestamp(timestamp, UTC)
+    except (OverflowError, OSError, ValueError):
+        raise InvalidInput(f"timestamp is out of range: {timestamp!r}") from None
+    return said_at(moment, name="timestamp")
 
 
 def _history(events: Sequence[EventOut]) -> list[dict[str, Any]]:

@@ -260,11 +260,13 @@ class ScopedMemory:
         importance: float = DEFAULT_IMPORTANCE,
         category: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        at: datetime | str | None = None,
         wait: bool = True,
     ) -> AddResult:
         """The key's add: the category written (`category`, else the one derived from kind
-        and namespace) must be one of the key's categories, refused naming them. With
-        `wait=False` it returns once the request is recorded (`MnemoLedger.add`)."""
+        and namespace) must be one of the key's categories, refused naming them. `at` is
+        when the contents were said (an import); with `wait=False` it returns once the
+        request is recorded (`MnemoLedger.add`)."""
         user_id = self.check_user(user)
         agent_id = self.check_agent(agent)
         named = identifier("category", category, required=False)
@@ -282,6 +284,7 @@ class ScopedMemory:
                 importance=importance,
                 category=named,
                 metadata=metadata,
+                at=at,
                 wait=wait,
             )
 

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import partial
 from typing import Any, Final
 
@@ -138,6 +139,10 @@ class AddRequest:
     core_batch: int | None = None
     """With `one`: how many adds' new memories one core-update call reads together; None:
     the deployment's `llm_core_batch`."""
+    said_at: str | None = None
+    """When the contents were said (ISO-8601 UTC, `validation.said_at`), if the caller named
+    a past time (an imported history); None: now. Kept on every memory the add writes and
+    every restatement it reinforces; a related memory said later is never replaced."""
 
     def as_input(self) -> dict[str, Any]:
         given: dict[str, Any] = {
@@ -163,6 +168,8 @@ class AddRequest:
         if self.llm_calls == "one":  # absent when staged: older recordings stay as they were
             given["llm_calls"] = "one"
             given["core_batch"] = self.core_batch
+        if self.said_at is not None:  # absent when now: older recordings stay as they were
+            given["said_at"] = self.said_at
         return given
 
 
@@ -324,6 +331,7 @@ class AddPipeline:
                 self._lookup_vectors(fresh, fresh_vectors),
                 request.namespace,
                 request.kind,
+                request.said_at,
             )
             output = self._reconstruct(llm, related, fresh, outcome, request.kind)
             if output is None:
@@ -414,6 +422,7 @@ class AddPipeline:
                 self._lookup_vectors(contents, vectors),
                 request.namespace,
                 request.kind,
+                request.said_at,
             )
             inputs = RememberInput(
                 related=related,
@@ -450,7 +459,10 @@ class AddPipeline:
             memory = self.ledger.memory(memory_id)
             changed[memory_id] = memory
             with acting_as(provenance):
-                memory.reinforce(evidence=list(request.evidence) if request.evidence else None)
+                memory.reinforce(
+                    evidence=list(request.evidence) if request.evidence else None,
+                    said_at=request.said_at,
+                )
         touch = dedup_touch(command.id, list(changed), provenance)
         output = ReconstructOutput(memories=memories, coverage=[])
         added, superseded = self._replacement(
@@ -621,7 +633,9 @@ class AddPipeline:
                 changed[memory.id.hex] = memory
                 evidence = request.evidence
                 with acting_as(provenance):
-                    memory.reinforce(evidence=list(evidence) if evidence else None)
+                    memory.reinforce(
+                        evidence=list(evidence) if evidence else None, said_at=request.said_at
+                    )
                 continue
             memory = changed.get(duplicate[0]) or self.ledger.memory(duplicate[0])
             changed[memory.id.hex] = memory
@@ -637,7 +651,9 @@ class AddPipeline:
                     if content and content != memory.content:
                         memory.update(validation.content(content), None)
                 evidence = request.evidence
-                memory.reinforce(evidence=list(evidence) if evidence else None)
+                memory.reinforce(
+                    evidence=list(evidence) if evidence else None, said_at=request.said_at
+                )
         return [contents[i] for i in keep], vectors[keep]
 
     def _nearest(
@@ -710,13 +726,20 @@ class AddPipeline:
         return passages
 
     def _related(
-        self, user_id: str, vectors: np.ndarray[Any, Any], namespace: str, kind: str
+        self,
+        user_id: str,
+        vectors: np.ndarray[Any, Any],
+        namespace: str,
+        kind: str,
+        said_at: str | None = None,
     ) -> list[RelatedMemory]:
         """Steps 3-4: each content's top_k neighbours above the cutoff, unioned; only those
         of the add's namespace and kind and no notes, which is all a new content may replace
         (a project's facts are not another project's older versions; a note is superseded
         by notes only). What happened is never an older version of what happened next: an
-        episodic add replaces nothing."""
+        episodic add replaces nothing. Nor is what was said later an older version of what
+        an import says was said at `said_at`: a memory said after it (its `created_at`) is
+        left out, and the import is stored beside it."""
         if kind == EPISODIC:
             return []
         best: dict[str, float] = {}
@@ -735,6 +758,7 @@ class AddPipeline:
             and rows[memory_id].namespace == namespace
             and rows[memory_id].kind == kind
             and rows[memory_id].note_kind is None  # a note is superseded by notes only
+            and not said_later(rows[memory_id].created_at, said_at)
         ]
 
     def _reconstruct(
@@ -910,7 +934,16 @@ def request_of(given: Mapping[str, Any]) -> AddRequest:
         # recorded with a call per stage unless the input says one call decided
         llm_calls="one" if given.get("llm_calls") == "one" else "staged",
         core_batch=_batch(given.get("core_batch")),
+        said_at=None if given.get("said_at") is None else str(given["said_at"]),
     )
+
+
+def said_later(created_at: str, said_at: str | None) -> bool:
+    """Whether a memory written at `created_at` was said after `said_at` (None: now, after
+    everything stored)."""
+    if said_at is None:
+        return False
+    return datetime.fromisoformat(created_at) > datetime.fromisoformat(said_at)
 
 
 def _batch(value: Any) -> int | None:
@@ -1056,4 +1089,5 @@ def _new_memory(
         evidence=evidence if evidence is not None else request.evidence,
         category=request.category,
         metadata=request.metadata,
+        said_at=request.said_at,
     )

@@ -11,6 +11,7 @@ show it after the write.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from mnemoledger.commands.judge.judgement import role_of
@@ -34,7 +35,7 @@ def add_result(outcome: AddOutcome) -> AddResult:
     """What an add did, as the API answers it."""
     return AddResult(
         command_id=outcome.command_id,
-        memories=[memory_out(m) for m in outcome.added],
+        memories=[memory_out(m, just_added=True) for m in outcome.added],
         superseded=outcome.superseded,
         reinforced=[memory_out(m) for m in outcome.reinforced],
         core_updated=outcome.core_updated,
@@ -67,6 +68,7 @@ class Writes:
         metadata: Mapping[str, Any] | None = None,
         role: str = "user",
         keep_all: bool = False,
+        at: datetime | str | None = None,
         wait: bool = True,
     ) -> AddResult:
         """`MnemoLedger.add`: remember contents for a user (documented there)."""
@@ -86,6 +88,7 @@ class Writes:
             metadata=metadata,
             role=role_of(role),
             keep_all=keep_all,
+            said_at=validation.said_at(at),
         )
         provenance = parts.provenance(user, agent, thread)
         if not wait:

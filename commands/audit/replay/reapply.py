@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from mnemoledger.ledger import EventRecord, Ledger, Provenance
 from mnemoledger.ledger.errors import InvalidInput
-from mnemoledger.ledger.event import METADATA_FIELDS
+from mnemoledger.ledger.event import ADDED_LATER, METADATA_FIELDS
 from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.seal import Seal
 
@@ -95,7 +95,7 @@ class Reapplier:
                     originator_id=UUID(hex=record.stream_id),
                     originator_version=cls.INITIAL_VERSION,
                     timestamp=record.at,
-                    **init_fields(event_class, record),
+                    **_with_optional(event_class, init_fields(event_class, record)),
                 )
                 aggregate: Any = event.mutate(None)
             else:
@@ -107,7 +107,9 @@ class Reapplier:
                 if self.check_types:
                     _check_types(event_class, record)
                 aggregate.trigger_event(
-                    event_class, timestamp=record.at, **init_fields(event_class, record)
+                    event_class,
+                    timestamp=record.at,
+                    **_with_optional(event_class, init_fields(event_class, record)),
                 )
                 [event] = aggregate.collect_events()
         self._aggregates[record.stream_id] = aggregate
@@ -162,7 +164,8 @@ _GIVEN_NAMES = frozenset({"originator_id", "originator_version", "originator_top
 
 
 def _require_fields(event_class: type[Any], record: EventRecord) -> None:
-    """`IncompleteEvent` naming the fields without a default that `record` does not hold."""
+    """`IncompleteEvent` naming the fields without a default that `record` does not hold
+    (an optional field, `_optional_names`, may be absent)."""
     required = _REQUIRED_NAMES.get(event_class)
     if required is None:
         required = (
@@ -174,6 +177,7 @@ def _require_fields(event_class: type[Any], record: EventRecord) -> None:
                 and f.default_factory is dataclasses.MISSING
             )
             - _GIVEN_NAMES
+            - _optional_names(event_class)
         )
         _REQUIRED_NAMES[event_class] = required
     missing = sorted(required - set(init_fields(event_class, record)))
@@ -228,6 +232,17 @@ def _check_types(event_class: type[Any], record: EventRecord) -> None:
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _optional_names(event_class: type[Any]) -> frozenset[str]:
+    """The fields of `event_class` added after events of its type were first recorded
+    (`ADDED_LATER`): events recorded before lack them, and are folded with None."""
+    return ADDED_LATER & _init_names(event_class)
+
+
+def _with_optional(event_class: type[Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """`fields` with None for each optional field they lack (`_optional_names`)."""
+    return {**dict.fromkeys(_optional_names(event_class) - fields.keys()), **fields}
 
 
 def _init_names(event_class: type[Any]) -> frozenset[str]:

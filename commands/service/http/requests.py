@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     AwareDatetime,
     BaseModel,
     BeforeValidator,
@@ -27,6 +28,7 @@ from pydantic_core import PydanticCustomError
 
 from mnemoledger.commands.recall.query import SEED_IMPORTANCE_MAX, QueryFilters
 from mnemoledger.commands.service.scoped import API_SOURCE
+from mnemoledger.ledger.errors import InvalidInput
 from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     DEFAULT_LINK_STRENGTH,
@@ -46,7 +48,12 @@ from mnemoledger.ledger.policy import (
     SEARCH_DEFAULT_K,
     SEARCH_MAX_K,
 )
-from mnemoledger.ledger.validation import CONTROL_RANGES, SEPARATOR_RANGES, WHITE_SPACE_RANGES
+from mnemoledger.ledger.validation import (
+    CONTROL_RANGES,
+    SEPARATOR_RANGES,
+    WHITE_SPACE_RANGES,
+    said_at,
+)
 
 MAX_ADD_CONTENTS = 32
 """Not in the seeds: contents of one `POST /memories` (one reconstruction pass each call)."""
@@ -137,6 +144,25 @@ MomentOrDay = Annotated[
     ),
 ]
 """A time with its zone or a day (its start, UTC)."""
+
+
+def said_by_now(value: datetime) -> datetime:
+    """`value` if it is a time the contents can have been said at: not in the future (a
+    few seconds of clock skew allowed), and within the years a time holds in UTC."""
+    try:
+        said_at(value, name="the time")
+    except InvalidInput as error:
+        raise PydanticCustomError("time_said", str(error)) from None
+    return value
+
+
+SaidAt = Annotated[Moment, AfterValidator(said_by_now)]
+"""An add's `at` (`MnemoLedger.add`): a past time, RFC 3339."""
+SAID_AT_DESCRIPTION = (
+    "When the contents were said, to import an old conversation or notes: a time with its "
+    "zone, e.g. 2024-05-01T09:00:00Z, not in the future (default: now). The memories' "
+    "`created_at` is that time; a memory said later is never replaced by them."
+)
 Int64 = Annotated[int, Field(ge=-MAX_POSITION - 1, le=MAX_POSITION)]
 Metadata = dict[str, str | Int64 | float | bool | None]
 """Flat metadata: text keys, scalar values; a whole number fits in 64 bits (a larger one
@@ -194,6 +220,7 @@ class AddMemoriesRequest(RequestBody):
         description="Accepted for clients that name a layer, and ignored: every write enters the "
         "buffer layer; consolidation promotes what earns it.",
     )
+    at: SaidAt | None = Field(default=None, description=SAID_AT_DESCRIPTION)
     wait: bool = Field(
         default=True,
         description="false: answer 202 with the `command_id` once the request is recorded; "

@@ -11,11 +11,12 @@ agent, its categories), so each write is an event like any other. The key may co
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+from pydantic_core import PydanticCustomError
 
 from mnemoledger.commands.service.http.auth import Caller, bearer, server_state
 from mnemoledger.commands.service.http.paths import MEMORY_ID_PARAM, MemoryId
@@ -28,9 +29,14 @@ from mnemoledger.commands.service.http.requests import (
     RequestBody,
     SearchK,
 )
-from mnemoledger.commands.service.mem0_compat import DEFAULT_LIMIT, FilterOperator, Memory
+from mnemoledger.commands.service.mem0_compat import (
+    DEFAULT_LIMIT,
+    FilterOperator,
+    Memory,
+    said_at_timestamp,
+)
 from mnemoledger.commands.service.scoped import AdminRequired
-from mnemoledger.ledger.errors import MemoryNotFound
+from mnemoledger.ledger.errors import InvalidInput, MemoryNotFound
 
 T = TypeVar("T")
 
@@ -68,6 +74,24 @@ def require_admin(caller: Caller, what: str) -> None:
             f"{what} needs an admin key (`mnemoledger keys create --admin`); "
             f"key {caller.principal.key_id} is not one"
         )
+
+
+def said_by_now(value: float) -> float:
+    """`value` if it is Unix seconds the messages can have been said at (not in the future,
+    within the years a time holds)."""
+    try:
+        said_at_timestamp(value)
+    except InvalidInput as error:
+        raise PydanticCustomError("time_said", str(error)) from None
+    return value
+
+
+FIRST_SECOND: Final = -62135596800
+"""0001-01-01T00:00:00Z in Unix seconds: the earliest time the ledger holds."""
+LAST_SECOND: Final = 253402300799
+"""9999-12-31T23:59:59Z in Unix seconds: the latest."""
+Timestamp = Annotated[float, Field(ge=FIRST_SECOND, le=LAST_SECOND), AfterValidator(said_by_now)]
+"""mem0's `timestamp`: Unix seconds, a time now or earlier."""
 
 
 class Message(RequestBody):
@@ -109,6 +133,12 @@ class MemoryCreate(RequestBody):
     )
     prompt: None = Field(
         None, description="Not supported (mem0's custom extraction prompt): leave it out."
+    )
+    timestamp: Timestamp | None = Field(
+        None,
+        description="When the messages were said, in Unix seconds (mem0's `timestamp`), to "
+        "import an old conversation; not in the future (default: now). The ledger's `at`: "
+        "the memories' `created_at` is that time.",
     )
 
 
@@ -179,6 +209,7 @@ async def add_memory(body: MemoryCreate, caller: Mem0Caller) -> dict[str, Any]:
             infer=True if body.infer is None else body.infer,
             memory_type=body.memory_type,
             prompt=body.prompt,
+            timestamp=body.timestamp,
         ),
     )
 

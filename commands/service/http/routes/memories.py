@@ -95,6 +95,7 @@ async def add_memories(
             importance=body.importance,
             category=body.category,
             metadata=body.metadata,
+            at=body.at,
             wait=waiting,
         )
     )
