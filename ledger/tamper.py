@@ -99,7 +99,8 @@ class TamperEvidence:
 
     def _create(self) -> ChainState:
         """A new secret; the events already in the log become the legacy range, unless the
-        newest one carries a keyed hash (then the secret was lost, not never made)."""
+        newest one carries a keyed hash: then another process made the secret since this
+        one looked (it is read), or the secret was lost, not never made."""
         end = self.recorder.max_notification_id() or 0
         for row in self.recorder.select_notifications(end, 1, stop=end) if end else []:
             oid = row.originator_id
@@ -110,6 +111,11 @@ class TamperEvidence:
                 self.mapper.document(row.state),
             )
             if link is not None and link.hash != link.computed:
+                # another process may have made the secret and written with it since our
+                # first look (two writers opening a fresh home): then it is there now
+                made = self.store.load()
+                if made is not None:
+                    return made
                 raise ChainSecretMissing(
                     f"the log's newest event (position {end}) does not carry the old "
                     "unkeyed chain, so it was written with a chain secret, and the chain "

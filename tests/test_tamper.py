@@ -543,6 +543,18 @@ def test_a_lost_chain_secret_is_named_and_stops_writes(home: Path) -> None:
         ledger.add(USER, [NewMemory("written with a new secret would hide the old chain")])
 
 
+def test_a_writer_that_found_no_secret_reads_the_one_another_writer_just_made(home: Path) -> None:
+    """Two writers open a fresh home: the second looked for the secret before the first made
+    it and wrote with it. What the second does next (`_create`) reads that secret instead
+    of calling it lost (seen as a spawned writer's `ChainSecretMissing` under load)."""
+    with Ledger(settings(home)) as first, Ledger(settings(home)) as second:
+        first.add(USER, [NewMemory("the first writer makes the secret and writes with it")])
+        made = second._evidence._create()  # the step after a first look found nothing
+        assert made.secret == first._evidence.state().secret
+        second.add(USER, [NewMemory("the second writer writes with the same secret")])
+    assert verify(home).ok
+
+
 # --- seal roots published elsewhere ------------------------------------------------------------
 
 
