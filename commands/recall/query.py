@@ -398,7 +398,7 @@ def memory_query(
     hidden = 0
     room = req.top_k - len(candidates)
     if scope.searched and room > 0:
-        searched = req.model_copy(update={"top_k": room, "query": asked})
+        searched = req.model_copy(update={"top_k": room})
         search_vector = query_vector_of(early, layers, embedder, user, asked)
         found, hidden = _searched(
             layers,
@@ -411,6 +411,7 @@ def memory_query(
             search_vector,
             options,
             hooks,
+            asked,
         )
         candidates += found
 
@@ -542,6 +543,7 @@ def _searched(
     search_vector: npt.NDArray[np.float32] | None = None,
     options: SearchOptions | None = None,
     hooks: SearchHooks | None = None,
+    asked: str | None = None,
 ) -> tuple[list[_Candidate], int]:
     """Up to `top_k` servable memories of the `rag` categories, best first: hybrid search
     over-fetched, filtered here, `rag_length` per category, relevance >= threshold; with a
@@ -549,7 +551,9 @@ def _searched(
     `score + w_rel x max_related_strength` (seed 003 §2) before `top_k` are kept. Also how
     many search matches (servable, passing the filters and the threshold) were left out
     for a category outside the query's. `search_vector` is the vector side's embedding of
-    the query (`search.query_vector_of`), embedded once for every round of over-fetching."""
+    the query (`search.query_vector_of`), embedded once for every round of over-fetching;
+    `asked`: the query as searched (the user's names said as "the user"), while `threshold`
+    keeps comparing the request's own words."""
     wanted = req.top_k * (RELATION_RERANK_DEPTH if graph is not None else 1)
     searched = scope.searched
     picked: list[_Candidate] = []
@@ -563,7 +567,7 @@ def _searched(
             layers,
             vectors,
             embedder,
-            req.query,
+            asked or req.query,
             req.filters.user_id,
             k,
             pool=req.top_k * SEARCH_OVERFETCH,
