@@ -283,8 +283,6 @@ def add_surfaces() -> dict[str, Surface]:
                 "agent": mcp_agent,
                 "source": "recorded as `api`, as every key's write: where a text came from "
                 "is what `evidence` and `role` say",
-                "keep_all": "a model calls add for what is worth keeping; a greeting it "
-                "wants kept can be said as a fact",
             },
         ),
         "mcp store": Surface(

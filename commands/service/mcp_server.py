@@ -306,6 +306,13 @@ def build_server(
         metadata: Annotated[
             Metadata | None, Field(description="Flat metadata kept on every new memory.")
         ] = None,
+        keep_all: Annotated[
+            bool,
+            Field(
+                description="Store every content, even what reads as not worth keeping "
+                "(greetings, thanks, questions; an assistant's remarks)."
+            ),
+        ] = False,
         at: Said = None,
         wait: Annotated[
             bool,
@@ -334,6 +341,7 @@ def build_server(
                 category=category,
                 metadata=metadata,
                 role=role,
+                keep_all=keep_all,
                 at=at,
                 wait=wait,
             )
