@@ -41,6 +41,7 @@ from mnemoledger.ledger.policy import (
     LIST_ORDERS,
     SEARCH_DEFAULT_K,
     SEARCH_FUSION_CHOICES,
+    SEARCH_MIN_SCORE,
     STATES,
     ListOrder,
 )
@@ -319,6 +320,13 @@ def demo(state: CliState) -> None:
     help="Store every TEXT, even greetings, thanks and questions.",
 )
 @click.option(
+    "--evidence",
+    metavar="ID",
+    multiple=True,
+    help="The id of a turn or message the TEXTs came from (repeat for more); every memory "
+    "keeps them, and search shows them as where it came from.",
+)
+@click.option(
     "--at",
     metavar="TIME",
     help="When the TEXTs were said, to import an old conversation or notes: a date and "
@@ -349,6 +357,7 @@ def add(
     importance: float,
     role: str,
     keep_all: bool,
+    evidence: tuple[str, ...],
     at: str | None,
     wait: bool,
     category: str | None,
@@ -368,6 +377,7 @@ def add(
         source=source,
         namespace=namespace,
         importance=importance,
+        evidence=list(evidence) or None,
         category=category,
         role=role,
         keep_all=keep_all,
@@ -538,6 +548,14 @@ def latest(state: CliState, user: str, limit: int) -> None:
     "(default: only when nothing matches well).",
 )
 @click.option("--rerank", is_flag=True, help="Let the LLM reorder the results.")
+@click.option(
+    "--min-score",
+    type=click.FloatRange(0.0, 1.0),
+    default=SEARCH_MIN_SCORE,
+    show_default=True,
+    help="Relevance floor: a memory below it is left out (with rank fusion, unless one of "
+    "the query's telling words or its cosine similarity passes it).",
+)
 @as_of_option
 @global_options
 @pass_state
@@ -552,20 +570,23 @@ def search(
     fusion: Any,
     expand: bool | None,
     rerank: bool,
+    min_score: float,
     as_of: str | None,
 ) -> None:
     """Hybrid search (vectors + keywords) in a user's memories, ranked by relevance,
     importance and recency (in the memories as they were at --as-of, if given)."""
     when = at.replace(tzinfo=at.tzinfo or UTC) if at is not None else None
     if with_transcripts:
-        if at is not None or as_of is not None or namespace is not None or fusion or rerank:
+        given = at is not None or as_of is not None or namespace is not None
+        if given or fusion or rerank or min_score != SEARCH_MIN_SCORE:
             raise click.UsageError(
-                "--transcripts takes none of --at, --as-of, --namespace, --fusion, --rerank"
+                "--transcripts takes none of --at, --as-of, --namespace, --fusion, --rerank, "
+                "--min-score"
             )
         found = state.ledger().search_all(query, user=user, k=k)
         output.emit(state.as_json, found, lambda: output.mixed_hits_table(found))
         return
-    how = {"fusion": fusion, "expand": expand, "rerank": rerank}
+    how = {"fusion": fusion, "expand": expand, "rerank": rerank, "min_score": min_score}
     if as_of is not None:
         with state.ledger().as_of(as_of, search=True) as past:
             hits = past.search(query, user=user, k=k, at=when, namespace=namespace, **how)

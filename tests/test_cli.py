@@ -449,3 +449,34 @@ def test_stats_is_text_for_people_and_json_with_json(home: Path) -> None:
     assert f"events       {numbers['events']} in the log" in shown.stdout
     assert "memories     1 (active 1; buffer 1)" in shown.stdout
     assert f"embedder     {numbers['embedder']}" in shown.stdout
+
+
+def test_add_names_its_evidence_and_its_writer_and_search_its_floor(home: Path) -> None:
+    advice = (
+        "Feel free to experiment and adjust the ingredients. From now on, you can swap "
+        "butter for olive oil in most of these recipes."
+    )
+    assert run(home, "add", advice, "--user", "maya").exit_code != 0  # an order, as the user's
+    added = run_json(
+        home,
+        "add",
+        advice,
+        "--user",
+        "maya",
+        "--role",
+        "assistant",
+        "--keep-all",
+        "--evidence",
+        "t1",
+        "--evidence",
+        "t2",
+    )
+    assert added["memories"], added
+    assert all(m["evidence"] == ["t1", "t2"] for m in added["memories"])
+    run_json(home, "add", "Maya runs on Sundays", "--user", "maya")
+
+    hits = run_json(home, "search", "olive oil", "--user", "maya")
+    assert "olive oil" in hits[0]["content"] and hits[0]["evidence"] == ["t1", "t2"]
+    assert "Sundays" not in str(hits)
+    everything = run_json(home, "search", "olive oil", "--user", "maya", "--min-score", "0")
+    assert "Sundays" in str(everything)

@@ -7,10 +7,11 @@ facade holds in that attribute. Both signatures are compared as text (annotation
 postponed, so they are the strings written in the source), and the call must pass every
 parameter on unchanged.
 
-`add`'s surfaces (the CLI, `POST /memories`, the MCP `add` and `store` tools, mem0's `Memory`
-and route, the scoped facade) are read the same way: each of their parameters is one of the
-facade's, under the surface's own name or as one of the few a surface keeps for a stated
-reason.
+The surfaces of `add`, `search` and `query` (the CLI, the HTTP bodies and `GET /search`, the
+MCP tools, mem0's `Memory` and routes, the scoped facade) are read the same way and checked
+both ways: each of their parameters is one of the facade's, under the surface's own name or
+as one a surface keeps for a stated reason, and each of the facade's a surface lacks is
+listed absent for it with a reason.
 """
 
 from __future__ import annotations
@@ -167,67 +168,296 @@ def test_the_pairs_are_the_expected_ones(memory: MnemoLedger, verb: str, capabil
     assert found.target.__name__ == verb
 
 
-# --- add's surfaces ------------------------------------------------------------------------
+# --- the surfaces of add, search and query ------------------------------------------------
 
-ADD_RENAMED = {
-    "text": "contents",  # the CLI's arguments
-    "user_id": "user",
-    "agent_id": "agent",
-    "thread_id": "thread",
-    "timestamp": "at",  # mem0's Unix seconds
-    "messages": "contents",  # mem0's messages
+GLOBAL_OPTIONS = {
+    "home": "every command's --home",
+    "as_json": "every command's --json",
+    "actor": "every command's --actor",
 }
-"""A surface's name for a parameter of `MnemoLedger.add`, where it has its own."""
-ADD_SURFACE_ONLY = {
-    "cli": {"home", "as_json", "actor"},  # every command's global options
-    "http": {"layer"},  # taken from engram's clients and ignored (documented)
-    "mcp add": set(),
-    "mcp store": {"key", "value", "layer"},  # Nebo's store by key, beside add's contents
-    "mem0": {"infer", "memory_type", "prompt", "run_id"},  # mem0's own (run_id is the thread)
-}
-"""Parameters a surface has that `MnemoLedger.add` has not, each for a stated reason."""
+"""The CLI's global options, which every command takes."""
+
+MEM0 = "mem0's API has no such parameter: a mem0 client never sends it"
+STORE = "`store` is Nebo's upsert of one value by key; `add` takes the rest"
+SCOPED_AGENT = "the key's agent acts: a surface of a key takes no other"
 
 
-def add_surfaces() -> dict[str, set[str]]:
-    """The parameter names of every surface of `add`: the CLI command, `POST /memories`, the
-    MCP `add` and `store` tools, mem0's `Memory.add` and its HTTP body, the scoped facade."""
-    import asyncio
+@dataclass(frozen=True)
+class Surface:
+    """One surface of a verb: its parameter names, how they map to the facade's, the ones
+    it has of its own and the facade's it leaves out, each with its reason."""
 
+    names: set[str]
+    renamed: dict[str, str]
+    own: dict[str, str]
+    absent: dict[str, str]
+
+
+def _parameters(function: Callable[..., Any]) -> set[str]:
+    return set(list(inspect.signature(function).parameters)[1:])  # self
+
+
+def _cli_parameters(verb: str) -> set[str]:
     import click
 
     from mnemoledger.commands.cli import cli
+
+    command = cli.get_command(click.Context(cli), verb)
+    assert command is not None
+    return {str(p.name) for p in command.params}
+
+
+def _tool_parameters() -> dict[str, set[str]]:
+    import asyncio
+
+    from mnemoledger.commands.service.mcp_server import build_server
+
+    tools = asyncio.run(build_server(None, lambda: None).list_tools())  # type: ignore[arg-type]
+    return {t.name: set(t.input_schema["properties"]) for t in tools}
+
+
+def _route_query_parameters(path: str) -> set[str]:
+    from mnemoledger.commands.service.http import create_app
+
+    operation = create_app(lambda: None).openapi()["paths"][path]["get"]  # type: ignore[arg-type,return-value]
+    return {p["name"] for p in operation["parameters"] if p["in"] == "query"}
+
+
+def add_surfaces() -> dict[str, Surface]:
+    """`add`: the CLI command, `POST /memories`, the MCP `add` and `store` tools, mem0's
+    `Memory.add` and its HTTP body, the scoped facade."""
     from mnemoledger.commands.service.http.requests import AddMemoriesRequest
     from mnemoledger.commands.service.http.routes.mem0 import MemoryCreate
-    from mnemoledger.commands.service.mcp_server import build_server
     from mnemoledger.commands.service.mem0_compat import Memory
     from mnemoledger.commands.service.scoped import ScopedMemory
 
-    command = cli.get_command(click.Context(cli), "add")
-    assert command is not None
-    tools = {t.name: t for t in asyncio.run(build_server(None, lambda: None).list_tools())}  # type: ignore[arg-type]
-
-    def parameters(function: Callable[..., Any]) -> set[str]:
-        return set(list(inspect.signature(function).parameters)[1:])  # self
-
-    surfaces = {
-        "cli": {str(p.name) for p in command.params},
-        "http": set(AddMemoriesRequest.model_fields),
-        "mcp add": set(tools["add"].input_schema["properties"]),
-        "mcp store": set(tools["store"].input_schema["properties"]),
-        "mem0": parameters(Memory.add),
-        "mem0 http": set(MemoryCreate.model_fields),
-        "scoped": parameters(ScopedMemory.add),
+    tools = _tool_parameters()
+    ids = {"user_id": "user", "agent_id": "agent", "thread_id": "thread"}
+    mem0_own = {
+        "infer": "mem0's switch between extracting facts and storing the messages as they are",
+        "memory_type": "mem0's procedural memory: the steps in one memory",
+        "prompt": "mem0's own extraction prompt: refused, the ledger's prompts are versioned",
+        "run_id": "mem0's run is the thread, and scopes its reads too",
     }
-    return surfaces
+    mem0_absent = {
+        name: MEM0
+        for name in (
+            [
+                "kind",
+                "tags",
+                "source",
+                "namespace",
+                "importance",
+                "evidence",
+                "category",
+                "role",
+                "keep_all",
+                "wait",
+            ]
+        )
+    }
+    mem0_absent["thread"] = "mem0's run_id is the thread (listed as its own)"
+    mem0_absent["role"] = "mem0 reads each message's own role, and keeps the user's"
+    mcp_agent = "the tool writes as the server's agent (the key's, or --agent)"
+    return {
+        "cli": Surface(
+            _cli_parameters("add"),
+            {"text": "contents"},
+            GLOBAL_OPTIONS,
+            {
+                "metadata": "flat key-value metadata is for programs that tag their records "
+                "(Python, HTTP, MCP, mem0); from a shell --tags says it",
+            },
+        ),
+        "http": Surface(
+            set(AddMemoriesRequest.model_fields),
+            ids,
+            {"layer": "engram's clients send it; ignored, every write enters the buffer"},
+            {},
+        ),
+        "mcp add": Surface(
+            tools["add"],
+            ids,
+            {},
+            {
+                "agent": mcp_agent,
+                "source": "recorded as `api`, as every key's write: where a text came from "
+                "is what `evidence` and `role` say",
+            },
+        ),
+        "mcp store": Surface(
+            tools["store"],
+            ids,
+            {
+                "key": "Nebo's key, beside add's contents",
+                "value": "Nebo's value under the key",
+                "layer": "Nebo's layer, combined with the namespace",
+            },
+            {
+                "agent": mcp_agent,
+                **{
+                    n: STORE
+                    for n in [
+                        "source",
+                        "importance",
+                        "evidence",
+                        "metadata",
+                        "role",
+                        "keep_all",
+                        "wait",
+                    ]
+                },
+            },
+        ),
+        "mem0": Surface(
+            _parameters(Memory.add),
+            {**ids, "messages": "contents", "timestamp": "at"},
+            mem0_own,
+            mem0_absent,
+        ),
+        "mem0 http": Surface(
+            set(MemoryCreate.model_fields),
+            {**ids, "messages": "contents", "timestamp": "at"},
+            mem0_own,
+            mem0_absent,
+        ),
+        "scoped": Surface(_parameters(ScopedMemory.add), {}, {}, {}),
+    }
 
 
-def test_every_surface_of_add_takes_the_facades_parameters_and_its_time() -> None:
-    """Each surface's parameters are `MnemoLedger.add`'s (under the surface's own names, or
-    one of the few it has for a stated reason), and every surface takes `at`, the time the
-    contents were said (mem0: `timestamp`)."""
-    facade = set(list(inspect.signature(MnemoLedger.add).parameters)[1:])
-    for surface, names in add_surfaces().items():
-        own = ADD_SURFACE_ONLY.get(surface.replace(" http", ""), set())
-        mapped = {ADD_RENAMED.get(name, name) for name in names - own}
-        assert mapped <= facade, (surface, mapped - facade)
-        assert "at" in mapped, surface
+def search_surfaces() -> dict[str, Surface]:
+    """`search`: the CLI command, `POST /search` and `GET /search`, the MCP `search` tool,
+    mem0's `Memory.search` and its HTTP body, the scoped facade."""
+    from mnemoledger.commands.service.http.requests import SearchRequest
+    from mnemoledger.commands.service.http.routes.mem0 import SearchRequest as Mem0Search
+    from mnemoledger.commands.service.mem0_compat import Memory
+    from mnemoledger.commands.service.scoped import ScopedMemory
+
+    mem0_own = {
+        "agent_id": "mem0's scope: only the memories this agent wrote",
+        "run_id": "mem0's scope: only the memories of this run (thread)",
+        "filters": "mem0's filters on its scope and metadata",
+        "threshold": "mem0's floor on the score a hit reports, after the search",
+        "top_k": "mem0's newer name for limit",
+    }
+    mem0_absent = {n: MEM0 for n in ["fusion", "min_score", "expand", "rerank", "at", "namespace"]}
+    return {
+        "cli": Surface(
+            _cli_parameters("search"),
+            {},
+            {
+                **GLOBAL_OPTIONS,
+                "with_transcripts": "--transcripts also searches ingested conversations "
+                "(`search_all`)",
+                "as_of": "--as-of searches the memories as they were then (`as_of`)",
+            },
+            {},
+        ),
+        "http": Surface(set(SearchRequest.model_fields), {"user_id": "user"}, {}, {}),
+        "http get": Surface(
+            _route_query_parameters("/search"), {"user_id": "user", "q": "query"}, {}, {}
+        ),
+        "mcp": Surface(
+            _tool_parameters()["search"],
+            {"user_id": "user"},
+            {
+                "namespace": "Nebo's namespace prefix (with layer), not the facade's exact one",
+                "layer": "Nebo's layer, combined with the namespace as a prefix",
+            },
+            {
+                "namespace": "the tool's namespace is Nebo's prefix (listed as its own)",
+                "fusion": "a ranking knob: the tool's hits leave out the ranking fields that "
+                "would show what it changed",
+                "min_score": "a ranking knob, as fusion; the server's floor applies",
+                "at": "a model asks about now; reproducing a past ranking is an operator's "
+                "job (CLI, HTTP)",
+            },
+        ),
+        "mem0": Surface(
+            _parameters(Memory.search), {"user_id": "user", "limit": "k"}, mem0_own, mem0_absent
+        ),
+        "mem0 http": Surface(
+            set(Mem0Search.model_fields), {"user_id": "user", "limit": "k"}, mem0_own, mem0_absent
+        ),
+        "scoped": Surface(_parameters(ScopedMemory.search), {}, {}, {}),
+    }
+
+
+def query_surfaces() -> dict[str, Surface]:
+    """`query`: the CLI command, `POST /query` (its body and `filters`), the MCP `query`
+    tool, the scoped facade (which takes `memory_query`'s request: its fields)."""
+    from mnemoledger.commands.recall.query import QueryRequest
+    from mnemoledger.commands.service.http.requests import QueryBody, QueryFiltersRequest
+
+    filter_options = [
+        "agent_id",
+        "run_id",
+        "actor_id",
+        "role",
+        "category_filter",
+        "pinned",
+        "importance_min",
+        "importance_max",
+        "importance_scale",
+        "updated_after",
+        "updated_before",
+    ]
+    body_filters = set(QueryFiltersRequest.model_fields) - {"user_id"}
+    return {
+        "cli": Surface(
+            _cli_parameters("query"),
+            {"query_text": "query", **{n: "filters" for n in filter_options}},
+            GLOBAL_OPTIONS,
+            {},
+        ),
+        "http": Surface(
+            set(QueryBody.model_fields) | set(QueryFiltersRequest.model_fields),
+            {"user_id": "user", **{n: "filters" for n in body_filters}},
+            {},
+            {},
+        ),
+        "mcp": Surface(
+            _tool_parameters()["query"],
+            {"user_id": "user"},
+            {},
+            {"agent": SCOPED_AGENT},
+        ),
+        "scoped": Surface(set(QueryRequest.model_fields), {}, {}, {"user": "in filters.user_id"}),
+    }
+
+
+SURFACES: dict[str, Callable[[], dict[str, Surface]]] = {
+    "add": add_surfaces,
+    "search": search_surfaces,
+    "query": query_surfaces,
+}
+
+
+@pytest.mark.parametrize("verb", sorted(SURFACES))
+def test_every_surface_takes_the_facades_parameters_or_says_why_not(verb: str) -> None:
+    """Both ways, for each surface of `add`, `search` and `query`: each of its parameters is
+    one of `MnemoLedger.<verb>`'s (under the surface's own name) or one of its own with a
+    reason; each of the facade's it lacks is listed absent with a reason. A parameter added
+    to the facade and to no surface, or surfaced while listed absent, fails here."""
+    facade = _parameters(getattr(MnemoLedger, verb))
+    for name, surface in SURFACES[verb]().items():
+        assert set(surface.own) <= surface.names, (name, set(surface.own) - surface.names)
+        assert set(surface.absent) <= facade, (name, set(surface.absent) - facade)
+        mapped = {surface.renamed.get(n, n) for n in surface.names - set(surface.own)}
+        assert mapped <= facade, (name, "not the facade's", mapped - facade)
+        lacking = facade - mapped
+        assert lacking == set(surface.absent), (
+            name,
+            "lacking but not listed",
+            lacking - set(surface.absent),
+            "listed absent but there",
+            set(surface.absent) - lacking,
+        )
+        assert all(reason.strip() for reason in (*surface.own.values(), *surface.absent.values()))
+
+
+def test_every_surface_of_add_takes_its_time() -> None:
+    """Every surface of `add` takes `at`, the time the contents were said (mem0:
+    `timestamp`)."""
+    for name, surface in add_surfaces().items():
+        assert "at" in {surface.renamed.get(n, n) for n in surface.names}, name

@@ -11,6 +11,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -441,3 +442,55 @@ def test_topics_consolidate_export_verify(server: LiveServer) -> None:
     assert {e["user_id"] for e in events} <= {"maya", ""}
 
     assert ok(admin.get("/verify"))["ok"] is True
+
+
+ADVICE = (
+    "Feel free to experiment and adjust the ingredients. From now on, you can swap butter "
+    "for olive oil in most of these recipes."
+)
+"""An assistant's advice to the user: refused as the user's words (it reads as an order to
+the model), kept as the assistant's."""
+
+
+def test_an_add_says_who_wrote_it_and_where_it_came_from(server: LiveServer) -> None:
+    http = client(server, server.key("researcher", ["maya"]))
+    as_users = http.post("/memories", json={"contents": [ADVICE], "user_id": "maya"})
+    assert as_users.status_code == 400, as_users.text
+    added = http.post(
+        "/memories",
+        json={
+            "contents": [ADVICE, "Thanks!"],
+            "user_id": "maya",
+            "role": "assistant",
+            "evidence": ["turn-7", "turn-8"],
+            "keep_all": True,
+        },
+    )
+    assert added.status_code == 201, added.text
+    memories = added.json()["memories"]
+    assert "Thanks!" in [m["content"] for m in memories]  # keep_all: the thanks is kept
+    assert {tuple(m["evidence"]) for m in memories} == {("turn-7", "turn-8")}
+
+    hits = ok(http.get("/search", params={"q": "olive oil", "user_id": "maya"}))
+    assert "olive oil" in hits[0]["content"] and hits[0]["evidence"] == ["turn-7", "turn-8"]
+    refused = http.post("/memories", json={"contents": ["x"], "user_id": "maya", "role": "robot"})
+    assert_error(refused, 422, "validation_error")
+
+
+def test_search_takes_its_floor_and_its_time(server: LiveServer) -> None:
+    http = client(server, server.key("researcher", ["maya"]))
+    contents = ["Maya swaps butter for olive oil in her recipes", "Maya runs on Sundays"]
+    assert ok(http.post("/memories", json={"contents": contents, "user_id": "maya"}))
+    asked = {"query": "olive oil", "user_id": "maya"}
+    floored = ok(http.post("/search", json=asked))
+    assert [h["content"] for h in floored] == [contents[0]]
+    assert len(ok(http.post("/search", json={**asked, "min_score": 0.0}))) == 2
+    later = (datetime.now(UTC) + timedelta(days=365)).isoformat()
+    now = ok(http.get("/search", params={"q": "olive oil", "user_id": "maya"}))
+    in_a_year = ok(http.get("/search", params={"q": "olive oil", "user_id": "maya", "at": later}))
+    assert in_a_year[0]["id"] == now[0]["id"] and in_a_year[0]["score"] < now[0]["score"]
+    assert (
+        ok(http.post("/search", json={**asked, "at": later}))[0]["score"] == in_a_year[0]["score"]
+    )
+    params = {"q": "olive oil", "user_id": "maya", "min_score": 0.0}
+    assert len(ok(http.get("/search", params=params))) == 2

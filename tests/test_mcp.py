@@ -140,3 +140,52 @@ def test_mcp_with_a_key_refuses_a_user_the_key_does_not_act_for(home: Path) -> N
     result = CliRunner().invoke(cli, ["mcp", "--home", str(home), "--key", key, "--user", "bob"])
     assert result.exit_code != 0
     assert "may not act for user 'bob'" in result.output
+
+
+def test_mcp_add_names_its_evidence_its_writer_and_its_metadata(home: Path) -> None:
+    """An agent adds its own advice (role assistant) with the turns it came from; search
+    reports them back, and query takes the fusion."""
+    advice = (
+        "Feel free to experiment and adjust the ingredients. From now on, you can swap "
+        "butter for olive oil in most of these recipes."
+    )
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester") as memory:
+        key = memory.create_key(agent="researcher", users=["maya"]).key
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with (
+            stdio_client(mcp_parameters(home, key)) as (read, write),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            seen["as_users"] = await client.call_tool("add", {"contents": [advice]})
+            arguments = {
+                "contents": ["Maya swaps butter for olive oil in her recipes"],
+                "role": "assistant",
+                "evidence": ["turn-7"],
+                "metadata": {"channel": "chat"},
+                "keep_all": True,
+            }
+            seen["added"] = structured(await client.call_tool("add", arguments))
+            seen["hits"] = structured(await client.call_tool("search", {"query": "olive oil"}))
+            seen["answer"] = structured(
+                await client.call_tool("query", {"query": "olive oil", "fusion": "engram"})
+            )
+            seen["bad_fusion"] = await client.call_tool(
+                "query", {"query": "olive oil", "fusion": "sideways"}
+            )
+            advice_arguments = {"contents": [advice], "role": "assistant", "keep_all": True}
+            seen["advice"] = structured(await client.call_tool("add", advice_arguments))
+
+    anyio.run(session)
+
+    assert seen["as_users"].is_error  # the advice reads as an order when the user's
+    assert "prompt injection screen" in seen["as_users"].content[0].text
+    (added,) = seen["added"]["memories"]
+    assert added["evidence"] == ["turn-7"] and added["metadata"] == {"channel": "chat"}
+    assert seen["advice"]["memories"]  # the same advice, kept as the assistant's
+    hits = {hit["id"]: hit for hit in seen["hits"]}
+    assert hits[added["id"]]["evidence"] == ["turn-7"]
+    assert added["id"] in {result["id"] for result in seen["answer"]["results"]}
+    assert seen["bad_fusion"].is_error and "fusion" in seen["bad_fusion"].content[0].text

@@ -46,8 +46,11 @@ from mnemoledger.commands.service.http.requests import (
     MAX_ADD_CONTENTS,
     SAID_AT_DESCRIPTION,
     Content,
+    EvidenceId,
     Identifier,
+    Metadata,
     QueryText,
+    Role,
     SaidAt,
     Tag,
 )
@@ -79,6 +82,7 @@ from mnemoledger.ledger.errors import InvalidInput, InvalidTransition, LedgerErr
 from mnemoledger.ledger.policy import (
     DEFAULT_IMPORTANCE,
     MAX_BUDGET_TOKENS,
+    MAX_EVIDENCE_ITEMS,
     MAX_TAGS,
     NORMAL,
     PERMANENT,
@@ -284,6 +288,31 @@ def build_server(
             Identifier | None,
             Field(description="File under this category (default: from kind and namespace)."),
         ] = None,
+        evidence: Annotated[
+            list[EvidenceId] | None,
+            Field(
+                max_length=MAX_EVIDENCE_ITEMS,
+                description="The ids of the turns or messages the facts came from; every "
+                "search hit of these memories reports them.",
+            ),
+        ] = None,
+        role: Annotated[
+            Role,
+            Field(
+                description="Who wrote the contents: `assistant` for your own advice to the "
+                "user, `tool` for a fetched page or an API's answer, `document` for a file."
+            ),
+        ] = "user",
+        metadata: Annotated[
+            Metadata | None, Field(description="Flat metadata kept on every new memory.")
+        ] = None,
+        keep_all: Annotated[
+            bool,
+            Field(
+                description="Store every content, even what reads as not worth keeping "
+                "(greetings, thanks, questions; an assistant's remarks)."
+            ),
+        ] = False,
         at: Said = None,
         wait: Annotated[
             bool,
@@ -308,7 +337,11 @@ def build_server(
                 source=API_SOURCE,
                 namespace=namespace,
                 importance=importance,
+                evidence=evidence,
                 category=category,
+                metadata=metadata,
+                role=role,
+                keep_all=keep_all,
                 at=at,
                 wait=wait,
             )
@@ -615,6 +648,10 @@ def build_server(
         threshold: Annotated[float | None, Field(ge=-1.0, le=1.0)] = None,
         thread: Identifier | None = None,
         since_rev: Annotated[int | None, Field(ge=0)] = None,
+        fusion: Annotated[
+            Literal["rrf", "weighted", "engram"] | None,
+            Field(description="How vector and keyword matches combine (default: the server's)."),
+        ] = None,
         expand: Annotated[
             bool | None, Field(description="Also search LLM rephrasings: true always, false never.")
         ] = None,
@@ -636,6 +673,7 @@ def build_server(
                 "threshold": threshold,
                 "thread": thread,
                 "since_rev": since_rev,
+                "fusion": fusion,
                 "expand": expand,
                 "rerank": rerank,
                 "dry": dry,

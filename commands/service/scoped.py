@@ -258,8 +258,11 @@ class ScopedMemory:
         source: str = API_SOURCE,
         namespace: str = "default",
         importance: float = DEFAULT_IMPORTANCE,
+        evidence: Sequence[str] | None = None,
         category: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        role: str = "user",
+        keep_all: bool = False,
         at: datetime | str | None = None,
         wait: bool = True,
     ) -> AddResult:
@@ -282,8 +285,11 @@ class ScopedMemory:
                 source=source,
                 namespace=namespace,
                 importance=importance,
+                evidence=evidence,
                 category=named,
                 metadata=metadata,
+                role=role,
+                keep_all=keep_all,
                 at=at,
                 wait=wait,
             )
@@ -437,6 +443,7 @@ class ScopedMemory:
         fusion: Fusion | None = None,
         expand: bool | None = None,
         rerank: bool = False,
+        at: datetime | None = None,
     ) -> builtins.list[SearchHit]:
         user_id = self.check_user(user)
         restricted = self.categories is not None
@@ -450,6 +457,7 @@ class ScopedMemory:
             fusion=fusion,
             expand=expand,
             rerank=rerank,
+            at=at,
         )
         if restricted:
             rows = self.memory.layers.get_many([h.id for h in hits])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -35,6 +35,8 @@ from mnemoledger.ledger.policy import (
     DEFAULT_LINK_TYPE,
     MAX_BUDGET_TOKENS,
     MAX_CONTENT_CHARS,
+    MAX_EVIDENCE_CHARS,
+    MAX_EVIDENCE_ITEMS,
     MAX_ID_CHARS,
     MAX_KEY_CHARS,
     MAX_POSITION,
@@ -47,6 +49,7 @@ from mnemoledger.ledger.policy import (
     QUERY_DEFAULT_TOP_K,
     SEARCH_DEFAULT_K,
     SEARCH_MAX_K,
+    SEARCH_MIN_SCORE,
 )
 from mnemoledger.ledger.validation import (
     CONTROL_RANGES,
@@ -163,6 +166,29 @@ SAID_AT_DESCRIPTION = (
     "zone, e.g. 2024-05-01T09:00:00Z, not in the future (default: now). The memories' "
     "`created_at` is that time; a memory said later is never replaced by them."
 )
+
+
+def in_utc(value: datetime) -> datetime:
+    """`value` if it is a time UTC can hold (a time near year 1 or 9999 may not be)."""
+    try:
+        value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise PydanticCustomError(
+            "time_range", "must be a time within years 1 to 9999 UTC"
+        ) from None
+    return value
+
+
+SearchAt = Annotated[Moment, AfterValidator(in_utc)]
+"""A search's `at` (`MnemoLedger.search`): any time, RFC 3339."""
+SEARCH_AT_DESCRIPTION = (
+    "Judge recency and expiry at this time, a time with its zone, e.g. "
+    "2024-05-01T09:00:00Z (default: now); the same time gives the same ranking."
+)
+MIN_SCORE_DESCRIPTION = (
+    "Relevance floor, 0-1 (default 0.3): a memory below it is left out (with rank "
+    "fusion, unless one of the query's telling words or its cosine similarity passes it)."
+)
 Int64 = Annotated[int, Field(ge=-MAX_POSITION - 1, le=MAX_POSITION)]
 Metadata = dict[str, str | Int64 | float | bool | None]
 """Flat metadata: text keys, scalar values; a whole number fits in 64 bits (a larger one
@@ -182,6 +208,10 @@ KeyText = Annotated[
 ]
 """A memory key with something left once normalized (`ledger.validation.memory_key`)."""
 Kind = Literal["semantic", "episodic", "procedural"]
+Role = Literal["user", "assistant", "tool", "document"]
+"""Who wrote an add's contents (`MnemoLedger.add`'s `role`)."""
+EvidenceId = Annotated[str, Field(min_length=1, max_length=MAX_EVIDENCE_CHARS, pattern=VISIBLE)]
+"""The id of a turn or message the contents came from (`ledger.validation.evidence`)."""
 
 
 class RequestBody(BaseModel):
@@ -214,6 +244,22 @@ class AddMemoriesRequest(RequestBody):
     )
     metadata: Metadata | None = Field(
         default=None, description="Flat metadata kept on every new memory."
+    )
+    evidence: list[EvidenceId] | None = Field(
+        default=None,
+        max_length=MAX_EVIDENCE_ITEMS,
+        description="The ids of the turns or messages the contents came from; every memory "
+        "the add writes keeps them, and each search hit reports them as its provenance.",
+    )
+    role: Role = Field(
+        default="user",
+        description="Who wrote the contents: an assistant's advice to the user is read as "
+        "advice, not as an instruction to the model (the injection screen).",
+    )
+    keep_all: bool = Field(
+        default=False,
+        description="Store every content, even greetings, thanks, acknowledgements and "
+        "questions (otherwise listed in `not_kept`).",
     )
     layer: Literal["buffer", "working", "core"] | None = Field(
         default=None,
@@ -265,6 +311,10 @@ class SearchRequest(RequestBody):
     """LLM query expansion: always (true), never (false), below 0.25 (default)."""
     rerank: bool = False
     """Let the LLM reorder the results."""
+    min_score: float = Field(
+        default=SEARCH_MIN_SCORE, ge=0.0, le=1.0, description=MIN_SCORE_DESCRIPTION
+    )
+    at: SearchAt | None = Field(default=None, description=SEARCH_AT_DESCRIPTION)
 
 
 class MemoryRecallRequest(RequestBody):

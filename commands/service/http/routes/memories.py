@@ -93,8 +93,11 @@ async def add_memories(
             source=body.source,
             namespace=body.namespace,
             importance=body.importance,
+            evidence=body.evidence,
             category=body.category,
             metadata=body.metadata,
+            role=body.role,
+            keep_all=body.keep_all,
             at=body.at,
             wait=waiting,
         )

@@ -15,10 +15,13 @@ from mnemoledger.commands.recall.resume import ResumeOut
 from mnemoledger.commands.service.http.auth import Authenticated
 from mnemoledger.commands.service.http.requests import (
     MAX_JSON_INTEGER,
+    MIN_SCORE_DESCRIPTION,
+    SEARCH_AT_DESCRIPTION,
     Identifier,
     MemoryRecallRequest,
     QueryBody,
     QueryText,
+    SearchAt,
     SearchRequest,
 )
 from mnemoledger.commands.service.scoped import MemoryRecallResult
@@ -26,6 +29,7 @@ from mnemoledger.ledger.policy import (
     RESUME_RECENT_HOURS,
     SEARCH_DEFAULT_K,
     SEARCH_MAX_K,
+    SEARCH_MIN_SCORE,
 )
 
 router = APIRouter(tags=["recall"])
@@ -52,6 +56,8 @@ async def search(body: SearchRequest, caller: Authenticated) -> list[SearchHit]:
             fusion=body.fusion,
             expand=body.expand,
             rerank=body.rerank,
+            min_score=body.min_score,
+            at=body.at,
         )
     )
 
@@ -66,6 +72,10 @@ async def search_get(
     fusion: Annotated[Literal["rrf", "weighted", "engram"] | None, Query()] = None,
     expand: Annotated[bool | None, Query()] = None,
     rerank: Annotated[bool, Query()] = False,
+    min_score: Annotated[
+        float, Query(ge=0.0, le=1.0, description=MIN_SCORE_DESCRIPTION)
+    ] = SEARCH_MIN_SCORE,
+    at: Annotated[SearchAt | None, Query(description=SEARCH_AT_DESCRIPTION)] = None,
 ) -> list[SearchHit]:
     """`GET /search?q=...&k=...`: the same hybrid search as `POST /search`, in one
     user's memories, the key's categories only (with `namespace`, that namespace's and the
@@ -79,6 +89,8 @@ async def search_get(
             fusion=fusion,
             expand=expand,
             rerank=rerank,
+            min_score=min_score,
+            at=at,
         )
     )
 
