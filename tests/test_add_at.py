@@ -18,8 +18,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 
 from mnemoledger import InvalidInput, Memory, MnemoLedger
 from mnemoledger.ledger import NewMemory, Provenance, Settings
@@ -27,7 +25,7 @@ from mnemoledger.ledger.provenance import acting_as
 from mnemoledger.ledger.validation import said_at
 from tests.live_server import LiveServer, live_server
 from tests.test_cli import run, run_json
-from tests.test_mcp import mcp_parameters, structured
+from tests.test_mcp import mcp_client, structured
 
 MAY = "2024-05-01T09:00:00+00:00"
 """When the imported contents were said, as the ledger writes a time (UTC, ISO 8601)."""
@@ -318,11 +316,7 @@ def test_mcp_store_and_add_at(home: Path) -> None:
     seen: dict[str, Any] = {}
 
     async def session() -> None:
-        async with (
-            stdio_client(mcp_parameters(home, key)) as (read, write),
-            ClientSession(read, write) as client,
-        ):
-            await client.initialize()
+        async with mcp_client(home, key) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             seen["schemas"] = {name: tools[name].input_schema for name in ("add", "store")}
             seen["store"] = structured(

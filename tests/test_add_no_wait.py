@@ -21,8 +21,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.llm.offline import OfflineProvider
@@ -32,7 +30,7 @@ from mnemoledger.commands.write.add_later import AddsStillProcessing, in_flight,
 from mnemoledger.ledger import Settings
 from mnemoledger.ledger.errors import InvalidInput
 from tests.live_server import live_server
-from tests.test_mcp import mcp_parameters, structured
+from tests.test_mcp import mcp_client, structured
 
 GATE_SECONDS = 120
 """Only so a broken test fails instead of hanging: nothing is asserted about time."""
@@ -238,11 +236,7 @@ def test_mcp_add_takes_a_wait_argument(home: Path) -> None:
     seen: dict[str, Any] = {}
 
     async def session() -> None:
-        async with (
-            stdio_client(mcp_parameters(home, key)) as (read, write),
-            ClientSession(read, write) as client,
-        ):
-            await client.initialize()
+        async with mcp_client(home, key) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             seen["schema"] = tools["add"].input_schema
             added = await client.call_tool(

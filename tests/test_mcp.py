@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,18 @@ def mcp_parameters(home: Path, key: str) -> StdioServerParameters:
             **{k: v for k, v in os.environ.items() if k == "MNEMOLEDGER_DB"},
         },
     )
+
+
+@asynccontextmanager
+async def mcp_client(home: Path, key: str) -> AsyncIterator[ClientSession]:
+    """An initialised MCP client session with `mnemoledger mcp` over stdio, acting as `key`
+    (the server process ends with the block)."""
+    async with (
+        stdio_client(mcp_parameters(home, key)) as (read, write),
+        ClientSession(read, write) as client,
+    ):
+        await client.initialize()
+        yield client
 
 
 def test_mcp_session_lists_tools_then_stores_and_queries(home: Path) -> None:
@@ -154,11 +168,7 @@ def test_mcp_add_names_its_evidence_its_writer_and_its_metadata(home: Path) -> N
     seen: dict[str, Any] = {}
 
     async def session() -> None:
-        async with (
-            stdio_client(mcp_parameters(home, key)) as (read, write),
-            ClientSession(read, write) as client,
-        ):
-            await client.initialize()
+        async with mcp_client(home, key) as client:
             seen["as_users"] = await client.call_tool("add", {"contents": [advice]})
             arguments = {
                 "contents": ["Maya swaps butter for olive oil in her recipes"],

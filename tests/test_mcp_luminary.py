@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 
 from mnemoledger import MnemoLedger
 from mnemoledger.ledger import Settings
-from tests.test_mcp import mcp_parameters, structured
+from tests.test_mcp import mcp_client, structured
 from tests.test_mcp_stdio import error_text
 
 
@@ -22,11 +20,7 @@ def session(home: Path, key: str, calls: list[tuple[str, dict[str, Any]]]) -> li
     results: list[Any] = []
 
     async def run() -> None:
-        async with (
-            stdio_client(mcp_parameters(home, key)) as (read, write),
-            ClientSession(read, write) as client,
-        ):
-            await client.initialize()
+        async with mcp_client(home, key) as client:
             for name, arguments in calls:
                 results.append(await client.call_tool(name, arguments))
 

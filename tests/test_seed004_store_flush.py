@@ -15,8 +15,6 @@ import anyio
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.cli import cli
@@ -24,7 +22,7 @@ from mnemoledger.commands.write.sanitize import MAX_TOOL_KEY_CHARS, MAX_TOOL_VAL
 from mnemoledger.ledger import InvalidInput, Settings
 from mnemoledger.projections.flushes import FLUSH_GUARD_DIR
 from tests.live_server import LiveServer, live_server
-from tests.test_mcp import mcp_parameters, structured
+from tests.test_mcp import mcp_client, structured
 
 
 @pytest.fixture
@@ -371,11 +369,7 @@ def test_seed004_s5_store_tool_upserts_by_key(home: Path) -> None:
     results: list[Any] = []
 
     async def session() -> None:
-        async with (
-            stdio_client(mcp_parameters(home, key)) as (read, write),
-            ClientSession(read, write) as client,
-        ):
-            await client.initialize()
+        async with mcp_client(home, key) as client:
             for name, arguments in calls:
                 results.append(await client.call_tool(name, arguments))
 
