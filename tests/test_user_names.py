@@ -107,3 +107,27 @@ def test_each_memory_is_read_once_and_a_write_brings_a_new_look(home: Path) -> N
         memory.search("anything", user=USER)
         assert names.asked("Is Priya vegetarian?", USER) == "Is the user vegetarian?"
         assert read == [SISTER, INTRODUCTION]  # only the new memory was read
+
+
+def test_a_long_text_of_names_costs_a_few_lookups(home: Path) -> None:
+    with MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="t") as memory:
+        looked: list[str] = []
+        layers = memory.parts.layers
+
+        class Counting:
+            def position(self) -> int:
+                return layers.position()
+
+            def holding_word(self, user_id: str, word: str, k: int) -> list[str]:
+                looked.append(word)
+                return layers.holding_word(user_id, word, k)
+
+            def quoted_speakers(self, user_id: str, names: Sequence[str]) -> list[str]:
+                return layers.quoted_speakers(user_id, names)
+
+        memory.add([INTRODUCTION], user=USER)
+        memory.search("anything", user=USER)
+        names = UserNames(Counting(), default_judge().facts)
+        crowd = " ".join(f"Name{chr(65 + i % 26)}{i}" for i in range(2_000))
+        names.asked(f"Where does Priya teach? {crowd}", USER)
+        assert looked == ["Priya", "NameA0", "NameB1", "NameC2"]

@@ -21,11 +21,14 @@ from collections.abc import Callable, Sequence
 from typing import Final, Protocol
 
 from mnemoledger.commands.judge.facts import StatedFact
-from mnemoledger.commands.recall.search import named_people
+from mnemoledger.commands.recall.search import bounded_query, named_people
 
 READ_MEMORIES: Final = 16
 """Memories holding a name that the facts model reads to learn whether it is the user's,
 oldest first (where people introduce themselves)."""
+MAX_NAMES: Final = 4
+"""Names of one question looked up, in order: a question names a few people; a long text
+full of capitalised words must not cost a lookup each."""
 MAX_CACHED: Final = 100_000
 """(user, name) answers a process keeps; past it the cache starts over (answers are cheap)."""
 MAX_READ_TEXTS: Final = 20_000
@@ -58,7 +61,8 @@ class UserNames:
         """`query` with each name of the user's said as "the user" (`as_asked_of_the_user`);
         `known_only`: only the names already found (no lookup: before the read models have
         caught up, what cannot change once they have)."""
-        names = named_people(query)
+        query = bounded_query(query)  # what the search reads, so what it looks up
+        names = named_people(query)[:MAX_NAMES]
         if not names:
             return query
         own = self.known(user_id, names) if known_only else self.of(user_id, names)
