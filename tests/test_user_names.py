@@ -43,12 +43,16 @@ def test_the_name_is_learned_from_the_users_own_memories_once_they_give_it(home:
         assert names is not None
         # "Priya's sister ..." names Priya, but not as the user giving her own name
         assert names.asked("Where does Priya teach?", USER) == "Where does Priya teach?"
-        memory.add([INTRODUCTION], user=USER)
+        [introduction] = memory.add([INTRODUCTION], user=USER).memories
         memory.search("anything", user=USER)  # the read models catch up
         assert names.asked("Where does Priya teach?", USER) == "Where does the user teach?"
         # another user who never gave that name keeps it as a name
         memory.add([SISTER], user="someone-else")
         assert names.asked("Where does Priya teach?", "someone-else") == "Where does Priya teach?"
+        # the name goes with the memory that gave it
+        memory.forget(introduction.id)
+        memory.search("anything", user=USER)
+        assert names.asked("Where does Priya teach?", USER) == "Where does Priya teach?"
 
 
 def test_a_speaker_the_memories_quote_is_not_read_as_the_user(home: Path) -> None:

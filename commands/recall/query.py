@@ -375,11 +375,11 @@ def memory_query(
         categories.scope(req.agent, named)
     user = req.filters.user_id
     # the model embeds the query while the read models catch up (when that cannot change it)
-    asked = req.query if user_names is None else user_names.asked(req.query, user, known_only=True)
-    early = embed_early(layers, embedder, user, asked) if scope.searched else None
+    before = req.query if user_names is None else user_names.asked(req.query, user, known_only=True)
+    early = embed_early(layers, embedder, user, before) if scope.searched else None
     refresh()
-    if user_names is not None:
-        asked = user_names.asked(req.query, user)
+    asked = req.query if user_names is None else user_names.asked(req.query, user)
+    early = early if asked == before else None  # a name's answer moved with the log
     moment = now or datetime.now(UTC)
 
     rev: int | None = None

@@ -116,10 +116,11 @@ class Reads:
         parts = self.parts
         hooks = search_hooks(parts, query=query, user=user, expand=expand, rerank=rerank)
         names = parts.user_names
-        asked = query if names is None else names.asked(query, user, known_only=True)
-        early = embed_early(parts.layers, parts.embedder, user, asked)
+        before = query if names is None else names.asked(query, user, known_only=True)
+        early = embed_early(parts.layers, parts.embedder, user, before)
         parts.refresh()
         asked = query if names is None else names.asked(query, user)
+        early = early if asked == before else None  # a name's answer moved with the log
         hits = hybrid_search(
             parts.layers,
             parts.vectors,

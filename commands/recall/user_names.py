@@ -46,21 +46,21 @@ class _Layers(Protocol):
 
 class UserNames:
     """Which names a user's memories give as the user's own, learned per (user, name) on the
-    first question that names it. A name found stays found for this process; a name not
-    found is looked up again once the read model has moved on."""
+    first question that names it and looked at again once the read model has moved on (a
+    memory forgotten or erased takes its name with it)."""
 
     def __init__(self, layers: _Layers, read_facts: ReadFacts) -> None:
         self.layers = layers
         self.read_facts = read_facts
-        self._found: set[tuple[str, str]] = set()
-        self._not_found: dict[tuple[str, str], int] = {}
+        self._answers: dict[tuple[str, str], tuple[bool, int]] = {}
+        """(user, name) -> (the user's own, the read model's position when looked at)."""
         self._given: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
 
     def asked(self, query: str, user_id: str, *, known_only: bool = False) -> str:
         """`query` with each name of the user's said as "the user" (`as_asked_of_the_user`);
-        `known_only`: only the names already found (no lookup: before the read models have
-        caught up, what cannot change once they have)."""
+        `known_only`: as last looked at, without looking again (before the read models
+        have caught up; the caller compares it with the answer after)."""
         query = bounded_query(query)  # what the search reads, so what it looks up
         names = named_people(query)[:MAX_NAMES]
         if not names:
@@ -69,23 +69,24 @@ class UserNames:
         return as_asked_of_the_user(query, own)
 
     def known(self, user_id: str, names: Sequence[str]) -> list[str]:
-        """Those of `names` already found to be the user's."""
+        """Those of `names` found to be the user's when last looked at."""
         with self._lock:
-            return [n for n in names if (user_id, n) in self._found]
+            return [n for n in names if self._answers.get((user_id, n), (False, 0))[0]]
 
     def of(self, user_id: str, names: Sequence[str]) -> list[str]:
         """Those of `names` that the user's memories give as the user's own, in order."""
-        unknown = [n for n in names if (user_id, n) not in self._found]
-        if unknown:
-            speakers = set(self.layers.quoted_speakers(user_id, unknown))
-            position = self.layers.position()
-            for name in unknown:
-                if name in speakers or self._not_found.get((user_id, name)) == position:
-                    continue
-                if self._gives_own(user_id, name):
-                    self._remember((user_id, name), None)
-                else:
-                    self._remember((user_id, name), position)
+        position = self.layers.position()
+        with self._lock:
+            stale = [
+                n for n in names if self._answers.get((user_id, n), (False, -1))[1] != position
+            ]
+        if stale:
+            speakers = set(self.layers.quoted_speakers(user_id, stale))
+            found = {n: n not in speakers and self._gives_own(user_id, n) for n in stale}
+            with self._lock:
+                if len(self._answers) + len(found) > MAX_CACHED:
+                    self._answers.clear()
+                self._answers.update({(user_id, n): (own, position) for n, own in found.items()})
         return self.known(user_id, names)
 
     def _gives_own(self, user_id: str, name: str) -> bool:
@@ -113,17 +114,6 @@ class UserNames:
                     )
         with self._lock:
             return [self._given.get(text, frozenset()) for text in texts]
-
-    def _remember(self, key: tuple[str, str], position: int | None) -> None:
-        with self._lock:
-            if len(self._found) + len(self._not_found) >= MAX_CACHED:
-                self._found.clear()
-                self._not_found.clear()
-            if position is None:
-                self._found.add(key)
-                self._not_found.pop(key, None)
-            else:
-                self._not_found[key] = position
 
 
 def as_asked_of_the_user(query: str, names: Sequence[str]) -> str:
