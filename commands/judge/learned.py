@@ -74,7 +74,8 @@ UNLEARNED_SCRIPTS: Final = (
     (0xAC00, 0xD7AF),  # hangul
     (0xF900, 0xFAFF),  # CJK compatibility ideographs
 )
-"""Scripts whose characters the English base model has as single pieces without meaning."""
+"""Scripts whose characters the English base model has as single pieces without meaning
+(a model fitted from a multilingual base reads them: its manifest says `multilingual`)."""
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -98,6 +99,10 @@ class _Manifest:
     """The relevance model's: the weights of its logit and of the retrievers' fused
     relevance, and the bias, of the logistic regression that combines them
     (`scripts/fit_blend.py`)."""
+    multilingual: bool = False
+    """Fitted from a multilingual base: no script is unlearned to it."""
+    unknown_token: str = UNKNOWN_TOKEN
+    """Its tokenizer's piece for what it does not know."""
 
 
 class _Model:
@@ -117,18 +122,24 @@ class _Model:
             if self._session is None:
                 self._load()
 
+    def _missing(self, path: Path) -> ModelMissing:
+        refit = REFIT.get(self._name, f"scripts/fit_judge.py {self._name}")
+        return ModelMissing(
+            f"the judge's {self._name} model is missing: {path} (refit it with `python {refit}`)"
+        )
+
     def _load(self) -> None:
         onnx_file = self._folder / f"{self._name}.onnx"
         if not onnx_file.exists():
-            refit = REFIT.get(self._name, f"scripts/fit_judge.py {self._name}")
-            raise ModelMissing(
-                f"the judge's {self._name} model is missing: {onnx_file} "
-                f"(refit it with `python {refit}`)"
-            )
+            raise self._missing(onnx_file)
         import onnxruntime
         from tokenizers import Tokenizer
 
         manifest = json.loads((self._folder / f"{self._name}.json").read_text(encoding="utf-8"))
+        # a model fitted from another base than the folder's others names its own tokenizer
+        tokenizer_file = self._folder / str(manifest.get("tokenizer", "tokenizer.json"))
+        if not tokenizer_file.exists():
+            raise self._missing(tokenizer_file)
         self.manifest = _Manifest(
             int(manifest["max_length"]),
             tuple(manifest["outputs"]),
@@ -136,6 +147,8 @@ class _Model:
             str(manifest.get("context", "assistant")),
             float(manifest.get("confidence_cut", 0.0)),
             _blend(manifest.get("blend")),
+            bool(manifest.get("multilingual", False)),
+            str(manifest.get("unknown_token", UNKNOWN_TOKEN)),
         )
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
@@ -143,7 +156,7 @@ class _Model:
         self._session = onnxruntime.InferenceSession(
             str(onnx_file), options, providers=["CPUExecutionProvider"]
         )
-        tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+        tokenizer = Tokenizer.from_file(str(tokenizer_file))
         tokenizer.enable_truncation(self.manifest.max_length)
         tokenizer.no_padding()
         self._tokenizer = tokenizer
@@ -214,13 +227,13 @@ class _Model:
     def unreadable(self, text: str) -> bool:
         """Most of `text` is in a script the model never learned (Chinese, Japanese, Korean)
         or unknown to its vocabulary: what it would answer is noise."""
-        self._ready()
+        manifest = self.loaded_manifest()
         letters = [ch for ch in text if ch.isalpha()]
         unlearned = sum(any(a <= ord(ch) <= b for a, b in UNLEARNED_SCRIPTS) for ch in letters)
-        if letters and unlearned > UNREADABLE_SHARE * len(letters):
+        if not manifest.multilingual and letters and unlearned > UNREADABLE_SHARE * len(letters):
             return True
         ids = self._tokenizer.encode(text, add_special_tokens=False).ids
-        unknown = self._tokenizer.token_to_id(UNKNOWN_TOKEN)
+        unknown = self._tokenizer.token_to_id(manifest.unknown_token)
         return bool(ids) and sum(i == unknown for i in ids) > UNREADABLE_SHARE * len(ids)
 
 
