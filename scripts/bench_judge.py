@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the judge costs an add, on one core.
 
-    python scripts/bench_judge.py [--adds 200] [--related 5] [--json]
+    python scripts/bench_judge.py [--adds 200] [--related 5] [--models DIR] [--json]
 
 An offline add asks the judge twice: the turn model over its pieces (worth keeping and an
 instruction to the model, one run), and the relation model over each (related memory, new
@@ -32,11 +32,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--adds", type=int, default=200)
     parser.add_argument("--related", type=int, default=5, help="related memories per add")
+    parser.add_argument("--models", type=Path, default=MODELS, help="fitted files to time")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
     statements = [r["newer"] for r in rows] + [r["older"] for r in rows]
-    judge = LearnedJudge(MODELS)
+    judge = LearnedJudge(args.models)
     judge.relations([("warm", "up")])  # load both models before timing
     judge.worth_keeping([Turn("warm up")])
     turns_ms, pairs_ms = [], []

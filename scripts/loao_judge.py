@@ -66,6 +66,9 @@ def main() -> int:
         "--runner", type=Path, default=ROOT.parent / "shared" / "tools" / "memory_cases.py"
     )
     parser.add_argument("--fold", type=int, help="run only this fold (1-based)")
+    parser.add_argument(
+        "--base", default="minilm", help="the relation model's base (fit_judge.py --base)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sets = case_sets()
@@ -77,14 +80,17 @@ def main() -> int:
                 continue
             out = Path(work) / f"fold{k}"
             out.mkdir()
-            for name in ("turns.onnx", "turns.json", "tokenizer.json"):
-                shutil.copy(MODELS / name, out / name)
+            for model in MODELS.iterdir():  # every shipped model but the one refitted
+                if not model.name.startswith("relation."):
+                    shutil.copy(model, out / model.name)
             print(f"fold {k + 1}/{len(folds)}: refit without {', '.join(fold)}", flush=True)
             subprocess.run(
                 [
                     sys.executable,
                     str(ROOT / "scripts" / "fit_judge.py"),
                     "relation",
+                    "--base",
+                    args.base,
                     "--out",
                     str(out),
                     "--leave-out",
