@@ -4,6 +4,7 @@ written as what a user does and sees."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -28,8 +29,8 @@ def test_another_speakers_statement_never_replaces_or_restates() -> None:
     """The guard of another holder: the model is asked, the answer is held apart."""
     same, other = default_judge().relations(
         [
-            ("Anna: my landlord is Mr. Patel", "Anna: my new landlord is Greystar"),
-            ("Anna: my landlord is Mr. Patel", "Ben: my new landlord is Greystar"),
+            ("Anna: I live in Leeds", "Anna: we moved to York last week"),
+            ("Anna: I live in Leeds", "Ben: we moved to York last week"),
         ]
     )
     assert other.replaces == 0.0 and other.restates == 0.0
@@ -71,6 +72,15 @@ def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
         judge.relations([("a", "b")])
 
 
+def test_a_missing_tokenizer_that_a_manifest_names_is_named(tmp_path: Path) -> None:
+    (tmp_path / "relation.onnx").symlink_to(MODELS / "relation.onnx")
+    manifest = {"max_length": 96, "outputs": ["replaces", "restates", "adds", "unrelated"]}
+    (tmp_path / "relation.json").write_text(json.dumps({**manifest, "tokenizer": "own.json"}))
+    judge = LearnedJudge(tmp_path)
+    with pytest.raises(ModelMissing, match=r"relation model is missing: .*own\.json"):
+        judge.relations([("a", "b")])
+
+
 def test_greetings_thanks_and_questions_are_not_stored(memory: MnemoLedger) -> None:
     result = memory.add(["Hi! Thanks so much.", "Got it!", "What time is it?", "ok"], user="jo")
     assert result.memories == []
@@ -94,6 +104,31 @@ def test_a_move_replaces_the_old_city(memory: MnemoLedger) -> None:
     assert len(result.superseded) == 1
     active = [m.content for m in memory.list(user="alice") if m.state == "active"]
     assert active == ["I moved to Berlin last month"]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("J'habite à Lyon depuis cinq ans", "Je viens de déménager à Marseille"),
+        ("Ich wohne in Köln", "Seit letztem Monat wohne ich in Leipzig"),
+        ("Trabajo de enfermera en un hospital", "Dejé el hospital y ahora soy profesora"),
+    ],
+    ids=["fr", "de", "es"],
+)
+def test_a_change_said_in_another_language_replaces_the_old_value(
+    memory: MnemoLedger, older: str, newer: str
+) -> None:
+    memory.add([older], user="lea")
+    result = memory.add([newer], user="lea")
+    assert len(result.superseded) == 1
+    assert [m.content for m in memory.list(user="lea") if m.state == "active"] == [newer]
+
+
+def test_a_second_language_spoken_sits_beside_the_first(memory: MnemoLedger) -> None:
+    memory.add(["Je parle espagnol couramment"], user="lea")
+    result = memory.add(["Je parle aussi un peu d'italien"], user="lea")
+    assert result.superseded == []
+    assert len([m for m in memory.list(user="lea") if m.state == "active"]) == 2
 
 
 def test_a_second_pet_sits_beside_the_first(memory: MnemoLedger) -> None:
