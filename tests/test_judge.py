@@ -112,8 +112,10 @@ def test_a_move_replaces_the_old_city(memory: MnemoLedger) -> None:
         ("J'habite à Lyon depuis cinq ans", "Je viens de déménager à Marseille"),
         ("Ich wohne in Köln", "Seit letztem Monat wohne ich in Leipzig"),
         ("Trabajo de enfermera en un hospital", "Dejé el hospital y ahora soy profesora"),
+        ("東京に住んでいます", "先月大阪に引っ越しました"),
+        ("Я живу в Москве", "Я переехал в Казань"),
     ],
-    ids=["fr", "de", "es"],
+    ids=["fr", "de", "es", "ja", "ru"],
 )
 def test_a_change_said_in_another_language_replaces_the_old_value(
     memory: MnemoLedger, older: str, newer: str
