@@ -605,7 +605,8 @@ def fit(
     # the default base's tokenizer is shared by the models of a folder; another base's
     # model names its own in its manifest
     tokenizer_file = "tokenizer.json" if base == "minilm" else f"{task}.tokenizer.json"
-    tokenizer.backend_tokenizer.save(str(out / tokenizer_file))
+    # (another base's is large: 250k pieces, written on one line)
+    tokenizer.backend_tokenizer.save(str(out / tokenizer_file), pretty=base == "minilm")
     return {
         **({"layers": layers} if layers else {}),
         **(
