@@ -388,7 +388,7 @@ class LayersProjection:
             ).first()
             if pending is None:
                 return
-            with larger_cache(conn.exec_driver_sql):
+            with larger_cache(conn.exec_driver_sql), _larger_fts_hash(conn.exec_driver_sql):
                 # not FTS5's 'rebuild', which would index the raw fields: CJK runs as bigrams
                 conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
                 conn.exec_driver_sql(_FTS_REBUILD)
@@ -922,6 +922,26 @@ def _bulk_cache(conn: Connection, bulk: bool) -> Iterator[None]:
         return
     with larger_cache(conn.exec_driver_sql):
         yield
+
+
+FTS_DEFAULT_HASH_BYTES = 1 << 20
+"""FTS5's `hashsize`: the terms it buffers in memory before writing them out as a new
+index segment (1 MiB, its default)."""
+
+FTS_BULK_HASH_BYTES = 8 << 20
+"""`hashsize` while the keyword index is built from every memory row at once: fewer,
+larger segments and less merging of them (measured on the bench's 18k memories: the build
+9.3 -> 7.9 µs CPU per memory, 414 -> 118 index rows; the same matches and BM25 ranks)."""
+
+
+@contextmanager
+def _larger_fts_hash(execute: Callable[..., Any]) -> Iterator[None]:
+    """FTS5 buffers `FTS_BULK_HASH_BYTES` of terms inside the block, then its default again
+    (a setting stored in the index's config table, in the block's transaction)."""
+    setting = "INSERT INTO memories_fts(memories_fts, rank) VALUES ('hashsize', ?)"
+    execute(setting, (FTS_BULK_HASH_BYTES,))
+    yield
+    execute(setting, (FTS_DEFAULT_HASH_BYTES,))
 
 
 BULK_WAL_PAGES = 16_384

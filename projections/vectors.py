@@ -266,6 +266,8 @@ class _Row:
     changed_at: int
     indexed: bool = False
     """In the user's FAISS index before this page (i.e. stored and active)."""
+    stored: bool = False
+    """Read from the table (else new in this page or bulk load: no chunk of it is stored)."""
     text: str | None = None
     """New content whose vector the page still has to compute."""
     key: str | None = None
@@ -758,6 +760,7 @@ class VectorsProjection:
                     blob,
                     changed_at,
                     indexed=bool(active),
+                    stored=True,
                     key=key,
                 )
         return rows
@@ -774,10 +777,12 @@ class VectorsProjection:
 
     def _write_chunks(self, rows: Sequence[_Row]) -> None:
         """Store the chunk vectors of rows with new content (the old chunks stop being live);
-        inside the page's transaction."""
+        inside the page's transaction. Only rows read from the table can have old chunks:
+        a rebuild writes ~every memory new, and skips a statement per memory."""
         changed = [row for row in rows if row.chunks is not None]
         self._db.executemany(
-            "UPDATE chunks SET live = 0 WHERE memory_id = ?", [(row.memory_id,) for row in changed]
+            "UPDATE chunks SET live = 0 WHERE memory_id = ?",
+            [(row.memory_id,) for row in changed if row.stored],
         )
         self._db.executemany(
             _UPSERT_CHUNK,

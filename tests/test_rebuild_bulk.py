@@ -216,3 +216,38 @@ def test_a_bulk_loads_pages_checkpoint_the_wal_less_often_and_restore_the_settin
     with pytest.raises(RuntimeError), _fewer_checkpoints(db.execute):
         raise RuntimeError("a page failed")
     assert setting() == 1000
+
+
+def test_the_keyword_index_is_built_with_a_larger_buffer_and_left_with_the_default(
+    tmp_path: Path,
+) -> None:
+    """The build of a rebuild's keyword index buffers `FTS_BULK_HASH_BYTES` of terms; the
+    index keeps FTS5's default for the pages that follow, and finds what it found."""
+    import sqlite3
+
+    from sqlalchemy import event
+
+    from mnemoledger.projections import layers as layers_module
+
+    setting = "SELECT v FROM memories_fts_config WHERE k = 'hashsize'"
+    during_build: list[Any] = []
+
+    def watch(_conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+        if statement == layers_module._FTS_REBUILD:
+            during_build.append(cursor.connection.execute(setting).fetchall())
+
+    home = tmp_path / "home"
+    with open_memory(home) as memory:
+        varied(memory, erased_user=False)
+        found = memory.search("tea Porto", user="u1", k=5, at=AT)
+        layers = memory.parts.layers
+        event.listen(layers.engine, "before_cursor_execute", watch)
+        db = sqlite3.connect(layers.path)
+        try:
+            assert db.execute(setting).fetchall() == []  # FTS5's default, never set
+            assert memory.rebuild().events > 0
+            assert during_build == [[(layers_module.FTS_BULK_HASH_BYTES,)]]
+            assert db.execute(setting).fetchall() == [(layers_module.FTS_DEFAULT_HASH_BYTES,)]
+        finally:
+            db.close()
+        assert memory.search("tea Porto", user="u1", k=5, at=AT) == found != []

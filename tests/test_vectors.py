@@ -7,6 +7,7 @@ import logging
 import shutil
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,12 @@ from mnemoledger.ledger import EventRecord, Ledger, NewMemory, Provenance, Setti
 from mnemoledger.projections.embeddings import HashingEmbedder
 from mnemoledger.projections.embeddings.embedder import Embedder, Vectors
 from mnemoledger.projections.runner import Runner
-from mnemoledger.projections.vectors import VectorsProjection, faiss_id, index_file_name
+from mnemoledger.projections.vectors import (
+    VectorsProjection,
+    chunk_texts,
+    faiss_id,
+    index_file_name,
+)
 
 U1 = Provenance(user_id="u1", actor="test")
 U2 = Provenance(user_id="u2", actor="test")
@@ -722,6 +728,39 @@ def test_a_bulk_load_writes_keys_chunks_and_indexes_as_page_by_page_does(
     finally:
         one_by_one.close()
         bulk.close()
+
+
+@pytest.mark.parametrize("held", [None, 200_000, 1])
+def test_a_long_text_replaced_after_it_was_stored_leaves_only_its_new_chunks_live(
+    tmp_path: Path, held: int | None
+) -> None:
+    """A long memory written in one page and replaced in a later one (by a shorter long
+    text, then by a short one): the chunks of the old texts stop being live, page by page
+    (None) and in a bulk load that holds every row or writes after each page (1)."""
+    embedder = CountingEmbedder(64)
+    memory_id = uuid.UUID(int=random_bits(7)).hex
+    long_text = " ".join(note_text(k) for k in range(100))
+    shorter = " ".join(note_text(k) for k in range(60))
+    pages = [
+        [record(1, memory_id, "MemoryAdded", "u", {"content": long_text})],
+        [record(2, memory_id, "MemoryUpdated", "u", {"content": shorter})],
+        [record(3, memory_id, "MemoryUpdated", "u", {"content": "short now"})],
+    ]
+    projection = VectorsProjection(tmp_path / "v", embedder, bulk_held_rows=held or 200_000)
+    live = "SELECT chunk FROM chunks WHERE live = 1 ORDER BY chunk"
+    try:
+        with projection.bulk() if held else nullcontext():
+            projection.apply(pages[0])
+            projection.apply(pages[1])
+        assert len(chunk_texts(long_text)) > len(chunk_texts(shorter)) > 1
+        assert projection._db.execute(live).fetchall() == [
+            (n,) for n in range(len(chunk_texts(shorter)))
+        ]
+        projection.apply(pages[2])
+        assert projection._db.execute(live).fetchall() == []
+        assert projection.search("u", embedder.query("short now"), 2)[0][0] == memory_id
+    finally:
+        projection.close()
 
 
 def test_a_failed_first_write_of_a_bulk_load_keeps_the_indexes(
