@@ -66,11 +66,13 @@ FACADE_NEVER = (
     "uvicorn",
     "mnemoledger.commands.llm.rules.extract",
     "mnemoledger.commands.audit.replay.engine",
+    "psycopg",
+    "eventsourcing.postgres",
 )
 """What opening the Python API does not import: FAISS (loaded with the first index built or
 read), model runtimes (loaded on first embedding or judgement), the OpenAI client (its
-provider or embedder only), export's DuckDB/Arrow, the rule catalogue (loaded per stage) and
-the replay engine."""
+provider or embedder only), export's DuckDB/Arrow, the rule catalogue (loaded per stage),
+the replay engine, and on a SQLite home the PostgreSQL driver."""
 
 
 def loaded_after(code: str) -> tuple[int, list[str], str]:
