@@ -7,6 +7,7 @@ imported, or the order in which the server answers.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
@@ -26,6 +27,7 @@ from click.testing import CliRunner
 from mnemoledger.commands.cli import cli
 from mnemoledger.commands.llm.rules import RULES
 from mnemoledger.commands.llm.rules.stopwords import stop_words
+from mnemoledger.commands.options import collector_paused
 from mnemoledger.commands.service.http.starting import StartingApp
 from mnemoledger.commands.service.serve_cli import mcp, serve
 
@@ -155,6 +157,18 @@ def test_an_add_loads_only_the_rules_of_its_stages(tmp_path: Path) -> None:
     )
     assert status == 0, stderr
     assert imported(modules, ("mnemoledger.commands.llm.rules.extract", "openai")) == []
+
+
+def test_the_collector_is_paused_for_the_import_only() -> None:
+    """The CLI imports the Python API with the garbage collector paused, then restarts it
+    (with what was made frozen): a command never runs without it."""
+    assert gc.isenabled()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_the_rule_catalogue_lists_every_stage_and_loads_each_rule() -> None:
