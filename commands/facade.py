@@ -11,7 +11,8 @@ date with the log (a few milliseconds when nothing changed), so a reader always 
 acknowledged write.
 
 The class is a table of contents: `__init__` builds the shared `Parts` (the log, the read
-models, the LLM provider, ...) and one object per capability over them; each public verb
+models, the LLM provider, ...) and one object per capability over them (those a short-lived
+process seldom uses are built on first use, their modules imported then); each public verb
 below is a method with the capability method's parameters and the verb's docstring, and
 calls that method (`add` runs `self._writes.add`; `Writes.add` points back here for its
 documentation). tests/test_facade_verbs.py checks that each verb's signature is its
@@ -25,6 +26,7 @@ import os
 from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -33,17 +35,12 @@ from mnemoledger.commands.audit.export_api import Export
 from mnemoledger.commands.audit.history_api import History
 from mnemoledger.commands.audit.integrity_api import Integrity
 from mnemoledger.commands.audit.replay_api import Replay
-from mnemoledger.commands.audit.report_api import Reports
 from mnemoledger.commands.audit.timetravel_api import TimeTravel
-from mnemoledger.commands.lifecycle.consolidate_api import Consolidate
 from mnemoledger.commands.llm.stage import LLMProvider
 from mnemoledger.commands.parts import Parts, part
-from mnemoledger.commands.recall.agent_profile_api import AgentProfiles
 from mnemoledger.commands.recall.facts_api import DEFAULT_FACT_HOPS, DEFAULT_FACTS_LIMIT, Facts
 from mnemoledger.commands.recall.graph_api import Graph
-from mnemoledger.commands.recall.query_api import Query
 from mnemoledger.commands.recall.reads_api import Reads
-from mnemoledger.commands.recall.recall_api import Recall
 from mnemoledger.commands.service.keys import ApiKeyStore
 from mnemoledger.commands.service.keys_api import Keys
 from mnemoledger.commands.service.project_api import Project
@@ -62,7 +59,6 @@ from mnemoledger.commands.write.notes import (
     DEFAULT_NOTES_LIMIT,
 )
 from mnemoledger.commands.write.notes_api import Notes
-from mnemoledger.commands.write.turn_queue_api import TurnQueue
 from mnemoledger.commands.write.writes_api import Writes
 from mnemoledger.ledger import Ledger, Settings
 from mnemoledger.ledger.policy import (
@@ -111,8 +107,10 @@ if TYPE_CHECKING:
     from mnemoledger.commands.audit.replay import ReplayOptions, ReplayResult
     from mnemoledger.commands.audit.replay.engine import Mode
     from mnemoledger.commands.audit.report import Report
+    from mnemoledger.commands.audit.report_api import Reports
     from mnemoledger.commands.audit.timepoints import Point
     from mnemoledger.commands.lifecycle.consolidate_api import (
+        Consolidate,
         ConsolidateResult,
         TopicDetail,
         TopicsResult,
@@ -129,12 +127,12 @@ if TYPE_CHECKING:
         SearchHit,
         Stats,
     )
-    from mnemoledger.commands.recall.agent_profile_api import AgentProfileOut
+    from mnemoledger.commands.recall.agent_profile_api import AgentProfileOut, AgentProfiles
     from mnemoledger.commands.recall.context import AgentContext
     from mnemoledger.commands.recall.facts_api import FactExtraction, FactOut
     from mnemoledger.commands.recall.query import QueryRequest, QueryResult
-    from mnemoledger.commands.recall.query_api import DeltaOut
-    from mnemoledger.commands.recall.recall_api import TranscriptHit
+    from mnemoledger.commands.recall.query_api import DeltaOut, Query
+    from mnemoledger.commands.recall.recall_api import Recall, TranscriptHit
     from mnemoledger.commands.recall.resume import ResumeOut, Topic
     from mnemoledger.commands.recall.search import Expand, Fusion, Rerank
     from mnemoledger.commands.service.keys import IssuedKey, KeyInfo, Principal
@@ -149,6 +147,7 @@ if TYPE_CHECKING:
         QueuedExtraction,
         QueuedOut,
         QueuedThreadOut,
+        TurnQueue,
     )
     from mnemoledger.ledger import Provenance
     from mnemoledger.ledger.policy import ListOrder
@@ -213,23 +212,57 @@ class MnemoLedger:
         self._ingest = Ingest(parts)
         self._consent = Consent(parts)
         self._reads = Reads(parts)
-        self._query = Query(parts)
         self._graph = Graph(parts)
         self._facts = Facts(parts)
-        self._agent_profiles = AgentProfiles(parts)
-        self._recall = Recall(parts, self._reads)
-        self._consolidate = Consolidate(parts)
         self._history = History(parts)
         self._time_travel = TimeTravel(parts, self, read_models_at)
         self._replay = Replay(parts, self, run=replay, compare=diff_ledgers, reopen=self._reopen)
         self._export = Export(parts)
-        self._reports = Reports(parts)
         self._integrity = Integrity(parts)
         self._project = Project(parts)
         self._keys = Keys(parts)
         self._checkpoints = Checkpoints(parts)
-        self._turn_queue = TurnQueue(parts)
         self._commands = Commands(parts)
+
+    # The capabilities below are built, and their modules imported, on first use: a
+    # short-lived process (a CLI `add`, `search`, `stats`) does not load query, recall,
+    # consolidation, agent profiles, the turn queue and reports (~0.07 s of CPU).
+
+    @cached_property
+    def _query(self) -> Query:
+        from mnemoledger.commands.recall.query_api import Query
+
+        return Query(self.parts)
+
+    @cached_property
+    def _agent_profiles(self) -> AgentProfiles:
+        from mnemoledger.commands.recall.agent_profile_api import AgentProfiles
+
+        return AgentProfiles(self.parts)
+
+    @cached_property
+    def _recall(self) -> Recall:
+        from mnemoledger.commands.recall.recall_api import Recall
+
+        return Recall(self.parts, self._reads)
+
+    @cached_property
+    def _consolidate(self) -> Consolidate:
+        from mnemoledger.commands.lifecycle.consolidate_api import Consolidate
+
+        return Consolidate(self.parts)
+
+    @cached_property
+    def _reports(self) -> Reports:
+        from mnemoledger.commands.audit.report_api import Reports
+
+        return Reports(self.parts)
+
+    @cached_property
+    def _turn_queue(self) -> TurnQueue:
+        from mnemoledger.commands.write.turn_queue_api import TurnQueue
+
+        return TurnQueue(self.parts)
 
     def _reopen(self, settings: Settings) -> MnemoLedger:
         """Another ledger like this one (a scratch home, another home to compare with)."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -309,11 +310,10 @@ def open_store(
 ) -> ChainSecretStore:
     """The store for the log held by `recorder`: its PostgreSQL database, else `chain_file`
     (taking over the row an older home kept in `legacy`, its keys file)."""
-    try:
-        from eventsourcing.postgres import PostgresApplicationRecorder
-    except ImportError:  # installed without the postgres extra
-        return SQLiteChainSecrets(chain_file, legacy)
-    if isinstance(recorder, PostgresApplicationRecorder):
+    # a PostgreSQL recorder was built from `eventsourcing.postgres`, so the module is loaded
+    # by then; importing it to ask would load psycopg in every SQLite process (~0.1 s CPU)
+    postgres = sys.modules.get("eventsourcing.postgres")
+    if postgres is not None and isinstance(recorder, postgres.PostgresApplicationRecorder):
         return PostgresChainSecrets(recorder.datastore, recorder.events_table_name)
     return SQLiteChainSecrets(chain_file, legacy)
 

@@ -10,7 +10,12 @@
   it reports `"status": "ready"` (the facades open: requests answered at once).
 - The first use of the embedding model and of the judge, each in a fresh process (the CPU of
   importing its module, loading the model and answering once, minus that of the import
-  alone), so that `add beyond` = add - embedding - judge is what issue 30 limits.
+  alone), so that `add beyond` = add - embedding - judge is what issue 30 limits. The judge
+  is asked what the timed `add` asks it (a first memory in an empty home): whether the text
+  is an instruction (`turns` model), its kind (`kinds`) and the facts it states (`facts`).
+
+Every process runs the package of the checkout this script is in (`python -m mnemoledger`
+from its root), not whichever one the `mnemoledger` entry point was installed from.
 
 Issue 30's goals: cold `add` <= 0.5 s of CPU beyond the embedding and the judge's first use;
 `serve` answers /health within 3 s of start.
@@ -49,19 +54,24 @@ FIRST_USE = {
         "from mnemoledger.commands.judge import Turn, default_judge\n",
         "judge = default_judge()\n"
         "judge.instructions([Turn('I moved to Lisbon in May')])\n"
-        "judge.relations([('I live in Porto', 'I moved to Lisbon in May')])\n",
+        "judge.kinds(['I moved to Lisbon in May'])\n"
+        "judge.facts([('I moved to Lisbon in May', '')])\n",
     ),
 }
-"""What each first use runs: (the import alone, then the use)."""
+"""What each first use runs: (the import alone, then the use). The judge's calls are those of
+the timed `add`: its screen (`instructions`), the core's gate (`kinds`) and topics (`facts`)."""
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The checkout whose package is timed: every process starts here."""
 
 SERVE_LIMIT_S = 300.0
 """How long to wait for the server before reporting it as not started."""
 
 
 def cli() -> list[str]:
-    """How to start the CLI: the installed entry point beside this Python, else -m."""
-    script = Path(sys.executable).with_name("mnemoledger")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "mnemoledger"]
+    """How to start the CLI of this checkout (run from `ROOT`). Not the entry point beside
+    this Python: an editable install's script imports the checkout it was installed from."""
+    return [sys.executable, "-m", "mnemoledger"]
 
 
 def arguments(command: str, run: int, home: Path) -> list[str]:
@@ -82,7 +92,9 @@ def children_cpu() -> float:
 def timed(argv: Sequence[str], env: dict[str, str], expect: int = 0) -> tuple[float, float]:
     """(CPU s, wall s) of one process run to its end; its exit status must be `expect`."""
     cpu, started = children_cpu(), time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(
+        argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu
     if done.returncode != expect:
         raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}\n{done.stderr.decode()}")
@@ -152,6 +164,7 @@ def measure_serve(embedder: str, scratch: Path) -> dict[str, float | None]:
     server = subprocess.Popen(
         [*argv, "--workers", "1", "--log-level", "warning"],
         env=environment(embedder),
+        cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

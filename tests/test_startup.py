@@ -7,6 +7,7 @@ imported, or the order in which the server answers.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import socket
@@ -26,6 +27,7 @@ from click.testing import CliRunner
 from mnemoledger.commands.cli import cli
 from mnemoledger.commands.llm.rules import RULES
 from mnemoledger.commands.llm.rules.stopwords import stop_words
+from mnemoledger.commands.options import collector_paused
 from mnemoledger.commands.service.http.starting import StartingApp
 from mnemoledger.commands.service.serve_cli import mcp, serve
 
@@ -66,11 +68,13 @@ FACADE_NEVER = (
     "uvicorn",
     "mnemoledger.commands.llm.rules.extract",
     "mnemoledger.commands.audit.replay.engine",
+    "psycopg",
+    "eventsourcing.postgres",
 )
 """What opening the Python API does not import: FAISS (loaded with the first index built or
 read), model runtimes (loaded on first embedding or judgement), the OpenAI client (its
-provider or embedder only), export's DuckDB/Arrow, the rule catalogue (loaded per stage) and
-the replay engine."""
+provider or embedder only), export's DuckDB/Arrow, the rule catalogue (loaded per stage),
+the replay engine, and on a SQLite home the PostgreSQL driver."""
 
 
 def loaded_after(code: str) -> tuple[int, list[str], str]:
@@ -153,6 +157,18 @@ def test_an_add_loads_only_the_rules_of_its_stages(tmp_path: Path) -> None:
     )
     assert status == 0, stderr
     assert imported(modules, ("mnemoledger.commands.llm.rules.extract", "openai")) == []
+
+
+def test_the_collector_is_paused_for_the_import_only() -> None:
+    """The CLI imports the Python API with the garbage collector paused, then restarts it
+    (with what was made frozen): a command never runs without it."""
+    assert gc.isenabled()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_the_rule_catalogue_lists_every_stage_and_loads_each_rule() -> None:
