@@ -33,7 +33,7 @@ def referenced_urls(html: str) -> list[str]:
 def test_docs_pages_reference_only_local_urls_and_their_assets_are_served(
     server: LiveServer, page: str
 ) -> None:
-    answer = httpx.get(server.url + page)
+    answer = httpx.get(server.url + page, timeout=60)
     assert answer.status_code == 200 and "text/html" in answer.headers["content-type"]
     policy = answer.headers["content-security-policy"]  # the browser loads nothing else
     assert "default-src 'self'" in policy and "img-src 'self' data:" in policy
@@ -43,7 +43,7 @@ def test_docs_pages_reference_only_local_urls_and_their_assets_are_served(
     for url in urls:
         parts = urlsplit(url)
         assert not parts.scheme and not parts.netloc and url.startswith("/"), url
-        fetched = httpx.get(server.url + url)
+        fetched = httpx.get(server.url + url, timeout=60)
         assert fetched.status_code == 200, url
         assert len(fetched.content) > 0
     assert "/openapi.json" in urls
@@ -59,7 +59,7 @@ def test_the_assets_ship_with_the_install() -> None:
 
 
 def test_the_docs_are_left_out_of_the_schema(server: LiveServer) -> None:
-    paths = httpx.get(server.url + "/openapi.json").json()["paths"]
+    paths = httpx.get(server.url + "/openapi.json", timeout=60).json()["paths"]
     assert not any(p.startswith(("/docs", "/redoc", ASSETS_URL)) for p in paths)
 
 
@@ -70,7 +70,7 @@ SEED_WORDS = re.compile(r"haema|engram|nebo|luminary|topiary|seeds? 0\d\d|§", r
 def test_the_docs_speak_the_users_words(server: LiveServer) -> None:
     """/docs shows the schema's prose: no seed names or section numbers (the value
     `engram` of `fusion` aside, a search setting's name)."""
-    schema = httpx.get(server.url + "/openapi.json").json()
+    schema = httpx.get(server.url + "/openapi.json", timeout=60).json()
     found: list[str] = []
 
     def walk(node: object, where: str) -> None:
@@ -93,7 +93,7 @@ def test_the_docs_speak_the_users_words(server: LiveServer) -> None:
 
 
 def test_an_unknown_asset_is_a_404(server: LiveServer) -> None:
-    assert httpx.get(f"{server.url}{ASSETS_URL}/nothing.js").status_code == 404
+    assert httpx.get(f"{server.url}{ASSETS_URL}/nothing.js", timeout=60).status_code == 404
     escape = httpx.get(f"{server.url}{ASSETS_URL}/..%2f..%2fapp.py")
     assert escape.status_code == 404
 
