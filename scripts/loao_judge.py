@@ -67,7 +67,7 @@ def main() -> int:
     )
     parser.add_argument("--fold", type=int, help="run only this fold (1-based)")
     parser.add_argument(
-        "--base", default="minilm", help="the relation model's base (fit_judge.py --base)"
+        "--base", help="the relation model's base (fit_judge.py --base; default: the shipped one)"
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -89,8 +89,7 @@ def main() -> int:
                     sys.executable,
                     str(ROOT / "scripts" / "fit_judge.py"),
                     "relation",
-                    "--base",
-                    args.base,
+                    *(["--base", args.base] if args.base else []),
                     "--out",
                     str(out),
                     "--leave-out",
