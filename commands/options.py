@@ -58,7 +58,8 @@ def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while the Python API is first imported, then
     what exists frozen (`gc.freeze`): the import makes ~90,000 objects that live as long as
     the process (classes, schemas, compiled patterns); collecting again and again while they
-    are made, and rescanning them later, cost a cold `add` ~0.1 s of CPU."""
+    are made, and rescanning them later, cost a cold `add` ~0.1 s of CPU. Not the ledger's
+    `collector_paused`: importing it would import the API before the collector is paused."""
     enabled = gc.isenabled()
     gc.disable()
     try:
