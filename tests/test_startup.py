@@ -90,7 +90,12 @@ def loaded_after(code: str) -> tuple[int, list[str], str]:
         cwd=REPO,
         capture_output=True,
         text=True,
-        env={**os.environ, "MNEMOLEDGER_MCP_USER": "", "MNEMOLEDGER_API_KEY": ""},
+        # a SQLite home even when the suite runs on PostgreSQL (conftest sets MNEMOLEDGER_DB):
+        env={
+            **{name: value for name, value in os.environ.items() if name != "MNEMOLEDGER_DB"},
+            "MNEMOLEDGER_MCP_USER": "",
+            "MNEMOLEDGER_API_KEY": "",
+        },
         timeout=600,
     )
     modules = json.loads(done.stdout.strip().splitlines()[-1])
