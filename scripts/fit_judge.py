@@ -77,6 +77,7 @@ NEVER = (
     "memory_cases_blind13.jsonl",
     "memory_cases_blind14.jsonl",
     "memory_cases_blind15.jsonl",
+    "memory_cases_blind16.jsonl",
 )
 """Case sets that are never fitted on: the newest new authors', each scored once a system."""
 SIMILARITY_LABELS = {
@@ -602,9 +603,9 @@ def fit(
     else:
         agree = float(np.mean((full > 0) == (small > 0)))
     float_file.unlink()
-    # the default base's tokenizer is shared by the models of a folder; another base's
-    # model names its own in its manifest
-    tokenizer_file = "tokenizer.json" if base == "minilm" else f"{task}.tokenizer.json"
+    # each base's tokenizer is shared by the models of a folder fitted from it; a model not
+    # from the default base names its base's in its manifest
+    tokenizer_file = "tokenizer.json" if base == "minilm" else f"{base}.tokenizer.json"
     # (another base's is large: 250k pieces, written on one line)
     tokenizer.backend_tokenizer.save(str(out / tokenizer_file), pretty=base == "minilm")
     return {

@@ -32,7 +32,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fit_judge import DATA, MODELS, NEVER, TRAINING, fit, manifest_of, rows_of
+from fit_judge import (
+    BASES,
+    DATA,
+    DEFAULT_BASE,
+    MODELS,
+    NEVER,
+    TRAINING,
+    fit,
+    manifest_of,
+    rows_of,
+)
 
 from mnemoledger.commands.judge.text import passage
 from mnemoledger.commands.llm.rules.stopwords import stop_words
@@ -148,6 +158,11 @@ def main() -> int:
         default=[],
         help="case sets or question files (file names) not fitted on",
     )
+    parser.add_argument(
+        "--base",
+        choices=sorted(BASES),
+        help=f"pretrained encoder to fit from (default: {DEFAULT_BASE.get('relevance', 'minilm')})",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--epochs", type=int, help="passes over the data (default: 2)")
     parser.add_argument("--limit", type=int, help="fit on the first N examples only (a smoke run)")
@@ -163,11 +178,16 @@ def main() -> int:
         SETTINGS["relevance"]["epochs"] = args.epochs
     counts = Counter("answers" if e[2] else "does not answer" for e in examples)
     print(f"relevance: {len(examples)} examples {dict(counts)}", flush=True)
-    report: dict[str, Any] = fit("relevance", examples, args.out, args.seed)
+    base = args.base or DEFAULT_BASE.get("relevance", "minilm")
+    report: dict[str, Any] = fit("relevance", examples, args.out, args.seed, base)
     command = "python scripts/fit_relevance.py"
+    if base != "minilm":
+        command += f" --base {base}"
     if leave_out:
         command += " --leave-out " + " ".join(sorted(leave_out))
-    manifest = manifest_of(command, args.seed, len(examples), counts, sources, leave_out, report)
+    manifest = manifest_of(
+        command, args.seed, len(examples), counts, sources, leave_out, report, base
+    )
     (args.out / "relevance.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps({k: v for k, v in manifest.items() if k != "data"}, indent=2))
     return 0

