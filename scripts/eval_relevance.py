@@ -15,8 +15,10 @@ each also without reading the user's own name as "the user" (`search_user_names`
 (`search_question_map`). A
 result answers when its text holds an answering memory's text or is held by it (an add may
 merge or reword); a memory the add refuses (the injection screen) is not stored and is listed
-under `refused`. Reported per file: top-1 (the first result answers), top-3, and the
-model alone (the store's memories ranked by `LearnedJudge.relevance` only, no retrievers).
+under `refused`. Reported per file: top-1 (the first result answers), top-3, the
+model alone (the store's memories ranked by `LearnedJudge.relevance` only, no retrievers),
+and `answer_kept`: the share of questions an active memory still answers once the store is
+added (what the write path lost, replacing or merging, no ranking can find).
 `--models` reads the relevance model from another folder (a refit; a leave-one-author-out
 fold).
 """
@@ -81,7 +83,7 @@ def score_file(
     else:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     counts = {f"{mode}@{n}": 0 for mode in (*modes, "model") for n in (1, 3)}
-    asked = 0
+    asked = kept = 0
     misses: list[dict[str, Any]] = []
     refused: list[str] = []
     task = progress.add_task(path.name, total=len(rows))
@@ -92,11 +94,13 @@ def score_file(
                 memory.add([text], user=user)
             except InjectionRefused:  # not stored, as for a user: its questions may miss
                 refused.append(text)
+        active = [m.content for m in memory.list(user=user, state="active")]
         for q in row["questions"]:
             if not q["answers"]:
                 continue
             asked += 1
             wanted = [row["memories"][i] for i in q["answers"]]
+            kept += any(answers(text, wanted) for text in active)
             likelihoods = judge.relevance(q["query"], row["memories"])
             order = sorted(range(len(likelihoods)), key=lambda i: -likelihoods[i])
             for cut in (1, 3):
@@ -138,6 +142,7 @@ def score_file(
     return {
         "questions": asked,
         **{key: round(value / max(1, asked), 3) for key, value in counts.items()},
+        "answer_kept": round(kept / max(1, asked), 3),
         "refused": refused,
         "misses": misses,
     }
@@ -208,11 +213,17 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    table = Table("set", "questions", *(f"{m}@{n}" for m in (*modes, "model") for n in (1, 3)))
+    table = Table(
+        "set",
+        "questions",
+        "answer kept",
+        *(f"{m}@{n}" for m in (*modes, "model") for n in (1, 3)),
+    )
     for name, scores in report.items():
         table.add_row(
             name,
             str(scores["questions"]),
+            f"{scores['answer_kept']:.3f}",
             *(f"{scores[f'{m}@{n}']:.3f}" for m in (*modes, "model") for n in (1, 3)),
         )
     Console().print(table)
