@@ -79,8 +79,10 @@ def test_what_the_relevance_model_says_answers_ranks_first(memory: MnemoLedger) 
 
 
 def test_a_newer_value_of_an_answer_goes_before_the_older(memory: MnemoLedger) -> None:
-    # both stay active when the add is not sure enough to supersede: the newer goes first
-    said = ["I live in Paris and work as a nurse", "I moved to Berlin"]
+    # both stay active when the add does not supersede (here: the move is added as what
+    # happened, which replaces nothing, whatever the relation model reads): the newer first
+    memory.add(["I live in Paris and work as a nurse"], user="alice")
+    memory.add(["I moved to Berlin"], user="alice", kind="episodic")
     question = "where does alice live"
     both_answer = lambda query, texts: [0.9 for _ in texts]  # noqa: E731
     asked: list[tuple[str, str]] = []
@@ -89,7 +91,8 @@ def test_a_newer_value_of_an_answer_goes_before_the_older(memory: MnemoLedger) -
         asked.extend(pairs)
         return [0.9 if "Berlin" in newer and "Paris" in older else 0.0 for older, newer in pairs]
 
-    ranked = _hits(memory, said, question, relevance=_Verdicts(both_answer), replacing=replacing)
+    ranked = _hits(memory, [], question, relevance=_Verdicts(both_answer), replacing=replacing)
+    assert len(ranked) == 2
     assert "Berlin" in ranked[0]
     assert asked  # the older was ranked first: the judge was asked about the pair
     never = lambda pairs: [0.0 for _ in pairs]  # noqa: E731
