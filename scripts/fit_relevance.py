@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Fit the relevance model that reorders a search's candidates: a MiniLM cross-encoder that
-reads (question, memory) and says whether the memory answers the question.
+"""Fit the relevance model that reorders a search's candidates: a cross-encoder that reads
+(question, memory) and says whether the memory answers the question.
 
     pip install -e ".[train]"
-    python scripts/fit_relevance.py [--leave-out memory_cases_blind4.jsonl ...] [--out DIR]
+    python scripts/fit_relevance.py [--base minilm|e5] [--leave-out memory_cases_blind4.jsonl ...]
+        [--out DIR]
 
 Examples, each (question, memory, answers or not):
 - `commands/judge/training/questions_*.jsonl`: memory stores written by hand by authors who
@@ -17,8 +18,10 @@ Examples, each (question, memory, answers or not):
   the case do not; a statement holding a value the case expects gone (an older value,
   something forgotten) is left out: it answered once, so it is neither.
 
-Base weights, export, int8 and the manifest are `fit_judge.py`'s (`fit`); the files written
-are `relevance.onnx` and `relevance.json` beside the judge's other models.
+Base weights, export, int8 and the manifest are `fit_judge.py`'s (`fit`): the shipped model
+is fitted from all-MiniLM-L6-v2; `--base e5` fits it from multilingual-e5-small (tried, not
+shipped: docs/benchmarks.md), writing that base's tokenizer beside it. The files written are
+`relevance.onnx` and `relevance.json` beside the judge's other models.
 """
 
 from __future__ import annotations
