@@ -520,6 +520,7 @@ def fit(
     seed: int,
     base: str = "minilm",
     layers: int | None = None,
+    keep_float: bool = False,
 ) -> dict[str, Any]:
     import numpy as np
     import torch
@@ -603,7 +604,8 @@ def fit(
         agree = float(np.mean(full.argmax(1) == small.argmax(1)))
     else:
         agree = float(np.mean((full > 0) == (small > 0)))
-    float_file.unlink()
+    if not keep_float:
+        float_file.unlink()
     # each base's tokenizer is shared by the models of a folder fitted from it; a model not
     # from the default base names its base's in its manifest
     tokenizer_file = "tokenizer.json" if base == "minilm" else f"{base}.tokenizer.json"
@@ -711,6 +713,12 @@ def main() -> int:
         "--layers", type=int, help="e5 base: keep only its first N layers (a faster model)"
     )
     parser.add_argument(
+        "--keep-float",
+        action="store_true",
+        help="keep the float export beside the shipped file (`<task>.float.onnx`), to try "
+        "other quantisations on it",
+    )
+    parser.add_argument(
         "--base",
         choices=sorted(BASES),
         help="pretrained encoder: multilingual-e5-small (`e5`, the relation model's default) "
@@ -739,7 +747,9 @@ def main() -> int:
     args.base = args.base or DEFAULT_BASE.get(args.task, "minilm")
     if args.layers and args.base != "e5":
         parser.error("--layers is for the e5 base")
-    report = fit(args.task, examples, args.out, args.seed, args.base, args.layers)
+    report = fit(
+        args.task, examples, args.out, args.seed, args.base, args.layers, args.keep_float
+    )
     command = "python scripts/fit_judge.py " + args.task
     if args.base != "minilm":
         command += f" --base {args.base}"
