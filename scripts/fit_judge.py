@@ -79,6 +79,7 @@ NEVER = (
     "memory_cases_blind14.jsonl",
     "memory_cases_blind15.jsonl",
     "memory_cases_blind16.jsonl",
+    "memory_cases_blind17.jsonl",
 )
 """Case sets that are never fitted on: the newest new authors', each scored once a system."""
 SIMILARITY_LABELS = {
