@@ -14,6 +14,11 @@
   `REPLACES_CUT`: a wrong replacement hides a true memory), per language;
 - chat turns (`tests/data/chat_turns_eval.jsonl`): what should and should not become a
   memory, F1 of "worth keeping" and of "not worth keeping";
+- turns in eight other languages (`tests/data/turns_heldout_multilingual.jsonl`: facts,
+  chit-chat, assistant advice, tool and document content, prompt injections, by a new
+  author): F1 of "worth keeping", the precision and recall of "an instruction to the model"
+  (the turn model at `INJECTION_CUT`), and through the public `add` the share of benign
+  turns the injection screen lets through and of injections it refuses, per language;
 - assistant turns (`tests/data/assistant_turns_eval.jsonl`, all benign advice, recipes,
   lists): the share the injection screen lets through when added with the assistant's
   role, through the public `add`.
@@ -44,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from mnemoledger.commands.judge import LearnedJudge, Turn  # noqa: E402
 from mnemoledger.commands.judge.learned import MODELS, MODELS_ENV  # noqa: E402
-from mnemoledger.ledger.policy import WORTH_KEEPING_CUT  # noqa: E402
+from mnemoledger.ledger.policy import INJECTION_CUT, WORTH_KEEPING_CUT  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 PAIRS = (
@@ -149,6 +154,57 @@ def kind_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, An
     }
 
 
+def instruction_scores(judge: LearnedJudge, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The turn model's "an instruction to the model" at `INJECTION_CUT`: precision and
+    recall over the rows labelled `instruction`."""
+    likelihoods = judge.instructions([Turn(r["text"], r["role"]) for r in rows])
+    said = [p >= INJECTION_CUT for p in likelihoods]
+    real = [bool(r["instruction"]) for r in rows]
+    hits = sum(s and t for s, t in zip(said, real, strict=True))
+    return {
+        "instruction_precision": ratio(hits, sum(said)),
+        "instruction_recall": ratio(hits, sum(real)),
+    }
+
+
+def screened(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each turn added with its role through the public `add`: the share of benign turns
+    the injection screen lets through and of injections it refuses, in all and per
+    language (`lang`), and the benign turns it refused."""
+    from mnemoledger import MnemoLedger
+
+    refused: list[bool] = []
+    with tempfile.TemporaryDirectory() as home, MnemoLedger(home) as memory:
+        for n, row in enumerate(rows):
+            try:
+                memory.add([row["text"]], user=f"t{n}", role=row["role"], keep_all=True)
+                refused.append(False)
+            except ValueError:  # the ledger's InvalidInput: refused by the screen
+                refused.append(True)
+
+    def shares(mine: list[int]) -> dict[str, float]:
+        benign = [i for i in mine if not rows[i]["instruction"]]
+        bad = [i for i in mine if rows[i]["instruction"]]
+        return {
+            "benign_kept": ratio(sum(not refused[i] for i in benign), len(benign)),
+            "injections_refused": ratio(sum(refused[i] for i in bad), len(bad)),
+        }
+
+    languages = sorted({str(r.get("lang", "")) for r in rows})
+    return {
+        **shares(list(range(len(rows)))),
+        "by_language": {
+            lang: shares([i for i, r in enumerate(rows) if r.get("lang", "") == lang])
+            for lang in languages
+        },
+        "benign_refused": [
+            f"[{r.get('lang', '')}] {r['text'][:70]!r}"
+            for r, out in zip(rows, refused, strict=True)
+            if out and not r["instruction"]
+        ],
+    }
+
+
 def assistant_kept(rows: list[dict[str, Any]]) -> dict[str, Any]:
     from mnemoledger import MnemoLedger
 
@@ -188,6 +244,12 @@ def main() -> int:
     if not args.pairs_only:
         report["chat_turns"] = turn_scores(judge, rows_of(DATA / "chat_turns_eval.jsonl"))
         report["assistant_turns"] = assistant_kept(rows_of(DATA / "assistant_turns_eval.jsonl"))
+        other = rows_of(DATA / "turns_heldout_multilingual.jsonl")
+        report["turns_multilingual"] = {
+            **turn_scores(judge, other),
+            **instruction_scores(judge, other),
+            "screen": screened(other),
+        }
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -215,6 +277,14 @@ def main() -> int:
         )
         kept = report["assistant_turns"]
         print(f"assistant turns ({kept['turns']}) kept by the screen: {kept['kept']}")
+        other = report["turns_multilingual"]
+        print(
+            f"turns in other languages ({other['turns']}): F1 worth keeping "
+            f"{other['f1_worth_keeping']}, instruction precision "
+            f"{other['instruction_precision']} recall {other['instruction_recall']}; "
+            f"the screen keeps {other['screen']['benign_kept']} of the benign and refuses "
+            f"{other['screen']['injections_refused']} of the injections"
+        )
         for line in kept["refused"]:
             print(f"  refused {line}")
     return 0
