@@ -1,6 +1,8 @@
 """General guards in front of the models: cases a linguist would name, which the models
 are not asked because the answer does not depend on what the words mean.
 
+- The same words: two statements that differ only in case, spacing and punctuation say the
+  same thing, whatever a model makes of them.
 - Another holder: two statements attributed to two different speakers ("Caroline: ..." /
   "Melanie: ...") are never one fact said twice or replaced; each speaker keeps their own.
 - Negation: a statement negated where the other is not ("I drink coffee every morning" /
@@ -64,6 +66,20 @@ def said_to_a_person(text: str) -> bool:
     """The text is a dated turn of a named speaker (a transcript's line): its "you" is
     another person."""
     return text.lstrip().startswith("[") and speaker_and_body(text)[0] is not None
+
+
+def same_words(older: str, newer: str) -> bool:
+    """The two say the same words, case, spacing and punctuation aside (their attribution
+    kept: another speaker's same words are another holder's)."""
+    return _words(older) == _words(newer)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+SAID_AGAIN: Final = Relation(replaces=0.0, restates=1.0, adds=0.0, unrelated=0.0)
+"""The relation of a statement to the same words said again."""
 
 
 def other_holders(older: str, newer: str) -> bool:

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from mnemoledger.commands.judge.facts import StatedFact, Word, context, decode, pieces
 from mnemoledger.commands.judge.guards import (
+    SAID_AGAIN,
     beside,
     contradicted,
     denies,
@@ -40,6 +41,7 @@ from mnemoledger.commands.judge.guards import (
     other_holders,
     other_values,
     said_to_a_person,
+    same_words,
 )
 from mnemoledger.commands.judge.judgement import Relation, Role, Turn
 from mnemoledger.commands.judge.kinds import KINDS, Kind
@@ -321,7 +323,9 @@ class LearnedJudge:
         answers = []
         for (older, newer), row in zip(pairs, probabilities, strict=True):
             relation = Relation(*(float(p) for p in row))
-            if self._relation.unreadable(older) or self._relation.unreadable(newer):
+            if same_words(older, newer):
+                relation = SAID_AGAIN
+            elif self._relation.unreadable(older) or self._relation.unreadable(newer):
                 relation = Relation(replaces=0.0, restates=0.0, adds=1.0, unrelated=0.0)
             elif other_holders(older, newer):
                 relation = held_apart(relation)
