@@ -6,14 +6,32 @@
 A relation decides when it is the likeliest of the four, and "replaces" only from the
 model's own cut (`Relation.replaces_cut`: a wrong replacement hides a true memory); one
 statement replaces at most one older fact of those it is compared with (the likeliest).
+An older statement that coordinates clauses ("I live in Paris and work as a nurse") may be
+replaced in part: the clause the newer gives a new value of goes, the others stay.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mnemoledger.commands.judge.judgement import Judge, Relation
 from mnemoledger.commands.judge.learned import default_judge
+from mnemoledger.commands.judge.text import clauses, remaining
+
+_APART = ("adds", "unrelated")
+"""Relations of a clause the newer statement leaves true."""
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Which newer statement replaces an older one, and what of the older stays."""
+
+    newer: int
+    """The position of the newer statement."""
+    kept: str = ""
+    """The older's clauses the newer leaves true, as one statement ("I work as a nurse");
+    "" when the older is replaced whole."""
 
 
 def _relation(older: str, newer: str, judge: Judge | None) -> Relation:
@@ -35,29 +53,46 @@ def replacements(
     newers: Sequence[str],
     judge: Judge | None = None,
     closeness: Sequence[float] | None = None,
-) -> dict[int, int]:
-    """Which newer statement replaces which older one (older index -> newer index), asked
-    in one batch. A newer statement replaces at most one older fact and an older fact goes
-    at most once, the likeliest pairs first: one statement says one new value. `closeness`
-    (each older's similarity to the new contents) weighs the likelihoods, so among olders
-    the model reads as replaced alike, the one about the same thing goes."""
+    by_clause: bool = False,
+) -> dict[int, Replacement]:
+    """Which newer statement replaces which older one (older index -> the replacement),
+    asked in one batch. A newer statement replaces at most one older fact and an older
+    fact goes at most once, the likeliest pairs first: one statement says one new value.
+    `closeness` (each older's similarity to the new contents) weighs the likelihoods, so
+    among olders the model reads as replaced alike, the one about the same thing goes.
+
+    `by_clause`: an older statement that coordinates clauses is also read clause by
+    clause; when the newer replaces one of them and leaves another true (adds to it, or is
+    about something else), the older is replaced in part, and `kept` says what stays."""
     pairs = [(o, n) for o in olders for n in newers]
     if not pairs:
         return {}
-    answers = (judge or default_judge()).relations(pairs)
-    ranked = sorted(
-        (
-            (answers[i * len(newers) + j].replaces * (closeness[i] if closeness else 1.0), i, j)
-            for i in range(len(olders))
-            for j in range(len(newers))
-            if answers[i * len(newers) + j].replacing
-        ),
-        reverse=True,
-    )
-    found: dict[int, int] = {}
+    parts = [clauses(o) if by_clause else [] for o in olders]
+    asked = pairs + [(c, n) for cut in parts for c in cut for n in newers]
+    answers = (judge or default_judge()).relations(asked)
+    whole = answers[: len(pairs)]
+    by_part = iter(answers[len(pairs) :])
+    read = [[[next(by_part) for _ in newers] for _ in cut] for cut in parts]
+    ranked: list[tuple[float, int, int, str]] = []
+    for i in range(len(olders)):
+        for j in range(len(newers)):
+            answer = whole[i * len(newers) + j]
+            of_clauses = [row[j] for row in read[i]]
+            gone = {k for k, a in enumerate(of_clauses) if a.replacing}
+            stays = any(a.label in _APART for k, a in enumerate(of_clauses) if k not in gone)
+            partly = bool(gone) and stays
+            if not (answer.replacing or partly):
+                continue
+            likelihood = max([answer.replaces if answer.replacing else 0.0] + [
+                of_clauses[k].replaces for k in gone
+            ])
+            kept = remaining(olders[i], gone) if partly else ""
+            weight = closeness[i] if closeness else 1.0
+            ranked.append((likelihood * weight, i, j, kept))
+    found: dict[int, Replacement] = {}
     taken: set[int] = set()
-    for _, i, j in ranked:
+    for _, i, j, kept in sorted(ranked, key=lambda r: (r[0], -r[1], -r[2]), reverse=True):
         if i not in found and j not in taken:
-            found[i] = j
+            found[i] = Replacement(j, kept)
             taken.add(j)
     return found

@@ -12,6 +12,17 @@ from mnemoledger.commands.write.attribution import speaker_and_body
 _SPACE: Final = re.compile(r"\s+")
 _COORDINATION: Final = re.compile(r"\s*(?:;|,?\s+(?:and|but)\s+|,\s+)\s*", re.IGNORECASE)
 """Where two coordinated clauses meet: a semicolon, "and", "but" or a comma."""
+_CLAUSE_JOIN: Final = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+", re.IGNORECASE)
+"""Where two coordinated clauses of one statement meet on the write side: a semicolon,
+"and" or "but" (a bare comma more often joins the items of a list)."""
+_NOUN_PHRASE_OPENERS: Final = frozenset(
+    "a an the this that these those my your his her its our their some any no every each "
+    "another both all one two three four five six seven eight nine ten".split()
+)
+"""Closed-class words that open a noun phrase, not a clause: "a cat" in "I have a dog and
+a cat" is a second item, not a second statement."""
+_SUBJECT_PRONOUNS: Final = frozenset("i we you he she they".split())
+_POSSESSIVES: Final = frozenset("my your his her its our their".split())
 OPAQUE_TOKEN: Final = re.compile(
     r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{8,}\b"
 )
@@ -42,6 +53,64 @@ def coordinated(text: str) -> list[str]:
     said = statement(text)
     parts = [p for p in _COORDINATION.split(said) if len(p.split()) >= 2]
     return [said, *parts] if len(parts) > 1 else [said]
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses a statement coordinates with "and", "but" or a semicolon, each of three
+    words or more, the later ones not opening as a noun phrase ("I live in Paris and work
+    as a nurse" -> "I live in Paris", "work as a nurse"); [] when it coordinates none (a
+    list of items: "I have a dog and a cat", "I like salt and pepper")."""
+    parts = [p.strip(" .,") for p in _CLAUSE_JOIN.split(statement(text))]
+    if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
+        return []
+    if any(_first_word(p) in _NOUN_PHRASE_OPENERS for p in parts[1:]):
+        return []
+    subject = _subject(parts[0])
+    said = parts[0].split()[len(subject.split()) :]
+    if not any(w[:1].islower() for w in said):  # "My sister Ingrid and I ...": no clause
+        return []
+    return parts
+
+
+def remaining(text: str, gone: set[int]) -> str:
+    """What `text` still says without its clauses at the positions `gone` (of `clauses`),
+    the kept ones joined with "and"; a kept clause that shares the first one's subject
+    without saying it ("work as a nurse") gets that subject again ("I work as a nurse")."""
+    parts = clauses(text)
+    kept = [p for i, p in enumerate(parts) if i not in gone]
+    if not kept:
+        return ""
+    if 0 in gone and not _has_subject(kept[0]):
+        subject = _subject(parts[0])
+        if subject:
+            kept[0] = f"{subject} {kept[0]}"
+    said = " and ".join(kept)
+    return said[0].upper() + said[1:]
+
+
+def _first_word(text: str) -> str:
+    words = text.split()
+    return words[0].casefold().replace("’", "'").split("'")[0] if words else ""
+
+
+def _has_subject(clause: str) -> bool:
+    """A clause that opens with a subject pronoun or a name says who it is about."""
+    first = clause.split()[0]
+    return _first_word(clause) in _SUBJECT_PRONOUNS or first[:1].isupper()
+
+
+def _subject(clause: str) -> str:
+    """The subject a first clause opens with: a pronoun ("I'm" -> "I"), a possessive and
+    its noun ("my sister"), or a name; "" when it opens otherwise."""
+    words = clause.split()
+    first = _first_word(clause)
+    if first in _SUBJECT_PRONOUNS:
+        return "I" if first == "i" else first
+    if first in _POSSESSIVES and len(words) > 1:
+        return f"{words[0]} {words[1]}"
+    if words[0][:1].isupper() and first not in _NOUN_PHRASE_OPENERS:
+        return words[0]
+    return ""
 
 
 def turn(text: str, role: Role) -> str:

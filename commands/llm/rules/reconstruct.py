@@ -4,8 +4,10 @@ Each distinct new content becomes one memory, written as given: new contents are
 newest evidence. Which related memory a new content replaces is the judge's call
 (`commands.judge`: a fine-tuned cross-encoder reads each (memory, content) pair of the add
 in one batch); a replaced memory's id goes into the `sources` of the memory that replaces
-it. Everything else stays untouched and is left out of the output: similar memories are
-kept side by side. No similarity edge decides: the related memories are those the add
+it. A related memory that joins clauses may be replaced in part ("I live in Paris and work
+as a nurse", then "I moved to Berlin"): what it still says ("I work as a nurse") is written
+as a memory built from it. Everything else stays untouched and is left out of the output:
+similar memories are kept side by side. No similarity edge decides: the related memories are those the add
 pipeline found above its cutoff, and the judge decides among them.
 """
 
@@ -50,11 +52,18 @@ def rebuild(related: list[RelatedMemory], new_contents: list[str]) -> Reconstruc
 
     olders = [m.content for m in related]
     closeness = [m.similarity for m in related]
-    for older, newer in replacements(olders, contents, closeness=closeness).items():
-        sources[newer].append(related[older].id)
+    found = replacements(olders, contents, closeness=closeness, by_clause=True)
+    for older, replacement in found.items():
+        sources[replacement.newer].append(related[older].id)
 
     memories = [
         ReconstructedMemory(content=content, sources=memory_sources)
         for content, memory_sources in zip(contents, sources, strict=True)
+    ]
+    # what a memory replaced in part still says stays, as a memory built from it
+    memories += [
+        ReconstructedMemory(content=replacement.kept, sources=[related[older].id])
+        for older, replacement in found.items()
+        if replacement.kept
     ]
     return ReconstructOutput(memories=memories, coverage=coverage)
