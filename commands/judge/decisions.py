@@ -83,9 +83,10 @@ def replacements(
             partly = bool(gone) and stays
             if not (answer.replacing or partly):
                 continue
-            likelihood = max([answer.replaces if answer.replacing else 0.0] + [
-                of_clauses[k].replaces for k in gone
-            ])
+            likelihood = max(
+                [answer.replaces if answer.replacing else 0.0]
+                + [of_clauses[k].replaces for k in gone]
+            )
             kept = remaining(olders[i], gone) if partly else ""
             weight = closeness[i] if closeness else 1.0
             ranked.append((likelihood * weight, i, j, kept))

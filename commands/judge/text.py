@@ -15,14 +15,21 @@ _COORDINATION: Final = re.compile(r"\s*(?:;|,?\s+(?:and|but)\s+|,\s+)\s*", re.IG
 _CLAUSE_JOIN: Final = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+", re.IGNORECASE)
 """Where two coordinated clauses of one statement meet on the write side: a semicolon,
 "and" or "but" (a bare comma more often joins the items of a list)."""
-_NOUN_PHRASE_OPENERS: Final = frozenset(
+
+
+def _closed(words: str) -> frozenset[str]:
+    """A closed class of words, written as one string."""
+    return frozenset(words.split())
+
+
+_NOUN_PHRASE_OPENERS: Final = _closed(
     "a an the this that these those my your his her its our their some any no every each "
-    "another both all one two three four five six seven eight nine ten".split()
+    "another both all one two three four five six seven eight nine ten"
 )
 """Closed-class words that open a noun phrase, not a clause: "a cat" in "I have a dog and
 a cat" is a second item, not a second statement."""
-_SUBJECT_PRONOUNS: Final = frozenset("i we you he she they".split())
-_POSSESSIVES: Final = frozenset("my your his her its our their".split())
+_SUBJECT_PRONOUNS: Final = _closed("i we you he she they")
+_POSSESSIVES: Final = _closed("my your his her its our their")
 OPAQUE_TOKEN: Final = re.compile(
     r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{8,}\b"
 )

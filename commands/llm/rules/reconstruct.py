@@ -7,8 +7,8 @@ in one batch); a replaced memory's id goes into the `sources` of the memory that
 it. A related memory that joins clauses may be replaced in part ("I live in Paris and work
 as a nurse", then "I moved to Berlin"): what it still says ("I work as a nurse") is written
 as a memory built from it. Everything else stays untouched and is left out of the output:
-similar memories are kept side by side. No similarity edge decides: the related memories are those the add
-pipeline found above its cutoff, and the judge decides among them.
+similar memories are kept side by side. No similarity edge decides: the related memories
+are those the add pipeline found above its cutoff, and the judge decides among them.
 """
 
 from __future__ import annotations
