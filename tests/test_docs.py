@@ -70,9 +70,8 @@ def test_the_readme_is_a_front_page_without_seed_names() -> None:
 def test_the_readme_keeps_the_quick_start_commands_ci_runs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert (
-        'python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/mnemoledger demo' in readme
+        "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/mnemoledger demo" in readme
     )
     assert (
-        'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/pytest'
-        in readme
+        'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/pytest' in readme
     )

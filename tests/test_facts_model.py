@@ -139,9 +139,7 @@ def test_the_answer_to_the_assistants_question_is_read_with_it() -> None:
     assert [(f.attribute, f.value) for f in found] == [("location", "glasgow")]
 
 
-def test_ingest_keeps_a_town_and_a_dislike_with_their_sides(
-    home: Path, tmp_path: Path
-) -> None:
+def test_ingest_keeps_a_town_and_a_dislike_with_their_sides(home: Path, tmp_path: Path) -> None:
     turns = tmp_path / "chat.jsonl"
     turns.write_text(
         json.dumps(
@@ -149,9 +147,7 @@ def test_ingest_keeps_a_town_and_a_dislike_with_their_sides(
         )
         + "\n"
     )
-    memory = MnemoLedger(
-        settings=Settings(home=home, embedder="hashing"), actor="tester"
-    )
+    memory = MnemoLedger(settings=Settings(home=home, embedder="hashing"), actor="tester")
     try:
         result = memory.ingest(turns, user="ade", agent="helper")
     finally:

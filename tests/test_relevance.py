@@ -15,7 +15,7 @@ import pytest
 
 from mnemoledger import MnemoLedger
 from mnemoledger.commands.judge import default_judge
-from mnemoledger.commands.judge.text import clauses, coordinated, remaining
+from mnemoledger.commands.judge.text import clauses, remaining
 from mnemoledger.commands.recall.search import (
     QUERY_MAX_CHARS,
     QUERY_MAX_WORDS,
@@ -219,16 +219,6 @@ def test_bounded_query_keeps_a_question_whole_and_cuts_a_flood() -> None:
     assert len(bounded_query(flood)) == QUERY_MAX_CHARS
     words = " ".join(f"w{i}" for i in range(500))
     assert bounded_query(words).split() == [f"w{i}" for i in range(QUERY_MAX_WORDS)]
-
-
-def test_a_statement_joining_clauses_is_read_clause_by_clause_for_a_newer_value() -> None:
-    assert coordinated("I live in Paris and work as a nurse") == [
-        "I live in Paris and work as a nurse",
-        "I live in Paris",
-        "work as a nurse",
-    ]
-    assert coordinated("I like salt and pepper") == ["I like salt and pepper"]
-    assert coordinated("[8 May 2023] Ann: I moved to Oslo") == ["I moved to Oslo"]
 
 
 def test_what_a_statement_still_says_without_a_replaced_clause() -> None:

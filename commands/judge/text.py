@@ -10,10 +10,8 @@ from mnemoledger.commands.judge.judgement import Role
 from mnemoledger.commands.write.attribution import speaker_and_body
 
 _SPACE: Final = re.compile(r"\s+")
-_COORDINATION: Final = re.compile(r"\s*(?:;|,?\s+(?:and|but)\s+|,\s+)\s*", re.IGNORECASE)
-"""Where two coordinated clauses meet: a semicolon, "and", "but" or a comma."""
 _CLAUSE_JOIN: Final = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+", re.IGNORECASE)
-"""Where two coordinated clauses of one statement meet on the write side: a semicolon,
+"""Where two coordinated clauses of one statement meet: a semicolon,
 "and" or "but" (a bare comma more often joins the items of a list)."""
 
 
@@ -52,14 +50,6 @@ def passage(text: str) -> str:
     speaker, body = speaker_and_body(text)
     said = _SPACE.sub(" ", body).strip()
     return f"{speaker}: {said}" if speaker else said
-
-
-def coordinated(text: str) -> list[str]:
-    """The statement and, when it joins several clauses ("I live in Paris and work as a
-    nurse"), each of them: a newer statement may replace one clause and leave the rest."""
-    said = statement(text)
-    parts = [p for p in _COORDINATION.split(said) if len(p.split()) >= 2]
-    return [said, *parts] if len(parts) > 1 else [said]
 
 
 def clauses(text: str) -> list[str]:

@@ -196,13 +196,13 @@ def search_hooks(
     if parts.settings.search_relevance == "off":
         return SearchHooks(llm, expand_hook, rerank_hook, always, facts)
     from mnemoledger.commands.judge import default_judge  # numpy and the models: on use
-    from mnemoledger.commands.judge.text import coordinated
+    from mnemoledger.commands.judge.text import clauses
 
     judge = default_judge()
 
     def replacing(pairs: Sequence[tuple[str, str]]) -> list[float]:
         """The likeliest replacement of each older memory or of one of its clauses."""
-        asked = [[(part, newer) for part in coordinated(older)] for older, newer in pairs]
+        asked = [[(part, newer) for part in (older, *clauses(older))] for older, newer in pairs]
         read = iter(judge.relations([pair for parts in asked for pair in parts]))
         return [max(next(read).replaces for _ in parts) for parts in asked]
 
