@@ -123,7 +123,7 @@ def test_triage_promotes_or_keeps_once(engram: MnemoLedger, clock: Clock) -> Non
     young = remember(engram, "Maya works at Fjord Labs")
     assert not ops(engram.consolidate(user=USER), "triage")  # nothing older than 10 min
     clock.advance(minutes=11)
-    young = remember(engram, "Maya works at Fjord Labs as well")
+    young = remember(engram, "Maya still works at Fjord Labs")  # said again: young again
     result = engram.consolidate(user=USER)
     verdicts = {o["memory"]: o["decision"] for o in ops(result, "triage")}
     assert verdicts == {durable: "promote", chatter: "keep"}
@@ -498,8 +498,9 @@ def test_pairs_beyond_the_cycle_budget_are_examined_next_cycle(engram: MnemoLedg
 
     items = []
     for _ in range(MAX_PAIRS_PER_CYCLE + 10):
-        text = " ".join(word() for _ in range(4))
-        items += [NewMemory(content=text), NewMemory(content=f"{text} {word()}")]
+        text = " ".join(word() for _ in range(5))
+        # the same words said twice: a restatement whatever a model makes of made-up words
+        items += [NewMemory(content=text), NewMemory(content=f"{text.capitalize()}.")]
     for memory_id in remember_many(engram, items):
         place(engram, memory_id, "working")
     first = engram.consolidate(user=USER)

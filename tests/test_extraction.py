@@ -167,7 +167,7 @@ STATEMENTS: dict[tuple[str, str, str], list[str]] = {
         "I jog every morning before work.",
         "Running every morning keeps me sane.",
         "I go running each morning.",
-        "My morning run is at 6.",
+        "Every morning, I'm out for a run.",
         "I run every morning before work.",
     ],
     ("style", "casual", "+"): [

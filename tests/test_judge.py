@@ -52,8 +52,10 @@ def test_one_new_statement_replaces_at_most_one_older_fact() -> None:
             return [0.0] * len(turns)
 
     found = replacements(["a", "b", "c"], ["x", "y"], judge=Always())  # type: ignore[arg-type]
-    assert len(set(found.values())) == len(found) == 2  # each newer takes one older
-    assert found == {2: 1, 1: 0}  # the likeliest pairs first
+    newer = {older: r.newer for older, r in found.items()}
+    assert len(set(newer.values())) == len(newer) == 2  # each newer takes one older
+    assert newer == {2: 1, 1: 0}  # the likeliest pairs first
+    assert all(r.kept == "" for r in found.values())  # replaced whole
 
 
 def test_answers_are_remembered_and_a_batch_is_answered_alike(tmp_path: Path) -> None:
