@@ -227,6 +227,7 @@ def test_what_a_statement_still_says_without_a_replaced_clause() -> None:
     assert remaining(said, {0}) == "I work as a nurse"  # the shared subject said again
     assert remaining(said, {1}) == "I live in Paris"
     assert remaining("Maya lives in Oslo but works in Bergen", {0}) == "Maya works in Bergen"
+    assert clauses("the carer comes Tuesdays and Fridays, usually around ten") == []
     # items of a list, and a subject of two people, are no clauses
     for listed in (
         "I have a dog and a cat",

@@ -61,9 +61,10 @@ def replacements(
     `closeness` (each older's similarity to the new contents) weighs the likelihoods, so
     among olders the model reads as replaced alike, the one about the same thing goes.
 
-    `by_clause`: an older statement that coordinates clauses is also read clause by
-    clause; when the newer replaces one of them and leaves another true (adds to it, or is
-    about something else), the older is replaced in part, and `kept` says what stays."""
+    `by_clause`: an older statement that coordinates clauses, which the newer does not
+    replace read whole, is also read clause by clause; when the newer replaces one of them
+    and leaves another true (adds to it, or is about something else), the older is replaced
+    in part, and `kept` says what stays."""
     pairs = [(o, n) for o in olders for n in newers]
     if not pairs:
         return {}
@@ -80,12 +81,13 @@ def replacements(
             of_clauses = [row[j] for row in read[i]]
             gone = {k for k, a in enumerate(of_clauses) if a.replacing}
             stays = any(a.label in _APART for k, a in enumerate(of_clauses) if k not in gone)
-            partly = bool(gone) and stays
+            # read whole, the model sees each clause in its context: its "replaces" stands;
+            # only an older it leaves beside is replaced in part
+            partly = not answer.replacing and bool(gone) and stays
             if not (answer.replacing or partly):
                 continue
-            likelihood = max(
-                [answer.replaces if answer.replacing else 0.0]
-                + [of_clauses[k].replaces for k in gone]
+            likelihood = (
+                answer.replaces if answer.replacing else max(of_clauses[k].replaces for k in gone)
             )
             kept = remaining(olders[i], gone) if partly else ""
             weight = closeness[i] if closeness else 1.0

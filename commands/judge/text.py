@@ -54,13 +54,14 @@ def passage(text: str) -> str:
 
 def clauses(text: str) -> list[str]:
     """The clauses a statement coordinates with "and", "but" or a semicolon, each of three
-    words or more, the later ones not opening as a noun phrase ("I live in Paris and work
-    as a nurse" -> "I live in Paris", "work as a nurse"); [] when it coordinates none (a
-    list of items: "I have a dog and a cat", "I like salt and pepper")."""
+    words or more, the later ones opening with a subject pronoun or a verb, not a noun
+    phrase or a name ("I live in Paris and work as a nurse" -> "I live in Paris", "work as
+    a nurse"); [] when it coordinates none (a list of items: "I have a dog and a cat",
+    "I like salt and pepper", "comes Tuesdays and Fridays, around ten")."""
     parts = [p.strip(" .,") for p in _CLAUSE_JOIN.split(statement(text))]
     if len(parts) < 2 or any(len(p.split()) < 3 for p in parts):
         return []
-    if any(_first_word(p) in _NOUN_PHRASE_OPENERS for p in parts[1:]):
+    if any(_first_word(p) in _NOUN_PHRASE_OPENERS or _named(p) for p in parts[1:]):
         return []
     subject = _subject(parts[0])
     said = parts[0].split()[len(subject.split()) :]
@@ -88,6 +89,14 @@ def remaining(text: str, gone: set[int]) -> str:
 def _first_word(text: str) -> str:
     words = text.split()
     return words[0].casefold().replace("’", "'").split("'")[0] if words else ""
+
+
+def _named(part: str) -> bool:
+    """A part that opens with a capitalised word other than "I": a name, a day, a place;
+    without a parser, as likely a list's next item ("Tuesdays and Fridays, around ten") as
+    another person's clause."""
+    first = part.split()[0]
+    return first[:1].isupper() and _first_word(part) != "i"
 
 
 def _has_subject(clause: str) -> bool:
