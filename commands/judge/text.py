@@ -11,8 +11,8 @@ from mnemoledger.commands.write.attribution import speaker_and_body
 
 _SPACE: Final = re.compile(r"\s+")
 _CLAUSE_JOIN: Final = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+", re.IGNORECASE)
-"""Where two coordinated clauses of one statement meet: a semicolon,
-"and" or "but" (a bare comma more often joins the items of a list)."""
+"""Where two coordinated clauses of one statement meet: a semicolon, "and" or "but" (a bare
+comma more often joins the items of a list)."""
 
 
 def _closed(words: str) -> frozenset[str]:
