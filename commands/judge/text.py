@@ -100,9 +100,9 @@ def _named(part: str) -> bool:
 
 
 def _has_subject(clause: str) -> bool:
-    """A clause that opens with a subject pronoun or a name says who it is about."""
-    first = clause.split()[0]
-    return _first_word(clause) in _SUBJECT_PRONOUNS or first[:1].isupper()
+    """A later clause that opens with a subject pronoun says who it is about (one opening
+    with a name is no clause: `_named`)."""
+    return _first_word(clause) in _SUBJECT_PRONOUNS
 
 
 def _subject(clause: str) -> str:
